@@ -1,0 +1,42 @@
+"""mnemo: long-term memory for LLM chat applications.
+
+>>> from mnemo import Memory
+>>> mem = Memory("mnemo.db")  # doctest: +SKIP
+"""
+
+from mnemo.config import PRESETS, Settings
+from mnemo.errors import (
+    ConfigError,
+    EmbeddingError,
+    MnemoError,
+    NotFoundError,
+    SchemaError,
+    StorageError,
+    TransientError,
+    ValidationError,
+)
+from mnemo.schemas import HistoryEntry, Hit, Job, MemoryItem, Message, MessageIn, Stats
+from mnemo.service import Memory
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "ConfigError",
+    "EmbeddingError",
+    "HistoryEntry",
+    "Hit",
+    "Job",
+    "Memory",
+    "MemoryItem",
+    "Message",
+    "MessageIn",
+    "MnemoError",
+    "NotFoundError",
+    "SchemaError",
+    "Settings",
+    "Stats",
+    "StorageError",
+    "TransientError",
+    "ValidationError",
+]

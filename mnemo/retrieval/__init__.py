@@ -1,0 +1,1 @@
+"""Retrieval: lexical and dense candidates, fusion, scoring, diversity, and the pipeline."""

@@ -1,0 +1,147 @@
+"""Exact cosine search over a user's vectors, held in memory and refreshed incrementally.
+
+The store is the source of truth. An index remembers the :class:`VectorState` it was built
+from; before each search it reads the current state (three indexed lookups). New inserts are
+appended; any other change (update, delete, re-embed) bumps the user's generation and triggers
+a full reload. This is correct across threads and processes sharing one SQLite file.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from mnemo.storage.base import Store, VectorRows, VectorState
+
+
+class VectorIndex:
+    """One (tenant, user)'s embedded rows: a growing float32 matrix plus row metadata."""
+
+    def __init__(self) -> None:
+        self.state: VectorState | None = None
+        self.n = 0
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.tables = np.zeros(0, dtype=np.int8)
+        self.rowids = np.zeros(0, dtype=np.int64)
+        self.session_codes = np.zeros(0, dtype=np.int32)
+        self.kind_codes = np.zeros(0, dtype=np.int8)
+        self.times = np.zeros(0, dtype=np.float64)
+        self.session_names: dict[str | None, int] = {}
+        self.kind_names: dict[str, int] = {}
+        self.pos: dict[tuple[int, int], int] = {}
+        self.lock = threading.Lock()
+
+    def refresh(self, store: Store, tenant: str, user_id: str, embedder: str) -> None:
+        """Bring the index in line with the store (append new rows, or reload)."""
+        with self.lock:
+            current = store.vector_state(tenant, user_id)
+            if current == self.state:
+                return
+            if self.state is None or current.generation != self.state.generation:
+                self._reset()
+                self._append(store.load_vectors(tenant, user_id, embedder, None))
+            else:
+                self._append(store.load_vectors(tenant, user_id, embedder, self.state))
+            self.state = current
+
+    def _reset(self) -> None:
+        self.n = 0
+        self.session_names.clear()
+        self.kind_names.clear()
+        self.pos.clear()
+
+    def _append(self, rows: VectorRows) -> None:
+        m = len(rows.rowids)
+        if m == 0:
+            return
+        dim = rows.vectors.shape[1]
+        if self.n + m > len(self.tables) or self.matrix.shape[1] != dim:
+            self._grow(max(2 * (self.n + m), 256), dim)
+        sl = slice(self.n, self.n + m)
+        self.matrix[sl] = rows.vectors
+        self.tables[sl] = rows.tables
+        self.rowids[sl] = rows.rowids
+        self.times[sl] = rows.times
+        self.session_codes[sl] = [self.session_names.setdefault(s, len(self.session_names))
+                                  for s in rows.sessions]
+        self.kind_codes[sl] = [self.kind_names.setdefault(k, len(self.kind_names))
+                               for k in rows.kinds]
+        for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
+            self.pos[(t, r)] = self.n + i
+        self.n += m
+
+    def _grow(self, capacity: int, dim: int) -> None:
+        def grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+            out = np.zeros(shape, dtype=a.dtype)
+            if self.n and a.shape[1:] == shape[1:]:
+                out[: self.n] = a[: self.n]
+            return out
+
+        self.matrix = grow(self.matrix, (capacity, dim))
+        self.tables = grow(self.tables, (capacity,))
+        self.rowids = grow(self.rowids, (capacity,))
+        self.session_codes = grow(self.session_codes, (capacity,))
+        self.kind_codes = grow(self.kind_codes, (capacity,))
+        self.times = grow(self.times, (capacity,))
+
+    def mask(self, session_id: str | None, kinds: tuple[str, ...] | None) -> np.ndarray | None:
+        """Boolean row mask for a session and a set of kinds; None means every row."""
+        mask: np.ndarray | None = None
+        if session_id is not None:
+            code = self.session_names.get(session_id, -1)
+            mask = self.session_codes[: self.n] == code
+        if kinds is not None:
+            codes = [self.kind_names[k] for k in kinds if k in self.kind_names]
+            kmask = np.isin(self.kind_codes[: self.n], codes)
+            mask = kmask if mask is None else mask & kmask
+        return mask
+
+    def search(
+        self, query: np.ndarray, limit: int, mask: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and cosines of the ``limit`` rows most similar to the unit ``query``."""
+        if self.n == 0 or limit <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        sims = self.matrix[: self.n] @ query.astype(np.float32)
+        if mask is not None:
+            sims = np.where(mask, sims, -np.inf)
+            limit = min(limit, int(mask.sum()))
+        limit = min(limit, self.n)
+        if limit <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        top = np.argpartition(-sims, limit - 1)[:limit]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return top, sims[top]
+
+    def positions(self, refs: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
+        """Map refs to their row positions in this index (refs not held are left out)."""
+        return {ref: self.pos[ref] for ref in refs if ref in self.pos}
+
+
+class IndexCache:
+    """Vector indexes of the most recently searched users (LRU-bounded)."""
+
+    def __init__(self, max_users: int = 64) -> None:
+        self.max_users = max_users
+        self._indexes: OrderedDict[tuple[str, str], VectorIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, tenant: str, user_id: str, embedder: str) -> VectorIndex:
+        """The refreshed index of a user."""
+        key = (tenant, user_id)
+        with self._lock:
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = VectorIndex()
+            self._indexes.move_to_end(key)
+            while len(self._indexes) > self.max_users:
+                self._indexes.popitem(last=False)
+        index.refresh(store, tenant, user_id, embedder)
+        return index
+
+    def drop(self, tenant: str, user_id: str) -> None:
+        """Forget a user's index."""
+        with self._lock:
+            self._indexes.pop((tenant, user_id), None)

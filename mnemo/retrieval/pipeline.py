@@ -1,0 +1,213 @@
+"""The read path: scopes, lexical and dense candidates, fusion, recency, MMR, hits.
+
+Stages and the score each leaves on a hit (``Hit.scores``):
+
+1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
+   ``lexical`` (BM25, higher is better) and ``dense`` (cosine);
+2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1];
+3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
+4. optional MMR over embedding cosine, then the top ``limit``.
+
+Scopes (seeds 000 and 002): the session; the user's other sessions when the session holds fewer
+than ``cross_session_threshold`` items (or all of the user's sessions when no session is
+given); and the shared ``global_user_id``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mnemo.config import Settings
+from mnemo.embedders.base import Embedder
+from mnemo.retrieval import fusion, lexical
+from mnemo.retrieval import hits as hit_rows
+from mnemo.retrieval.dense import IndexCache, VectorIndex
+from mnemo.retrieval.mmr import mmr_select
+from mnemo.retrieval.scoring import blend, recency
+from mnemo.schemas import Hit
+from mnemo.storage.base import Ref, Store
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where to look: one user, optionally one session of theirs."""
+
+    user_id: str
+    session_id: str | None = None
+
+
+@dataclass
+class SearchRequest:
+    """A validated query."""
+
+    query: str
+    tenant: str
+    user_id: str
+    session_id: str | None
+    limit: int
+    kinds: tuple[str, ...] | None
+    now: float = field(default_factory=time.time)
+
+
+@dataclass
+class Candidates:
+    """Per-retriever scores of every candidate, and where its vector lives."""
+
+    lexical: dict[Ref, float] = field(default_factory=dict)
+    dense: dict[Ref, float] = field(default_factory=dict)
+    located: dict[Ref, tuple[VectorIndex, int]] = field(default_factory=dict)
+
+
+class QueryCache:
+    """LRU of query embeddings, so a repeated query is embedded once."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def vector(self, embedder: Embedder, text: str) -> np.ndarray:
+        """The unit embedding of ``text``."""
+        with self._lock:
+            vec = self._data.get(text)
+            if vec is not None:
+                self._data.move_to_end(text)
+                return vec
+        vec = embedder.embed([text])[0]
+        if self.size:
+            with self._lock:
+                self._data[text] = vec
+                while len(self._data) > self.size:
+                    self._data.popitem(last=False)
+        return vec
+
+
+class Pipeline:
+    """Runs searches for one store and embedder with one Settings."""
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.indexes = IndexCache()
+        self.queries = QueryCache(settings.query_cache_size)
+
+    def scopes(self, req: SearchRequest) -> list[Scope]:
+        """The scopes a request searches, nearest first."""
+        s = self.settings
+        out = [Scope(req.user_id, req.session_id)]
+        if req.session_id is not None:
+            held = self.store.count_items(req.tenant, req.user_id, req.session_id)
+            if held < s.cross_session_threshold:
+                out.append(Scope(req.user_id, None))
+        if s.global_user_id and req.user_id != s.global_user_id:
+            out.append(Scope(s.global_user_id, None))
+        return out
+
+    def search(self, req: SearchRequest) -> list[Hit]:
+        """The ``limit`` best hits for a request, each with its per-stage scores."""
+        s = self.settings
+        pool = max(req.limit * s.pool_factor, s.min_pool)
+        cands = Candidates()
+        terms = lexical.query_terms(req.query)
+        match = lexical.match_expression(terms)
+        qvec = self.queries.vector(self.embedder, req.query) if s.dense_weight > 0 else None
+        for scope in self.scopes(req):
+            if match is not None and s.lexical_weight > 0:
+                for ref, score in self.store.lexical(
+                    req.tenant, scope.user_id, match, pool, scope.session_id, req.kinds
+                ):
+                    cands.lexical[ref] = max(score, cands.lexical.get(ref, -np.inf))
+            index = self.indexes.get(self.store, req.tenant, scope.user_id, self.embedder.id)
+            if qvec is not None:
+                self._dense(index, qvec, scope, req, pool, cands)
+            self._locate(index, cands)
+        return self._rank(req, cands)
+
+    def _dense(self, index: VectorIndex, qvec: np.ndarray, scope: Scope, req: SearchRequest,
+               pool: int, cands: Candidates) -> None:
+        mask = index.mask(scope.session_id, req.kinds)
+        positions, sims = index.search(qvec, pool, mask)
+        floor = self.settings.min_similarity
+        for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
+            if sim < floor:
+                continue
+            ref = (int(index.tables[p]), int(index.rowids[p]))
+            cands.dense[ref] = float(sim)
+            cands.located[ref] = (index, p)
+
+    @staticmethod
+    def _locate(index: VectorIndex, cands: Candidates) -> None:
+        missing = [r for r in cands.lexical if r not in cands.located]
+        for ref, p in index.positions(missing).items():
+            cands.located[ref] = (index, p)
+
+    def _rank(self, req: SearchRequest, cands: Candidates) -> list[Hit]:
+        s = self.settings
+        weights = {"lexical": s.lexical_weight, "dense": s.dense_weight}
+        lists = {k: v for k, v in (("lexical", cands.lexical), ("dense", cands.dense)) if v}
+        ranks = {name: fusion.ranks(scores) for name, scores in lists.items()}
+        if s.fusion == "rrf":
+            relevance = fusion.rrf(ranks, weights, s.rrf_k)
+        else:
+            relevance = fusion.weighted_blend(lists, weights)
+        refs = [r for r, v in relevance.items() if v >= s.score_threshold]
+        if not refs:
+            return []
+        rel = np.array([relevance[r] for r in refs])
+        rec = np.zeros(len(refs))
+        if s.recency_weight > 0:
+            times = self._times(refs, cands)
+            rec = np.asarray(recency(req.now - times, s.recency_tau_days))
+        final = blend(rel, rec, s.recency_weight) if s.recency_weight > 0 else rel
+        order = np.argsort(-final, kind="stable")
+        if s.use_mmr:
+            order = self._mmr(order, refs, final, cands, req.limit)
+        chosen = [int(i) for i in order[: req.limit]]
+        rows = self.store.fetch([refs[i] for i in chosen])
+        hits = []
+        for i in chosen:
+            ref = refs[i]
+            if ref not in rows:
+                continue  # erased between candidate generation and fetch
+            scores = {"relevance": float(rel[i]), "final": float(final[i])}
+            for name in ("lexical", "dense"):
+                if ref in lists.get(name, {}):
+                    scores[name] = float(lists[name][ref])
+                    scores[f"{name}_rank"] = float(ranks[name][ref])
+            if s.recency_weight > 0:
+                scores["recency"] = float(rec[i])
+            hits.append(hit_rows.to_hit(ref, rows[ref], float(final[i]), scores))
+        return hits
+
+    def _times(self, refs: list[Ref], cands: Candidates) -> np.ndarray:
+        out = np.zeros(len(refs))
+        unknown = []
+        for i, ref in enumerate(refs):
+            loc = cands.located.get(ref)
+            if loc is None:
+                unknown.append(i)
+            else:
+                out[i] = loc[0].times[loc[1]]
+        if unknown:
+            rows = self.store.fetch([refs[i] for i in unknown])
+            for i in unknown:
+                row = rows.get(refs[i])
+                out[i] = hit_rows.epoch(row["created_at"]) if row else 0.0
+        return out
+
+    def _mmr(self, order: np.ndarray, refs: list[Ref], final: np.ndarray, cands: Candidates,
+             limit: int) -> np.ndarray:
+        with_vec = [int(i) for i in order if refs[int(i)] in cands.located]
+        without = [int(i) for i in order if refs[int(i)] not in cands.located]
+        if not with_vec:
+            return order
+        vecs = np.stack([cands.located[refs[i]][0].matrix[cands.located[refs[i]][1]]
+                         for i in with_vec])
+        picked = mmr_select(final[with_vec], vecs, limit, self.settings.mmr_lambda)
+        return np.array([with_vec[p] for p in picked] + without, dtype=np.int64)

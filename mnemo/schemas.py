@@ -1,0 +1,182 @@
+"""The typed records that cross mnemo's public API.
+
+Inputs (``MessageIn``) are validated strictly: a bad field raises :class:`mnemo.errors.ValidationError`
+before anything is written. Outputs are plain pydantic models, serialisable with ``model_dump()``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mnemo.errors import ValidationError
+
+Role = Literal["user", "assistant", "system", "tool"]
+MemoryKind = Literal["fact", "episode", "summary", "note"]
+HitKind = Literal["message", "fact", "episode", "summary", "note", "profile"]
+ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
+MEMORY_KINDS: tuple[str, ...] = ("fact", "episode", "summary", "note")
+HIT_KINDS: tuple[str, ...] = ("message", *MEMORY_KINDS, "profile")
+
+
+def parse_time(value: Any, field: str = "created_at") -> datetime:
+    """Parse an ISO-8601 string, epoch seconds or a datetime into an aware UTC datetime.
+
+    Naive values are taken as UTC. Anything else raises ValidationError.
+    """
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, bool):
+        raise ValidationError(f"{field}: expected a timestamp, got a boolean")
+    elif isinstance(value, int | float):
+        try:
+            dt = datetime.fromtimestamp(float(value), tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            raise ValidationError(f"{field}: epoch seconds out of range: {value!r}") from None
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValidationError(
+                f"{field}: cannot parse {value!r}; use ISO-8601 such as 2023-05-08T13:56:00"
+            ) from None
+    else:
+        raise ValidationError(f"{field}: expected ISO-8601 text or epoch seconds, got {value!r}")
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def format_time(dt: datetime) -> str:
+    """The storage form of a time: fixed-width ISO-8601 UTC, so text order is time order."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def utcnow() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)
+
+
+class MessageIn(BaseModel):
+    """One conversation turn as given to ``Memory.add_messages``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role
+    content: str
+    name: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(BaseModel):
+    """A stored conversation turn (the event log; never rewritten by summaries)."""
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    session_id: str
+    seq: int
+    role: str
+    name: str | None = None
+    content: str
+    created_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    topic_id: str | None = None
+
+
+class MemoryItem(BaseModel):
+    """A distilled memory: a fact, an episode, a summary or a note."""
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    session_id: str | None = None
+    kind: str
+    content: str
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    importance: float = 0.5
+    confidence: float = 1.0
+    source_message_ids: list[str] = Field(default_factory=list)
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+
+
+class HistoryEntry(BaseModel):
+    """One change to a memory: ADD, UPDATE or DELETE, with the values before and after."""
+
+    id: int
+    memory_id: str
+    event: Literal["ADD", "UPDATE", "DELETE"]
+    old: dict[str, Any] | None = None
+    new: dict[str, Any] | None = None
+    actor: str
+    at: datetime
+    source_message_ids: list[str] = Field(default_factory=list)
+
+
+class Hit(BaseModel):
+    """One search result, with the score of every stage that produced it in ``scores``."""
+
+    id: str
+    kind: str
+    content: str
+    score: float
+    created_at: datetime
+    user_id: str
+    session_id: str | None = None
+    role: str | None = None
+    name: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    source_message_ids: list[str] = Field(default_factory=list)
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class Job(BaseModel):
+    """A durable unit of follow-up work."""
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    status: Literal["pending", "running", "done", "dead"]
+    attempts: int
+    run_after: datetime
+    last_error: str | None = None
+
+
+class Stats(BaseModel):
+    """Counts of what a store holds."""
+
+    users: int
+    sessions: int
+    messages: int
+    memories: dict[str, int]
+    jobs: dict[str, int]
+    embedder: str | None
+    path: str
+
+
+__all__ = [
+    "HIT_KINDS",
+    "MEMORY_KINDS",
+    "ROLES",
+    "HistoryEntry",
+    "Hit",
+    "Job",
+    "MemoryItem",
+    "Message",
+    "MessageIn",
+    "Stats",
+    "format_time",
+    "parse_time",
+    "utcnow",
+]

@@ -1,0 +1,360 @@
+"""Memory: the facade every interface (library, CLI, server, eval) goes through."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from mnemo import jobs as job_runner
+from mnemo import validation as check
+from mnemo.config import Settings
+from mnemo.embedders import Embedder, content_hash, create_embedder
+from mnemo.errors import NotFoundError, SchemaError, ValidationError
+from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, new_id
+from mnemo.retrieval.pipeline import Pipeline, SearchRequest
+from mnemo.schemas import (
+    HistoryEntry,
+    Hit,
+    MemoryItem,
+    Message,
+    Stats,
+    format_time,
+    parse_time,
+    utcnow,
+)
+from mnemo.storage import open_store
+from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage, Store
+
+Progress = Callable[[int], None]
+
+
+def embed_text(content: str, name: str | None = None) -> str:
+    """The text that is embedded and indexed for a turn: ``name: content`` when named."""
+    return f"{name}: {content}" if name else content
+
+
+class Memory:
+    """Long-term memory over one store.
+
+    ``Memory(path)`` opens (or creates) a SQLite file; ``Memory(url=...)`` a PostgreSQL
+    database; keyword arguments override any setting (see :class:`mnemo.Settings`).
+    ``embedder`` takes an Embedder instance or a registry name.
+
+    >>> mem = Memory(":memory:", embedder="hashing")
+    >>> ids = mem.add_messages([{"role": "user", "content": "I adopted a cat"}], user_id="u1")
+    >>> mem.search("cat", user_id="u1")[0].content
+    'I adopted a cat'
+    """
+
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        url: str | None = None,
+        settings: Settings | None = None,
+        embedder: Embedder | str | None = None,
+        store: Store | None = None,
+        **overrides: Any,
+    ) -> None:
+        if isinstance(embedder, str):
+            overrides["embedder"], embedder = embedder, None
+        if path is not None:
+            overrides["path"] = path
+        if url is not None:
+            overrides["database_url"] = url
+        self.settings = settings.replace(**overrides) if settings else Settings(**overrides)
+        self.tenant = self.settings.tenant
+        self.embedder = embedder or create_embedder(self.settings)
+        self.store = store or open_store(self.settings)
+        self._check_embedder()
+        self.pipeline = Pipeline(self.store, self.embedder, self.settings)
+        self.handlers: dict[str, job_runner.Handler] = {}
+
+    def _check_embedder(self) -> None:
+        in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]
+        if in_use:
+            raise SchemaError(
+                f"{self.store.location} holds vectors made by {in_use}, but the embedder is "
+                f"{self.embedder.id!r}; use that embedder, or re-embed the store"
+            )
+
+    # ---- writing turns -------------------------------------------------------------------
+    def add_messages(
+        self,
+        messages: Sequence[dict[str, Any]],
+        user_id: str,
+        session_id: str = "default",
+        progress: Progress | None = None,
+    ) -> list[str]:
+        """Store turns with their embeddings in one transaction; returns their ids.
+
+        Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``. A turn is
+        searchable as soon as this returns. Invalid input raises ValidationError and writes
+        nothing.
+        """
+        user_id = check.identifier(user_id, "user_id")
+        session_id = check.identifier(session_id, "session_id")
+        turns = check.messages(messages, self.settings.max_content_chars)
+        texts = [embed_text(t.content, t.name) for t in turns]
+        hashes, vectors = self._embed(texts, progress)
+        now = utcnow()
+        rows = [
+            NewMessage(
+                id=new_id(MESSAGE_PREFIX), tenant=self.tenant, user_id=user_id,
+                session_id=session_id, role=t.role, name=t.name, content=t.content,
+                created_at=format_time(t.created_at or now), metadata=t.metadata,
+                content_hash=h, embedder=self.embedder.id, embedding=v,
+            )
+            for t, h, v in zip(turns, hashes, vectors, strict=True)
+        ]
+        stored = self.store.add_messages(rows, self._followups(rows))
+        return [m.id for m in stored]
+
+    def _embed(self, texts: list[str], progress: Progress | None = None
+               ) -> tuple[list[str], np.ndarray]:
+        """Content hashes and vectors; texts already embedded by this embedder are reused."""
+        hashes = [content_hash(t) for t in texts]
+        known = self.store.embeddings_for(self.embedder.id, hashes)
+        todo = list(dict.fromkeys(h for h in hashes if h not in known))
+        if todo:
+            first = {h: t for h, t in zip(hashes, texts, strict=True)}
+            fresh = self.embedder.embed([first[h] for h in todo], progress)
+            known.update(zip(todo, fresh, strict=True))
+        if progress is not None and len(texts) > len(todo):
+            progress(len(texts) - len(todo))
+        if not texts:
+            return hashes, np.zeros((0, self.embedder.dim), np.float32)
+        return hashes, np.stack([known[h] for h in hashes])
+
+    def _followups(self, rows: list[NewMessage]) -> list[NewJob]:
+        """Jobs enqueued with a batch of turns: one per registered turn handler."""
+        kinds = [k for k in self.handlers if k.startswith("turns.")]
+        if not kinds or not rows:
+            return []
+        payload = {"message_ids": [r.id for r in rows], "user_id": rows[0].user_id,
+                   "session_id": rows[0].session_id}
+        return [NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)
+                for k in kinds]
+
+    # ---- memories ------------------------------------------------------------------------
+    def add(
+        self,
+        content: str,
+        user_id: str,
+        *,
+        kind: str = "fact",
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float = 0.5,
+        confidence: float = 1.0,
+        source_message_ids: Sequence[str] | None = None,
+        created_at: Any = None,
+        actor: str = "api",
+    ) -> MemoryItem:
+        """Store one memory (a fact by default) and record ADD in its history."""
+        text = check.content(content, self.settings.max_content_chars)
+        user_id = check.identifier(user_id, "user_id")
+        if session_id is not None:
+            session_id = check.identifier(session_id, "session_id")
+        row_tags, meta = check.tags(tags), check.json_object(metadata, "metadata")
+        kind = check.memory_kind(kind)
+        imp, conf = check.unit_float(importance, "importance"), check.unit_float(confidence,
+                                                                                 "confidence")
+        created = check.time_text(created_at, "created_at") or format_time(utcnow())
+        hashes, vectors = self._embed([text])
+        row = NewMemory(
+            id=new_id(MEMORY_PREFIX), tenant=self.tenant, user_id=user_id, session_id=session_id,
+            kind=kind, content=text, tags=row_tags, metadata=meta, importance=imp,
+            confidence=conf, source_message_ids=list(source_message_ids or []),
+            created_at=created, content_hash=hashes[0], embedder=self.embedder.id,
+            embedding=vectors[0],
+        )
+        return self.store.add_memory(row, actor)
+
+    def get(self, id: str) -> MemoryItem | Message:
+        """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""
+        if not isinstance(id, str):
+            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        found: MemoryItem | Message | None = None
+        if id.startswith(MESSAGE_PREFIX):
+            found = self.store.get_message(self.tenant, id)
+        elif id.startswith(MEMORY_PREFIX):
+            found = self.store.get_memory(self.tenant, id)
+            if found is not None and found.deleted_at is not None:
+                raise NotFoundError(f"memory {id!r} was deleted (see history({id!r}))")
+        if found is None:
+            raise NotFoundError(f"no memory or message with id {id!r}")
+        return found
+
+    def list(
+        self,
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 50,
+        offset: int = 0,
+        include_deleted: bool = False,
+    ) -> list[MemoryItem]:
+        """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
+        flt = self._filter(user_id, session_id, since, until, limit, offset)
+        flt.kind = None if kind is None else check.memory_kind(kind)
+        flt.tag, flt.include_deleted = tag, include_deleted
+        return self.store.list_memories(flt)
+
+    def messages(
+        self,
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Message]:
+        """Stored turns in conversation order, filtered by user, session and [since, until)."""
+        return self.store.list_messages(
+            self._filter(user_id, session_id, since, until, limit, offset))
+
+    def _filter(self, user_id: str | None, session_id: str | None, since: Any, until: Any,
+                limit: int, offset: int) -> ListFilter:
+        if user_id is not None:
+            check.identifier(user_id, "user_id")
+        if session_id is not None:
+            check.identifier(session_id, "session_id")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise ValidationError("limit must be an integer in [1, 10000]")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ValidationError("offset must be a non-negative integer")
+        return ListFilter(tenant=self.tenant, user_id=user_id, session_id=session_id,
+                          since=check.time_text(since, "since"),
+                          until=check.time_text(until, "until"), limit=limit, offset=offset)
+
+    def update(
+        self,
+        id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        actor: str = "api",
+        source_message_ids: Sequence[str] | None = None,
+    ) -> MemoryItem:
+        """Change a live memory; a new content is re-embedded. Records UPDATE in history."""
+        self._memory_id(id)
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"] = check.content(content, self.settings.max_content_chars)
+            hashes, vectors = self._embed([changes["content"]])
+            changes.update(embedding=vectors[0], embedder=self.embedder.id,
+                           content_hash=hashes[0])
+        if tags is not None:
+            changes["tags"] = check.tags(tags)
+        if metadata is not None:
+            changes["metadata"] = check.json_object(metadata, "metadata")
+        if importance is not None:
+            changes["importance"] = check.unit_float(importance, "importance")
+        if confidence is not None:
+            changes["confidence"] = check.unit_float(confidence, "confidence")
+        if not changes:
+            raise ValidationError("update needs at least one field to change")
+        return self.store.update_memory(self.tenant, id, changes, actor,
+                                        list(source_message_ids or []))
+
+    def delete(self, id: str, actor: str = "api") -> MemoryItem:
+        """Soft-delete a memory: it leaves search and listing; history keeps it."""
+        self._memory_id(id)
+        return self.store.delete_memory(self.tenant, id, actor)
+
+    def history(self, id: str) -> list[HistoryEntry]:
+        """Every change of a memory, oldest first; NotFoundError for an unknown id."""
+        self._memory_id(id)
+        if self.store.get_memory(self.tenant, id) is None:
+            raise NotFoundError(f"no memory with id {id!r}")
+        return self.store.history(self.tenant, id)
+
+    @staticmethod
+    def _memory_id(id: Any) -> None:
+        if not isinstance(id, str):
+            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        if id.startswith(MESSAGE_PREFIX):
+            raise ValidationError("messages are the event log and cannot be edited; "
+                                  "erase a user with delete_user")
+        if not id.startswith(MEMORY_PREFIX):
+            raise NotFoundError(f"no memory with id {id!r}")
+
+    # ---- reading -------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        session_id: str | None = None,
+        limit: int | None = None,
+        kinds: Sequence[str] | None = None,
+        explain: bool = False,
+        now: datetime | float | str | None = None,
+    ) -> list[Hit]:
+        """The memories and turns most relevant to ``query``, best first.
+
+        Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
+        ranks too. ``now`` sets the reference time for recency (default: the clock).
+        """
+        if not isinstance(query, str):
+            raise ValidationError(f"query must be a string, got {type(query).__name__}")
+        user_id = check.identifier(user_id, "user_id")
+        if session_id is not None:
+            session_id = check.identifier(session_id, "session_id")
+        n = self.settings.search_limit if limit is None else limit
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+            raise ValidationError("limit must be an integer in [1, 1000]")
+        kinds_t = check.hit_kinds(kinds)
+        if not query.strip():
+            return []
+        ref_time = time.time() if now is None else parse_time(now, "now").timestamp()
+        req = SearchRequest(query=query[: self.settings.max_content_chars], tenant=self.tenant,
+                            user_id=user_id, session_id=session_id, limit=n, kinds=kinds_t,
+                            now=ref_time)
+        hits = self.pipeline.search(req)
+        if not explain:
+            for hit in hits:
+                hit.scores = {k: v for k, v in hit.scores.items() if not k.endswith("_rank")}
+        return hits
+
+    # ---- users, jobs, lifecycle ------------------------------------------------------------
+    def delete_user(self, user_id: str) -> dict[str, int]:
+        """Erase every row of a user: messages, memories, FTS rows, vectors, history, jobs."""
+        user_id = check.identifier(user_id, "user_id")
+        counts = self.store.delete_user(self.tenant, user_id)
+        self.pipeline.indexes.drop(self.tenant, user_id)
+        return counts
+
+    def drain(self, max_jobs: int | None = None) -> int:
+        """Run pending jobs inline until none is ready; returns how many ran."""
+        return job_runner.run_ready(self.store, self.handlers, max_jobs)
+
+    def stats(self) -> Stats:
+        """Counts of what the store holds for this tenant."""
+        return self.store.stats(self.tenant)
+
+    def close(self) -> None:
+        """Close the store and the embedder's network clients."""
+        self.store.close()
+        self.embedder.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()

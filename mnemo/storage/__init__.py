@@ -1,0 +1,25 @@
+"""Storage backends behind the :class:`~mnemo.storage.base.Store` protocol."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mnemo.errors import ConfigError
+from mnemo.storage.base import MEMORY, MESSAGE, Ref, Store
+
+if TYPE_CHECKING:
+    from mnemo.config import Settings
+
+
+def open_store(settings: Settings) -> Store:
+    """The store the settings select: PostgreSQL when ``database_url`` is set, else SQLite."""
+    if settings.database_url:
+        if not settings.database_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("database_url must start with postgresql://")
+        raise ConfigError("the PostgreSQL store is not available in this version of mnemo yet")
+    from mnemo.storage.sqlite import SQLiteStore
+
+    return SQLiteStore(settings.path, settings.busy_timeout_ms, settings.synchronous)
+
+
+__all__ = ["MEMORY", "MESSAGE", "Ref", "Store", "open_store"]

@@ -1,0 +1,227 @@
+"""The Store protocol: everything the service needs from a database, dialect-free.
+
+A store holds the data model of DESIGN.md. SQLite (``sqlite.py``) is the default; a PostgreSQL
+store implements the same protocol. Rows cross this boundary as the records below and as the
+public schemas; SQL never leaves the store.
+
+A *ref* names a searchable row: ``(MESSAGE, rowid)`` or ``(MEMORY, rowid)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats
+
+MESSAGE = 0
+MEMORY = 1
+Ref = tuple[int, int]
+
+
+@dataclass
+class NewMessage:
+    """A validated turn ready to be written (the store assigns ``seq``)."""
+
+    id: str
+    tenant: str
+    user_id: str
+    session_id: str
+    role: str
+    name: str | None
+    content: str
+    created_at: str
+    metadata: dict[str, Any]
+    content_hash: str
+    embedder: str | None
+    embedding: np.ndarray | None
+
+
+@dataclass
+class NewMemory:
+    """A validated memory ready to be written."""
+
+    id: str
+    tenant: str
+    user_id: str
+    session_id: str | None
+    kind: str
+    content: str
+    tags: list[str]
+    metadata: dict[str, Any]
+    importance: float
+    confidence: float
+    source_message_ids: list[str]
+    created_at: str
+    content_hash: str
+    embedder: str | None
+    embedding: np.ndarray | None
+
+
+@dataclass
+class NewJob:
+    """Follow-up work to enqueue in the same transaction as the rows that caused it."""
+
+    kind: str
+    payload: dict[str, Any]
+    tenant: str = "default"
+    user_id: str = ""
+
+
+@dataclass
+class VectorRows:
+    """Embedded rows of one user, as loaded for the in-process vector index."""
+
+    tables: np.ndarray  # int8: MESSAGE or MEMORY
+    rowids: np.ndarray  # int64
+    sessions: list[str | None]
+    kinds: list[str]  # "message" or the memory kind
+    times: np.ndarray  # float64 epoch seconds of created_at
+    vectors: np.ndarray  # float32 (n, dim)
+
+
+@dataclass(frozen=True)
+class VectorState:
+    """What a cached vector index must match to still be valid."""
+
+    generation: int
+    max_message_rowid: int
+    max_memory_rowid: int
+
+
+@dataclass
+class ListFilter:
+    """Filters of ``list``: all optional, combined with AND."""
+
+    tenant: str
+    user_id: str | None = None
+    session_id: str | None = None
+    kind: str | None = None
+    tag: str | None = None
+    since: str | None = None
+    until: str | None = None
+    include_deleted: bool = False
+    limit: int = 50
+    offset: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Store(Protocol):
+    """Persistence for mnemo. Every method is one transaction; writes are durable on return."""
+
+    location: str
+
+    def add_messages(self, rows: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
+        """Insert turns (assigning per-session ``seq``) and their jobs atomically."""
+        ...
+
+    def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
+        """Insert a memory and its ADD history entry."""
+        ...
+
+    def update_memory(
+        self,
+        tenant: str,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        source_message_ids: list[str] | None = None,
+    ) -> MemoryItem:
+        """Apply ``changes`` (content, tags, metadata, importance, confidence, embedding...)."""
+        ...
+
+    def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
+        """Soft-delete a memory (it leaves search) and record DELETE in history."""
+        ...
+
+    def get_message(self, tenant: str, message_id: str) -> Message | None:
+        """One message by id, or None."""
+        ...
+
+    def get_memory(self, tenant: str, memory_id: str) -> MemoryItem | None:
+        """One memory by id (deleted ones too), or None."""
+        ...
+
+    def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
+        """Memories matching ``flt``, newest first."""
+        ...
+
+    def list_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, in conversation order."""
+        ...
+
+    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
+        """Every recorded change of a memory, oldest first."""
+        ...
+
+    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+        """Erase every row of a user; returns counts per table."""
+        ...
+
+    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
+        """Messages plus live memories in one session."""
+        ...
+
+    def lexical(
+        self,
+        tenant: str,
+        user_id: str,
+        match: str,
+        limit: int,
+        session_id: str | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        ...
+
+    def vector_state(self, tenant: str, user_id: str) -> VectorState:
+        """The current generation and insert high-water marks of a user's vectors."""
+        ...
+
+    def load_vectors(
+        self, tenant: str, user_id: str, embedder: str, after: VectorState | None
+    ) -> VectorRows:
+        """Embedded live rows of a user made by ``embedder`` (only newer than ``after``)."""
+        ...
+
+    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Row fields for the given refs (those still present)."""
+        ...
+
+    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Already-stored vectors for content hashes made by ``embedder``."""
+        ...
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of stored vectors."""
+        ...
+
+    def enqueue(self, jobs: list[NewJob]) -> None:
+        """Add jobs outside a turn write."""
+        ...
+
+    def claim_job(self, kinds: tuple[str, ...] | None = None) -> Job | None:
+        """Mark the oldest ready job running and return it."""
+        ...
+
+    def finish_job(self, job_id: int) -> None:
+        """Mark a job done."""
+        ...
+
+    def fail_job(self, job_id: int, error: str, retry_in_s: float | None) -> None:
+        """Record a failure: back to pending after ``retry_in_s``, or dead when None."""
+        ...
+
+    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
+        """Jobs, newest first."""
+        ...
+
+    def stats(self, tenant: str) -> Stats:
+        """Counts of users, sessions, messages, memories by kind and jobs by status."""
+        ...
+
+    def close(self) -> None:
+        """Close every connection."""
+        ...

@@ -1,0 +1,427 @@
+"""The default store: one SQLite file (WAL, FTS5 with bm25, float32 vector blobs)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import numpy as np
+
+from mnemo.errors import NotFoundError, StorageError
+from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats, format_time, utcnow
+from mnemo.storage import sqlite_rows as rows
+from mnemo.storage.base import (
+    MEMORY,
+    MESSAGE,
+    ListFilter,
+    NewJob,
+    NewMemory,
+    NewMessage,
+    Ref,
+    VectorRows,
+    VectorState,
+)
+from mnemo.storage.sqlite_conn import Connections
+
+_MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
+
+
+def owner_token(tenant: str, user_id: str) -> str:
+    """The FTS token that confines a query to one (tenant, user), as the triggers write it."""
+    return "o" + (tenant + "\x1f" + user_id).encode("utf-8").hex().upper()
+
+
+def _blob(vec: np.ndarray | None) -> bytes | None:
+    return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+class SQLiteStore:
+    """Store protocol over one SQLite file; safe to share between threads and processes."""
+
+    def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
+        self.location = path
+        self.db = Connections(path, busy_timeout_ms, synchronous)
+        try:
+            self.db.migrate()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
+
+    # ---- writes --------------------------------------------------------------------------
+    def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
+        """Insert turns (assigning per-session ``seq``) and their jobs atomically."""
+        now = format_time(utcnow())
+        out = []
+        with self.db.write() as c:
+            next_seq: dict[tuple[str, str, str], int] = {}
+            for m in new:
+                key = (m.tenant, m.user_id, m.session_id)
+                if key not in next_seq:
+                    self._ensure_user(c, m.tenant, m.user_id, now)
+                    row = c.execute(
+                        "SELECT coalesce(max(seq), 0) FROM messages"
+                        " WHERE tenant=? AND user_id=? AND session_id=?",
+                        key,
+                    ).fetchone()
+                    next_seq[key] = row[0] + 1
+                seq = next_seq[key]
+                next_seq[key] = seq + 1
+                c.execute(
+                    "INSERT INTO messages (id, tenant, user_id, session_id, seq, role, name,"
+                    " content, created_at, metadata, content_hash, embedder, embedding)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (m.id, m.tenant, m.user_id, m.session_id, seq, m.role, m.name, m.content,
+                     m.created_at, json.dumps(m.metadata), m.content_hash, m.embedder,
+                     _blob(m.embedding)),
+                )
+                out.append(rows.message_from_new(m, seq))
+            self._enqueue(c, jobs, now)
+        return out
+
+    def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
+        """Insert a memory and its ADD history entry."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            self._ensure_user(c, row.tenant, row.user_id, now)
+            cur = c.execute(
+                "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
+                " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
+                " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (row.id, row.tenant, row.user_id, row.session_id, row.kind, row.content,
+                 json.dumps(row.tags), json.dumps(row.metadata), row.importance, row.confidence,
+                 json.dumps(row.source_message_ids), row.created_at, now, row.content_hash,
+                 row.embedder, _blob(row.embedding)),
+            )
+            rowid = cur.lastrowid
+            c.executemany(
+                "INSERT OR IGNORE INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
+                [(rowid, t) for t in row.tags],
+            )
+            item = self._memory(c, row.tenant, row.id)
+            self._history(c, item, "ADD", None, rows.snapshot(item), actor,
+                          row.source_message_ids, now)
+        return item
+
+    def update_memory(
+        self,
+        tenant: str,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        source_message_ids: list[str] | None = None,
+    ) -> MemoryItem:
+        """Apply ``changes`` to a live memory and record UPDATE in history."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            old = self._live_memory(c, tenant, memory_id)
+            sets, args = ["updated_at = ?"], [now]
+            for key in _MEMORY_FIELDS:
+                if key in changes:
+                    value = changes[key]
+                    if key in ("tags", "metadata"):
+                        value = json.dumps(value)
+                    sets.append(f"{key} = ?")
+                    args.append(value)
+            if "embedding" in changes:
+                sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
+                args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
+            c.execute(f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
+                      [*args, tenant, memory_id])
+            if "tags" in changes:
+                rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[0]
+                c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
+                c.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
+                              [(rowid, t) for t in changes["tags"]])
+            new = self._memory(c, tenant, memory_id)
+            self._bump(c, tenant, old.user_id)
+            self._history(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor,
+                          source_message_ids or [], now)
+        return new
+
+    def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
+        """Soft-delete a live memory and record DELETE in history."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            old = self._live_memory(c, tenant, memory_id)
+            c.execute("UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
+                      (now, now, tenant, memory_id))
+            self._bump(c, tenant, old.user_id)
+            self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
+            return self._memory(c, tenant, memory_id)
+
+    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+        """Erase every row of a user (FTS rows go with their rows through triggers)."""
+        counts = {}
+        with self.db.write() as c:
+            for table in ("messages", "memories", "profile_facts", "history", "topics", "jobs"):
+                cur = c.execute(f"DELETE FROM {table} WHERE tenant=? AND user_id=?",
+                                (tenant, user_id))
+                counts[table] = cur.rowcount
+            c.execute("DELETE FROM users WHERE tenant=? AND user_id=?", (tenant, user_id))
+        return counts
+
+    def enqueue(self, jobs: list[NewJob]) -> None:
+        """Add jobs outside a turn write."""
+        with self.db.write() as c:
+            self._enqueue(c, jobs, format_time(utcnow()))
+
+    # ---- reads ---------------------------------------------------------------------------
+    def get_message(self, tenant: str, message_id: str) -> Message | None:
+        """One message by id, or None."""
+        r = self.db.get().execute(
+            "SELECT * FROM messages WHERE tenant=? AND id=?", (tenant, message_id)
+        ).fetchone()
+        return rows.message(r) if r else None
+
+    def get_memory(self, tenant: str, memory_id: str) -> MemoryItem | None:
+        """One memory by id (deleted ones too), or None."""
+        r = self.db.get().execute(
+            "SELECT * FROM memories WHERE tenant=? AND id=?", (tenant, memory_id)
+        ).fetchone()
+        return rows.memory(r) if r else None
+
+    def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
+        """Memories matching ``flt``, newest first."""
+        where, args = rows.list_where(flt, time_col="created_at")
+        if flt.kind:
+            where.append("kind = ?")
+            args.append(flt.kind)
+        if flt.tag:
+            where.append("rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = ?)")
+            args.append(flt.tag)
+        if not flt.include_deleted:
+            where.append("deleted_at IS NULL")
+        sql = (f"SELECT * FROM memories WHERE {' AND '.join(where)}"
+               " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?")
+        cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
+        return [rows.memory(r) for r in cur]
+
+    def list_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, in conversation order."""
+        where, args = rows.list_where(flt, time_col="created_at")
+        sql = (f"SELECT * FROM messages WHERE {' AND '.join(where)}"
+               " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?")
+        cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
+        return [rows.message(r) for r in cur]
+
+    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
+        """Every recorded change of a memory, oldest first."""
+        cur = self.db.get().execute(
+            "SELECT * FROM history WHERE tenant=? AND memory_id=? ORDER BY rowid",
+            (tenant, memory_id),
+        )
+        return [rows.history(r) for r in cur]
+
+    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
+        """Messages plus live memories in one session."""
+        c = self.db.get()
+        n = c.execute("SELECT count(*) FROM messages WHERE tenant=? AND user_id=? AND session_id=?",
+                      (tenant, user_id, session_id)).fetchone()[0]
+        m = c.execute("SELECT count(*) FROM memories WHERE tenant=? AND user_id=? AND session_id=?"
+                      " AND deleted_at IS NULL", (tenant, user_id, session_id)).fetchone()[0]
+        return int(n + m)
+
+    def lexical(
+        self,
+        tenant: str,
+        user_id: str,
+        match: str,
+        limit: int,
+        session_id: str | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS5 query over messages and memories, best first."""
+        query = f'owner : "{owner_token(tenant, user_id)}" AND ({match})'
+        out: list[tuple[Ref, float]] = []
+        c = self.db.get()
+        if kinds is None or "message" in kinds:
+            sql = ("SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
+                   " WHERE messages_fts MATCH ?")
+            args: list[Any] = [query]
+            if session_id is not None:
+                sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
+                sql += " AND session_id=?)"
+                args += [tenant, user_id, session_id]
+            sql += " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"
+            out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
+        mem_kinds = [k for k in (kinds or ("fact", "episode", "summary", "note")) if k != "message"]
+        if mem_kinds:
+            sql = ("SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
+                   " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
+                   f" AND m.kind IN ({','.join('?' * len(mem_kinds))})")
+            args = [query, *mem_kinds]
+            if session_id is not None:
+                sql += " AND m.session_id = ?"
+                args.append(session_id)
+            sql += " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?"
+            out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
+        out.sort(key=lambda x: -x[1])
+        return out[:limit]
+
+    def vector_state(self, tenant: str, user_id: str) -> VectorState:
+        """The current generation and insert high-water marks of a user's vectors."""
+        c = self.db.get()
+        gen = c.execute("SELECT generation FROM users WHERE tenant=? AND user_id=?",
+                        (tenant, user_id)).fetchone()
+        mm = c.execute("SELECT coalesce(max(rowid), 0) FROM messages WHERE tenant=? AND user_id=?",
+                       (tenant, user_id)).fetchone()[0]
+        xm = c.execute("SELECT coalesce(max(rowid), 0) FROM memories WHERE tenant=? AND user_id=?",
+                       (tenant, user_id)).fetchone()[0]
+        return VectorState(gen[0] if gen else -1, int(mm), int(xm))
+
+    def load_vectors(
+        self, tenant: str, user_id: str, embedder: str, after: VectorState | None
+    ) -> VectorRows:
+        """Embedded live rows of a user made by ``embedder`` (only newer than ``after``)."""
+        lo_msg = after.max_message_rowid if after else 0
+        lo_mem = after.max_memory_rowid if after else 0
+        sql = ("SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
+               " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>?"
+               " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
+               " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND deleted_at IS NULL")
+        with self.db.read() as c:
+            data = c.execute(sql, (tenant, user_id, embedder, lo_msg,
+                                   tenant, user_id, embedder, lo_mem)).fetchall()
+        return rows.vector_rows(data)
+
+    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Hit fields of the given refs (those still present); see ``sqlite_rows.fetched``."""
+        out: dict[Ref, dict[str, Any]] = {}
+        c = self.db.get()
+        for table, name in ((MESSAGE, "messages"), (MEMORY, "memories")):
+            ids = [r for t, r in refs if t == table]
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for r in c.execute(f"SELECT * FROM {name} WHERE rowid IN ({marks})", chunk):
+                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
+        return out
+
+    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Already-stored vectors for content hashes made by ``embedder``."""
+        out: dict[str, np.ndarray] = {}
+        c = self.db.get()
+        uniq = list(dict.fromkeys(hashes))
+        for start in range(0, len(uniq), 500):
+            chunk = uniq[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for table in ("messages", "memories"):
+                for h, blob in c.execute(
+                    f"SELECT content_hash, embedding FROM {table} WHERE content_hash IN ({marks})"
+                    " AND embedder=? AND embedding IS NOT NULL", [*chunk, embedder]):
+                    out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of stored vectors."""
+        cur = self.db.get().execute(
+            "SELECT DISTINCT embedder FROM messages WHERE embedder IS NOT NULL UNION "
+            "SELECT DISTINCT embedder FROM memories WHERE embedder IS NOT NULL")
+        return sorted(r[0] for r in cur)
+
+    # ---- jobs ----------------------------------------------------------------------------
+    def claim_job(self, kinds: tuple[str, ...] | None = None) -> Job | None:
+        """Mark the oldest ready job running and return it."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            sql = "SELECT * FROM jobs WHERE status='pending' AND run_after<=?"
+            args: list[Any] = [now]
+            if kinds:
+                sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+                args += list(kinds)
+            r = c.execute(sql + " ORDER BY run_after, rowid LIMIT 1", args).fetchone()
+            if r is None:
+                return None
+            c.execute("UPDATE jobs SET status='running', attempts=attempts+1, updated_at=?"
+                      " WHERE rowid=?", (now, r["rowid"]))
+            job = c.execute("SELECT * FROM jobs WHERE rowid=?", (r["rowid"],)).fetchone()
+        return rows.job(job)
+
+    def finish_job(self, job_id: int) -> None:
+        """Mark a job done."""
+        with self.db.write() as c:
+            c.execute("UPDATE jobs SET status='done', updated_at=? WHERE rowid=?",
+                      (format_time(utcnow()), job_id))
+
+    def fail_job(self, job_id: int, error: str, retry_in_s: float | None) -> None:
+        """Record a failure: back to pending after ``retry_in_s``, or dead when None."""
+        now = utcnow()
+        status = "dead" if retry_in_s is None else "pending"
+        run_after = format_time(now if retry_in_s is None else rows.later(now, retry_in_s))
+        with self.db.write() as c:
+            c.execute("UPDATE jobs SET status=?, last_error=?, run_after=?, updated_at=?"
+                      " WHERE rowid=?", (status, error[:2000], run_after, format_time(now), job_id))
+
+    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
+        """Jobs, newest first."""
+        sql, args = "SELECT * FROM jobs", []
+        if status:
+            sql += " WHERE status=?"
+            args.append(status)
+        cur = self.db.get().execute(sql + " ORDER BY rowid DESC LIMIT ?", [*args, limit])
+        return [rows.job(r) for r in cur]
+
+    def stats(self, tenant: str) -> Stats:
+        """Counts of users, sessions, messages, memories by kind and jobs by status."""
+        with self.db.read() as c:
+            one = lambda sql: c.execute(sql, (tenant,)).fetchone()[0]  # noqa: E731
+            kinds = dict(c.execute("SELECT kind, count(*) FROM memories WHERE tenant=?"
+                                   " AND deleted_at IS NULL GROUP BY kind", (tenant,)).fetchall())
+            jobs = dict(c.execute("SELECT status, count(*) FROM jobs WHERE tenant=?"
+                                  " GROUP BY status", (tenant,)).fetchall())
+            return Stats(
+                users=one("SELECT count(*) FROM users WHERE tenant=?"),
+                sessions=one("SELECT count(*) FROM (SELECT DISTINCT user_id, session_id"
+                             " FROM messages WHERE tenant=?)"),
+                messages=one("SELECT count(*) FROM messages WHERE tenant=?"),
+                memories=kinds, jobs=jobs,
+                embedder=(self.embedders_in_use() or [None])[0], path=self.location)
+
+    def integrity_check(self) -> str:
+        """SQLite's own verdict on the file ('ok' when sound)."""
+        return str(self.db.get().execute("PRAGMA integrity_check").fetchone()[0])
+
+    def close(self) -> None:
+        """Close every connection."""
+        self.db.close()
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _ensure_user(self, c: sqlite3.Connection, tenant: str, user_id: str, now: str) -> None:
+        c.execute("INSERT OR IGNORE INTO users (tenant, user_id, created_at) VALUES (?,?,?)",
+                  (tenant, user_id, now))
+
+    def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> None:
+        c.execute("UPDATE users SET generation = generation + 1 WHERE tenant=? AND user_id=?",
+                  (tenant, user_id))
+
+    def _memory(self, c: sqlite3.Connection, tenant: str, memory_id: str) -> MemoryItem:
+        r = c.execute("SELECT * FROM memories WHERE tenant=? AND id=?",
+                      (tenant, memory_id)).fetchone()
+        if r is None:
+            raise NotFoundError(f"no memory with id {memory_id!r}")
+        return rows.memory(r)
+
+    def _live_memory(self, c: sqlite3.Connection, tenant: str, memory_id: str) -> MemoryItem:
+        item = self._memory(c, tenant, memory_id)
+        if item.deleted_at is not None:
+            raise NotFoundError(f"memory {memory_id!r} was deleted")
+        return item
+
+    def _history(self, c: sqlite3.Connection, item: MemoryItem, event: str,
+                 old: dict[str, Any] | None, new: dict[str, Any] | None, actor: str,
+                 sources: list[str], now: str) -> None:
+        c.execute(
+            "INSERT INTO history (tenant, user_id, memory_id, event, old, new, actor, at,"
+            " source_message_ids) VALUES (?,?,?,?,?,?,?,?,?)",
+            (item.tenant, item.user_id, item.id, event,
+             None if old is None else json.dumps(old), None if new is None else json.dumps(new),
+             actor, now, json.dumps(sources)),
+        )
+
+    def _enqueue(self, c: sqlite3.Connection, jobs: list[NewJob], now: str) -> None:
+        c.executemany(
+            "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(j.tenant, j.user_id, j.kind, json.dumps(j.payload), now, now, now) for j in jobs],
+        )

@@ -1,0 +1,164 @@
+"""SQLite connections: pragmas, per-thread connections, write transactions and migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+from mnemo.errors import SchemaError, StorageError
+
+#: Attempts of a write transaction that meets "database is locked" despite the busy timeout.
+LOCK_RETRIES = 50
+
+
+def migration_files() -> list[tuple[int, str]]:
+    """The numbered ``NNNN_name.sql`` migrations shipped with mnemo, in order."""
+    folder = resources.files("mnemo.storage") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:4].isdigit():
+            found.append((int(name[:4]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def split_statements(script: str) -> list[str]:
+    """Split a SQL script into complete statements (triggers with inner ``;`` stay whole)."""
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        if not buf and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise SchemaError(f"incomplete SQL statement in migration: {buf[:80]!r}")
+    return statements
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class Connections:
+    """One connection per thread to one SQLite file, with mnemo's pragmas applied."""
+
+    def __init__(self, path: str, busy_timeout_ms: int, synchronous: str) -> None:
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self.synchronous = synchronous
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._uri = False
+        self._anchor: sqlite3.Connection | None = None
+        if path == ":memory:":
+            # One private in-memory database shared by this object's per-thread connections.
+            self.path = f"file:mnemo-{uuid.uuid4().hex}?mode=memory&cache=shared"
+            self._uri = True
+            self._anchor = self.get()
+        else:
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+    def get(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise StorageError("the store is closed")
+            conn = self._open()
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=self.busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=self._uri,
+            )
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open SQLite database {self.path}: {exc}") from exc
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+        self._retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
+        conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def _retry_locked(self, fn):  # type: ignore[no-untyped-def]
+        for attempt in range(LOCK_RETRIES):
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc) or attempt == LOCK_RETRIES - 1:
+                    raise
+                time.sleep(min(0.01 * 2**attempt, 0.5))
+        return None
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on error."""
+        conn = self.get()
+        self._retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            self._retry_locked(lambda: conn.execute("COMMIT"))
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several reads."""
+        conn = self.get()
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def migrate(self) -> int:
+        """Apply pending migrations, each in its own transaction; returns the schema version."""
+        files = migration_files()
+        latest = files[-1][0] if files else 0
+        for version, script in files:
+            with self.write() as conn:
+                current = conn.execute("PRAGMA user_version").fetchone()[0]
+                if current > latest:
+                    raise SchemaError(
+                        f"{self.path} has schema version {current}; this mnemo knows up to "
+                        f"{latest}. Upgrade mnemo."
+                    )
+                if current >= version:
+                    continue
+                for statement in split_statements(script):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version}")
+        return latest
+
+    def close(self) -> None:
+        """Close every thread's connection."""
+        with self._lock:
+            self._closed = True
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.ProgrammingError:
+                    pass
+            self._all.clear()
+        self._local = threading.local()

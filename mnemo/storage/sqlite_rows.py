@@ -1,0 +1,135 @@
+"""Conversions between SQLite rows and mnemo's records."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
+from mnemo.storage.base import ListFilter, NewMessage, VectorRows
+
+
+def _time(value: str | None) -> datetime | None:
+    return None if value is None else parse_time(value)
+
+
+def later(now: datetime, seconds: float) -> datetime:
+    """``now`` plus ``seconds``."""
+    return now + timedelta(seconds=seconds)
+
+
+def message(r: sqlite3.Row) -> Message:
+    """A Message from a ``messages`` row."""
+    return Message(
+        id=r["id"], tenant=r["tenant"], user_id=r["user_id"], session_id=r["session_id"],
+        seq=r["seq"], role=r["role"], name=r["name"], content=r["content"],
+        created_at=parse_time(r["created_at"]), metadata=json.loads(r["metadata"]),
+        topic_id=r["topic_id"],
+    )
+
+
+def message_from_new(m: NewMessage, seq: int) -> Message:
+    """The Message a just-inserted NewMessage became."""
+    return Message(
+        id=m.id, tenant=m.tenant, user_id=m.user_id, session_id=m.session_id, seq=seq,
+        role=m.role, name=m.name, content=m.content, created_at=parse_time(m.created_at),
+        metadata=m.metadata,
+    )
+
+
+def memory(r: sqlite3.Row) -> MemoryItem:
+    """A MemoryItem from a ``memories`` row."""
+    return MemoryItem(
+        id=r["id"], tenant=r["tenant"], user_id=r["user_id"], session_id=r["session_id"],
+        kind=r["kind"], content=r["content"], tags=json.loads(r["tags"]),
+        metadata=json.loads(r["metadata"]), importance=r["importance"],
+        confidence=r["confidence"], source_message_ids=json.loads(r["source_message_ids"]),
+        created_at=parse_time(r["created_at"]), updated_at=parse_time(r["updated_at"]),
+        deleted_at=_time(r["deleted_at"]), access_count=r["access_count"],
+        last_accessed_at=_time(r["last_accessed_at"]),
+    )
+
+
+def snapshot(item: MemoryItem) -> dict[str, Any]:
+    """The fields of a memory that history records before and after a change."""
+    return {
+        "content": item.content, "tags": item.tags, "metadata": item.metadata,
+        "importance": item.importance, "confidence": item.confidence, "kind": item.kind,
+        "session_id": item.session_id,
+    }
+
+
+def history(r: sqlite3.Row) -> HistoryEntry:
+    """A HistoryEntry from a ``history`` row."""
+    return HistoryEntry(
+        id=r["rowid"], memory_id=r["memory_id"], event=r["event"],
+        old=None if r["old"] is None else json.loads(r["old"]),
+        new=None if r["new"] is None else json.loads(r["new"]),
+        actor=r["actor"], at=parse_time(r["at"]),
+        source_message_ids=json.loads(r["source_message_ids"]),
+    )
+
+
+def job(r: sqlite3.Row) -> Job:
+    """A Job from a ``jobs`` row."""
+    return Job(
+        id=r["rowid"], kind=r["kind"], payload=json.loads(r["payload"]), status=r["status"],
+        attempts=r["attempts"], run_after=parse_time(r["run_after"]), last_error=r["last_error"],
+    )
+
+
+def list_where(flt: ListFilter, time_col: str) -> tuple[list[str], list[Any]]:
+    """WHERE clauses and arguments shared by message and memory listing."""
+    where, args = ["tenant = ?"], [flt.tenant]
+    for col, value in (("user_id", flt.user_id), ("session_id", flt.session_id)):
+        if value is not None:
+            where.append(f"{col} = ?")
+            args.append(value)
+    if flt.since is not None:
+        where.append(f"{time_col} >= ?")
+        args.append(flt.since)
+    if flt.until is not None:
+        where.append(f"{time_col} < ?")
+        args.append(flt.until)
+    return where, args
+
+
+def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
+    """Pack (table, rowid, session, kind, created_at, blob) rows into arrays."""
+    n = len(data)
+    if n == 0:
+        return VectorRows(np.zeros(0, np.int8), np.zeros(0, np.int64), [], [],
+                          np.zeros(0, np.float64), np.zeros((0, 0), np.float32))
+    dim = len(data[0][5]) // 4
+    vectors = np.frombuffer(b"".join(r[5] for r in data), dtype=np.float32).reshape(n, dim)
+    return VectorRows(
+        tables=np.fromiter((r[0] for r in data), dtype=np.int8, count=n),
+        rowids=np.fromiter((r[1] for r in data), dtype=np.int64, count=n),
+        sessions=[r[2] for r in data],
+        kinds=[r[3] for r in data],
+        times=np.fromiter((parse_time(r[4]).timestamp() for r in data), np.float64, count=n),
+        vectors=vectors.copy(),
+    )
+
+
+def fetched(is_message: bool, r: sqlite3.Row) -> dict[str, Any]:
+    """The dialect-free fields a search hit is built from."""
+    keys = r.keys()
+    return {
+        "id": r["id"],
+        "kind": "message" if is_message else r["kind"],
+        "content": r["content"],
+        "created_at": r["created_at"],
+        "user_id": r["user_id"],
+        "session_id": r["session_id"],
+        "role": r["role"] if is_message else None,
+        "name": r["name"] if is_message else None,
+        "metadata": json.loads(r["metadata"]),
+        "tags": [] if is_message else json.loads(r["tags"]),
+        "source_message_ids": [] if is_message else json.loads(r["source_message_ids"]),
+        "seq": r["seq"] if "seq" in keys else None,
+    }
