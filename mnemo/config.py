@@ -1,7 +1,7 @@
 """Settings: the one home of mnemo's defaults, and the presets that reproduce each seed design.
 
 Precedence, highest first: constructor arguments > ``MNEMO_*`` environment variables > the TOML
-file named by ``config_file`` (or ``MNEMO_CONFIG``) > the chosen preset > the defaults below.
+file named by ``config_file`` (env ``MNEMO_CONFIG_FILE``) > the chosen preset > the defaults below.
 The environment is read when a ``Settings`` is built, never at import time.
 
 Every field's description is its documentation; ``docs/configuration.md`` lists them all and a

@@ -29,8 +29,12 @@ def backoff(attempts: int, base: float = BACKOFF_BASE_S, cap: float = BACKOFF_CA
     return min(base * 2 ** max(attempts - 1, 0), cap)
 
 
-def run_ready(store: Store, handlers: dict[str, Handler], max_jobs: int | None = None,
-              max_attempts: int = MAX_ATTEMPTS) -> int:
+def run_ready(
+    store: Store,
+    handlers: dict[str, Handler],
+    max_jobs: int | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> int:
     """Run ready jobs until none is left (or ``max_jobs``); returns how many were run."""
     ran = 0
     while max_jobs is None or ran < max_jobs:

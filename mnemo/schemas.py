@@ -1,7 +1,8 @@
 """The typed records that cross mnemo's public API.
 
-Inputs (``MessageIn``) are validated strictly: a bad field raises :class:`mnemo.errors.ValidationError`
-before anything is written. Outputs are plain pydantic models, serialisable with ``model_dump()``.
+Inputs (``MessageIn``) are validated strictly: a bad field raises
+:class:`mnemo.errors.ValidationError` before anything is written. Outputs are plain pydantic
+models, serialisable with ``model_dump()``.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -105,18 +106,27 @@ class Memory:
         now = utcnow()
         rows = [
             NewMessage(
-                id=new_id(MESSAGE_PREFIX), tenant=self.tenant, user_id=user_id,
-                session_id=session_id, role=t.role, name=t.name, content=t.content,
-                created_at=format_time(t.created_at or now), metadata=t.metadata,
-                content_hash=h, embedder=self.embedder.id, embedding=v,
+                id=new_id(MESSAGE_PREFIX),
+                tenant=self.tenant,
+                user_id=user_id,
+                session_id=session_id,
+                role=t.role,
+                name=t.name,
+                content=t.content,
+                created_at=format_time(t.created_at or now),
+                metadata=t.metadata,
+                content_hash=h,
+                embedder=self.embedder.id,
+                embedding=v,
             )
             for t, h, v in zip(turns, hashes, vectors, strict=True)
         ]
         stored = self.store.add_messages(rows, self._followups(rows))
         return [m.id for m in stored]
 
-    def _embed(self, texts: list[str], progress: Progress | None = None
-               ) -> tuple[list[str], np.ndarray]:
+    def _embed(
+        self, texts: list[str], progress: Progress | None = None
+    ) -> tuple[list[str], np.ndarray]:
         """Content hashes and vectors; texts already embedded by this embedder are reused."""
         hashes = [content_hash(t) for t in texts]
         known = self.store.embeddings_for(self.embedder.id, hashes)
@@ -136,10 +146,15 @@ class Memory:
         kinds = [k for k in self.handlers if k.startswith("turns.")]
         if not kinds or not rows:
             return []
-        payload = {"message_ids": [r.id for r in rows], "user_id": rows[0].user_id,
-                   "session_id": rows[0].session_id}
-        return [NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)
-                for k in kinds]
+        payload = {
+            "message_ids": [r.id for r in rows],
+            "user_id": rows[0].user_id,
+            "session_id": rows[0].session_id,
+        }
+        return [
+            NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)
+            for k in kinds
+        ]
 
     # ---- memories ------------------------------------------------------------------------
     def add(
@@ -164,15 +179,27 @@ class Memory:
             session_id = check.identifier(session_id, "session_id")
         row_tags, meta = check.tags(tags), check.json_object(metadata, "metadata")
         kind = check.memory_kind(kind)
-        imp, conf = check.unit_float(importance, "importance"), check.unit_float(confidence,
-                                                                                 "confidence")
+        imp, conf = (
+            check.unit_float(importance, "importance"),
+            check.unit_float(confidence, "confidence"),
+        )
         created = check.time_text(created_at, "created_at") or format_time(utcnow())
         hashes, vectors = self._embed([text])
         row = NewMemory(
-            id=new_id(MEMORY_PREFIX), tenant=self.tenant, user_id=user_id, session_id=session_id,
-            kind=kind, content=text, tags=row_tags, metadata=meta, importance=imp,
-            confidence=conf, source_message_ids=list(source_message_ids or []),
-            created_at=created, content_hash=hashes[0], embedder=self.embedder.id,
+            id=new_id(MEMORY_PREFIX),
+            tenant=self.tenant,
+            user_id=user_id,
+            session_id=session_id,
+            kind=kind,
+            content=text,
+            tags=row_tags,
+            metadata=meta,
+            importance=imp,
+            confidence=conf,
+            source_message_ids=list(source_message_ids or []),
+            created_at=created,
+            content_hash=hashes[0],
+            embedder=self.embedder.id,
             embedding=vectors[0],
         )
         return self.store.add_memory(row, actor)
@@ -204,7 +231,7 @@ class Memory:
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
-    ) -> list[MemoryItem]:
+    ) -> builtins.list[MemoryItem]:
         """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
         flt = self._filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
@@ -220,13 +247,21 @@ class Memory:
         until: Any = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[Message]:
+    ) -> builtins.list[Message]:
         """Stored turns in conversation order, filtered by user, session and [since, until)."""
         return self.store.list_messages(
-            self._filter(user_id, session_id, since, until, limit, offset))
+            self._filter(user_id, session_id, since, until, limit, offset)
+        )
 
-    def _filter(self, user_id: str | None, session_id: str | None, since: Any, until: Any,
-                limit: int, offset: int) -> ListFilter:
+    def _filter(
+        self,
+        user_id: str | None,
+        session_id: str | None,
+        since: Any,
+        until: Any,
+        limit: int,
+        offset: int,
+    ) -> ListFilter:
         if user_id is not None:
             check.identifier(user_id, "user_id")
         if session_id is not None:
@@ -235,9 +270,15 @@ class Memory:
             raise ValidationError("limit must be an integer in [1, 10000]")
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise ValidationError("offset must be a non-negative integer")
-        return ListFilter(tenant=self.tenant, user_id=user_id, session_id=session_id,
-                          since=check.time_text(since, "since"),
-                          until=check.time_text(until, "until"), limit=limit, offset=offset)
+        return ListFilter(
+            tenant=self.tenant,
+            user_id=user_id,
+            session_id=session_id,
+            since=check.time_text(since, "since"),
+            until=check.time_text(until, "until"),
+            limit=limit,
+            offset=offset,
+        )
 
     def update(
         self,
@@ -257,8 +298,7 @@ class Memory:
         if content is not None:
             changes["content"] = check.content(content, self.settings.max_content_chars)
             hashes, vectors = self._embed([changes["content"]])
-            changes.update(embedding=vectors[0], embedder=self.embedder.id,
-                           content_hash=hashes[0])
+            changes.update(embedding=vectors[0], embedder=self.embedder.id, content_hash=hashes[0])
         if tags is not None:
             changes["tags"] = check.tags(tags)
         if metadata is not None:
@@ -269,15 +309,16 @@ class Memory:
             changes["confidence"] = check.unit_float(confidence, "confidence")
         if not changes:
             raise ValidationError("update needs at least one field to change")
-        return self.store.update_memory(self.tenant, id, changes, actor,
-                                        list(source_message_ids or []))
+        return self.store.update_memory(
+            self.tenant, id, changes, actor, list(source_message_ids or [])
+        )
 
     def delete(self, id: str, actor: str = "api") -> MemoryItem:
         """Soft-delete a memory: it leaves search and listing; history keeps it."""
         self._memory_id(id)
         return self.store.delete_memory(self.tenant, id, actor)
 
-    def history(self, id: str) -> list[HistoryEntry]:
+    def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory, oldest first; NotFoundError for an unknown id."""
         self._memory_id(id)
         if self.store.get_memory(self.tenant, id) is None:
@@ -289,8 +330,9 @@ class Memory:
         if not isinstance(id, str):
             raise ValidationError(f"id must be a string, got {type(id).__name__}")
         if id.startswith(MESSAGE_PREFIX):
-            raise ValidationError("messages are the event log and cannot be edited; "
-                                  "erase a user with delete_user")
+            raise ValidationError(
+                "messages are the event log and cannot be edited; erase a user with delete_user"
+            )
         if not id.startswith(MEMORY_PREFIX):
             raise NotFoundError(f"no memory with id {id!r}")
 
@@ -304,7 +346,7 @@ class Memory:
         kinds: Sequence[str] | None = None,
         explain: bool = False,
         now: datetime | float | str | None = None,
-    ) -> list[Hit]:
+    ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first.
 
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
@@ -322,9 +364,15 @@ class Memory:
         if not query.strip():
             return []
         ref_time = time.time() if now is None else parse_time(now, "now").timestamp()
-        req = SearchRequest(query=query[: self.settings.max_content_chars], tenant=self.tenant,
-                            user_id=user_id, session_id=session_id, limit=n, kinds=kinds_t,
-                            now=ref_time)
+        req = SearchRequest(
+            query=query[: self.settings.max_content_chars],
+            tenant=self.tenant,
+            user_id=user_id,
+            session_id=session_id,
+            limit=n,
+            kinds=kinds_t,
+            now=ref_time,
+        )
         hits = self.pipeline.search(req)
         if not explain:
             for hit in hits:
@@ -355,6 +403,10 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()

@@ -116,13 +116,15 @@ def messages(items: Any, max_chars: int) -> list[MessageIn]:
         if not isinstance(item, dict):
             raise ValidationError(f"{where} must be an object, got {type(item).__name__}")
         if item.get("role") not in ROLES:
-            raise ValidationError(f"{where}.role must be one of {list(ROLES)}, got "
-                                  f"{item.get('role')!r}")
+            raise ValidationError(
+                f"{where}.role must be one of {list(ROLES)}, got {item.get('role')!r}"
+            )
         content(item.get("content"), max_chars, f"{where}.content")
         raw_time = item.get("created_at")
         fields = dict(item)
-        fields["created_at"] = None if raw_time is None else parse_time(raw_time,
-                                                                        f"{where}.created_at")
+        fields["created_at"] = (
+            None if raw_time is None else parse_time(raw_time, f"{where}.created_at")
+        )
         fields["metadata"] = json_object(item.get("metadata"), f"{where}.metadata")
         name = item.get("name")
         if name is not None and not isinstance(name, str):

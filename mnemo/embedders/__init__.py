@@ -26,13 +26,18 @@ def _local(s: Settings) -> Embedder:
 def _openai(s: Settings) -> Embedder:
     from mnemo.embedders.openai import OpenAIEmbedder
 
-    base_url = s.embedder_base_url or s.llm_base_url
-    if not base_url:
-        raise ConfigError("the openai embedder needs MNEMO_EMBEDDER_BASE_URL (or LLM_BASE_URL)")
+    if s.embedder_base_url:
+        base_url, api_key = s.embedder_base_url, s.embedder_api_key
+    elif s.llm_base_url:  # the LLM's key goes only to the LLM's own host
+        base_url, api_key = s.llm_base_url, s.embedder_api_key or s.llm_api_key
+    else:
+        raise ConfigError(
+            "the openai embedder needs MNEMO_EMBEDDER_BASE_URL (or MNEMO_LLM_BASE_URL)"
+        )
     return OpenAIEmbedder(
         base_url=base_url,
         model=s.embedder_model or "text-embedding-3-small",
-        api_key=s.embedder_api_key or s.llm_api_key,
+        api_key=api_key,
         batch_size=s.embed_batch_size,
         timeout_s=s.embed_timeout_s,
         max_retries=s.embed_max_retries,
@@ -57,7 +62,9 @@ def create_embedder(settings: Settings) -> Embedder:
     """Build the embedder named by ``settings.embedder``; ConfigError for an unknown name."""
     factory = REGISTRY.get(settings.embedder)
     if factory is None:
-        raise ConfigError(f"unknown embedder {settings.embedder!r}; choose one of {sorted(REGISTRY)}")
+        raise ConfigError(
+            f"unknown embedder {settings.embedder!r}; choose one of {sorted(REGISTRY)}"
+        )
     return factory(settings)
 
 

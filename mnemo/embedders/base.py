@@ -59,5 +59,5 @@ class Embedder(ABC):
                 progress(len(chunk))
         return normalize_rows(np.concatenate(out))
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release network clients or other resources (default: nothing)."""

@@ -65,13 +65,18 @@ class LocalEmbedder(Embedder):
             name = "all-MiniLM-L6-v2"
         self.id = f"local:{name}"
         self._dim: int | None = 384 if model_path is None else None
+        self._encode_lock = threading.Lock()
 
-    @property  # type: ignore[override]
+    @property
     def dim(self) -> int:
         """Vector size; read from the model when it is not the bundled one."""
         if self._dim is None:
             self._dim = int(self.model.get_sentence_embedding_dimension())
         return self._dim
+
+    @dim.setter
+    def dim(self, value: int) -> None:
+        self._dim = value
 
     @property
     def model(self) -> Any:
@@ -81,16 +86,15 @@ class LocalEmbedder(Embedder):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Encode texts with the model, normalised, on the CPU."""
         try:
-            return np.asarray(
-                self.model.encode(
+            with self._encode_lock:
+                vectors = self.model.encode(
                     list(texts),
                     batch_size=self.batch_size,
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=False,
-                ),
-                dtype=np.float32,
-            )
+                )
+            return np.asarray(vectors, dtype=np.float32)
         except (RuntimeError, ValueError) as exc:
             raise EmbeddingError(f"local embedder failed: {exc}") from exc
 

@@ -64,10 +64,12 @@ class VectorIndex:
         self.tables[sl] = rows.tables
         self.rowids[sl] = rows.rowids
         self.times[sl] = rows.times
-        self.session_codes[sl] = [self.session_names.setdefault(s, len(self.session_names))
-                                  for s in rows.sessions]
-        self.kind_codes[sl] = [self.kind_names.setdefault(k, len(self.kind_names))
-                               for k in rows.kinds]
+        self.session_codes[sl] = [
+            self.session_names.setdefault(s, len(self.session_names)) for s in rows.sessions
+        ]
+        self.kind_codes[sl] = [
+            self.kind_names.setdefault(k, len(self.kind_names)) for k in rows.kinds
+        ]
         for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
             self.pos[(t, r)] = self.n + i
         self.n += m

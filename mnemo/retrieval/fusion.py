@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from typing import TypeVar
 
 from mnemo.retrieval.scoring import min_max
 
+K = TypeVar("K", bound=Hashable)
 
-def ranks(scores: Mapping[Hashable, float]) -> dict[Hashable, int]:
+
+def ranks(scores: Mapping[K, float]) -> dict[K, int]:
     """1-based rank of each key by descending score (ties broken by first appearance)."""
     ordered = sorted(scores, key=lambda k: -scores[k])
     return {k: i + 1 for i, k in enumerate(ordered)}
 
 
 def rrf(
-    rankings: Mapping[str, Mapping[Hashable, int]],
+    rankings: Mapping[str, Mapping[K, int]],
     weights: Mapping[str, float],
     k: float = 60.0,
-) -> dict[Hashable, float]:
+) -> dict[K, float]:
     """Reciprocal rank fusion, normalised to [0, 1].
 
     rrf(d) = sum_i w_i / (k + rank_i(d)) / sum_i (w_i / (k + 1)); a list missing d adds 0.
     """
     best = sum(w / (k + 1.0) for name, w in weights.items() if name in rankings and w > 0)
-    fused: dict[Hashable, float] = {}
+    fused: dict[K, float] = {}
     for name, ranking in rankings.items():
         w = weights.get(name, 0.0)
         if w <= 0:
@@ -36,16 +39,16 @@ def rrf(
 
 
 def weighted_blend(
-    scores: Mapping[str, Mapping[Hashable, float]], weights: Mapping[str, float]
-) -> dict[Hashable, float]:
+    scores: Mapping[str, Mapping[K, float]], weights: Mapping[str, float]
+) -> dict[K, float]:
     """Normalised score blend: sum_i w_i * minmax_i(d) / sum_i w_i; a list missing d adds 0."""
     total = sum(w for name, w in weights.items() if name in scores and w > 0)
-    fused: dict[Hashable, float] = {}
+    fused: dict[K, float] = {}
     for name, per_key in scores.items():
         w = weights.get(name, 0.0)
         if w <= 0:
             continue
-        for key, v in min_max(dict(per_key)).items():
+        for key, v in min_max(per_key).items():
             fused[key] = fused.get(key, 0.0) + w * v
     if total <= 0:
         return fused

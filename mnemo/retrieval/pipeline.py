@@ -129,8 +129,15 @@ class Pipeline:
             self._locate(index, cands)
         return self._rank(req, cands)
 
-    def _dense(self, index: VectorIndex, qvec: np.ndarray, scope: Scope, req: SearchRequest,
-               pool: int, cands: Candidates) -> None:
+    def _dense(
+        self,
+        index: VectorIndex,
+        qvec: np.ndarray,
+        scope: Scope,
+        req: SearchRequest,
+        pool: int,
+        cands: Candidates,
+    ) -> None:
         mask = index.mask(scope.session_id, req.kinds)
         positions, sims = index.search(qvec, pool, mask)
         floor = self.settings.min_similarity
@@ -150,13 +157,15 @@ class Pipeline:
     def _rank(self, req: SearchRequest, cands: Candidates) -> list[Hit]:
         s = self.settings
         weights = {"lexical": s.lexical_weight, "dense": s.dense_weight}
-        lists = {k: v for k, v in (("lexical", cands.lexical), ("dense", cands.dense)) if v}
+        lists: dict[str, dict[Ref, float]] = {
+            k: v for k, v in (("lexical", cands.lexical), ("dense", cands.dense)) if v
+        }
         ranks = {name: fusion.ranks(scores) for name, scores in lists.items()}
         if s.fusion == "rrf":
             relevance = fusion.rrf(ranks, weights, s.rrf_k)
         else:
             relevance = fusion.weighted_blend(lists, weights)
-        refs = [r for r, v in relevance.items() if v >= s.score_threshold]
+        refs: list[Ref] = [r for r, v in relevance.items() if v >= s.score_threshold]
         if not refs:
             return []
         rel = np.array([relevance[r] for r in refs])
@@ -201,13 +210,15 @@ class Pipeline:
                 out[i] = hit_rows.epoch(row["created_at"]) if row else 0.0
         return out
 
-    def _mmr(self, order: np.ndarray, refs: list[Ref], final: np.ndarray, cands: Candidates,
-             limit: int) -> np.ndarray:
+    def _mmr(
+        self, order: np.ndarray, refs: list[Ref], final: np.ndarray, cands: Candidates, limit: int
+    ) -> np.ndarray:
         with_vec = [int(i) for i in order if refs[int(i)] in cands.located]
         without = [int(i) for i in order if refs[int(i)] not in cands.located]
         if not with_vec:
             return order
-        vecs = np.stack([cands.located[refs[i]][0].matrix[cands.located[refs[i]][1]]
-                         for i in with_vec])
+        vecs = np.stack(
+            [cands.located[refs[i]][0].matrix[cands.located[refs[i]][1]] for i in with_vec]
+        )
         picked = mmr_select(final[with_vec], vecs, limit, self.settings.mmr_lambda)
         return np.array([with_vec[p] for p in picked] + without, dtype=np.int64)

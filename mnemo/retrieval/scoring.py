@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Mapping
+from typing import TypeVar
 
 import numpy as np
 
 SECONDS_PER_DAY = 86_400.0
+K = TypeVar("K", bound=Hashable)
 
 
-def recency(age_seconds: float | np.ndarray, tau_days: float = 30.0) -> float | np.ndarray:
-    """recency = exp(-age_days / tau_days); ages below zero count as zero (seed 002)."""
+def recency(age_seconds: np.ndarray, tau_days: float = 30.0) -> np.ndarray:
+    """recency = exp(-age_days / tau_days) per element; negative ages count as zero (seed 002)."""
     age_days = np.maximum(np.asarray(age_seconds, dtype=np.float64), 0.0) / SECONDS_PER_DAY
-    out = np.exp(-age_days / tau_days)
-    return float(out) if np.ndim(out) == 0 else out
+    return np.asarray(np.exp(-age_days / tau_days))
 
 
-def blend(relevance: float, recency_score: float, weight: float) -> float:
+def blend(relevance: np.ndarray, recency_score: np.ndarray, weight: float) -> np.ndarray:
     """total = (1 - w) * relevance + w * recency (seed 002)."""
     return (1.0 - weight) * relevance + weight * recency_score
 
@@ -29,7 +31,7 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
-def min_max(scores: dict[object, float]) -> dict[object, float]:
+def min_max(scores: Mapping[K, float]) -> dict[K, float]:
     """(s - min) / (max - min) per key; all ones when every score is equal."""
     if not scores:
         return {}

@@ -71,9 +71,21 @@ class SQLiteStore:
                     "INSERT INTO messages (id, tenant, user_id, session_id, seq, role, name,"
                     " content, created_at, metadata, content_hash, embedder, embedding)"
                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (m.id, m.tenant, m.user_id, m.session_id, seq, m.role, m.name, m.content,
-                     m.created_at, json.dumps(m.metadata), m.content_hash, m.embedder,
-                     _blob(m.embedding)),
+                    (
+                        m.id,
+                        m.tenant,
+                        m.user_id,
+                        m.session_id,
+                        seq,
+                        m.role,
+                        m.name,
+                        m.content,
+                        m.created_at,
+                        json.dumps(m.metadata),
+                        m.content_hash,
+                        m.embedder,
+                        _blob(m.embedding),
+                    ),
                 )
                 out.append(rows.message_from_new(m, seq))
             self._enqueue(c, jobs, now)
@@ -88,10 +100,24 @@ class SQLiteStore:
                 "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
                 " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
                 " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (row.id, row.tenant, row.user_id, row.session_id, row.kind, row.content,
-                 json.dumps(row.tags), json.dumps(row.metadata), row.importance, row.confidence,
-                 json.dumps(row.source_message_ids), row.created_at, now, row.content_hash,
-                 row.embedder, _blob(row.embedding)),
+                (
+                    row.id,
+                    row.tenant,
+                    row.user_id,
+                    row.session_id,
+                    row.kind,
+                    row.content,
+                    json.dumps(row.tags),
+                    json.dumps(row.metadata),
+                    row.importance,
+                    row.confidence,
+                    json.dumps(row.source_message_ids),
+                    row.created_at,
+                    now,
+                    row.content_hash,
+                    row.embedder,
+                    _blob(row.embedding),
+                ),
             )
             rowid = cur.lastrowid
             c.executemany(
@@ -99,8 +125,9 @@ class SQLiteStore:
                 [(rowid, t) for t in row.tags],
             )
             item = self._memory(c, row.tenant, row.id)
-            self._history(c, item, "ADD", None, rows.snapshot(item), actor,
-                          row.source_message_ids, now)
+            self._history(
+                c, item, "ADD", None, rows.snapshot(item), actor, row.source_message_ids, now
+            )
         return item
 
     def update_memory(
@@ -115,7 +142,8 @@ class SQLiteStore:
         now = format_time(utcnow())
         with self.db.write() as c:
             old = self._live_memory(c, tenant, memory_id)
-            sets, args = ["updated_at = ?"], [now]
+            sets: list[str] = ["updated_at = ?"]
+            args: list[Any] = [now]
             for key in _MEMORY_FIELDS:
                 if key in changes:
                     value = changes[key]
@@ -126,17 +154,31 @@ class SQLiteStore:
             if "embedding" in changes:
                 sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
                 args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
-            c.execute(f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
-                      [*args, tenant, memory_id])
+            c.execute(
+                f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
+                [*args, tenant, memory_id],
+            )
             if "tags" in changes:
-                rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[0]
+                rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[
+                    0
+                ]
                 c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
-                c.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
-                              [(rowid, t) for t in changes["tags"]])
+                c.executemany(
+                    "INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
+                    [(rowid, t) for t in changes["tags"]],
+                )
             new = self._memory(c, tenant, memory_id)
             self._bump(c, tenant, old.user_id)
-            self._history(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor,
-                          source_message_ids or [], now)
+            self._history(
+                c,
+                new,
+                "UPDATE",
+                rows.snapshot(old),
+                rows.snapshot(new),
+                actor,
+                source_message_ids or [],
+                now,
+            )
         return new
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
@@ -144,8 +186,10 @@ class SQLiteStore:
         now = format_time(utcnow())
         with self.db.write() as c:
             old = self._live_memory(c, tenant, memory_id)
-            c.execute("UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
-                      (now, now, tenant, memory_id))
+            c.execute(
+                "UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
+                (now, now, tenant, memory_id),
+            )
             self._bump(c, tenant, old.user_id)
             self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
             return self._memory(c, tenant, memory_id)
@@ -155,8 +199,9 @@ class SQLiteStore:
         counts = {}
         with self.db.write() as c:
             for table in ("messages", "memories", "profile_facts", "history", "topics", "jobs"):
-                cur = c.execute(f"DELETE FROM {table} WHERE tenant=? AND user_id=?",
-                                (tenant, user_id))
+                cur = c.execute(
+                    f"DELETE FROM {table} WHERE tenant=? AND user_id=?", (tenant, user_id)
+                )
                 counts[table] = cur.rowcount
             c.execute("DELETE FROM users WHERE tenant=? AND user_id=?", (tenant, user_id))
         return counts
@@ -169,16 +214,20 @@ class SQLiteStore:
     # ---- reads ---------------------------------------------------------------------------
     def get_message(self, tenant: str, message_id: str) -> Message | None:
         """One message by id, or None."""
-        r = self.db.get().execute(
-            "SELECT * FROM messages WHERE tenant=? AND id=?", (tenant, message_id)
-        ).fetchone()
+        r = (
+            self.db.get()
+            .execute("SELECT * FROM messages WHERE tenant=? AND id=?", (tenant, message_id))
+            .fetchone()
+        )
         return rows.message(r) if r else None
 
     def get_memory(self, tenant: str, memory_id: str) -> MemoryItem | None:
         """One memory by id (deleted ones too), or None."""
-        r = self.db.get().execute(
-            "SELECT * FROM memories WHERE tenant=? AND id=?", (tenant, memory_id)
-        ).fetchone()
+        r = (
+            self.db.get()
+            .execute("SELECT * FROM memories WHERE tenant=? AND id=?", (tenant, memory_id))
+            .fetchone()
+        )
         return rows.memory(r) if r else None
 
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
@@ -192,16 +241,20 @@ class SQLiteStore:
             args.append(flt.tag)
         if not flt.include_deleted:
             where.append("deleted_at IS NULL")
-        sql = (f"SELECT * FROM memories WHERE {' AND '.join(where)}"
-               " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?")
+        sql = (
+            f"SELECT * FROM memories WHERE {' AND '.join(where)}"
+            " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+        )
         cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
         return [rows.memory(r) for r in cur]
 
     def list_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, in conversation order."""
         where, args = rows.list_where(flt, time_col="created_at")
-        sql = (f"SELECT * FROM messages WHERE {' AND '.join(where)}"
-               " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?")
+        sql = (
+            f"SELECT * FROM messages WHERE {' AND '.join(where)}"
+            " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?"
+        )
         cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
         return [rows.message(r) for r in cur]
 
@@ -216,10 +269,15 @@ class SQLiteStore:
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""
         c = self.db.get()
-        n = c.execute("SELECT count(*) FROM messages WHERE tenant=? AND user_id=? AND session_id=?",
-                      (tenant, user_id, session_id)).fetchone()[0]
-        m = c.execute("SELECT count(*) FROM memories WHERE tenant=? AND user_id=? AND session_id=?"
-                      " AND deleted_at IS NULL", (tenant, user_id, session_id)).fetchone()[0]
+        n = c.execute(
+            "SELECT count(*) FROM messages WHERE tenant=? AND user_id=? AND session_id=?",
+            (tenant, user_id, session_id),
+        ).fetchone()[0]
+        m = c.execute(
+            "SELECT count(*) FROM memories WHERE tenant=? AND user_id=? AND session_id=?"
+            " AND deleted_at IS NULL",
+            (tenant, user_id, session_id),
+        ).fetchone()[0]
         return int(n + m)
 
     def lexical(
@@ -236,8 +294,10 @@ class SQLiteStore:
         out: list[tuple[Ref, float]] = []
         c = self.db.get()
         if kinds is None or "message" in kinds:
-            sql = ("SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
-                   " WHERE messages_fts MATCH ?")
+            sql = (
+                "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
+                " WHERE messages_fts MATCH ?"
+            )
             args: list[Any] = [query]
             if session_id is not None:
                 sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
@@ -247,9 +307,11 @@ class SQLiteStore:
             out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
         mem_kinds = [k for k in (kinds or ("fact", "episode", "summary", "note")) if k != "message"]
         if mem_kinds:
-            sql = ("SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
-                   " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
-                   f" AND m.kind IN ({','.join('?' * len(mem_kinds))})")
+            sql = (
+                "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
+                " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
+                f" AND m.kind IN ({','.join('?' * len(mem_kinds))})"
+            )
             args = [query, *mem_kinds]
             if session_id is not None:
                 sql += " AND m.session_id = ?"
@@ -262,12 +324,17 @@ class SQLiteStore:
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         c = self.db.get()
-        gen = c.execute("SELECT generation FROM users WHERE tenant=? AND user_id=?",
-                        (tenant, user_id)).fetchone()
-        mm = c.execute("SELECT coalesce(max(rowid), 0) FROM messages WHERE tenant=? AND user_id=?",
-                       (tenant, user_id)).fetchone()[0]
-        xm = c.execute("SELECT coalesce(max(rowid), 0) FROM memories WHERE tenant=? AND user_id=?",
-                       (tenant, user_id)).fetchone()[0]
+        gen = c.execute(
+            "SELECT generation FROM users WHERE tenant=? AND user_id=?", (tenant, user_id)
+        ).fetchone()
+        mm = c.execute(
+            "SELECT coalesce(max(rowid), 0) FROM messages WHERE tenant=? AND user_id=?",
+            (tenant, user_id),
+        ).fetchone()[0]
+        xm = c.execute(
+            "SELECT coalesce(max(rowid), 0) FROM memories WHERE tenant=? AND user_id=?",
+            (tenant, user_id),
+        ).fetchone()[0]
         return VectorState(gen[0] if gen else -1, int(mm), int(xm))
 
     def load_vectors(
@@ -276,13 +343,16 @@ class SQLiteStore:
         """Embedded live rows of a user made by ``embedder`` (only newer than ``after``)."""
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
-        sql = ("SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
-               " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>?"
-               " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
-               " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND deleted_at IS NULL")
+        sql = (
+            "SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
+            " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>?"
+            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
+            " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND deleted_at IS NULL"
+        )
         with self.db.read() as c:
-            data = c.execute(sql, (tenant, user_id, embedder, lo_msg,
-                                   tenant, user_id, embedder, lo_mem)).fetchall()
+            data = c.execute(
+                sql, (tenant, user_id, embedder, lo_msg, tenant, user_id, embedder, lo_mem)
+            ).fetchall()
         return rows.vector_rows(data)
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
@@ -309,7 +379,9 @@ class SQLiteStore:
             for table in ("messages", "memories"):
                 for h, blob in c.execute(
                     f"SELECT content_hash, embedding FROM {table} WHERE content_hash IN ({marks})"
-                    " AND embedder=? AND embedding IS NOT NULL", [*chunk, embedder]):
+                    " AND embedder=? AND embedding IS NOT NULL",
+                    [*chunk, embedder],
+                ):
                     out[h] = np.frombuffer(blob, dtype=np.float32)
         return out
 
@@ -317,7 +389,8 @@ class SQLiteStore:
         """Distinct embedder ids of stored vectors."""
         cur = self.db.get().execute(
             "SELECT DISTINCT embedder FROM messages WHERE embedder IS NOT NULL UNION "
-            "SELECT DISTINCT embedder FROM memories WHERE embedder IS NOT NULL")
+            "SELECT DISTINCT embedder FROM memories WHERE embedder IS NOT NULL"
+        )
         return sorted(r[0] for r in cur)
 
     # ---- jobs ----------------------------------------------------------------------------
@@ -333,16 +406,20 @@ class SQLiteStore:
             r = c.execute(sql + " ORDER BY run_after, rowid LIMIT 1", args).fetchone()
             if r is None:
                 return None
-            c.execute("UPDATE jobs SET status='running', attempts=attempts+1, updated_at=?"
-                      " WHERE rowid=?", (now, r["rowid"]))
+            c.execute(
+                "UPDATE jobs SET status='running', attempts=attempts+1, updated_at=? WHERE rowid=?",
+                (now, r["rowid"]),
+            )
             job = c.execute("SELECT * FROM jobs WHERE rowid=?", (r["rowid"],)).fetchone()
         return rows.job(job)
 
     def finish_job(self, job_id: int) -> None:
         """Mark a job done."""
         with self.db.write() as c:
-            c.execute("UPDATE jobs SET status='done', updated_at=? WHERE rowid=?",
-                      (format_time(utcnow()), job_id))
+            c.execute(
+                "UPDATE jobs SET status='done', updated_at=? WHERE rowid=?",
+                (format_time(utcnow()), job_id),
+            )
 
     def fail_job(self, job_id: int, error: str, retry_in_s: float | None) -> None:
         """Record a failure: back to pending after ``retry_in_s``, or dead when None."""
@@ -350,8 +427,10 @@ class SQLiteStore:
         status = "dead" if retry_in_s is None else "pending"
         run_after = format_time(now if retry_in_s is None else rows.later(now, retry_in_s))
         with self.db.write() as c:
-            c.execute("UPDATE jobs SET status=?, last_error=?, run_after=?, updated_at=?"
-                      " WHERE rowid=?", (status, error[:2000], run_after, format_time(now), job_id))
+            c.execute(
+                "UPDATE jobs SET status=?, last_error=?, run_after=?, updated_at=? WHERE rowid=?",
+                (status, error[:2000], run_after, format_time(now), job_id),
+            )
 
     def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
         """Jobs, newest first."""
@@ -366,17 +445,30 @@ class SQLiteStore:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         with self.db.read() as c:
             one = lambda sql: c.execute(sql, (tenant,)).fetchone()[0]  # noqa: E731
-            kinds = dict(c.execute("SELECT kind, count(*) FROM memories WHERE tenant=?"
-                                   " AND deleted_at IS NULL GROUP BY kind", (tenant,)).fetchall())
-            jobs = dict(c.execute("SELECT status, count(*) FROM jobs WHERE tenant=?"
-                                  " GROUP BY status", (tenant,)).fetchall())
+            kinds = dict(
+                c.execute(
+                    "SELECT kind, count(*) FROM memories WHERE tenant=?"
+                    " AND deleted_at IS NULL GROUP BY kind",
+                    (tenant,),
+                ).fetchall()
+            )
+            jobs = dict(
+                c.execute(
+                    "SELECT status, count(*) FROM jobs WHERE tenant=? GROUP BY status", (tenant,)
+                ).fetchall()
+            )
             return Stats(
                 users=one("SELECT count(*) FROM users WHERE tenant=?"),
-                sessions=one("SELECT count(*) FROM (SELECT DISTINCT user_id, session_id"
-                             " FROM messages WHERE tenant=?)"),
+                sessions=one(
+                    "SELECT count(*) FROM (SELECT DISTINCT user_id, session_id"
+                    " FROM messages WHERE tenant=?)"
+                ),
                 messages=one("SELECT count(*) FROM messages WHERE tenant=?"),
-                memories=kinds, jobs=jobs,
-                embedder=(self.embedders_in_use() or [None])[0], path=self.location)
+                memories=kinds,
+                jobs=jobs,
+                embedder=next(iter(self.embedders_in_use()), None),
+                path=self.location,
+            )
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file ('ok' when sound)."""
@@ -388,16 +480,21 @@ class SQLiteStore:
 
     # ---- helpers -------------------------------------------------------------------------
     def _ensure_user(self, c: sqlite3.Connection, tenant: str, user_id: str, now: str) -> None:
-        c.execute("INSERT OR IGNORE INTO users (tenant, user_id, created_at) VALUES (?,?,?)",
-                  (tenant, user_id, now))
+        c.execute(
+            "INSERT OR IGNORE INTO users (tenant, user_id, created_at) VALUES (?,?,?)",
+            (tenant, user_id, now),
+        )
 
     def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> None:
-        c.execute("UPDATE users SET generation = generation + 1 WHERE tenant=? AND user_id=?",
-                  (tenant, user_id))
+        c.execute(
+            "UPDATE users SET generation = generation + 1 WHERE tenant=? AND user_id=?",
+            (tenant, user_id),
+        )
 
     def _memory(self, c: sqlite3.Connection, tenant: str, memory_id: str) -> MemoryItem:
-        r = c.execute("SELECT * FROM memories WHERE tenant=? AND id=?",
-                      (tenant, memory_id)).fetchone()
+        r = c.execute(
+            "SELECT * FROM memories WHERE tenant=? AND id=?", (tenant, memory_id)
+        ).fetchone()
         if r is None:
             raise NotFoundError(f"no memory with id {memory_id!r}")
         return rows.memory(r)
@@ -408,15 +505,31 @@ class SQLiteStore:
             raise NotFoundError(f"memory {memory_id!r} was deleted")
         return item
 
-    def _history(self, c: sqlite3.Connection, item: MemoryItem, event: str,
-                 old: dict[str, Any] | None, new: dict[str, Any] | None, actor: str,
-                 sources: list[str], now: str) -> None:
+    def _history(
+        self,
+        c: sqlite3.Connection,
+        item: MemoryItem,
+        event: str,
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+        actor: str,
+        sources: list[str],
+        now: str,
+    ) -> None:
         c.execute(
             "INSERT INTO history (tenant, user_id, memory_id, event, old, new, actor, at,"
             " source_message_ids) VALUES (?,?,?,?,?,?,?,?,?)",
-            (item.tenant, item.user_id, item.id, event,
-             None if old is None else json.dumps(old), None if new is None else json.dumps(new),
-             actor, now, json.dumps(sources)),
+            (
+                item.tenant,
+                item.user_id,
+                item.id,
+                event,
+                None if old is None else json.dumps(old),
+                None if new is None else json.dumps(new),
+                actor,
+                now,
+                json.dumps(sources),
+            ),
         )
 
     def _enqueue(self, c: sqlite3.Connection, jobs: list[NewJob], now: str) -> None:

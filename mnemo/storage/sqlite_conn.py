@@ -6,12 +6,14 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from importlib import resources
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TypeVar
 
 from mnemo.errors import SchemaError, StorageError
+
+T = TypeVar("T")
 
 #: Attempts of a write transaction that meets "database is locked" despite the busy timeout.
 LOCK_RETRIES = 50
@@ -19,7 +21,7 @@ LOCK_RETRIES = 50
 
 def migration_files() -> list[tuple[int, str]]:
     """The numbered ``NNNN_name.sql`` migrations shipped with mnemo, in order."""
-    folder = resources.files("mnemo.storage") / "migrations"
+    folder = Path(__file__).parent / "migrations"
     found = []
     for entry in folder.iterdir():
         name = entry.name
@@ -99,7 +101,7 @@ class Connections:
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
-    def _retry_locked(self, fn):  # type: ignore[no-untyped-def]
+    def _retry_locked(self, fn: Callable[[], T]) -> T:
         for attempt in range(LOCK_RETRIES):
             try:
                 return fn()
@@ -107,7 +109,7 @@ class Connections:
                 if not _is_locked(exc) or attempt == LOCK_RETRIES - 1:
                     raise
                 time.sleep(min(0.01 * 2**attempt, 0.5))
-        return None
+        raise AssertionError("unreachable")
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -156,9 +158,7 @@ class Connections:
         with self._lock:
             self._closed = True
             for conn in self._all:
-                try:
+                with suppress(sqlite3.ProgrammingError):
                     conn.close()
-                except sqlite3.ProgrammingError:
-                    pass
             self._all.clear()
         self._local = threading.local()

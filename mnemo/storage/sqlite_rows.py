@@ -25,9 +25,16 @@ def later(now: datetime, seconds: float) -> datetime:
 def message(r: sqlite3.Row) -> Message:
     """A Message from a ``messages`` row."""
     return Message(
-        id=r["id"], tenant=r["tenant"], user_id=r["user_id"], session_id=r["session_id"],
-        seq=r["seq"], role=r["role"], name=r["name"], content=r["content"],
-        created_at=parse_time(r["created_at"]), metadata=json.loads(r["metadata"]),
+        id=r["id"],
+        tenant=r["tenant"],
+        user_id=r["user_id"],
+        session_id=r["session_id"],
+        seq=r["seq"],
+        role=r["role"],
+        name=r["name"],
+        content=r["content"],
+        created_at=parse_time(r["created_at"]),
+        metadata=json.loads(r["metadata"]),
         topic_id=r["topic_id"],
     )
 
@@ -35,8 +42,15 @@ def message(r: sqlite3.Row) -> Message:
 def message_from_new(m: NewMessage, seq: int) -> Message:
     """The Message a just-inserted NewMessage became."""
     return Message(
-        id=m.id, tenant=m.tenant, user_id=m.user_id, session_id=m.session_id, seq=seq,
-        role=m.role, name=m.name, content=m.content, created_at=parse_time(m.created_at),
+        id=m.id,
+        tenant=m.tenant,
+        user_id=m.user_id,
+        session_id=m.session_id,
+        seq=seq,
+        role=m.role,
+        name=m.name,
+        content=m.content,
+        created_at=parse_time(m.created_at),
         metadata=m.metadata,
     )
 
@@ -44,12 +58,21 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
 def memory(r: sqlite3.Row) -> MemoryItem:
     """A MemoryItem from a ``memories`` row."""
     return MemoryItem(
-        id=r["id"], tenant=r["tenant"], user_id=r["user_id"], session_id=r["session_id"],
-        kind=r["kind"], content=r["content"], tags=json.loads(r["tags"]),
-        metadata=json.loads(r["metadata"]), importance=r["importance"],
-        confidence=r["confidence"], source_message_ids=json.loads(r["source_message_ids"]),
-        created_at=parse_time(r["created_at"]), updated_at=parse_time(r["updated_at"]),
-        deleted_at=_time(r["deleted_at"]), access_count=r["access_count"],
+        id=r["id"],
+        tenant=r["tenant"],
+        user_id=r["user_id"],
+        session_id=r["session_id"],
+        kind=r["kind"],
+        content=r["content"],
+        tags=json.loads(r["tags"]),
+        metadata=json.loads(r["metadata"]),
+        importance=r["importance"],
+        confidence=r["confidence"],
+        source_message_ids=json.loads(r["source_message_ids"]),
+        created_at=parse_time(r["created_at"]),
+        updated_at=parse_time(r["updated_at"]),
+        deleted_at=_time(r["deleted_at"]),
+        access_count=r["access_count"],
         last_accessed_at=_time(r["last_accessed_at"]),
     )
 
@@ -57,8 +80,12 @@ def memory(r: sqlite3.Row) -> MemoryItem:
 def snapshot(item: MemoryItem) -> dict[str, Any]:
     """The fields of a memory that history records before and after a change."""
     return {
-        "content": item.content, "tags": item.tags, "metadata": item.metadata,
-        "importance": item.importance, "confidence": item.confidence, "kind": item.kind,
+        "content": item.content,
+        "tags": item.tags,
+        "metadata": item.metadata,
+        "importance": item.importance,
+        "confidence": item.confidence,
+        "kind": item.kind,
         "session_id": item.session_id,
     }
 
@@ -66,10 +93,13 @@ def snapshot(item: MemoryItem) -> dict[str, Any]:
 def history(r: sqlite3.Row) -> HistoryEntry:
     """A HistoryEntry from a ``history`` row."""
     return HistoryEntry(
-        id=r["rowid"], memory_id=r["memory_id"], event=r["event"],
+        id=r["rowid"],
+        memory_id=r["memory_id"],
+        event=r["event"],
         old=None if r["old"] is None else json.loads(r["old"]),
         new=None if r["new"] is None else json.loads(r["new"]),
-        actor=r["actor"], at=parse_time(r["at"]),
+        actor=r["actor"],
+        at=parse_time(r["at"]),
         source_message_ids=json.loads(r["source_message_ids"]),
     )
 
@@ -77,8 +107,13 @@ def history(r: sqlite3.Row) -> HistoryEntry:
 def job(r: sqlite3.Row) -> Job:
     """A Job from a ``jobs`` row."""
     return Job(
-        id=r["rowid"], kind=r["kind"], payload=json.loads(r["payload"]), status=r["status"],
-        attempts=r["attempts"], run_after=parse_time(r["run_after"]), last_error=r["last_error"],
+        id=r["rowid"],
+        kind=r["kind"],
+        payload=json.loads(r["payload"]),
+        status=r["status"],
+        attempts=r["attempts"],
+        run_after=parse_time(r["run_after"]),
+        last_error=r["last_error"],
     )
 
 
@@ -102,8 +137,14 @@ def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
     """Pack (table, rowid, session, kind, created_at, blob) rows into arrays."""
     n = len(data)
     if n == 0:
-        return VectorRows(np.zeros(0, np.int8), np.zeros(0, np.int64), [], [],
-                          np.zeros(0, np.float64), np.zeros((0, 0), np.float32))
+        return VectorRows(
+            np.zeros(0, np.int8),
+            np.zeros(0, np.int64),
+            [],
+            [],
+            np.zeros(0, np.float64),
+            np.zeros((0, 0), np.float32),
+        )
     dim = len(data[0][5]) // 4
     vectors = np.frombuffer(b"".join(r[5] for r in data), dtype=np.float32).reshape(n, dim)
     return VectorRows(

@@ -1,0 +1,42 @@
+# mnemo: `make demo` sets up and runs the main job; `make test` sets up and runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup demo test lint typecheck eval-locomo eval-longmemeval bench clean
+
+setup: $(VENV)/.installed
+
+# torch is pinned in the same install: the CPU wheel of 2.13.0 is local; without the pin pip
+# would pull a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[local,dev]"
+	touch $@
+
+demo: setup
+	$(BIN)/mnemo demo
+
+lint: setup
+	$(BIN)/ruff check mnemo tests bench
+	$(BIN)/ruff format --check mnemo tests bench
+
+typecheck: setup
+	$(BIN)/mypy
+
+test: setup lint typecheck
+	$(BIN)/pytest -q
+
+eval-locomo: setup
+	$(BIN)/mnemo eval locomo --data ../shared/data/locomo-dev.json --json docs/results/locomo-dev.json
+
+eval-longmemeval: setup
+	$(BIN)/mnemo eval longmemeval --data ../shared/data/longmemeval-s-dev.json --json docs/results/longmemeval-s-dev.json
+
+bench: setup
+	$(BIN)/python bench/search_latency.py
+	$(BIN)/python bench/ingest.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db*

@@ -1,0 +1,251 @@
+"""The ``mnemo`` command line.
+
+Every command takes ``--db`` (the SQLite file, env ``MNEMO_PATH``) and ``--embedder``
+(env ``MNEMO_EMBEDDER``). A mnemo error prints one red line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from mnemo.errors import MnemoError
+from mnemo.importers import count_lines, jsonl_batches
+from mnemo.schemas import Hit
+from mnemo.service import Memory
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="mnemo: long-term memory for LLM chat applications.",
+)
+console = Console()
+err = Console(stderr=True)
+
+DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite file (env MNEMO_PATH).")]
+EmbedderOpt = Annotated[
+    str | None, typer.Option("--embedder", help="local, openai or hashing (env MNEMO_EMBEDDER).")
+]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.")]
+T = TypeVar("T")
+
+
+def open_memory(db: str | None, embedder: str | None, **extra: Any) -> Memory:
+    """A Memory from CLI options (unset options fall back to env, TOML and defaults)."""
+    overrides: dict[str, Any] = {
+        k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None
+    }
+    overrides.update({k: v for k, v in extra.items() if v is not None})
+    return Memory(**overrides)
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Run ``fn``; a MnemoError becomes a one-line message and exit status 2."""
+    try:
+        return fn()
+    except MnemoError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+
+
+@contextmanager
+def progress_bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar; yields ``advance(n)``."""
+    columns = [
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    ]
+    with Progress(*columns, console=err, transient=False) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
+    """A table of hits with their stage scores."""
+    table = Table(title=title, show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("kind")
+    table.add_column("when")
+    table.add_column("content", overflow="fold")
+    if explain:
+        table.add_column("stages", overflow="fold")
+    for i, h in enumerate(hits, 1):
+        who = f"{h.name or h.role}: " if h.kind == "message" and (h.name or h.role) else ""
+        row = [str(i), f"{h.score:.3f}", h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
+        if explain:
+            row.append(" ".join(f"{k}={v:.3g}" for k, v in h.scores.items()))
+        table.add_row(*row)
+    return table
+
+
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="The memory (or, with --role, the turn).")],
+    user: UserOpt,
+    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    role: Annotated[
+        str | None, typer.Option(help="Store a conversation turn with this role.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Speaker name of the turn.")] = None,
+    kind: Annotated[str, typer.Option(help="Memory kind: fact, note, episode, summary.")] = "fact",
+    tag: Annotated[list[str] | None, typer.Option(help="Tag (repeatable).")] = None,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Add a memory, or a conversation turn when --role is given."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            if role is not None:
+                turn = {"role": role, "content": text, "name": name}
+                ids = mem.add_messages([turn], user_id=user, session_id=session or "default")
+                console.print(ids[0])
+            else:
+                item = mem.add(text, user_id=user, session_id=session, kind=kind, tags=tag)
+                console.print(item.id)
+
+    guarded(run)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to recall.")],
+    user: UserOpt,
+    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
+    kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
+    explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Search a user's memories and turns."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            hits = mem.search(
+                query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
+            )
+        if as_json:
+            console.print_json(json.dumps([h.model_dump(mode="json") for h in hits]))
+        else:
+            console.print(hits_table(hits, f"{len(hits)} hits for {query!r}", explain))
+
+    guarded(run)
+
+
+@app.command("import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="File to import.")],
+    fmt: Annotated[str, typer.Option("--format", help="jsonl, locomo or longmemeval.")] = "jsonl",
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User for lines without one.")
+    ] = None,
+    session: Annotated[str, typer.Option(help="Session for lines without one.")] = "default",
+    batch_size: Annotated[int, typer.Option(help="Turns per transaction.")] = 100,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            if fmt == "jsonl":
+                total = _import_jsonl(mem, path, user, session, batch_size)
+            elif fmt in ("locomo", "longmemeval"):
+                total = _import_benchmark(mem, path, fmt)
+            else:
+                raise typer.BadParameter("--format must be jsonl, locomo or longmemeval")
+            console.print(f"imported {total} turns into {mem.store.location}")
+
+    guarded(run)
+
+
+def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size: int) -> int:
+    if not path.is_file():
+        raise typer.BadParameter(f"no such file: {path}")
+    total = 0
+    with progress_bar("importing", count_lines(path)) as advance:
+        for batch in jsonl_batches(path, user, session, size):
+            try:
+                mem.add_messages(
+                    batch.turns,
+                    user_id=batch.user_id,
+                    session_id=batch.session_id,
+                    progress=advance,
+                )
+            except MnemoError as exc:
+                raise type(exc)(
+                    f"{path}: batch starting at line {batch.first_line}: {exc}"
+                ) from None
+            total += len(batch.turns)
+    return total
+
+
+def _import_benchmark(mem: Memory, path: Path, fmt: str) -> int:
+    from mnemo.eval import locomo, longmemeval
+
+    module: Any = locomo if fmt == "locomo" else longmemeval
+    data = module.load(path)
+    with progress_bar(f"importing {fmt}", module.turn_count(data)) as advance:
+        return int(module.ingest(mem, data, progress=advance))
+
+
+@app.command()
+def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
+    """Show what the store holds."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            s = mem.stats()
+        table = Table(title=f"mnemo store {s.path}", show_header=False)
+        for key, value in (
+            ("users", s.users),
+            ("sessions", s.sessions),
+            ("messages", s.messages),
+            ("memories", s.memories or "none"),
+            ("jobs", s.jobs or "none"),
+            ("embedder", s.embedder),
+        ):
+            table.add_row(key, str(value))
+        console.print(table)
+
+    guarded(run)
+
+
+@app.command()
+def demo(
+    db: Annotated[str, typer.Option("--db", help="SQLite file to create.")] = "mnemo-demo.db",
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Ingest a sample conversation and answer a few questions, showing each stage's score."""
+    from mnemo.demo import run_demo
+
+    guarded(lambda: run_demo(db, embedder, console))
+
+
+def _mount_eval() -> None:
+    try:
+        from mnemo.eval.cli import app as eval_app
+    except ImportError:  # pragma: no cover - the eval package ships with mnemo
+        return
+    app.add_typer(eval_app, name="eval", help="Measure retrieval on LoCoMo or LongMemEval.")
+
+
+def sample_path() -> Path:
+    """The bundled sample conversation (JSONL)."""
+    return Path(__file__).parent / "data" / "sample_conversation.jsonl"
+
+
+_mount_eval()

@@ -1,0 +1,48 @@
+"""``mnemo demo``: the main job on the embedded default, end to end, in a few seconds."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from mnemo.importers import jsonl_batches
+from mnemo.service import Memory
+
+QUESTIONS = (
+    "What is the name of my dog?",
+    "Which foods should I avoid when cooking for me?",
+    "When and where is my sister's wedding?",
+    "What am I training for?",
+)
+DEMO_USER = "maya"
+
+
+def run_demo(db: str, embedder: str | None, console: Console) -> None:
+    """Ingest the bundled sample conversation into ``db`` and answer a few questions."""
+    from mnemo.cli import hits_table, sample_path
+
+    Path(db).unlink(missing_ok=True)
+    for suffix in ("-wal", "-shm"):
+        Path(db + suffix).unlink(missing_ok=True)
+    overrides: dict[str, Any] = {"path": db} | ({"embedder": embedder} if embedder else {})
+    with Memory(**overrides) as mem:
+        console.print(f"[bold]mnemo demo[/]: store {db}, embedder {mem.embedder.id}")
+        start = time.perf_counter()
+        turns = 0
+        for batch in jsonl_batches(sample_path(), DEMO_USER, "default"):
+            mem.add_messages(batch.turns, user_id=DEMO_USER, session_id=batch.session_id)
+            turns += len(batch.turns)
+        took = time.perf_counter() - start
+        console.print(f"ingested {turns} turns in {took:.2f} s (model load included)\n")
+        for question in QUESTIONS:
+            t0 = time.perf_counter()
+            hits = mem.search(question, user_id=DEMO_USER, limit=3, explain=True)
+            ms = (time.perf_counter() - t0) * 1000
+            console.print(hits_table(hits, f"{question}  ({ms:.1f} ms)", explain=True))
+        console.print(
+            f"\n{mem.stats().messages} turns stored in {db}. Try: "
+            f"mnemo search 'half marathon goal' --user {DEMO_USER} --db {db} --explain"
+        )
