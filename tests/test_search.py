@@ -1,0 +1,112 @@
+"""Search: scopes (session, cross-session, global), kinds, explain, recency and MMR."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo import Memory
+
+
+def turns(*texts: str, **extra: object) -> list[dict]:
+    return [{"role": "user", "content": t, **extra} for t in texts]
+
+
+def test_session_scope_widens_only_for_small_sessions(db_path: str) -> None:
+    mem = Memory(db_path, embedder="hashing", cross_session_threshold=3)
+    mem.add_messages(turns("the blue lighthouse keeper"), "u1", "old")
+    mem.add_messages(turns("lighthouse visit planned"), "u1", "small")
+    hits = mem.search("lighthouse", user_id="u1", session_id="small")
+    assert {h.session_id for h in hits} == {"small", "old"}  # 1 item < 3: widened
+    mem.add_messages(turns("lighthouse photos", "beach walk"), "u1", "small")
+    hits = mem.search("lighthouse", user_id="u1", session_id="small")
+    assert {h.session_id for h in hits} == {"small"}  # 3 items: session only
+    assert {h.session_id for h in mem.search("lighthouse", user_id="u1")} == {"small", "old"}
+    mem.close()
+
+
+def test_global_user_is_shared_and_users_are_isolated(mem: Memory) -> None:
+    mem.add("Company holidays are in August", user_id="global")
+    mem.add_messages(turns("my holidays start in August"), "alice")
+    mem.add_messages(turns("bob's secret holidays plan"), "bob")
+    alice = {h.content for h in mem.search("holidays", user_id="alice")}
+    assert alice == {"Company holidays are in August", "my holidays start in August"}
+    assert "bob's secret holidays plan" not in alice
+
+
+def test_global_scope_can_be_disabled(db_path: str) -> None:
+    mem = Memory(db_path, embedder="hashing", global_user_id="")
+    mem.add("shared rule about holidays", user_id="global")
+    mem.add_messages(turns("holidays"), "alice")
+    assert [h.content for h in mem.search("holidays", user_id="alice")] == ["holidays"]
+
+
+def test_kinds_filter(mem: Memory) -> None:
+    mem.add_messages(turns("tennis on sunday"), "u")
+    mem.add("likes tennis", user_id="u", kind="fact")
+    mem.add("tennis note", user_id="u", kind="note")
+    assert {h.kind for h in mem.search("tennis", user_id="u", kinds=["fact"])} == {"fact"}
+    assert {h.kind for h in mem.search("tennis", user_id="u", kinds=["message"])} == {"message"}
+    both = mem.search("tennis", user_id="u", kinds=["fact", "note"])
+    assert {h.kind for h in both} == {"fact", "note"}
+
+
+def test_hits_carry_stage_scores_and_explain_adds_ranks(mem: Memory) -> None:
+    mem.add_messages(
+        turns("Melanie painted a sunrise over the lake", metadata={"dia_id": "D1:2"}), "u"
+    )
+    [hit] = mem.search("sunrise painting", user_id="u")
+    assert hit.metadata == {"dia_id": "D1:2"} and hit.kind == "message" and hit.role == "user"
+    assert {"relevance", "final", "lexical", "dense"} <= set(hit.scores)
+    assert hit.score == hit.scores["final"]
+    assert "lexical_rank" not in hit.scores
+    [explained] = mem.search("sunrise painting", user_id="u", explain=True)
+    assert explained.scores["lexical_rank"] == 1 and explained.scores["dense_rank"] == 1
+
+
+def test_limit_and_order(mem: Memory) -> None:
+    mem.add_messages(turns(*(f"note {i} about gardening" for i in range(30))), "u")
+    hits = mem.search("gardening", user_id="u", limit=7)
+    assert len(hits) == 7
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_recency_prefers_newer_when_weighted(db_path: str) -> None:
+    mem = Memory(db_path, embedder="hashing", recency_weight=0.5)
+    mem.add_messages(turns("dentist appointment", created_at="2020-01-01T00:00:00"), "u", "a")
+    mem.add_messages(turns("dentist appointment", created_at="2024-01-01T00:00:00"), "u", "b")
+    hits = mem.search("dentist appointment", user_id="u", now="2024-01-02T00:00:00")
+    assert hits[0].session_id == "b" and hits[0].scores["recency"] > hits[1].scores["recency"]
+    assert hits[0].scores["recency"] == pytest.approx(2.718281828 ** (-1 / 30), rel=1e-6)
+
+
+def test_mmr_pushes_out_duplicates(db_path: str) -> None:
+    texts = ["paris trip in june", "paris trip in june!", "paris museum tickets"]
+    plain = Memory(db_path, embedder="hashing")
+    plain.add_messages(turns(*texts), "u")
+    top2 = [h.content for h in plain.search("paris trip june", user_id="u", limit=2)]
+    assert top2 == texts[:2]
+    diverse = Memory(db_path, embedder="hashing", use_mmr=True, mmr_lambda=0.3)
+    top2 = [h.content for h in diverse.search("paris trip june", user_id="u", limit=2)]
+    assert top2[0] in texts[:2] and top2[1] == "paris museum tickets"
+
+
+def test_min_similarity_and_dense_only_preset(db_path: str) -> None:
+    mem = Memory(db_path, embedder="hashing", preset="llmplatform")
+    mem.add_messages(turns("quantum chromodynamics lecture", "weekend bakery visit"), "u")
+    hits = mem.search("quantum chromodynamics", user_id="u")
+    assert [h.content for h in hits] == ["quantum chromodynamics lecture"]
+    assert "lexical" not in hits[0].scores
+
+
+def test_index_refreshes_across_memory_objects(db_path: str) -> None:
+    reader = Memory(db_path, embedder="hashing")
+    writer = Memory(db_path, embedder="hashing")
+    writer.add_messages(turns("first kangaroo"), "u")
+    assert len(reader.search("kangaroo", user_id="u")) == 1
+    writer.add_messages(turns("second kangaroo"), "u")
+    assert len(reader.search("kangaroo", user_id="u")) == 2
+    item = writer.add("third kangaroo", user_id="u")
+    writer.delete(item.id)
+    assert len(reader.search("kangaroo", user_id="u")) == 2
+    writer.delete_user("u")
+    assert reader.search("kangaroo", user_id="u") == []
