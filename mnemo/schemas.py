@@ -50,12 +50,16 @@ def parse_time(value: Any, field: str = "created_at") -> datetime:
         raise ValidationError(f"{field}: expected ISO-8601 text or epoch seconds, got {value!r}")
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+    try:
+        return dt.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise ValidationError(f"{field}: {value!r} is out of range in UTC") from None
 
 
 def format_time(dt: datetime) -> str:
     """The storage form of a time: fixed-width ISO-8601 UTC, so text order is time order."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    dt = dt.astimezone(UTC)
+    return f"{dt.year:04d}-" + dt.strftime("%m-%dT%H:%M:%S.%fZ")
 
 
 def utcnow() -> datetime:

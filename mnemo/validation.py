@@ -14,21 +14,32 @@ from mnemo.schemas import HIT_KINDS, MEMORY_KINDS, ROLES, MessageIn, format_time
 MAX_ID_CHARS = 256
 
 
-def identifier(value: Any, field: str) -> str:
-    """A user or session id: a non-empty string of at most 256 characters."""
+def text(value: Any, field: str) -> str:
+    """A string that is valid Unicode (no lone surrogates) and holds no NUL character."""
     if not isinstance(value, str):
         raise ValidationError(f"{field} must be a string, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(f"{field} must be valid Unicode text (lone surrogate)") from None
+    if "\x00" in value:
+        raise ValidationError(f"{field} must not contain NUL characters")
+    return value
+
+
+def identifier(value: Any, field: str) -> str:
+    """A user or session id: a non-empty string of at most 256 characters."""
+    text(value, field)
     if not value.strip():
         raise ValidationError(f"{field} must not be empty")
     if len(value) > MAX_ID_CHARS:
         raise ValidationError(f"{field} is longer than {MAX_ID_CHARS} characters")
-    return value
+    return str(value)
 
 
 def content(value: Any, max_chars: int, field: str = "content") -> str:
     """Non-empty text no longer than ``max_chars``."""
-    if not isinstance(value, str):
-        raise ValidationError(f"{field} must be a string, got {type(value).__name__}")
+    text(value, field)
     if not value.strip():
         raise ValidationError(f"{field} must not be empty")
     if len(value) > max_chars:
@@ -36,9 +47,7 @@ def content(value: Any, max_chars: int, field: str = "content") -> str:
             f"{field} has {len(value):,} characters; the limit is {max_chars:,} "
             "(setting max_content_chars)"
         )
-    if "\x00" in value:
-        raise ValidationError(f"{field} must not contain NUL characters")
-    return value
+    return str(value)
 
 
 def json_object(value: Any, field: str) -> dict[str, Any]:
@@ -48,8 +57,8 @@ def json_object(value: Any, field: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValidationError(f"{field} must be an object, got {type(value).__name__}")
     try:
-        json.dumps(value)
-    except (TypeError, ValueError) as exc:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValidationError(f"{field} is not JSON-serialisable: {exc}") from None
     return value
 
@@ -90,6 +99,8 @@ def hit_kinds(value: Any) -> tuple[str, ...] | None:
         return None
     if isinstance(value, str):
         value = [value]
+    if not isinstance(value, list | tuple) or not all(isinstance(k, str) for k in value):
+        raise ValidationError(f"kinds must be drawn from {list(HIT_KINDS)}, got {value!r}")
     kinds = tuple(dict.fromkeys(value))
     bad = [k for k in kinds if k not in HIT_KINDS]
     if bad or not kinds:
@@ -104,7 +115,7 @@ def time_text(value: Any, field: str) -> str | None:
 
 def messages(items: Any, max_chars: int) -> list[MessageIn]:
     """Validate a batch of turns; the first bad one raises with its position."""
-    if isinstance(items, dict | str) or not isinstance(items, Sequence):
+    if isinstance(items, dict | str | bytes | bytearray) or not isinstance(items, Sequence):
         raise ValidationError("messages must be a list of {role, content, ...} objects")
     if not items:
         raise ValidationError("messages must not be empty")
@@ -127,8 +138,8 @@ def messages(items: Any, max_chars: int) -> list[MessageIn]:
         )
         fields["metadata"] = json_object(item.get("metadata"), f"{where}.metadata")
         name = item.get("name")
-        if name is not None and not isinstance(name, str):
-            raise ValidationError(f"{where}.name must be a string")
+        if name is not None:
+            text(name, f"{where}.name")
         try:
             out.append(MessageIn.model_validate(fields))
         except pydantic.ValidationError as exc:

@@ -110,3 +110,25 @@ def test_index_refreshes_across_memory_objects(db_path: str) -> None:
     assert len(reader.search("kangaroo", user_id="u")) == 2
     writer.delete_user("u")
     assert reader.search("kangaroo", user_id="u") == []
+
+
+def test_rows_committed_during_an_index_load_are_held_once(db_path: str) -> None:
+    reader = Memory(db_path, embedder="hashing")
+    writer = Memory(db_path, embedder="hashing")
+    writer.add_messages(turns("first wombat"), "u")
+    real = reader.store.load_vectors
+    state = {"raced": False}
+
+    def racing_load(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if not state["raced"]:  # another process commits between state read and load
+            state["raced"] = True
+            writer.add_messages(turns("second wombat"), "u")
+        return real(*args, **kwargs)
+
+    reader.store.load_vectors = racing_load  # type: ignore[method-assign]
+    reader.search("wombat", user_id="u")
+    hits = reader.search("wombat", user_id="u")
+    index = reader.pipeline.indexes.get(reader.store, "default", "u", reader.embedder.id)
+    pairs = list(zip(index.tables[: index.n].tolist(), index.rowids[: index.n].tolist()))
+    assert len(pairs) == len(set(pairs)) == 2
+    assert sorted(h.content for h in hits) == ["first wombat", "second wombat"]

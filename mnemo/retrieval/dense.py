@@ -41,9 +41,9 @@ class VectorIndex:
                 return
             if self.state is None or current.generation != self.state.generation:
                 self._reset()
-                self._append(store.load_vectors(tenant, user_id, embedder, None))
+                self._append(store.load_vectors(tenant, user_id, embedder, None, current))
             else:
-                self._append(store.load_vectors(tenant, user_id, embedder, self.state))
+                self._append(store.load_vectors(tenant, user_id, embedder, self.state, current))
             self.state = current
 
     def _reset(self) -> None:

@@ -181,9 +181,14 @@ class Store(Protocol):
         ...
 
     def load_vectors(
-        self, tenant: str, user_id: str, embedder: str, after: VectorState | None
+        self,
+        tenant: str,
+        user_id: str,
+        embedder: str,
+        after: VectorState | None,
+        upto: VectorState,
     ) -> VectorRows:
-        """Embedded live rows of a user made by ``embedder`` (only newer than ``after``)."""
+        """Embedded live rows of a user made by ``embedder``, in (``after``, ``upto``]."""
         ...
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:

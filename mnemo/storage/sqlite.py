@@ -338,21 +338,39 @@ class SQLiteStore:
         return VectorState(gen[0] if gen else -1, int(mm), int(xm))
 
     def load_vectors(
-        self, tenant: str, user_id: str, embedder: str, after: VectorState | None
+        self,
+        tenant: str,
+        user_id: str,
+        embedder: str,
+        after: VectorState | None,
+        upto: VectorState,
     ) -> VectorRows:
-        """Embedded live rows of a user made by ``embedder`` (only newer than ``after``)."""
+        """Embedded live rows of a user made by ``embedder``, newer than ``after`` (if given)
+        and no newer than ``upto``: bounding both ends keeps concurrent inserts from being
+        loaded twice."""
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
         sql = (
             "SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
-            " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>?"
+            " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
             " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
-            " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND deleted_at IS NULL"
+            " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
+            " AND deleted_at IS NULL"
+        )
+        args = (
+            tenant,
+            user_id,
+            embedder,
+            lo_msg,
+            upto.max_message_rowid,
+            tenant,
+            user_id,
+            embedder,
+            lo_mem,
+            upto.max_memory_rowid,
         )
         with self.db.read() as c:
-            data = c.execute(
-                sql, (tenant, user_id, embedder, lo_msg, tenant, user_id, embedder, lo_mem)
-            ).fetchall()
+            data = c.execute(sql, args).fetchall()
         return rows.vector_rows(data)
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:

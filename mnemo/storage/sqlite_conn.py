@@ -15,9 +15,6 @@ from mnemo.errors import SchemaError, StorageError
 
 T = TypeVar("T")
 
-#: Attempts of a write transaction that meets "database is locked" despite the busy timeout.
-LOCK_RETRIES = 50
-
 
 def migration_files() -> list[tuple[int, str]]:
     """The numbered ``NNNN_name.sql`` migrations shipped with mnemo, in order."""
@@ -102,14 +99,27 @@ class Connections:
         return conn
 
     def _retry_locked(self, fn: Callable[[], T]) -> T:
-        for attempt in range(LOCK_RETRIES):
+        """Run ``fn``; on "database is locked" retry with backoff for about one busy timeout.
+
+        SQLite's own busy handler already waited before each failure; these retries cover
+        the cases it does not (a lock met while upgrading, a WAL reset). Past the deadline the
+        failure becomes a StorageError.
+        """
+        deadline = time.monotonic() + max(self.busy_timeout_ms / 1000, 1.0)
+        attempt = 0
+        while True:
             try:
                 return fn()
             except sqlite3.OperationalError as exc:
-                if not _is_locked(exc) or attempt == LOCK_RETRIES - 1:
-                    raise
+                if not _is_locked(exc):
+                    raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise StorageError(
+                        f"{self.path} stayed locked by another writer for more than "
+                        f"{self.busy_timeout_ms} ms (setting busy_timeout_ms)"
+                    ) from exc
                 time.sleep(min(0.01 * 2**attempt, 0.5))
-        raise AssertionError("unreachable")
+                attempt += 1
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -118,6 +128,9 @@ class Connections:
         self._retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             yield conn
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
         except BaseException:
             conn.execute("ROLLBACK")
             raise
