@@ -668,7 +668,7 @@ if HAVE_HYPOTHESIS:
     def test_any_content_is_stored_exactly_or_rejected_cleanly(
         shared: Seeded, content: str
     ) -> None:
-        """Lone surrogates (Cs) and NUL are left out: they are rejected, see the surrogate and nul-in-content cases."""
+        """Lone surrogates (Cs) and NUL are left out: those are rejected (see their own cases)."""
         mem = shared.mem
         before = mem.stats().messages
         try:

@@ -129,6 +129,8 @@ def test_rows_committed_during_an_index_load_are_held_once(db_path: str) -> None
     reader.search("wombat", user_id="u")
     hits = reader.search("wombat", user_id="u")
     index = reader.pipeline.indexes.get(reader.store, "default", "u", reader.embedder.id)
-    pairs = list(zip(index.tables[: index.n].tolist(), index.rowids[: index.n].tolist()))
+    pairs = list(
+        zip(index.tables[: index.n].tolist(), index.rowids[: index.n].tolist(), strict=True)
+    )
     assert len(pairs) == len(set(pairs)) == 2
     assert sorted(h.content for h in hits) == ["first wombat", "second wombat"]
