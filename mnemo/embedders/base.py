@@ -43,12 +43,16 @@ class Embedder(ABC):
         """Embed at most ``batch_size`` texts; returns an array of shape (len(texts), dim)."""
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Embed any number of texts in batches; returns unit rows of shape (n, dim)."""
+        """Embed any number of texts; returns unit rows of shape (n, dim), in input order.
+
+        Texts are batched in order of length, so a batch pads its texts to similar lengths.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = []
-        for start in range(0, len(texts), self.batch_size):
-            chunk = texts[start : start + self.batch_size]
+        for start in range(0, len(order), self.batch_size):
+            chunk = [texts[i] for i in order[start : start + self.batch_size]]
             vecs = np.asarray(self.embed_batch(chunk), dtype=np.float32)
             if vecs.shape != (len(chunk), self.dim):
                 raise EmbeddingError(
@@ -57,7 +61,9 @@ class Embedder(ABC):
             out.append(vecs)
             if progress is not None:
                 progress(len(chunk))
-        return normalize_rows(np.concatenate(out))
+        result = np.empty((len(texts), self.dim), dtype=np.float32)
+        result[order] = np.concatenate(out)
+        return normalize_rows(result)
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release network clients or other resources (default: nothing)."""
