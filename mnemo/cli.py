@@ -196,10 +196,15 @@ def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size:
 def _import_benchmark(mem: Memory, path: Path, fmt: str) -> int:
     from mnemo.eval import locomo, longmemeval
 
-    module: Any = locomo if fmt == "locomo" else longmemeval
-    data = module.load(path)
-    with progress_bar(f"importing {fmt}", module.turn_count(data)) as advance:
-        return int(module.ingest(mem, data, progress=advance))
+    data: Any
+    if fmt == "locomo":
+        data = locomo.load_locomo(str(path))
+        ingest: Callable[..., Any] = locomo.ingest_locomo
+    else:
+        data = longmemeval.load_longmemeval(str(path))
+        ingest = longmemeval.ingest_longmemeval
+    with progress_bar(f"importing {fmt}", data.turn_count) as advance:
+        return int(ingest(mem, data, progress=advance).turns)
 
 
 @app.command()

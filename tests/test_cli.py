@@ -107,3 +107,28 @@ def test_demo_with_the_bundled_model_recalls_the_answers(tmp_path: Path) -> None
         assert any("Biscuit" in h.content for h in top)
         top = mem.search("Which foods should I avoid when cooking for me?", user_id="maya", limit=3)
         assert any("peanuts" in h.content for h in top)
+
+
+def test_import_locomo_format(env: dict[str, str], tmp_path: Path, db_path: str) -> None:
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Bob",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I got a puppy"},
+                {"speaker": "Bob", "dia_id": "D1:2", "text": "Cute!", "blip_caption": "a dog"},
+            ],
+            "session_2_date_time": "2:00 pm on 9 May, 2023",
+        },
+        "qa": [],
+    }
+    src = tmp_path / "locomo.json"
+    src.write_text(json.dumps([sample]))
+    out = runner.invoke(app, ["import", str(src), "--format", "locomo"], env=env)
+    assert out.exit_code == 0, out.output
+    assert "imported 2 turns" in out.output
+    msgs = Memory(db_path, embedder="hashing").messages("conv-x")
+    assert [(m.name, m.metadata["dia_id"]) for m in msgs] == [("Ann", "D1:1"), ("Bob", "D1:2")]
+    assert "a dog" in msgs[1].content

@@ -132,7 +132,10 @@ def _ingest(
     state = ingest_state(mem, dataset.expected_turns())
     if state == "complete" and opts.reuse:
         return IngestStats(
-            users=len(dataset.expected_turns()), turns=dataset.turn_count, reused=True
+            users=len(dataset.expected_turns()),
+            sessions=dataset.session_count,
+            turns=dataset.turn_count,
+            reused=True,
         )
     if state == "complete":
         raise UsageProblem(

@@ -133,6 +133,10 @@ class LocomoDataset:
     def turn_count(self) -> int:
         return sum(c.turn_count for c in self.conversations)
 
+    @property
+    def session_count(self) -> int:
+        return sum(1 for c in self.conversations for s in c.sessions if s.turns)
+
     def expected_turns(self) -> dict[str, int]:
         """Turns per user id, for :func:`mnemo.eval.ingest_state`."""
         return {c.sample_id: c.turn_count for c in self.conversations}

@@ -117,6 +117,10 @@ class LongMemEvalDataset:
     def turn_count(self) -> int:
         return sum(q.turn_count for q in self.questions)
 
+    @property
+    def session_count(self) -> int:
+        return sum(1 for q in self.questions for s in q.sessions if s.turns)
+
     def expected_turns(self) -> dict[str, int]:
         """Turns per user id, for :func:`mnemo.eval.ingest_state`."""
         return {q.question_id: q.turn_count for q in self.questions}

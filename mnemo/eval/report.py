@@ -46,6 +46,7 @@ class QuestionResult(BaseModel):
     evidence: list[str]
     retrieved: list[str | None]
     metrics: dict[str, float]
+    latency_ms: float | None = None
 
 
 class Report(BaseModel):
@@ -165,7 +166,9 @@ def run_questions(
         t0 = time.perf_counter()
         hits = search(q)
         latencies.append((time.perf_counter() - t0) * 1000)
-        results.append(score(q, hits))
+        result = score(q, hits)
+        result.latency_ms = latencies[-1]
+        results.append(result)
         if progress is not None:
             progress(1)
     return results, latencies
