@@ -90,6 +90,12 @@ class Settings(BaseModel):
     embedder_api_key: str | None = Field(None, description="API key for `embedder_base_url`.")
     embedder_dim: int = Field(384, ge=8, le=8192, description="Vector size of `hashing`.")
     embed_batch_size: int = Field(64, ge=1, le=4096, description="Texts per embedding batch.")
+    embed_threads: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description="CPU threads of the local embedder (torch); unset keeps torch's default.",
+    )
     embed_timeout_s: float = Field(30.0, gt=0, description="Timeout of one embedding request.")
     embed_max_retries: int = Field(3, ge=0, le=20, description="Retries of a failed request.")
     query_cache_size: int = Field(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def _local(s: Settings) -> Embedder:
     from mnemo.embedders.local import LocalEmbedder
 
-    return LocalEmbedder(s.embedder_model, batch_size=s.embed_batch_size)
+    return LocalEmbedder(s.embedder_model, batch_size=s.embed_batch_size, threads=s.embed_threads)
 
 
 def _openai(s: Settings) -> Embedder:

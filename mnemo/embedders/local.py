@@ -57,9 +57,12 @@ def load_model(path: str) -> Any:
 class LocalEmbedder(Embedder):
     """Sentence-transformers model from a local directory (default: bundled MiniLM, 384-d)."""
 
-    def __init__(self, model_path: str | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self, model_path: str | None = None, batch_size: int = 64, threads: int | None = None
+    ) -> None:
         self.model_path = str(model_path or bundled_model_path())
         self.batch_size = batch_size
+        self.threads = threads
         name = Path(self.model_path).name
         if model_path is None:
             name = "all-MiniLM-L6-v2"
@@ -81,7 +84,13 @@ class LocalEmbedder(Embedder):
     @property
     def model(self) -> Any:
         """The loaded SentenceTransformer (loads it on first use)."""
-        return load_model(self.model_path)
+        model = load_model(self.model_path)
+        if self.threads is not None:
+            import torch
+
+            if torch.get_num_threads() != self.threads:
+                torch.set_num_threads(self.threads)  # process-wide, like torch itself
+        return model
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Encode texts with the model, normalised, on the CPU."""
