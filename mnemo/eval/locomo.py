@@ -102,6 +102,12 @@ class Conversation:
     def turn_count(self) -> int:
         return sum(len(s.turns) for s in self.sessions)
 
+    @property
+    def ended_at(self) -> datetime | None:
+        """Time of the last turn: questions are asked "as of" the end of the conversation."""
+        times = [t.created_at for s in self.sessions for t in s.turns]
+        return max(times) if times else None
+
 
 @dataclass
 class Question:
@@ -293,13 +299,14 @@ def evaluate_locomo(
     ks: Sequence[int] = DEFAULT_KS,
     progress: Progress | None = None,
 ) -> Report:
-    """Search every question in its conversation and score the turns that come back."""
+    """Search every question in its conversation, as of its last turn, and score the hits."""
     ks = sorted(set(ks))
     limit = max(*ks, NDCG_K)
     start = time.perf_counter()
+    ended = {c.sample_id: c.ended_at for c in dataset.conversations}
 
     def search(q: Question) -> list[Hit]:
-        return mem.search(q.question, user_id=q.sample_id, limit=limit)
+        return mem.search(q.question, user_id=q.sample_id, limit=limit, now=ended[q.sample_id])
 
     def score(q: Question, hits: list[Hit]) -> QuestionResult:
         ranked = [h.metadata.get("dia_id") if h.kind == "message" else None for h in hits]
