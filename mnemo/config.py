@@ -96,6 +96,11 @@ class Settings(BaseModel):
         le=256,
         description="CPU threads of the local embedder (torch); unset keeps torch's default.",
     )
+    embed_precision: Literal["auto", "float32", "bfloat16"] = Field(
+        "auto",
+        description="Local embedder arithmetic: bfloat16 is ~1.7x faster on CPUs with native "
+        "bf16 (vectors within cosine 0.9999 of float32); auto uses it only there.",
+    )
     embed_timeout_s: float = Field(30.0, gt=0, description="Timeout of one embedding request.")
     embed_max_retries: int = Field(3, ge=0, le=20, description="Retries of a failed request.")
     query_cache_size: int = Field(

@@ -134,3 +134,16 @@ def test_local_embedder_bundled_model() -> None:
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-4)
     paraphrase, unrelated = float(vecs[0] @ vecs[1]), float(vecs[0] @ vecs[2])
     assert paraphrase > 0.6 and paraphrase > unrelated + 0.3
+
+
+@pytest.mark.slow
+def test_local_bfloat16_stays_close_to_float32() -> None:
+    from mnemo.embedders.local import LocalEmbedder
+
+    texts = ["I adopted a beagle called Biscuit", "The train to Lisbon leaves at nine"]
+    full = LocalEmbedder(precision="float32").embed(texts)
+    half = LocalEmbedder(precision="bfloat16").embed(texts)
+    assert half.dtype == np.float32 and half.shape == full.shape
+    assert np.all((full * half).sum(axis=1) > 0.999)
+    with pytest.raises(ConfigError, match="embed_precision"):
+        LocalEmbedder(precision="fp8")

@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 def _local(s: Settings) -> Embedder:
     from mnemo.embedders.local import LocalEmbedder
 
-    return LocalEmbedder(s.embedder_model, batch_size=s.embed_batch_size, threads=s.embed_threads)
+    return LocalEmbedder(
+        s.embedder_model,
+        batch_size=s.embed_batch_size,
+        threads=s.embed_threads,
+        precision=s.embed_precision,
+    )
 
 
 def _openai(s: Settings) -> Embedder:

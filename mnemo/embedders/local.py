@@ -6,6 +6,7 @@ Hugging Face hub is forced offline before sentence-transformers is imported.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -54,15 +55,32 @@ def load_model(path: str) -> Any:
         return model
 
 
+@functools.cache
+def cpu_has_bf16() -> bool:
+    """True when the CPU computes bfloat16 natively (AVX512-BF16 or AMX), read from Linux."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 class LocalEmbedder(Embedder):
     """Sentence-transformers model from a local directory (default: bundled MiniLM, 384-d)."""
 
     def __init__(
-        self, model_path: str | None = None, batch_size: int = 64, threads: int | None = None
+        self,
+        model_path: str | None = None,
+        batch_size: int = 64,
+        threads: int | None = None,
+        precision: str = "auto",
     ) -> None:
         self.model_path = str(model_path or bundled_model_path())
         self.batch_size = batch_size
         self.threads = threads
+        if precision not in ("auto", "float32", "bfloat16"):
+            raise ConfigError(f"embed_precision must be auto, float32 or bfloat16: {precision!r}")
+        self.bf16 = precision == "bfloat16" or (precision == "auto" and cpu_has_bf16())
         name = Path(self.model_path).name
         if model_path is None:
             name = "all-MiniLM-L6-v2"
@@ -94,8 +112,10 @@ class LocalEmbedder(Embedder):
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Encode texts with the model, normalised, on the CPU."""
+        import torch
+
         try:
-            with self._encode_lock:
+            with self._encode_lock, torch.autocast("cpu", torch.bfloat16, enabled=self.bf16):
                 vectors = self.model.encode(
                     list(texts),
                     batch_size=self.batch_size,

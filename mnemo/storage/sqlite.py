@@ -401,7 +401,7 @@ class SQLiteStore:
             for table in ("messages", "memories"):
                 for h, blob in c.execute(
                     f"SELECT content_hash, embedding FROM {table} WHERE content_hash IN ({marks})"
-                    " AND embedder=? AND embedding IS NOT NULL",
+                    " AND +embedder=? AND embedding IS NOT NULL",  # '+': look up by hash
                     [*chunk, embedder],
                 ):
                     out[h] = np.frombuffer(blob, dtype=np.float32)
