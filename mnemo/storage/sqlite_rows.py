@@ -133,6 +133,12 @@ def list_where(flt: ListFilter, time_col: str) -> tuple[list[str], list[Any]]:
     return where, args
 
 
+def epoch_seconds(stamps: list[str]) -> np.ndarray:
+    """Epoch seconds of stored times (fixed-width ISO-8601 UTC ending in Z), vectorised."""
+    micros = np.array([t.removesuffix("Z") for t in stamps], dtype="datetime64[us]")
+    return micros.astype(np.int64) / 1e6
+
+
 def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
     """Pack (table, rowid, session, kind, created_at, blob) rows into arrays."""
     n = len(data)
@@ -152,8 +158,8 @@ def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
         rowids=np.fromiter((r[1] for r in data), dtype=np.int64, count=n),
         sessions=[r[2] for r in data],
         kinds=[r[3] for r in data],
-        times=np.fromiter((parse_time(r[4]).timestamp() for r in data), np.float64, count=n),
-        vectors=vectors.copy(),
+        times=epoch_seconds([r[4] for r in data]),
+        vectors=vectors,
     )
 
 
