@@ -7,18 +7,17 @@ Every command takes ``--db`` (the SQLite file, env ``MNEMO_PATH``) and ``--embed
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from mnemo.errors import MnemoError
 from mnemo.importers import count_lines, jsonl_batches
+from mnemo.progress import progress_bar
 from mnemo.schemas import Hit
 from mnemo.service import Memory
 
@@ -54,20 +53,6 @@ def guarded(fn: Callable[[], T]) -> T:
     except MnemoError as exc:
         err.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
-
-
-@contextmanager
-def progress_bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar; yields ``advance(n)``."""
-    columns = [
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-    ]
-    with Progress(*columns, console=err, transient=False) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda n: bar.advance(task, n)
 
 
 def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
@@ -176,7 +161,7 @@ def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size:
     if not path.is_file():
         raise typer.BadParameter(f"no such file: {path}")
     total = 0
-    with progress_bar("importing", count_lines(path)) as advance:
+    with progress_bar(err, "importing", count_lines(path)) as advance:
         for batch in jsonl_batches(path, user, session, size):
             try:
                 mem.add_messages(
@@ -203,7 +188,7 @@ def _import_benchmark(mem: Memory, path: Path, fmt: str) -> int:
     else:
         data = longmemeval.load_longmemeval(str(path))
         ingest = longmemeval.ingest_longmemeval
-    with progress_bar(f"importing {fmt}", data.turn_count) as advance:
+    with progress_bar(err, f"importing {fmt}", data.turn_count) as advance:
         return int(ingest(mem, data, progress=advance).turns)
 
 

@@ -11,22 +11,13 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from mnemo.config import Settings
 from mnemo.errors import MnemoError
@@ -34,6 +25,7 @@ from mnemo.eval import ingest_state
 from mnemo.eval.locomo import evaluate_locomo, ingest_locomo, load_locomo
 from mnemo.eval.longmemeval import evaluate_longmemeval, ingest_longmemeval, load_longmemeval
 from mnemo.eval.report import IngestStats, Report
+from mnemo.progress import progress_bar
 from mnemo.service import Memory
 
 app = typer.Typer(
@@ -112,20 +104,6 @@ def build_settings(opts: Options, db: Path) -> Settings:
     return Settings(**overrides)
 
 
-@contextmanager
-def _bar(console: Console, label: str, total: int) -> Iterator[Callable[[int], None]]:
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda n: progress.advance(task, n)
-
-
 def _ingest(
     bench: Benchmark, mem: Memory, dataset: Any, opts: Options, console: Console
 ) -> IngestStats:
@@ -147,7 +125,7 @@ def _ingest(
             f"{opts.db} holds part of this dataset (an interrupted ingest or "
             "another subset); delete it or choose another --db"
         )
-    with _bar(console, "ingest turns", dataset.turn_count) as advance:
+    with progress_bar(console, "ingest turns", dataset.turn_count) as advance:
         return bench.ingest(mem, dataset, advance)
 
 
@@ -170,7 +148,7 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
         settings = build_settings(opts, db)
         with Memory(settings=settings) as mem:
             ingest = _ingest(bench, mem, dataset, opts, status)
-            with _bar(status, "questions", len(dataset.questions)) as advance:
+            with progress_bar(status, "questions", len(dataset.questions)) as advance:
                 report: Report = bench.evaluate(mem, dataset, ks, advance)
     finally:
         if tmpdir is not None:
