@@ -29,15 +29,23 @@ PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors.
     "llmplatform": {
+        "neighbor_weight": 0.0,
         "search_limit": 8,
         "min_similarity": 0.45,
         "lexical_weight": 0.0,
         "cross_session_threshold": 50,
     },
     # seed 001: top-5 by cosine over >= 0.5.
-    "llm-managed": {"search_limit": 5, "min_similarity": 0.5, "lexical_weight": 0.0},
+    "llm-managed": {
+        "neighbor_weight": 0.0,
+        "search_limit": 5,
+        "min_similarity": 0.5,
+        "lexical_weight": 0.0,
+    },
     # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35.
     "agent-cli": {
+        "fusion": "rrf",
+        "neighbor_weight": 0.0,
         "search_limit": 5,
         "pool_factor": 3,
         "recency_weight": 0.2,
@@ -47,7 +55,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "score_threshold": 0.35,
     },
     # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6).
-    "tiered": {"search_limit": 3, "min_similarity": 0.6, "lexical_weight": 0.0},
+    "tiered": {
+        "neighbor_weight": 0.0,
+        "search_limit": 3,
+        "min_similarity": 0.6,
+        "lexical_weight": 0.0,
+    },
     # seed 004: topic memory; retrieval keeps the defaults.
     "topics": {},
 }
@@ -141,7 +154,9 @@ class Settings(BaseModel):
         "global", description="User whose items every search also sees; empty disables."
     )
     fusion: Literal["rrf", "blend"] = Field(
-        "rrf", description="How lexical and dense ranks are fused: rrf or a normalised blend."
+        "blend",
+        description="How lexical and dense results are fused: blend (min-max normalised scores, "
+        "weighted) or rrf (reciprocal rank fusion).",
     )
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant k.")
     lexical_weight: float = Field(
@@ -150,6 +165,14 @@ class Settings(BaseModel):
     dense_weight: float = Field(
         1.0, ge=0, description="Weight of the embedding ranking in fusion; 0 means lexical only."
     )
+    neighbor_weight: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="A turn gains this share of its best same-session neighbour's relevance; "
+        "0 turns it off.",
+    )
+    neighbor_span: int = Field(1, ge=1, le=5, description="How many turns away a neighbour is.")
     min_similarity: float = Field(
         0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
     )

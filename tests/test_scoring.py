@@ -72,3 +72,14 @@ def test_query_terms_drop_stopwords_and_fts_syntax() -> None:
     assert query_terms("who am I") == ["who", "am", "i"]  # only stopwords: keep them
     assert query_terms("") == [] and match_expression([]) is None
     assert match_expression(["a", "b_c"]) == 'text : ("a" OR "b_c")'
+
+
+def test_neighbor_boost_formula_and_new_candidates() -> None:
+    from mnemo.retrieval.context import neighbor_boost
+
+    rel = {"q": 1.0, "far": 0.5}
+    near = {"a": ["q"], "far": ["q"], "lonely": ["nobody"]}
+    out = neighbor_boost(rel, near, 0.3)
+    assert math.isclose(out["a"], 0.3)  # a non-candidate joins with the borrowed score
+    assert math.isclose(out["far"], 0.5 + 0.3)  # rel(d) + w * max neighbour
+    assert out["q"] == 1.0 and "lonely" not in out

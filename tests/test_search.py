@@ -134,3 +134,35 @@ def test_rows_committed_during_an_index_load_are_held_once(db_path: str) -> None
     )
     assert len(pairs) == len(set(pairs)) == 2
     assert sorted(h.content for h in hits) == ["first wombat", "second wombat"]
+
+
+def test_neighbouring_turn_of_a_match_is_recalled(db_path: str) -> None:
+    convo = [
+        {"role": "user", "content": "What instrument did you pick up during the winter?"},
+        {"role": "assistant", "content": "The cello, I practise every evening now."},
+        {"role": "user", "content": "Lovely weather for a picnic today."},
+    ]
+    other = [{"role": "user", "content": f"filler note {i} about groceries"} for i in range(20)]
+    for weight, expect_reply in ((0.0, False), (0.3, True)):
+        mem = Memory(
+            db_path, embedder="hashing", neighbor_weight=weight, fusion="blend", dense_weight=0.0
+        )
+        if weight == 0.0:
+            mem.add_messages(other, "u", "s0")
+            mem.add_messages(convo, "u", "s1")
+        hits = mem.search("which instrument during winter", user_id="u", limit=3)
+        contents = [h.content for h in hits]
+        assert contents[0] == convo[0]["content"]
+        assert (convo[1]["content"] in contents) is expect_reply
+        if expect_reply:  # the reply borrows 0.3 of the question's relevance
+            reply = next(h for h in hits if h.content == convo[1]["content"])
+            assert reply.scores["relevance"] == pytest.approx(0.3 * hits[0].scores["relevance"])
+        mem.close()
+
+
+def test_neighbours_stay_inside_their_session(db_path: str) -> None:
+    mem = Memory(db_path, embedder="hashing", neighbor_weight=0.5, dense_weight=0.0)
+    mem.add_messages([{"role": "user", "content": "unrelated closing line"}], "u", "a")
+    mem.add_messages([{"role": "user", "content": "the submarine sonar report"}], "u", "b")
+    hits = mem.search("submarine sonar", user_id="u")
+    assert [h.session_id for h in hits] == ["b"]

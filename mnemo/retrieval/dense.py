@@ -141,6 +141,23 @@ class VectorIndex:
         top = top[np.argsort(-sims[top], kind="stable")]
         return top, sims[top]
 
+    def neighbors(self, position: int, span: int = 1) -> list[int]:
+        """Positions within ``span`` of ``position`` that hold turns of the same session.
+
+        Turns of a session are written in order, so index order is conversation order.
+        """
+        code = self.session_codes[position]
+        lo, hi = max(position - span, 0), min(position + span + 1, self.n)
+        return [
+            p
+            for p in range(lo, hi)
+            if p != position and self.session_codes[p] == code and self.tables[p] == 0
+        ]
+
+    def ref(self, position: int) -> tuple[int, int]:
+        """The (table, rowid) ref held at a position."""
+        return int(self.tables[position]), int(self.rowids[position])
+
     def positions(self, refs: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
         """Map refs to their row positions in this index (refs not held are left out)."""
         return {ref: self.pos[ref] for ref in refs if ref in self.pos}

@@ -26,11 +26,12 @@ from mnemo.config import Settings
 from mnemo.embedders.base import Embedder
 from mnemo.retrieval import fusion, lexical
 from mnemo.retrieval import hits as hit_rows
+from mnemo.retrieval.context import neighbor_boost
 from mnemo.retrieval.dense import IndexCache, VectorIndex
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.schemas import Hit
-from mnemo.storage.base import Ref, Store
+from mnemo.storage.base import MESSAGE, Ref, Store
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,8 @@ class Pipeline:
             relevance = fusion.rrf(ranks, weights, s.rrf_k)
         else:
             relevance = fusion.weighted_blend(lists, weights)
+        if s.neighbor_weight > 0:
+            relevance = self._neighbors(relevance, cands)
         refs: list[Ref] = [r for r, v in relevance.items() if v >= s.score_threshold]
         if not refs:
             return []
@@ -193,6 +196,20 @@ class Pipeline:
                 scores["recency"] = float(rec[i])
             hits.append(hit_rows.to_hit(ref, rows[ref], float(final[i]), scores))
         return hits
+
+    def _neighbors(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
+        """Adjacent turns of every candidate, boosted by it (see retrieval.context)."""
+        near: dict[Ref, list[Ref]] = {}
+        for ref in list(relevance):
+            loc = cands.located.get(ref)
+            if loc is None or ref[0] != MESSAGE:
+                continue
+            index, pos = loc
+            for p in index.neighbors(pos, self.settings.neighbor_span):
+                other = index.ref(p)
+                cands.located.setdefault(other, (index, p))
+                near.setdefault(other, []).append(ref)
+        return neighbor_boost(relevance, near, self.settings.neighbor_weight)
 
     def _times(self, refs: list[Ref], cands: Candidates) -> np.ndarray:
         out = np.zeros(len(refs))
