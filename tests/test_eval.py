@@ -374,3 +374,24 @@ def test_cli_real_locomo_smoke() -> None:
     res = _invoke("locomo", "--data", str(path), "--embedder", "hashing",
                   "--limit-questions", "20")  # fmt: skip
     assert res.exit_code == 0, res.output
+
+
+def test_cli_ablation_table_json_and_plot(locomo_file: Path, tmp_path: Path) -> None:
+    out, png = tmp_path / "ablation.json", tmp_path / "recall.png"
+    res = _invoke(
+        "locomo", "--data", str(locomo_file), "--embedder", "hashing",
+        "--compare", "fusion=rrf,neighbor_weight=0", "--compare", "preset=agent-cli",
+        "--json", str(out), "--plot", str(png),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "ablation" in res.output and "fusion=rrf,neighbor_weight=0" in res.output
+    rows = json.loads(out.read_text())
+    assert [r["configuration"] for r in rows] == [
+        "settings of this run", "fusion=rrf,neighbor_weight=0", "preset=agent-cli"]  # fmt: skip
+    assert rows[1]["report"]["settings"]["fusion"] == "rrf"
+    assert rows[2]["report"]["settings"]["use_mmr"] is True  # the preset's own values apply
+    assert rows[0]["report"]["settings"]["fusion"] == "blend"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = _invoke("locomo", "--data", str(locomo_file), "--embedder", "hashing",
+                  "--compare", "fusion")  # fmt: skip
+    assert bad.exit_code == 2 and "KEY=VALUE" in bad.output

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +21,7 @@ from rich.console import Console
 
 from mnemo.config import Settings
 from mnemo.errors import MnemoError
-from mnemo.eval import ingest_state
+from mnemo.eval import ablation, ingest_state
 from mnemo.eval.locomo import evaluate_locomo, ingest_locomo, load_locomo
 from mnemo.eval.longmemeval import evaluate_longmemeval, ingest_longmemeval, load_longmemeval
 from mnemo.eval.report import IngestStats, Report
@@ -64,6 +64,8 @@ class Options:
     limit_questions: int | None
     k: str
     json_path: Path | None
+    compare: list[str] = field(default_factory=list)
+    plot_path: Path | None = None
 
 
 def parse_ks(text: str) -> list[int]:
@@ -146,23 +148,56 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
     db = opts.db or Path(str(tmpdir)) / "eval.db"
     try:
         settings = build_settings(opts, db)
+        configs = [("settings of this run", settings), *_compared(settings, opts.compare)]
         with Memory(settings=settings) as mem:
             ingest = _ingest(bench, mem, dataset, opts, status)
-            with progress_bar(status, "questions", len(dataset.questions)) as advance:
-                report: Report = bench.evaluate(mem, dataset, ks, advance)
+        rows: list[tuple[str, Report]] = []
+        for label, config in configs:
+            with (
+                Memory(settings=config) as mem,
+                progress_bar(status, f"questions: {label}", len(dataset.questions)) as advance,
+            ):
+                rows.append((label, bench.evaluate(mem, dataset, ks, advance)))
     finally:
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
+    report = rows[0][1]
     report.ingest = ingest
     report.wall_seconds = time.perf_counter() - start
     report.render(console)
-    if opts.json_path is not None:
-        try:
-            opts.json_path.write_text(report.to_json(), encoding="utf-8")
-        except OSError as exc:
-            raise UsageProblem(f"cannot write {opts.json_path}: {exc}") from None
-        console.print(f"report written to {opts.json_path}")
+    if len(rows) > 1:
+        ablation.render(console, rows)
+    try:
+        if opts.json_path is not None:
+            if len(rows) > 1:
+                ablation.write_json(opts.json_path, rows)
+            else:
+                opts.json_path.write_text(report.to_json(), encoding="utf-8")
+            console.print(f"report written to {opts.json_path}")
+        if opts.plot_path is not None:
+            ablation.plot(opts.plot_path, rows)
+            console.print(f"plot written to {opts.plot_path}")
+    except OSError as exc:
+        raise UsageProblem(f"cannot write the output: {exc}") from None
+    except ImportError:
+        raise UsageProblem('--plot needs matplotlib: pip install "mnemo[dev]"') from None
     return report
+
+
+def _compared(base: Settings, items: list[str]) -> list[tuple[str, Settings]]:
+    """One (label, settings) per --compare value, each applied over the run's settings."""
+    out = []
+    for item in items:
+        try:
+            changes = ablation.parse_config(item)
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
+        if "preset" in changes:  # a preset fills in what is not named; start from it
+            keep = {k: getattr(base, k) for k in ("path", "database_url", "embedder")}
+            out.append((item, Settings(**(keep | changes))))
+        else:
+            out.append((item, base.replace(**changes)))
+    return out
 
 
 def _main(bench: Benchmark, opts: Options) -> None:
@@ -195,6 +230,17 @@ LimitOpt = Annotated[
 ]
 KOpt = Annotated[str, typer.Option("--k", help="Cut-offs for R@k and All@k.")]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")]
+CompareOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--compare",
+        help="Also evaluate these settings on the same store, e.g. fusion=rrf,neighbor_weight=0 "
+        "(repeatable; prints an ablation table).",
+    ),
+]
+PlotOpt = Annotated[
+    Path | None, typer.Option("--plot", help="Write a PNG of recall@k per configuration.")
+]
 
 
 @app.command()
@@ -208,9 +254,23 @@ def locomo(
     limit_questions: LimitOpt = None,
     k: KOpt = "1,5,10,20",
     json_path: JsonOpt = None,
+    compare: CompareOpt = None,
+    plot: PlotOpt = None,
 ) -> None:
     """LoCoMo: evidence turns of categories 1-4, per category and overall."""
-    opts = Options(data, db, reuse, embedder, preset, set_ or [], limit_questions, k, json_path)
+    opts = Options(
+        data,
+        db,
+        reuse,
+        embedder,
+        preset,
+        set_ or [],
+        limit_questions,
+        k,
+        json_path,
+        compare or [],
+        plot,
+    )
     _main(LOCOMO, opts)
 
 
@@ -225,9 +285,23 @@ def longmemeval(
     limit_questions: LimitOpt = None,
     k: KOpt = "1,5,10,20",
     json_path: JsonOpt = None,
+    compare: CompareOpt = None,
+    plot: PlotOpt = None,
 ) -> None:
     """LongMemEval: evidence turns and sessions, per question type and overall."""
-    opts = Options(data, db, reuse, embedder, preset, set_ or [], limit_questions, k, json_path)
+    opts = Options(
+        data,
+        db,
+        reuse,
+        embedder,
+        preset,
+        set_ or [],
+        limit_questions,
+        k,
+        json_path,
+        compare or [],
+        plot,
+    )
     _main(LONGMEMEVAL, opts)
 
 
