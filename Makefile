@@ -19,8 +19,8 @@ demo: setup
 	$(BIN)/mnemo demo
 
 lint: setup
-	$(BIN)/ruff check mnemo tests bench
-	$(BIN)/ruff format --check mnemo tests bench
+	$(BIN)/ruff check mnemo tests bench scripts
+	$(BIN)/ruff format --check mnemo tests bench scripts
 
 typecheck: setup
 	$(BIN)/mypy
