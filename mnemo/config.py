@@ -80,6 +80,9 @@ class Settings(BaseModel):
     database_url: str | None = Field(
         None, description="postgresql://... URL; when set, PostgreSQL is used instead of SQLite."
     )
+    database_pool_size: int = Field(
+        10, ge=1, le=1000, description="Most PostgreSQL connections one process keeps open."
+    )
     tenant: str = Field("default", description="Tenant every row is written under locally.")
     preset: PresetName = Field(
         "default",

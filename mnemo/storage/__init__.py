@@ -16,7 +16,13 @@ def open_store(settings: Settings) -> Store:
     if settings.database_url:
         if not settings.database_url.startswith(("postgresql://", "postgres://")):
             raise ConfigError("database_url must start with postgresql://")
-        raise ConfigError("the PostgreSQL store is not available in this version of mnemo yet")
+        try:
+            from mnemo.storage.postgres import PostgresStore
+        except ImportError as exc:
+            raise ConfigError(
+                'the PostgreSQL store needs psycopg and pgvector: pip install "mnemo[postgres]"'
+            ) from exc
+        return PostgresStore(settings.database_url, settings.database_pool_size)
     from mnemo.storage.sqlite import SQLiteStore
 
     return SQLiteStore(settings.path, settings.busy_timeout_ms, settings.synchronous)
