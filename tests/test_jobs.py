@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -9,12 +10,17 @@ import pytest
 from mnemo import Memory
 from mnemo.jobs import backoff
 from mnemo.schemas import format_time, utcnow
+from mnemo.storage.sqlite import SQLiteStore
+
+OpenMem = Callable[..., Memory]
 
 
 def make_due(mem: Memory) -> None:
     """Move every pending job's run_after into the past (skips the backoff wait)."""
+    past = format_time(utcnow() - timedelta(days=1))
     with mem.store.db.write() as c:  # type: ignore[attr-defined]
-        c.execute("UPDATE jobs SET run_after=?", (format_time(utcnow() - timedelta(days=1)),))
+        mark = "?" if isinstance(mem.store, SQLiteStore) else "%s"
+        c.execute(f"UPDATE jobs SET run_after={mark}", (past,))
 
 
 def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
@@ -65,12 +71,12 @@ def test_backoff_doubles_and_caps() -> None:
     assert backoff(50) == 300.0
 
 
-def test_jobs_survive_reopen(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing")
+def test_jobs_survive_reopen(open_mem: OpenMem) -> None:
+    mem = open_mem()
     mem.handlers["turns.later"] = lambda payload: None
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     mem.close()
-    again = Memory(db_path, embedder="hashing")
+    again = open_mem()
     ran: list[dict] = []
     again.handlers["turns.later"] = ran.append
     assert again.drain() == 1 and len(ran) == 1

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
 from mnemo import Memory, MemoryItem, Message, NotFoundError, ValidationError
+
+OpenMem = Callable[..., Memory]
 
 
 def test_add_messages_keeps_order_fields_and_caller_time(mem: Memory) -> None:
@@ -123,8 +126,8 @@ def test_search_sees_new_turns_immediately_and_updates(mem: Memory) -> None:
     assert contents[0] == "The okapi was shy" and "The giraffe was tall" not in contents
 
 
-def test_context_manager_closes(db_path: str) -> None:
-    with Memory(db_path, embedder="hashing") as m:
+def test_context_manager_closes(open_mem: OpenMem) -> None:
+    with open_mem() as m:
         m.add_messages([{"role": "user", "content": "x"}], "u")
     with pytest.raises(Exception, match="closed"):
         m.messages("u")

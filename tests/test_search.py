@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from mnemo import Memory
+
+OpenMem = Callable[..., Memory]
 
 
 def turns(*texts: str, **extra: object) -> list[dict]:
     return [{"role": "user", "content": t, **extra} for t in texts]
 
 
-def test_session_scope_widens_only_for_small_sessions(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", cross_session_threshold=3)
+def test_session_scope_widens_only_for_small_sessions(open_mem: OpenMem) -> None:
+    mem = open_mem(cross_session_threshold=3)
     mem.add_messages(turns("the blue lighthouse keeper"), "u1", "old")
     mem.add_messages(turns("lighthouse visit planned"), "u1", "small")
     hits = mem.search("lighthouse", user_id="u1", session_id="small")
@@ -33,8 +37,8 @@ def test_global_user_is_shared_and_users_are_isolated(mem: Memory) -> None:
     assert "bob's secret holidays plan" not in alice
 
 
-def test_global_scope_can_be_disabled(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", global_user_id="")
+def test_global_scope_can_be_disabled(open_mem: OpenMem) -> None:
+    mem = open_mem(global_user_id="")
     mem.add("shared rule about holidays", user_id="global")
     mem.add_messages(turns("holidays"), "alice")
     assert [h.content for h in mem.search("holidays", user_id="alice")] == ["holidays"]
@@ -70,8 +74,8 @@ def test_limit_and_order(mem: Memory) -> None:
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
-def test_recency_prefers_newer_when_weighted(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", recency_weight=0.5)
+def test_recency_prefers_newer_when_weighted(open_mem: OpenMem) -> None:
+    mem = open_mem(recency_weight=0.5)
     mem.add_messages(turns("dentist appointment", created_at="2020-01-01T00:00:00"), "u", "a")
     mem.add_messages(turns("dentist appointment", created_at="2024-01-01T00:00:00"), "u", "b")
     hits = mem.search("dentist appointment", user_id="u", now="2024-01-02T00:00:00")
@@ -79,28 +83,28 @@ def test_recency_prefers_newer_when_weighted(db_path: str) -> None:
     assert hits[0].scores["recency"] == pytest.approx(2.718281828 ** (-1 / 30), rel=1e-6)
 
 
-def test_mmr_pushes_out_duplicates(db_path: str) -> None:
+def test_mmr_pushes_out_duplicates(open_mem: OpenMem) -> None:
     texts = ["paris trip in june", "paris trip in june!", "paris museum tickets"]
-    plain = Memory(db_path, embedder="hashing")
+    plain = open_mem()
     plain.add_messages(turns(*texts), "u")
     top2 = [h.content for h in plain.search("paris trip june", user_id="u", limit=2)]
     assert top2 == texts[:2]
-    diverse = Memory(db_path, embedder="hashing", use_mmr=True, mmr_lambda=0.3)
+    diverse = open_mem(use_mmr=True, mmr_lambda=0.3)
     top2 = [h.content for h in diverse.search("paris trip june", user_id="u", limit=2)]
     assert top2[0] in texts[:2] and top2[1] == "paris museum tickets"
 
 
-def test_min_similarity_and_dense_only_preset(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", preset="llmplatform")
+def test_min_similarity_and_dense_only_preset(open_mem: OpenMem) -> None:
+    mem = open_mem(preset="llmplatform")
     mem.add_messages(turns("quantum chromodynamics lecture", "weekend bakery visit"), "u")
     hits = mem.search("quantum chromodynamics", user_id="u")
     assert [h.content for h in hits] == ["quantum chromodynamics lecture"]
     assert "lexical" not in hits[0].scores
 
 
-def test_index_refreshes_across_memory_objects(db_path: str) -> None:
-    reader = Memory(db_path, embedder="hashing")
-    writer = Memory(db_path, embedder="hashing")
+def test_index_refreshes_across_memory_objects(open_mem: OpenMem) -> None:
+    reader = open_mem()
+    writer = open_mem()
     writer.add_messages(turns("first kangaroo"), "u")
     assert len(reader.search("kangaroo", user_id="u")) == 1
     writer.add_messages(turns("second kangaroo"), "u")
@@ -112,9 +116,9 @@ def test_index_refreshes_across_memory_objects(db_path: str) -> None:
     assert reader.search("kangaroo", user_id="u") == []
 
 
-def test_rows_committed_during_an_index_load_are_held_once(db_path: str) -> None:
-    reader = Memory(db_path, embedder="hashing")
-    writer = Memory(db_path, embedder="hashing")
+def test_rows_committed_during_an_index_load_are_held_once(open_mem: OpenMem) -> None:
+    reader = open_mem()
+    writer = open_mem()
     writer.add_messages(turns("first wombat"), "u")
     real = reader.store.load_vectors
     state = {"raced": False}
@@ -136,7 +140,7 @@ def test_rows_committed_during_an_index_load_are_held_once(db_path: str) -> None
     assert sorted(h.content for h in hits) == ["first wombat", "second wombat"]
 
 
-def test_neighbouring_turn_of_a_match_is_recalled(db_path: str) -> None:
+def test_neighbouring_turn_of_a_match_is_recalled(open_mem: OpenMem) -> None:
     convo = [
         {"role": "user", "content": "What instrument did you pick up during the winter?"},
         {"role": "assistant", "content": "The cello, I practise every evening now."},
@@ -144,9 +148,7 @@ def test_neighbouring_turn_of_a_match_is_recalled(db_path: str) -> None:
     ]
     other = [{"role": "user", "content": f"filler note {i} about groceries"} for i in range(20)]
     for weight, expect_reply in ((0.0, False), (0.3, True)):
-        mem = Memory(
-            db_path, embedder="hashing", neighbor_weight=weight, fusion="blend", dense_weight=0.0
-        )
+        mem = open_mem(neighbor_weight=weight, fusion="blend", dense_weight=0.0)
         if weight == 0.0:
             mem.add_messages(other, "u", "s0")
             mem.add_messages(convo, "u", "s1")
@@ -160,8 +162,8 @@ def test_neighbouring_turn_of_a_match_is_recalled(db_path: str) -> None:
         mem.close()
 
 
-def test_neighbours_stay_inside_their_session(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", neighbor_weight=0.5, dense_weight=0.0)
+def test_neighbours_stay_inside_their_session(open_mem: OpenMem) -> None:
+    mem = open_mem(neighbor_weight=0.5, dense_weight=0.0)
     mem.add_messages([{"role": "user", "content": "unrelated closing line"}], "u", "a")
     mem.add_messages([{"role": "user", "content": "the submarine sonar report"}], "u", "b")
     hits = mem.search("submarine sonar", user_id="u")
