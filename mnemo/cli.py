@@ -215,6 +215,35 @@ def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
 
 
 @app.command()
+def migrate(
+    source: Annotated[str, typer.Argument(help="SQLite file or postgresql:// URL to copy.")],
+    target: Annotated[str, typer.Argument(help="An empty SQLite file or postgresql:// URL.")],
+    embedder: EmbedderOpt = None,
+    searches: Annotated[
+        int, typer.Option("--searches", help="Sampled searches compared on both stores.")
+    ] = 20,
+) -> None:
+    """Copy a whole store into an empty one (SQLite <-> PostgreSQL) and check nothing was lost."""
+    from mnemo import migrate as mig
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    report = guarded(lambda: mig.migrate(source, target, bar, searches, embedder))
+    table = Table(title=f"{source} -> {target}")
+    for col in ("table", "source rows", "target rows", "rows identical"):
+        table.add_column(col)
+    for c in report.checks:
+        table.add_row(c.table, str(c.source_rows), str(c.target_rows), "yes" if c.same else "NO")
+    console.print(table)
+    for mode, (same, total) in report.searches.items():
+        console.print(f"{mode} searches with identical top-10 ids: {same}/{total}")
+    if not report.lossless:
+        err.print("[bold red]error:[/] the target differs from the source (see the table)")
+        raise typer.Exit(1)
+
+
+@app.command()
 def demo(
     db: Annotated[str, typer.Option("--db", help="SQLite file to create.")] = "mnemo-demo.db",
     embedder: EmbedderOpt = None,

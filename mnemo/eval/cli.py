@@ -66,6 +66,7 @@ class Options:
     json_path: Path | None
     compare: list[str] = field(default_factory=list)
     plot_path: Path | None = None
+    database_url: str | None = None
 
 
 def parse_ks(text: str) -> list[int]:
@@ -94,9 +95,9 @@ def build_settings(opts: Options, db: Path) -> Settings:
     """Settings from --embedder, --preset and --set over the defaults, on database ``db``.
 
     The environment's ``MNEMO_DATABASE_URL`` is ignored (the run uses ``db``) unless
-    ``--set database_url=...`` asks for PostgreSQL.
+    ``--database-url`` (or ``--set database_url=...``) asks for PostgreSQL.
     """
-    overrides: dict[str, Any] = {"database_url": None}
+    overrides: dict[str, Any] = {"database_url": opts.database_url}
     if opts.embedder:
         overrides["embedder"] = opts.embedder
     if opts.preset:
@@ -119,12 +120,12 @@ def _ingest(
         )
     if state == "complete":
         raise UsageProblem(
-            f"{opts.db} already holds this dataset; pass --reuse to evaluate it "
-            "again, or choose another --db"
+            f"{opts.database_url or opts.db} already holds this dataset; pass --reuse to "
+            "evaluate it again, or choose another --db"
         )
     if state == "partial":
         raise UsageProblem(
-            f"{opts.db} holds part of this dataset (an interrupted ingest or "
+            f"{opts.database_url or opts.db} holds part of this dataset (an interrupted ingest or "
             "another subset); delete it or choose another --db"
         )
     with progress_bar(console, "ingest turns", dataset.turn_count) as advance:
@@ -137,7 +138,7 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
     status = Console(stderr=True)
     start = time.perf_counter()
     ks = parse_ks(opts.k)
-    if opts.reuse and opts.db is None:
+    if opts.reuse and opts.db is None and not opts.database_url:
         raise UsageProblem("--reuse needs --db (the temporary default database is always new)")
     if opts.limit_questions is not None and opts.limit_questions < 1:
         raise UsageProblem("--limit-questions must be at least 1")
@@ -238,6 +239,14 @@ CompareOpt = Annotated[
         "(repeatable; prints an ablation table).",
     ),
 ]
+DbUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        help="Run on PostgreSQL (postgresql://...) instead of SQLite; an empty database, or "
+        "one holding this dataset with --reuse.",
+    ),
+]
 PlotOpt = Annotated[
     Path | None, typer.Option("--plot", help="Write a PNG of recall@k per configuration.")
 ]
@@ -256,6 +265,7 @@ def locomo(
     json_path: JsonOpt = None,
     compare: CompareOpt = None,
     plot: PlotOpt = None,
+    database_url: DbUrlOpt = None,
 ) -> None:
     """LoCoMo: evidence turns of categories 1-4, per category and overall."""
     opts = Options(
@@ -270,6 +280,7 @@ def locomo(
         json_path,
         compare or [],
         plot,
+        database_url,
     )
     _main(LOCOMO, opts)
 
@@ -287,6 +298,7 @@ def longmemeval(
     json_path: JsonOpt = None,
     compare: CompareOpt = None,
     plot: PlotOpt = None,
+    database_url: DbUrlOpt = None,
 ) -> None:
     """LongMemEval: evidence turns and sessions, per question type and overall."""
     opts = Options(
@@ -301,6 +313,7 @@ def longmemeval(
         json_path,
         compare or [],
         plot,
+        database_url,
     )
     _main(LONGMEMEVAL, opts)
 

@@ -58,11 +58,20 @@ def as_row(r: dict[str, Any]) -> sqlite3.Row:
     return cast(sqlite3.Row, r)
 
 
-def _configure(conn: psycopg.Connection[Any]) -> None:
+def configure(conn: psycopg.Connection[Any]) -> None:
     """Per-connection setup: the pgvector type adapters (numpy arrays in, vectors out)."""
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
+
+
+@contextmanager
+def pg_errors(location: str) -> Iterator[None]:
+    """Turn psycopg failures inside the block into StorageError naming ``location``."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise StorageError(f"PostgreSQL error on {location}: {exc}") from exc
 
 
 class PgConnections:
@@ -78,7 +87,7 @@ class PgConnections:
             min_size=1,
             max_size=max(pool_size, 1),
             kwargs={"autocommit": True, "row_factory": dict_row},
-            configure=_configure,
+            configure=configure,
             timeout=connect_timeout_s,
             open=False,
             name="mnemo",

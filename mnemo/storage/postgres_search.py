@@ -63,9 +63,10 @@ def unpack_vectors(blobs: list[bytes]) -> np.ndarray:
     return np.ascontiguousarray(packed[:, 1:], dtype=np.float32)
 
 
-def raw_vector_cursor(c: Conn) -> Any:
-    """A binary cursor on ``c`` that returns vectors as raw bytes (see :func:`unpack_vectors`)."""
-    cur = c.cursor(binary=True)
+def raw_vector_cursor(c: Conn, name: str | None = None) -> Any:
+    """A binary cursor on ``c`` returning vectors as raw bytes (see :func:`unpack_vectors`);
+    server-side when ``name`` is given (then it must run inside a transaction)."""
+    cur = c.cursor(name, binary=True) if name else c.cursor(binary=True)
     info = c.adapters.types.get("vector")
     if info is not None:
         cur.adapters.register_loader(info.oid, _RawVector)

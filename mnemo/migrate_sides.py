@@ -1,0 +1,182 @@
+"""The two ends of ``mnemo migrate``: a SQLite file and a PostgreSQL database as plain rows.
+
+Both yield rows as tuples with vectors as float32 arrays, and accept the same back, so a
+migration never needs to know which way it runs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from mnemo.storage.sqlite import SQLiteStore
+
+Advance = Callable[[int], None]
+_CHUNK = 1000
+
+
+def as_vector(value: Any) -> np.ndarray | None:
+    """A float32 vector from a SQLite blob or an array (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes | bytearray | memoryview):
+        return np.frombuffer(bytes(value), dtype=np.float32)
+    return np.asarray(value, dtype=np.float32)
+
+
+class SQLiteSide:
+    """A SQLite store's tables (FTS5 tables excluded: the triggers rebuild them)."""
+
+    def __init__(self, path: str) -> None:
+        self.store = SQLiteStore(path)
+        self.db = self.store.db
+
+    def tables(self) -> list[str]:
+        """Data tables, without FTS5 virtual tables and their shadow tables."""
+        found = self.db.get().execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
+        rows = [(r[0], r[1] or "") for r in found]
+        virtual = [n for n, s in rows if s.upper().startswith("CREATE VIRTUAL")]
+        return sorted(
+            n
+            for n, _ in rows
+            if not n.startswith("sqlite_")
+            and n not in virtual
+            and not any(n.startswith(v + "_") for v in virtual)
+        )
+
+    def columns(self, table: str) -> dict[str, str]:
+        """Columns of ``table``; BLOB columns hold vectors."""
+        info = self.db.get().execute(f'PRAGMA table_info("{table}")').fetchall()
+        return {r[1]: "vector" if r[2].upper() == "BLOB" else r[2].lower() for r in info}
+
+    def count(self, table: str) -> int:
+        """Rows in ``table``."""
+        return int(self.db.get().execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+
+    def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
+        """Every row in rowid order, blobs of vector columns as float32 arrays."""
+        kinds = self.columns(table)
+        vec_at = [i for i, c in enumerate(columns) if kinds[c] == "vector"]
+        cols = ", ".join(f'"{c}"' for c in columns)
+        conn = sqlite3.connect(self.store.location)  # its own snapshot while the target fills
+        try:
+            for r in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY rowid'):
+                values = list(r)
+                for i in vec_at:
+                    values[i] = as_vector(values[i])
+                yield tuple(values)
+        finally:
+            conn.close()
+
+    @contextmanager
+    def writing(self) -> Iterator[Callable[..., int]]:
+        """One write transaction; ``write`` inserts rows as they are (FTS triggers fire)."""
+        with self.db.write() as conn:
+
+            def write(
+                table: str, columns: list[str], rows: Iterable[tuple], advance: Advance
+            ) -> int:
+                kinds = self.columns(table)
+                vec_at = [i for i, c in enumerate(columns) if kinds[c] == "vector"]
+                marks = ", ".join("?" * len(columns))
+                cols = ", ".join(f'"{c}"' for c in columns)
+                query = f'INSERT INTO "{table}" ({cols}) VALUES ({marks})'
+                n, batch = 0, []
+                for row in rows:
+                    values = list(row)
+                    for i in vec_at:
+                        if values[i] is not None:
+                            values[i] = np.asarray(values[i], dtype=np.float32).tobytes()
+                    batch.append(values)
+                    if len(batch) == _CHUNK:
+                        conn.executemany(query, batch)
+                        n, batch = n + len(batch), []
+                        advance(_CHUNK)
+                conn.executemany(query, batch)
+                advance(len(batch))
+                return n + len(batch)
+
+            yield write
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+
+class PostgresSide:
+    """A PostgreSQL store's tables, written with binary COPY."""
+
+    def __init__(self, url: str) -> None:
+        from mnemo.storage.postgres import PostgresStore
+        from mnemo.storage.postgres_conn import configure
+
+        self.store = PostgresStore(url, pool_size=2)
+        self.conn = self.store.db.open_plain()
+        configure(self.conn)
+
+    def tables(self) -> list[str]:
+        """Ordinary tables of the store's schema."""
+        from mnemo.storage.postgres_copy import table_names
+
+        return table_names(self.conn)
+
+    def columns(self, table: str) -> dict[str, str]:
+        """Writable columns of ``table`` and their type names (``vector`` for embeddings)."""
+        from mnemo.storage.postgres_copy import table_columns
+
+        return table_columns(self.conn, table)
+
+    def count(self, table: str) -> int:
+        """Rows in ``table``."""
+        from psycopg import sql
+
+        query = sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(table))
+        r = self.conn.execute(query).fetchone()
+        return int(r["n"]) if r else 0
+
+    def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
+        """Every row in key order (a server-side cursor), vectors as float32 arrays."""
+        from mnemo.storage.postgres_conn import configure, pg_errors
+        from mnemo.storage.postgres_copy import stream
+
+        kinds = self.columns(table)
+        conn = self.store.db.open_plain()
+        try:
+            with pg_errors(self.store.location):
+                configure(conn)
+                yield from stream(conn, table, {c: kinds[c] for c in columns})
+        finally:
+            conn.close()
+
+    @contextmanager
+    def writing(self) -> Iterator[Callable[..., int]]:
+        """One transaction of COPYs; afterwards sequences move on and HNSW indexes are built."""
+        from mnemo.storage.postgres_conn import pg_errors
+        from mnemo.storage.postgres_copy import copy_in, index_stored_embedders, reset_identity
+
+        written: list[str] = []
+        with pg_errors(self.store.location), self.conn.transaction():
+
+            def write(
+                table: str, columns: list[str], rows: Iterable[tuple], advance: Advance
+            ) -> int:
+                kinds = self.columns(table)
+                written.append(table)
+                return copy_in(self.conn, table, {c: kinds[c] for c in columns}, rows, advance)
+
+            yield write
+            for table in written:
+                if "rowid" in self.columns(table):
+                    reset_identity(self.conn, table)
+            index_stored_embedders(self.conn)
+        with pg_errors(self.store.location):
+            self.conn.execute("ANALYZE")
+
+    def close(self) -> None:
+        """Close the connection and the store."""
+        self.conn.close()
+        self.store.close()
