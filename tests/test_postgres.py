@@ -1,0 +1,152 @@
+"""What only the PostgreSQL store has: URL handling, the HNSW index and store-side vector
+queries, the match-expression translation, concurrent first opens, and a closed pool.
+
+Behaviour shared with SQLite is tested on both stores in test_store.py, test_search.py,
+test_memory_api.py and test_jobs.py.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from mnemo import Memory, StorageError
+from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.postgres import PostgresStore
+from mnemo.storage.postgres_conn import migration_files, redact
+from mnemo.storage.postgres_search import index_name, unpack_vectors, websearch_query
+from mnemo.storage.sqlite_conn import migration_files as sqlite_migrations
+
+
+def test_websearch_query_from_the_pipelines_match_expression() -> None:
+    assert websearch_query('text : ("kayak" OR "red")') == '"kayak" or "red"'
+    assert websearch_query('text : ("say ""hi""")') == '"say  hi "'
+    assert websearch_query("plain words") == "plain words"
+
+
+def test_unpack_vectors_reads_pgvector_binary() -> None:
+    vecs = np.array([[1.5, -2.0, 0.25], [0.0, 3.0, -1.0]], dtype=np.float32)
+    blobs = [
+        np.int16(3).astype(">i2").tobytes() + b"\0\0" + v.astype(">f4").tobytes() for v in vecs
+    ]
+    assert np.array_equal(unpack_vectors(blobs), vecs)
+    assert unpack_vectors([]).shape == (0, 0)
+
+
+def test_redact_hides_the_password() -> None:
+    assert redact("postgresql://bob:s3cret@db:5432/x") == "postgresql://bob:***@db:5432/x"
+    assert redact("postgresql://bob@db/x") == "postgresql://bob@db/x"
+
+
+def test_migration_numbers_match_sqlite() -> None:
+    pg = [n for n, _ in migration_files()]
+    assert pg == sorted(set(pg)) and pg[0] == 1
+    assert [n for n, _ in sqlite_migrations()] == pg[: len(sqlite_migrations())]
+
+
+def test_unreachable_server_is_a_storage_error() -> None:
+    with pytest.raises(StorageError, match="cannot connect") as info:
+        PostgresStore("postgresql://nobody:pw@127.0.0.1:1/none", connect_timeout_s=2)
+    assert "pw" not in str(info.value)
+
+
+def test_closed_store_says_so(pg_url: str) -> None:
+    mem = Memory(url=pg_url, embedder="hashing")
+    mem.close()
+    with pytest.raises(StorageError, match="closed"):
+        mem.messages("u")
+
+
+def test_memory_url_and_env_select_postgres(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Memory(url=pg_url, embedder="hashing") as mem:
+        assert isinstance(mem.store, PostgresStore)
+        mem.add_messages([{"role": "user", "content": "via url"}], "u")
+    monkeypatch.setenv("MNEMO_DATABASE_URL", pg_url)
+    with Memory(embedder="hashing") as mem:
+        assert isinstance(mem.store, PostgresStore)
+        assert [m.content for m in mem.messages("u")] == ["via url"]
+
+
+def test_concurrent_first_opens_migrate_once(pg_url: str) -> None:
+    stores: list[PostgresStore] = []
+    errors: list[str] = []
+
+    def open_one() -> None:
+        try:
+            stores.append(PostgresStore(pg_url, pool_size=1))
+        except Exception as exc:  # reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(stores) == 4
+    with stores[0].db.connection() as c:
+        version = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    assert version is not None and int(version["value"]) == migration_files()[-1][0]
+    for s in stores:
+        s.close()
+
+
+def test_hnsw_index_is_built_per_embedder_and_used(pg_url: str) -> None:
+    mem = Memory(url=pg_url, embedder="hashing")
+    mem.add_messages(
+        [{"role": "user", "content": f"note {i} about apples"} for i in range(30)], "u"
+    )
+    store = mem.store
+    assert isinstance(store, PostgresStore)
+    with store.db.connection() as c:
+        names = {r["indexname"] for r in c.execute("SELECT indexname FROM pg_indexes")}
+        assert index_name("messages", "hashing:384") in names
+        assert index_name("memories", "hashing:384") in names
+        c.execute("SET enable_seqscan = off")
+        plan = c.execute(
+            "EXPLAIN SELECT rowid FROM messages WHERE embedder = 'hashing:384'"
+            " ORDER BY embedding::vector(384) <=> %s LIMIT 5",
+            (np.ones(384, dtype=np.float32),),
+        ).fetchall()
+    assert "hnsw" in " ".join(str(r) for r in plan).lower()
+    mem.close()
+
+
+def test_vector_search_agrees_with_the_exact_search(pg_url: str) -> None:
+    mem = Memory(url=pg_url, embedder="hashing")
+    texts = [f"trip {i} to {city}" for i, city in enumerate(["paris", "rome", "oslo"] * 10)]
+    mem.add_messages([{"role": "user", "content": t} for t in texts], "u", "s1")
+    mem.add_messages([{"role": "user", "content": "rome again"}], "u", "s2")
+    mem.add_messages([{"role": "user", "content": "rome for someone else"}], "other")
+    note = mem.add("rome is lovely", user_id="u", kind="note")
+    store = mem.store
+    assert isinstance(store, PostgresStore)
+    q = mem.embedder.embed(["rome again"])[0]
+    hits = store.vector_search("default", "u", mem.embedder.id, q, 5)
+    assert len(hits) == 5 and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    exact = sorted(
+        ((ref, float(v @ q)) for ref, v in _all_vectors(mem).items()), key=lambda x: -x[1]
+    )[:5]
+    assert [s for _, s in hits] == pytest.approx([s for _, s in exact], abs=1e-5)  # ties
+    in_s1 = store.vector_search("default", "u", mem.embedder.id, q, 50, session_id="s1")
+    assert len(in_s1) == 30 and all(t == MESSAGE for (t, _), _ in in_s1)
+    notes = store.vector_search("default", "u", mem.embedder.id, q, 5, kinds=("note",))
+    assert [r for r, _ in notes] == [(MEMORY, _rowid(mem, note.id))]
+    mem.delete(note.id)
+    assert store.vector_search("default", "u", mem.embedder.id, q, 5, kinds=("note",)) == []
+    mem.close()
+
+
+def _all_vectors(mem: Memory) -> dict[tuple[int, int], np.ndarray]:
+    state = mem.store.vector_state("default", "u")
+    rows = mem.store.load_vectors("default", "u", mem.embedder.id, None, state)
+    return {
+        (int(t), int(r)): v for t, r, v in zip(rows.tables, rows.rowids, rows.vectors, strict=True)
+    }
+
+
+def _rowid(mem: Memory, memory_id: str) -> int:
+    with mem.store.db.connection() as c:  # type: ignore[attr-defined]
+        r = c.execute("SELECT rowid FROM memories WHERE id=%s", (memory_id,)).fetchone()
+    return int(r["rowid"])
