@@ -17,19 +17,8 @@ from mnemo.storage.postgres import PostgresStore
 from mnemo.storage.postgres_search import index_name
 
 WORDS = [
-    "cat",
-    "dog",
-    "river",
-    "mountain",
-    "pizza",
-    "guitar",
-    "piano",
-    "summer",
-    "winter",
-    "book",
-    "movie",
-    "lake",
-    "trip",
+    *("cat", "dog", "river", "mountain", "pizza", "guitar", "piano"),
+    *("summer", "winter", "book", "movie", "lake", "trip"),
 ]
 
 
