@@ -12,7 +12,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[local,dev]"
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[local,dev,postgres]"
 	touch $@
 
 demo: setup
@@ -25,8 +25,18 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
+# PostgreSQL for the storage tests: $$MNEMO_TEST_DATABASE_URL when set, else a throwaway server
+# started by $(PGVECTOR) (needs root); without either the PostgreSQL tests are skipped.
+PGVECTOR ?= ../shared/ci/pgvector.sh
+
 test: setup lint typecheck
-	$(BIN)/pytest -q
+	@url="$${MNEMO_TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ] && [ -f "$(PGVECTOR)" ] && [ "$$(id -u)" = 0 ]; then \
+		url=$$(bash "$(PGVECTOR)" 2>.pgvector.log | tail -n 1); \
+	fi; \
+	case "$$url" in postgresql://*) echo "PostgreSQL tests on $$url";; \
+		*) url=""; echo "no PostgreSQL (see .pgvector.log): its tests will be skipped";; esac; \
+	MNEMO_TEST_DATABASE_URL="$$url" $(BIN)/pytest -q
 
 eval-locomo: setup
 	$(BIN)/mnemo eval locomo --data ../shared/data/locomo-dev.json --json docs/results/locomo-dev.json
@@ -39,4 +49,4 @@ bench: setup
 	$(BIN)/python bench/ingest.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db*
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db* .pgvector.log
