@@ -1,0 +1,402 @@
+"""PostgreSQL + pgvector beside SQLite, on one multi-user table, in the same run.
+
+For each size N (``--sizes 100k,1m``) both stores get N synthetic messages spread over
+``--users`` users (deterministic texts from ``corpus.py``; synthetic clustered unit vectors,
+not the embedder, so building is fast). Then:
+
+* **bulk import**: PostgreSQL binary ``COPY`` into ``messages`` (tsvector computed, GIN and
+  b-tree indexes maintained), then the HNSW build, timed apart; SQLite ``add_messages``-style
+  inserts through the store in batches of 10k (FTS5 triggers maintained);
+* **vector query for one user** (random users, ``--queries`` of them, top 10):
+  PostgreSQL store-side ``vector_search`` through the HNSW index (iterative scan; recall@10
+  against the exact answer reported), the same query without the index (exact, via the user
+  b-tree), and SQLite's design: the user's vectors loaded from the store plus an exact numpy
+  product (cold), and the product alone once loaded (warm);
+* **Memory.search** (the whole pipeline: lexical + in-process exact index; hashing query
+  embedder) on both stores;
+* **four processes writing at once** (``--writers``) for ``--write-seconds``: each calls
+  ``Memory.add_messages`` with 10 turns for random users; turns/s and per-call p50/p95.
+
+    .venv/bin/python bench/postgres.py --url postgresql://postgres@127.0.0.1:55432/postgres
+    .venv/bin/python bench/postgres.py --sizes 100k --json bench/results/postgres.json
+
+The PostgreSQL data goes into a schema ``bench_<N>`` (dropped afterwards unless ``--keep``);
+the SQLite files into ``bench/.cache/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.table import Table
+
+import common
+import corpus
+from common import console, fmt, now
+from mnemo import Memory
+from mnemo.schemas import format_time, parse_time
+from mnemo.storage.base import NewMessage
+from mnemo.storage.postgres import PostgresStore
+from mnemo.storage.postgres_conn import configure
+from mnemo.storage.postgres_copy import copy_in, index_stored_embedders, table_columns
+from mnemo.storage.sqlite import SQLiteStore
+
+EMBEDDER = "hashing:384"  # the tag of the synthetic vectors: Memory opens with hashing:384
+DIM = 384
+TOPICS = 256
+CHUNK = 10_000
+
+
+# ---- data ------------------------------------------------------------------------------------
+def centroids(seed: int = 5) -> np.ndarray:
+    """Unit topic centres; vectors cluster around them like real embeddings do."""
+    c = np.random.default_rng(seed).standard_normal((TOPICS, DIM)).astype(np.float32)
+    return c / np.linalg.norm(c, axis=1, keepdims=True)
+
+
+def vectors(start: int, n: int, centres: np.ndarray) -> np.ndarray:
+    """Deterministic unit vectors for rows ``start .. start+n``: a topic centre plus noise."""
+    rng = np.random.default_rng(1_000_003 + start)
+    topics = rng.integers(0, TOPICS, n)
+    v = centres[topics] + 0.6 * rng.standard_normal((n, DIM)).astype(np.float32) / np.sqrt(DIM)
+    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+
+def chunks(n: int, users: int) -> Any:
+    """``NewMessage`` chunks of ``CHUNK`` rows: row i belongs to user ``i % users``."""
+    centres = centroids()
+    texts = corpus.synthetic_turns(min(n, 200_000))
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        vecs = vectors(start, m, centres)
+        out = []
+        for j in range(m):
+            i = start + j
+            t = texts[i % len(texts)]
+            out.append(
+                NewMessage(
+                    id=f"msg_bench{i:09d}",
+                    tenant="default",
+                    user_id=f"user{i % users:05d}",
+                    session_id=f"s{(i // users) // 50}",
+                    role=t["role"],
+                    name=None,
+                    content=t["content"] if i < len(texts) else f"{t['content']} (#{i})",
+                    created_at=format_time(parse_time(t["created_at"])),
+                    metadata={},
+                    content_hash=f"h{i}",
+                    embedder=EMBEDDER,
+                    embedding=vecs[j],
+                )
+            )
+        yield out
+
+
+def seq_of(i: int, users: int) -> int:
+    """The per-session position of row ``i`` (sessions hold 50 turns of one user)."""
+    return (i // users) % 50 + 1
+
+
+# ---- building -----------------------------------------------------------------------------
+def build_postgres(url: str, n: int, users: int) -> tuple[PostgresStore, dict[str, float]]:
+    """A fresh schema filled by binary COPY, then the HNSW index; times of each step."""
+    store = PostgresStore(url, pool_size=4)
+    conn = store.db.open_plain()
+    configure(conn)
+    cols = table_columns(conn, "messages")
+    names = [c for c in cols if c not in ("rowid", "topic_id")]
+    types = {c: cols[c] for c in names}
+    t0 = now()
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO users (tenant, user_id, created_at) SELECT 'default',"
+            " 'user' || lpad(g::text, 5, '0'), '2023-01-01T00:00:00.000000Z'"
+            " FROM generate_series(0, %s - 1) g",
+            (users,),
+        )
+        done = 0
+        for chunk in chunks(n, users):
+            rows = (row_values(m, done + k, users, names) for k, m in enumerate(chunk))
+            done += copy_in(conn, "messages", types, rows)
+    t_copy = now() - t0
+    t0 = now()
+    index_stored_embedders(conn)
+    t_index = now() - t0
+    conn.execute("ANALYZE messages")
+    conn.close()
+    return store, {"copy_s": t_copy, "hnsw_s": t_index, "rows_per_s": n / t_copy}
+
+
+def row_values(m: NewMessage, i: int, users: int, names: list[str]) -> tuple[Any, ...]:
+    """A message's column values in ``names`` order, as COPY wants them."""
+    values = {
+        "id": m.id,
+        "tenant": m.tenant,
+        "user_id": m.user_id,
+        "session_id": m.session_id,
+        "seq": seq_of(i, users),
+        "role": m.role,
+        "name": m.name,
+        "content": m.content,
+        "created_at": m.created_at,
+        "metadata": "{}",
+        "content_hash": m.content_hash,
+        "embedder": m.embedder,
+        "embedding": m.embedding,
+    }
+    return tuple(values[c] for c in names)
+
+
+def build_sqlite(path: Path, n: int, users: int) -> tuple[SQLiteStore, dict[str, float]]:
+    """A fresh SQLite file filled through the store's ``add_messages`` in 10k-row batches."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    store = SQLiteStore(str(path))
+    t0 = now()
+    for chunk in chunks(n, users):
+        store.add_messages(chunk, [])
+    took = now() - t0
+    return store, {"copy_s": took, "rows_per_s": n / took}
+
+
+# ---- searching ----------------------------------------------------------------------------
+def query_vectors(q: int) -> np.ndarray:
+    """Query vectors near the topic centres (like a question about a known topic)."""
+    return vectors(10**9, q, centroids())
+
+
+def pg_vector_queries(store: PostgresStore, users: list[str], qs: np.ndarray) -> dict[str, Any]:
+    """HNSW store-side search and the exact query, timed; recall@10 of HNSW vs exact."""
+    hnsw, exact, recall = [], [], []
+    for user, q in zip(users, qs, strict=True):
+        t0 = now()
+        got = store.vector_search("default", user, EMBEDDER, q, 10, kinds=("message",))
+        hnsw.append(now() - t0)
+        t0 = now()
+        with store.db.connection() as c:
+            truth = c.execute(
+                "SELECT rowid FROM messages WHERE tenant='default' AND user_id=%s"
+                " AND embedder=%s ORDER BY embedding <=> %s LIMIT 10",
+                (user, EMBEDDER, q),
+            ).fetchall()
+        exact.append(now() - t0)
+        want = {r["rowid"] for r in truth}
+        recall.append(len(want & {rid for (_, rid), _ in got}) / max(len(want), 1))
+    return {
+        "hnsw": common.stats_ms(hnsw),
+        "exact_sql": common.stats_ms(exact),
+        "hnsw_recall_at_10": float(np.mean(recall)),
+    }
+
+
+def sqlite_vector_queries(store: SQLiteStore, users: list[str], qs: np.ndarray) -> dict[str, Any]:
+    """SQLite's design: load the user's vectors (cold) and an exact numpy top 10 (warm)."""
+    cold, warm = [], []
+    for user, q in zip(users, qs, strict=True):
+        t0 = now()
+        state = store.vector_state("default", user)
+        rows = store.load_vectors("default", user, EMBEDDER, None, state)
+        t1 = now()
+        sims = rows.vectors @ q
+        top = np.argpartition(-sims, min(10, len(sims) - 1))[:10]
+        _ = top[np.argsort(-sims[top])]
+        t2 = now()
+        cold.append(t2 - t0)
+        warm.append(t2 - t1)
+    return {"load_and_numpy": common.stats_ms(cold), "numpy_only": common.stats_ms(warm)}
+
+
+def memory_search(mem: Memory, users: list[str], queries: list[str]) -> dict[str, Any]:
+    """``Memory.search`` p50/p95 over random users (first search per user loads vectors)."""
+    mem.search("warm up", user_id=users[0])
+    times = []
+    for user, text in zip(users, queries, strict=True):
+        t0 = now()
+        mem.search(text, user_id=user, limit=10)
+        times.append(now() - t0)
+    return common.stats_ms(times)
+
+
+# ---- concurrent writers -------------------------------------------------------------------
+def writer(where: str, users: int, seconds: float, seed: int) -> None:
+    """One writer process: add_messages of 10 turns for random users until time is up."""
+    rng = np.random.default_rng(seed)
+    mem = Memory(url=where, embedder="hashing") if where.startswith("postgres") else None
+    mem = mem or Memory(where, embedder="hashing")
+    texts = corpus.synthetic_turns(2000, seed=seed)
+    lat, turns, deadline, k = [], 0, time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        batch = [
+            {"role": t["role"], "content": f"{t['content']} (w{seed}.{k}.{j})"}
+            for j, t in enumerate(texts[(k * 10) % 1990 : (k * 10) % 1990 + 10])
+        ]
+        user = f"user{int(rng.integers(users)):05d}"
+        t0 = now()
+        mem.add_messages(batch, user_id=user, session_id=f"w{seed}")
+        lat.append(now() - t0)
+        turns, k = turns + len(batch), k + 1
+    mem.close()
+    print(json.dumps({"turns": turns, "latencies": lat}))
+
+
+def concurrent_writes(where: str, users: int, procs: int, seconds: float) -> dict[str, Any]:
+    """``procs`` writer processes at once; total turns/s and per-call latency."""
+    cmd = [sys.executable, __file__, "_writer", where, str(users), str(seconds)]
+    env = {**os.environ, "PYTHONPATH": str(common.ROOT)}
+    started = [
+        subprocess.Popen([*cmd, str(i)], stdout=subprocess.PIPE, text=True, env=env)
+        for i in range(procs)
+    ]
+    t0 = now()
+    results = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in started]
+    wall = now() - t0
+    lat = [x for r in results for x in r["latencies"]]
+    total = sum(r["turns"] for r in results)
+    return {
+        "processes": procs,
+        "turns": total,
+        "turns_per_s": total / wall,
+        **{f"call_{k}": v for k, v in common.stats_ms(lat).items() if k in ("p50", "p95")},
+    }
+
+
+# ---- the run ------------------------------------------------------------------------------
+def schema_url(url: str, schema: str) -> str:
+    """``url`` whose search_path starts with ``schema`` (created here, empty)."""
+    from urllib.parse import urlencode, urlsplit, urlunsplit
+
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        c.execute(f"CREATE SCHEMA {schema}")
+    parts = urlsplit(url)
+    opts = urlencode({"options": f"-csearch_path={schema},public"})
+    return urlunsplit(parts._replace(query=opts))
+
+
+def drop_schema(url: str, schema: str) -> None:
+    """Remove a benchmark schema."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def run_size(args: argparse.Namespace, n: int) -> dict[str, Any]:
+    """Everything for one size, PostgreSQL and SQLite side by side."""
+    schema = f"bench_{common.label(n)}"
+    url = schema_url(args.url, schema)
+    sqlite_path = common.CACHE_DIR / f"postgres-bench-{common.label(n)}.db"
+    sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(42)
+    users = [f"user{int(u):05d}" for u in rng.integers(0, args.users, args.queries)]
+    qs, texts = query_vectors(args.queries), corpus.synthetic_queries(args.queries)
+    out: dict[str, Any] = {"n": n, "users": args.users}
+    console.print(f"[bold]{common.label(n)}[/]: building PostgreSQL (COPY + HNSW) ...")
+    pg, out["pg_import"] = build_postgres(url, n, args.users)
+    console.print("building SQLite (add_messages in 10k batches) ...")
+    lite, out["sqlite_import"] = build_sqlite(sqlite_path, n, args.users)
+    console.print("vector queries ...")
+    out["pg_vector"] = pg_vector_queries(pg, users, qs)
+    out["sqlite_vector"] = sqlite_vector_queries(lite, users, qs)
+    console.print("Memory.search ...")
+    with Memory(url=url, embedder="hashing") as mem:
+        out["pg_search"] = memory_search(mem, users, texts)
+    with Memory(str(sqlite_path), embedder="hashing") as mem:
+        out["sqlite_search"] = memory_search(mem, users, texts)
+    pg.close()
+    lite.close()
+    if args.writers:
+        console.print(f"{args.writers} concurrent writers ...")
+        out["pg_writes"] = concurrent_writes(url, args.users, args.writers, args.write_seconds)
+        out["sqlite_writes"] = concurrent_writes(
+            str(sqlite_path), args.users, args.writers, args.write_seconds
+        )
+    if not args.keep:
+        drop_schema(args.url, schema)
+    return out
+
+
+def report(results: list[dict[str, Any]]) -> Table:
+    """One row per measurement, PostgreSQL beside SQLite."""
+    table = Table(title="PostgreSQL + pgvector vs SQLite (same run)")
+    for col in ("N", "measure", "PostgreSQL", "SQLite"):
+        table.add_column(col, justify="right" if col != "measure" else "left")
+    for r in results:
+        n = common.label(r["n"])
+        pi, si = r["pg_import"], r["sqlite_import"]
+        table.add_row(n, "bulk import rows/s", fmt(pi["rows_per_s"], 0), fmt(si["rows_per_s"], 0))
+        table.add_row(n, "HNSW build s (after COPY)", fmt(pi["hnsw_s"], 1), "-")
+        pv, sv = r["pg_vector"], r["sqlite_vector"]
+        for key, label in (("p50", "p50"), ("p95", "p95")):
+            table.add_row(
+                n,
+                f"vector top-10 one user {label} ms (PG HNSW / SQLite load+numpy)",
+                fmt(pv["hnsw"][key]),
+                fmt(sv["load_and_numpy"][key]),
+            )
+            table.add_row(
+                n,
+                f"vector top-10 {label} ms (PG exact SQL / SQLite numpy warm)",
+                fmt(pv["exact_sql"][key]),
+                fmt(sv["numpy_only"][key]),
+            )
+        table.add_row(n, "HNSW recall@10 vs exact", fmt(pv["hnsw_recall_at_10"], 3), "-")
+        for key in ("p50", "p95"):
+            table.add_row(
+                n,
+                f"Memory.search {key} ms",
+                fmt(r["pg_search"][key]),
+                fmt(r["sqlite_search"][key]),
+            )
+        if "pg_writes" in r:
+            pw, sw = r["pg_writes"], r["sqlite_writes"]
+            table.add_row(
+                n,
+                f"{pw['processes']} writers: turns/s",
+                fmt(pw["turns_per_s"], 0),
+                fmt(sw["turns_per_s"], 0),
+            )
+            for key in ("call_p50", "call_p95"):
+                table.add_row(
+                    n,
+                    f"{pw['processes']} writers: add_messages {key} ms",
+                    fmt(pw[key]),
+                    fmt(sw[key]),
+                )
+    return table
+
+
+def main() -> None:
+    """Parse arguments, run every size, print and save."""
+    if len(sys.argv) > 1 and sys.argv[1] == "_writer":
+        writer(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
+        return
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--url", default=os.environ.get("MNEMO_TEST_DATABASE_URL"))
+    p.add_argument("--sizes", default="100k")
+    p.add_argument("--users", type=int, default=1000)
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--writers", type=int, default=4)
+    p.add_argument("--write-seconds", type=float, default=15.0)
+    p.add_argument("--keep", action="store_true", help="Keep the PostgreSQL schema.")
+    p.add_argument("--json", help="Also write the results here.")
+    args = p.parse_args()
+    if not args.url:
+        p.error("--url (or MNEMO_TEST_DATABASE_URL) is required: bash ../shared/ci/pgvector.sh")
+    results = [run_size(args, common.parse_size(x)) for x in args.sizes.split(",")]
+    console.print(report(results))
+    common.write_json(args.json, {"machine": common.machine(), "results": results})
+
+
+if __name__ == "__main__":
+    main()
