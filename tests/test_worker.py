@@ -117,7 +117,7 @@ def effects_db(tmp_path: Path) -> str:
     return str(tmp_path / "effects.db")
 
 
-# ---- the lease --------------------------------------------------------------------------------
+# ---- the lease -------------------------------------------------------------------------------
 def test_killed_worker_job_is_reclaimed_after_lease_and_done_once(
     tmp_path: Path, db_path: str, effects_db: str
 ) -> None:
@@ -196,7 +196,7 @@ def test_job_whose_workers_keep_dying_ends_dead(db_path: str) -> None:
     mem.close()
 
 
-# ---- usage ----------------------------------------------------------------------------------------
+# ---- usage -----------------------------------------------------------------------------------
 def test_handler_usage_is_stored_on_the_job(mem: Memory) -> None:
     mem.handlers["turns.llm"] = lambda payload: Usage(120, 30, 150)
     mem.handlers["turns.dict"] = lambda payload: {"prompt_tokens": 7, "total_tokens": 7}
@@ -212,13 +212,14 @@ def test_handler_usage_is_stored_on_the_job(mem: Memory) -> None:
 
 
 def test_usage_of_accepts_usage_and_int_dicts_only() -> None:
-    assert usage_of(Usage(1, 1, 2)) == {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    expected = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    assert usage_of(Usage(1, 1, 2)) == expected
     assert usage_of({"total_tokens": 4}) == {"total_tokens": 4}
     for other in (None, 3, {"total_tokens": 1.5}, {"total_tokens": True}, [1]):
         assert usage_of(other) is None
 
 
-# ---- the Worker thread ------------------------------------------------------------------------------
+# ---- the Worker thread -----------------------------------------------------------------------
 def test_worker_thread_runs_jobs_as_they_arrive_and_stops(mem: Memory) -> None:
     seen: list[list[str]] = []
     mem.handlers["turns.collect"] = lambda payload: seen.append(payload["message_ids"])
@@ -264,7 +265,7 @@ def test_worker_survives_a_store_failure(db_path: str) -> None:
     assert worker.stop(timeout=WAIT_S)
 
 
-# ---- processes and the CLI ----------------------------------------------------------------------------
+# ---- processes and the CLI -------------------------------------------------------------------
 def test_sigterm_finishes_the_current_job_then_exits(
     tmp_path: Path, db_path: str, effects_db: str
 ) -> None:
@@ -306,7 +307,7 @@ def test_mnemo_worker_once_drains_and_exits(db_path: str) -> None:
         assert only_job(mem).status == "dead"  # this CLI registers no handler of that kind
 
 
-# ---- the write path never waits for the LLM ---------------------------------------------------------------
+# ---- the write path never waits for the LLM --------------------------------------------------
 @pytest.fixture
 def hanging_llm() -> Iterator[LLMClient]:
     with ScriptedServer() as server:
