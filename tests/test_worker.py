@@ -331,3 +331,26 @@ def test_add_messages_only_enqueues_llm_work(mem: Memory, hanging_llm: LLMClient
     job = only_job(mem)
     assert job.status == "pending" and job.attempts == 1  # will be retried with backoff
     assert LLMTransientError.__name__ in (job.last_error or "")
+
+
+def test_two_workers_on_one_file_run_each_job_once(db_path: str) -> None:
+    mems = [Memory(db_path, embedder="hashing") for _ in range(2)]
+    runs: list[tuple[int, str]] = []
+    lock = threading.Lock()
+    for n, m in enumerate(mems):
+
+        def record(payload: dict[str, Any], n: int = n) -> None:
+            time.sleep(0.02)
+            with lock:
+                runs.append((n, payload["message_ids"][0]))
+
+        m.handlers["turns.record"] = record
+    ids = [mems[0].add_messages([{"role": "user", "content": f"t{i}"}], "u1")[0] for i in range(40)]
+    workers = [Worker(m, poll_s=0.01).start() for m in mems]
+    wait_for(lambda: len(runs) >= 40)
+    assert all(w.stop(timeout=WAIT_S) for w in workers)
+    assert sorted(i for _, i in runs) == sorted(ids)  # every job once, none twice
+    assert {n for n, _ in runs} == {0, 1}  # both workers took part
+    assert mems[0].stats().jobs == {"done": 40}
+    for m in mems:
+        m.close()
