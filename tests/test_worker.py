@@ -31,7 +31,7 @@ from worker_proc import counts, effect
 from mnemo import Memory
 from mnemo.cli import app
 from mnemo.errors import LLMTransientError
-from mnemo.jobs import Worker, usage_of
+from mnemo.jobs import LeaseKeeper, Worker, usage_of
 from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
@@ -165,6 +165,49 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
     assert len(stolen) > 10 and not any(stolen)
     job = only_job(mem)
     assert job.status == "done" and job.attempts == 1 and len(calls) == 1
+    mem.close()
+
+
+def test_lease_keeper_renews_only_the_job_it_holds(mem: Memory) -> None:
+    mem.store.enqueue([NewJob(kind="k", payload={}, user_id="u")])
+    job = mem.store.claim_job(lease_s=0.3, owner="me")
+    assert job is not None
+    keeper = LeaseKeeper(mem.store, "me", 0.3)
+    keeper.hold(job.id)
+    time.sleep(0.75)
+    held = only_job(mem).lease_until
+    assert keeper.renewals >= 2 and held is not None and held > job.lease_until
+    keeper.release()
+    count = keeper.renewals
+    time.sleep(0.35)
+    assert keeper.renewals == count and only_job(mem).lease_until == held
+    keeper.close()
+    assert mem.store.claim_job(lease_s=1.0, owner="other") is not None  # expired: reclaimed
+
+
+def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: str) -> None:
+    import sqlite3
+
+    from mnemo.storage.sqlite_conn import migration_files, split_statements
+
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    for version, script in migration_files():
+        if version < 3:
+            for statement in split_statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+    at = "2024-01-01T00:00:00.000000Z"
+    conn.execute(
+        "INSERT INTO jobs (tenant, user_id, kind, payload, status, attempts, run_after,"
+        " created_at, updated_at) VALUES ('default', 'u', 'turns.x', '{}', 'running', 1, ?, ?, ?)",
+        (at, at, at),
+    )
+    conn.close()
+    mem = Memory(db_path, embedder="hashing")
+    ran: list[dict[str, Any]] = []
+    mem.handlers["turns.x"] = ran.append
+    assert mem.drain() == 1 and ran == [{}]
+    assert only_job(mem).status == "done" and only_job(mem).attempts == 2
     mem.close()
 
 
