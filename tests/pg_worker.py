@@ -23,7 +23,7 @@ from pathlib import Path
 # The editable install is not reliable from outside the repository root: import this checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mnemo.jobs import run_ready
+from mnemo.jobs import RunOptions, run_ready
 from mnemo.storage.postgres import PostgresStore
 
 
@@ -36,16 +36,16 @@ def emit(obj: dict) -> None:
 def main() -> None:
     """Entry point: see the module docstring."""
     mode, url, lease = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    store = PostgresStore(url, pool_size=2, job_lease_s=lease)
+    store = PostgresStore(url, pool_size=2)
     if mode == "drain":
 
         def work(payload: dict) -> None:
             emit({"ran": payload["n"]})
             time.sleep(0.005)
 
-        emit({"done": run_ready(store, {"work": work})})
+        emit({"done": run_ready(store, {"work": work}, options=RunOptions(lease_s=lease))})
     elif mode == "hang":
-        job = store.claim_job()
+        job = store.claim_job(lease_s=lease, owner="hanging worker")
         assert job is not None
         emit({"claimed": job.payload["n"], "attempts": job.attempts})
         time.sleep(600)

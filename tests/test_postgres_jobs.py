@@ -40,7 +40,7 @@ def lines(proc: subprocess.Popen[str], timeout: float = 120) -> list[dict]:
 
 @pytest.fixture
 def store(pg_url: str) -> Iterator[PostgresStore]:
-    s = PostgresStore(pg_url, pool_size=2, job_lease_s=1.0)
+    s = PostgresStore(pg_url, pool_size=2)
     yield s
     s.close()
 
@@ -70,13 +70,15 @@ def test_a_killed_workers_job_is_taken_over_after_its_lease(
     killed_at = time.monotonic()
     assert store.claim_job() is None  # still leased to the dead worker
     [job] = store.list_jobs()
-    assert job.status == "running"
+    assert job.status == "running" and job.lease_until is not None
+    assert not store.finish_job(job.id, owner="someone else")  # only the holder may finish
     while time.monotonic() - killed_at < 1.6:
         time.sleep(0.1)
     took_over = lines(start("drain", pg_url, 30))
     assert took_over == [{"ran": 7}, {"done": 1}]
     [job] = store.list_jobs()
-    assert job.status == "done" and job.attempts == 2
+    assert job.status == "done" and job.attempts == 2 and job.lease_until is None
+    assert not store.fail_job(job.id, "late", None, owner="hanging worker")  # lease lost
 
 
 def test_claim_filters_kinds_and_respects_run_after(store: PostgresStore) -> None:
@@ -87,6 +89,8 @@ def test_claim_filters_kinds_and_respects_run_after(store: PostgresStore) -> Non
     assert store.claim_job(kinds=("b",)) is None  # backing off
     other = store.claim_job()
     assert other is not None and other.kind == "a"
-    store.finish_job(other.id)
+    assert store.extend_lease(other.id, "", 60) and not store.extend_lease(other.id, "x", 60)
+    assert store.finish_job(other.id, usage={"prompt_tokens": 12})
     assert store.claim_job() is None
+    assert [j.usage for j in store.list_jobs(status="done")] == [{"prompt_tokens": 12}]
     assert {j.status for j in store.list_jobs(status="pending")} == {"pending"}

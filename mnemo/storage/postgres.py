@@ -44,12 +44,10 @@ class PostgresStore(PgSearch, PgJobs):
         self,
         url: str,
         pool_size: int = 10,
-        job_lease_s: float = 300.0,
         connect_timeout_s: float = 10.0,
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
         self.location = self.db.location
-        self.job_lease_s = job_lease_s
         self._indexed: set[str] = set()
 
     # ---- writes --------------------------------------------------------------------------
