@@ -235,20 +235,29 @@ def migrate(
 def _searches(
     source: str, target: str, queries: list[tuple[str, str]], embedder: str | None
 ) -> dict[str, tuple[int, int]]:
+    from mnemo.config import Settings
+    from mnemo.embedders import create_embedder
     from mnemo.service import Memory
 
+    settings = Settings(**({"embedder": embedder} if embedder else {}))
+    shared = create_embedder(settings)  # one model load for all four stores
+
     def open_(location: str, **overrides: Any) -> Memory:
-        if embedder:
-            overrides["embedder"] = embedder
-        if is_url(location):
-            return Memory(url=location, **overrides)
-        return Memory(location, **overrides)
+        url = location if is_url(location) else None  # a path wins over MNEMO_DATABASE_URL
+        where = {"database_url": url} if url else {"path": location, "database_url": None}
+        return Memory(settings=settings.replace(**where, **overrides), embedder=shared)
 
     out = {}
-    modes = {"dense": {"lexical_weight": 0.0}, "default": {}}
-    for mode, overrides in modes.items():
-        with open_(source, **overrides) as a, open_(target, **overrides) as b:
-            out[mode] = compare_searches(a, b, queries)
+    try:
+        for mode, overrides in {"dense": {"lexical_weight": 0.0}, "default": {}}.items():
+            a, b = open_(source, **overrides), open_(target, **overrides)
+            try:
+                out[mode] = compare_searches(a, b, queries)
+            finally:
+                a.store.close()
+                b.store.close()
+    finally:
+        shared.close()
     return out
 
 
