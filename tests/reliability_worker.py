@@ -1,4 +1,5 @@
-"""Subprocess side of tests/test_reliability.py: writes turns into a shared SQLite file.
+"""Subprocess side of tests/test_reliability.py (and test_postgres_reliability.py): writes turns
+into a shared SQLite file, or a PostgreSQL database when DB is a postgresql:// URL.
 
 Not a test module. Run as ``python tests/reliability_worker.py MODE ...``; every line it prints
 on stdout is one JSON object, flushed at once, so the parent can read progress live.
@@ -48,10 +49,17 @@ def marker(tag: str, call: int, turn: int) -> str:
     return f"mk{tag}c{call}t{turn}z"
 
 
+def open_memory(db: str) -> Memory:
+    """A Memory on DB: a SQLite file, or a PostgreSQL database when DB is a postgresql:// URL."""
+    if db.startswith("postgresql://"):
+        return Memory(url=db, embedder="hashing")
+    return Memory(db, embedder="hashing")
+
+
 def concurrent(db: str, user: str, tag: str, calls: int, seed: int) -> int:
     rng = random.Random(seed)
     errors = 0
-    with Memory(db, embedder="hashing") as mem:
+    with open_memory(db) as mem:
         emit({"ready": True, "pid": os.getpid()})
         sys.stdin.readline()  # the parent's go signal: start together with its threads
         for call in range(calls):
@@ -76,7 +84,7 @@ def concurrent(db: str, user: str, tag: str, calls: int, seed: int) -> int:
 
 
 def bulk(db: str, user: str, tag: str, batches: int, batch_size: int) -> int:
-    with Memory(db, embedder="hashing") as mem:
+    with open_memory(db) as mem:
         for batch in range(batches):
             contents = [
                 f"bulk {tag} batch {batch} turn {turn} {marker(tag, batch, turn)} "
