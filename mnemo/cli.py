@@ -236,10 +236,13 @@ def migrate(
     for c in report.checks:
         table.add_row(c.table, str(c.source_rows), str(c.target_rows), "yes" if c.same else "NO")
     console.print(table)
-    for mode, (same, total) in report.searches.items():
-        console.print(f"{mode} searches with identical top-10 ids: {same}/{total}")
+    for mode, (same, total, overlap) in report.searches.items():
+        console.print(
+            f"{mode} searches with identical top-10 ids: {same}/{total}"
+            f" (mean top-10 overlap {overlap:.3f})"
+        )
     if not report.lossless:
-        err.print("[bold red]error:[/] the target differs from the source (see the table)")
+        err.print("[bold red]error:[/] the target differs from the source (see above)")
         raise typer.Exit(1)
 
 

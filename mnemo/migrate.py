@@ -98,12 +98,14 @@ class MigrateReport:
 
     copied: dict[str, int] = field(default_factory=dict)
     checks: list[TableCheck] = field(default_factory=list)
-    searches: dict[str, tuple[int, int]] = field(default_factory=dict)  # mode -> (same, total)
+    #: mode ("dense", "default") -> (identical, total, mean top-10 overlap)
+    searches: dict[str, tuple[int, int, float]] = field(default_factory=dict)
 
     @property
     def lossless(self) -> bool:
-        """True when every table matched."""
-        return all(c.same for c in self.checks)
+        """True when every table matched and the sampled dense searches agreed."""
+        dense = self.searches.get("dense")
+        return all(c.same for c in self.checks) and (dense is None or dense[0] == dense[1])
 
 
 def plan(source: Side, target: Side) -> list[tuple[str, list[str]]]:
@@ -190,15 +192,16 @@ def sample_queries(side: Side, n: int, seed: int = 7) -> list[tuple[str, str]]:
 
 def compare_searches(
     source: Any, target: Any, queries: list[tuple[str, str]], limit: int = 10
-) -> tuple[int, int]:
-    """How many of ``queries`` return the same hit ids, in the same order, on both Memory
-    objects; (same, total)."""
-    same = 0
+) -> tuple[int, int, float]:
+    """Run ``queries`` on two Memory objects: (how many return the same ids in the same
+    order, how many ran, mean share of top-``limit`` ids both returned)."""
+    same, overlap = 0, 0.0
     for user, query in queries:
         a = [h.id for h in source.search(query, user_id=user, limit=limit)]
         b = [h.id for h in target.search(query, user_id=user, limit=limit)]
         same += a == b
-    return same, len(queries)
+        overlap += len(set(a) & set(b)) / max(len(a), len(b), 1)
+    return same, len(queries), overlap / max(len(queries), 1)
 
 
 def migrate(
@@ -234,7 +237,7 @@ def migrate(
 
 def _searches(
     source: str, target: str, queries: list[tuple[str, str]], embedder: str | None
-) -> dict[str, tuple[int, int]]:
+) -> dict[str, tuple[int, int, float]]:
     from mnemo.config import Settings
     from mnemo.embedders import create_embedder
     from mnemo.service import Memory

@@ -52,13 +52,14 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
     seed(src).close()
     there = migrate(src, pg_url, searches=10, embedder="hashing")
     assert there.lossless and there.copied["messages"] == 72 and there.copied["history"] == 7
-    assert there.searches["dense"] == (10, 10)  # same vectors, same exact search
+    assert there.searches["dense"] == (10, 10, 1.0)  # same vectors, same exact search
+    assert there.searches["default"][2] > 0.5  # the lexical scorers differ
     again = migrate(pg_url, back, searches=10, embedder="hashing")
     assert again.lossless and again.copied == there.copied
-    assert again.searches["dense"] == (10, 10)
+    assert again.searches["dense"] == (10, 10, 1.0)
     with Memory(src, embedder="hashing") as a, Memory(back, embedder="hashing") as b:
         queries = sample_queries(SQLiteSide(src), 15)
-        assert compare_searches(a, b, queries) == (15, 15)  # full default searches too
+        assert compare_searches(a, b, queries) == (15, 15, 1.0)  # full default searches too
         for m_a, m_b in zip(a.messages("u0", limit=100), b.messages("u0", limit=100), strict=True):
             assert m_a == m_b
         assert [h.model_dump() for h in a.history(a.list("u1", include_deleted=True)[0].id)] == [

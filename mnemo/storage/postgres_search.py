@@ -158,6 +158,7 @@ class PgSearch:
             " AND rowid>%s AND rowid<=%s UNION ALL SELECT 1::int2, rowid, session_id, kind,"
             " created_at, embedding FROM memories WHERE tenant=%s AND user_id=%s"
             " AND embedder=%s AND rowid>%s AND rowid<=%s AND deleted_at IS NULL"
+            " ORDER BY 1, 2"  # SQLite's order: equal rows give bit-equal products
         )
         args = (tenant, user_id, embedder, lo_msg, upto.max_message_rowid)
         args2 = (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid)
