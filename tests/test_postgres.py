@@ -15,15 +15,30 @@ import pytest
 from mnemo import Memory, StorageError
 from mnemo.storage.base import MEMORY, MESSAGE
 from mnemo.storage.postgres import PostgresStore
+from mnemo.storage.postgres_bm25 import bm25
 from mnemo.storage.postgres_conn import migration_files, redact
-from mnemo.storage.postgres_search import index_name, unpack_vectors, websearch_query
+from mnemo.storage.postgres_search import index_name, match_terms, unpack_vectors
 from mnemo.storage.sqlite_conn import migration_files as sqlite_migrations
 
 
-def test_websearch_query_from_the_pipelines_match_expression() -> None:
-    assert websearch_query('text : ("kayak" OR "red")') == '"kayak" or "red"'
-    assert websearch_query('text : ("say ""hi""")') == '"say  hi "'
-    assert websearch_query("plain words") == "plain words"
+def test_match_terms_from_the_pipelines_match_expression() -> None:
+    assert match_terms('text : ("kayak" OR "red")') == ["kayak", "red"]
+    assert match_terms('text : ("say ""hi""")') == ['say "hi"']
+    assert match_terms("plain words") == ["plain", "words"]
+
+
+def test_bm25_is_fts5s_formula() -> None:
+    tf = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
+    df, n, dl, avg = np.array([2, 2]), 10, np.array([4.0, 8.0, 6.0]), 6.0
+    got = bm25(tf, df, n, dl, avg)
+    idf = np.log((10 - 2 + 0.5) / (2 + 0.5))
+    for d in range(3):
+        norm = 1.2 * (1 - 0.75 + 0.75 * dl[d] / avg)
+        want = sum(idf * t * 2.2 / (t + norm) for t in tf[d])
+        assert got[d] == pytest.approx(want)
+    common = bm25(np.array([[1.0]]), np.array([9]), 10, np.array([5.0]), 5.0)
+    assert common[0] == pytest.approx(1e-6)  # a word in most rows still counts a little
+    assert bm25(np.zeros((0, 2)), df, n, np.zeros(0), avg).shape == (0,)
 
 
 def test_unpack_vectors_reads_pgvector_binary() -> None:

@@ -1,8 +1,7 @@
 """The search side of the PostgreSQL store: full text, vector loading, HNSW vector queries.
 
-* ``lexical``: the generated ``fts`` tsvector (English stemming) with a GIN index, ranked by
-  :data:`LEXICAL_RANK` (``ts_rank`` with length normalisation). Scores differ from SQLite's
-  BM25; the retrieval pipeline min-max normalises or rank-fuses them, so only order matters.
+* ``lexical``: the generated ``fts`` tsvector (English stemming) with a GIN index finds the
+  rows; they are ranked by BM25 with FTS5's formula (:mod:`mnemo.storage.postgres_bm25`).
 * ``load_vectors``: a user's vectors for the in-process exact index (the same design as SQLite),
   read in binary and unpacked with numpy in one step.
 * ``vector_search``: a store-side nearest-neighbour query through the per-embedder HNSW
@@ -20,6 +19,7 @@ from psycopg import sql
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
+from mnemo.storage import postgres_bm25 as bm25
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.postgres_conn import as_row
@@ -27,22 +27,18 @@ from mnemo.storage.postgres_conn import as_row
 if TYPE_CHECKING:
     from mnemo.storage.postgres_conn import Conn, PgConnections
 
-#: ts_rank normalisation 1 divides by 1 + log(document length), a mild length penalty.
-LEXICAL_RANK = "ts_rank(fts, q.q, 1)"
 _PHRASE = re.compile(r'"((?:[^"]|"")*)"')
 MEMORY_KINDS = ("fact", "episode", "summary", "note")
 
 
-def websearch_query(match: str) -> str:
-    """The ``websearch_to_tsquery`` text OR-ing the phrases of an FTS5 match expression.
+def match_terms(match: str) -> list[str]:
+    """The words of an FTS5 match expression built by the retrieval pipeline.
 
-    The retrieval pipeline builds ``text : ("t1" OR "t2")`` (see ``retrieval.lexical``); its
-    quoted phrases become ``"t1" or "t2"``. Text without phrases is used as it is.
+    The pipeline builds ``text : ("t1" OR "t2")`` (see ``retrieval.lexical``); its quoted
+    phrases are the terms. Text without phrases is split on white space.
     """
     phrases = [p.replace('""', '"') for p in _PHRASE.findall(match)]
-    if not phrases:
-        return match
-    return " or ".join('"' + p.replace('"', " ") + '"' for p in phrases)
+    return phrases or match.split()
 
 
 class _RawVector(Loader):
@@ -93,38 +89,22 @@ class PgSearch:
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
     ) -> list[tuple[Ref, float]]:
-        """ts_rank candidates for a match expression over messages and memories, best first."""
-        text = websearch_query(match)
+        """BM25 candidates for a match expression over messages and memories, best first
+        (see :mod:`mnemo.storage.postgres_bm25`)."""
         out: list[tuple[Ref, float]] = []
-        head = (
-            "WITH q AS (SELECT websearch_to_tsquery('english', %s) AS q)"
-            f" SELECT rowid, {LEXICAL_RANK} AS score"
-        )
         with self.db.connection() as c:
+            lexemes = bm25.query_lexemes(c, match_terms(match))
+            if not lexemes:
+                return []
             if kinds is None or "message" in kinds:
-                query = head + " FROM messages, q WHERE tenant=%s AND user_id=%s AND fts @@ q.q"
-                args: list[Any] = [text, tenant, user_id]
-                if session_id is not None:
-                    query += " AND session_id=%s"
-                    args.append(session_id)
-                query += " ORDER BY score DESC, rowid LIMIT %s"
-                out += [
-                    ((MESSAGE, r["rowid"]), r["score"]) for r in c.execute(query, [*args, limit])
-                ]
+                found = bm25.candidates(c, "messages", tenant, user_id, lexemes)
+                ranked = bm25.ranked(found, limit, session_id, None)
+                out += [((MESSAGE, rowid), score) for rowid, score in ranked]
             mem_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
             if mem_kinds:
-                query = (
-                    head + " FROM memories, q WHERE tenant=%s AND user_id=%s AND fts @@ q.q"
-                    " AND deleted_at IS NULL AND kind = ANY(%s)"
-                )
-                args = [text, tenant, user_id, mem_kinds]
-                if session_id is not None:
-                    query += " AND session_id=%s"
-                    args.append(session_id)
-                query += " ORDER BY score DESC, rowid LIMIT %s"
-                out += [
-                    ((MEMORY, r["rowid"]), r["score"]) for r in c.execute(query, [*args, limit])
-                ]
+                found = bm25.candidates(c, "memories", tenant, user_id, lexemes)
+                ranked = bm25.ranked(found, limit, session_id, mem_kinds)
+                out += [((MEMORY, rowid), score) for rowid, score in ranked]
         out.sort(key=lambda x: -x[1])
         return out[:limit]
 
