@@ -86,6 +86,19 @@ def test_lexical_is_confined_to_user_session_and_kinds(mem: Memory) -> None:
     assert {t for (t, _), _ in only_messages} == {MESSAGE} and len(only_messages) == 2
 
 
+def test_lexical_scores_are_bm25_rare_words_weigh_more(mem: Memory) -> None:
+    turns = [{"role": "user", "content": f"apple pie number {i}"} for i in range(12)]
+    turns.append({"role": "user", "content": "zanzibar trip"})
+    turns.append({"role": "user", "content": "apple apple apple"})
+    mem.add_messages(turns, "u")
+    match = 'text : ("apple" OR "zanzibar")'
+    found = mem.store.lexical("default", "u", match, 5)
+    rows = mem.store.fetch([ref for ref, _ in found])
+    contents = [rows[ref]["content"] for ref, _ in found]
+    assert contents[:2] == ["zanzibar trip", "apple apple apple"]  # idf first, then tf
+    assert found[0][1] > 2 * found[1][1] > 0
+
+
 def test_embeddings_are_float32_tagged_and_never_computed_twice(open_mem: OpenMem) -> None:
     class Counting(HashingEmbedder):
         def __init__(self) -> None:
