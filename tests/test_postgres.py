@@ -8,6 +8,7 @@ test_memory_api.py and test_jobs.py.
 from __future__ import annotations
 
 import threading
+import uuid
 
 import numpy as np
 import pytest
@@ -165,3 +166,22 @@ def _rowid(mem: Memory, memory_id: str) -> int:
     with mem.store.db.connection() as c:  # type: ignore[attr-defined]
         r = c.execute("SELECT rowid FROM memories WHERE id=%s", (memory_id,)).fetchone()
     return int(r["rowid"])
+
+
+def test_connections_killed_by_the_server_are_replaced(pg_url: str, pg_server_url: str) -> None:
+    import psycopg
+
+    name = f"mnemo-test-{uuid.uuid4().hex[:8]}"
+    mem = Memory(url=f"{pg_url}&application_name={name}", embedder="hashing")
+    mem.add_messages([{"role": "user", "content": "before the restart"}], "u")
+    with psycopg.connect(pg_server_url, autocommit=True) as admin:
+        killed = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE application_name = %s",
+            (name,),
+        ).fetchone()
+    assert killed is not None and killed[0] >= 1
+    assert [m.content for m in mem.messages("u")] == ["before the restart"]
+    mem.add_messages([{"role": "user", "content": "after the restart"}], "u")
+    assert len(mem.search("restart", user_id="u")) == 2
+    mem.close()

@@ -88,6 +88,7 @@ class PgConnections:
             max_size=max(pool_size, 1),
             kwargs={"autocommit": True, "row_factory": dict_row},
             configure=configure,
+            check=ConnectionPool.check_connection,  # a server restart costs no failed call
             timeout=connect_timeout_s,
             open=False,
             name="mnemo",
