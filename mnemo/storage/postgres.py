@@ -15,23 +15,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mnemo.errors import NotFoundError
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, Stats, format_time, utcnow
+from mnemo.storage import postgres_memories as mem_sql
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.postgres_conn import Conn, PgConnections, as_row, to_pg
+from mnemo.storage.postgres_conn import PgConnections, as_row, to_pg
 from mnemo.storage.postgres_jobs import PgJobs
+from mnemo.storage.postgres_memories import MEMORY_COLS, lock_user
 from mnemo.storage.postgres_search import PgSearch
 
-_MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
     " topic_id"
-)
-MEMORY_COLS = (
-    "rowid, id, tenant, user_id, session_id, kind, content, tags, metadata, importance,"
-    " confidence, source_message_ids, created_at, updated_at, valid_until, deleted_at,"
-    " access_count, last_accessed_at"
 )
 #: Tables holding a user's rows, erased by ``delete_user`` (memory_tags go by cascade).
 USER_TABLES = ("messages", "memories", "profile_facts", "history", "topics", "jobs")
@@ -88,25 +83,7 @@ class PostgresStore(PgSearch, PgJobs):
         if row.embedder:
             self.ensure_vector_index({row.embedder: row.embedding})
         with self.db.write() as c:
-            lock_user(c, row.tenant, row.user_id, now)
-            got = c.execute(
-                "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
-                " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
-                " content_hash, embedder, embedding)"
-                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
-                memory_params(row, now),
-            ).fetchone()
-            assert got is not None
-            c.cursor().executemany(
-                "INSERT INTO memory_tags (memory_rowid, tag) VALUES (%s, %s)"
-                " ON CONFLICT DO NOTHING",
-                [(got["rowid"], t) for t in row.tags],
-            )
-            item = self._memory(c, row.tenant, row.id)
-            self._history(
-                c, item, "ADD", None, rows.snapshot(item), actor, row.source_message_ids, now
-            )
-        return item
+            return mem_sql.insert(c, row, actor, row.source_message_ids, now)
 
     def update_memory(
         self,
@@ -121,46 +98,15 @@ class PostgresStore(PgSearch, PgJobs):
         if changes.get("embedder"):
             self.ensure_vector_index({changes["embedder"]: changes.get("embedding")})
         with self.db.write() as c:
-            old = self._live_memory(c, tenant, memory_id, lock=True)
-            sets, args = ["updated_at = %s"], [now]
-            for key in _MEMORY_FIELDS:
-                if key in changes:
-                    value = changes[key]
-                    sets.append(f"{key} = %s")
-                    args.append(json.dumps(value) if key in ("tags", "metadata") else value)
-            if "embedding" in changes:
-                sets += ["embedding = %s", "embedder = %s", "content_hash = %s"]
-                args += [changes["embedding"], changes["embedder"], changes["content_hash"]]
-            got = c.execute(
-                f"UPDATE memories SET {', '.join(sets)} WHERE tenant=%s AND id=%s RETURNING rowid",
-                [*args, tenant, memory_id],
-            ).fetchone()
-            if "tags" in changes and got is not None:
-                c.execute("DELETE FROM memory_tags WHERE memory_rowid=%s", (got["rowid"],))
-                c.cursor().executemany(
-                    "INSERT INTO memory_tags VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                    [(got["rowid"], t) for t in changes["tags"]],
-                )
-            new = self._memory(c, tenant, memory_id)
-            self._bump(c, tenant, old.user_id)
-            old_snap, new_snap = rows.snapshot(old), rows.snapshot(new)
-            self._history(
-                c, new, "UPDATE", old_snap, new_snap, actor, source_message_ids or [], now
+            return mem_sql.update(
+                c, tenant, memory_id, changes, actor, source_message_ids or [], now
             )
-        return new
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
         """Soft-delete a live memory and record DELETE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            old = self._live_memory(c, tenant, memory_id, lock=True)
-            c.execute(
-                "UPDATE memories SET deleted_at=%s, updated_at=%s WHERE tenant=%s AND id=%s",
-                (now, now, tenant, memory_id),
-            )
-            self._bump(c, tenant, old.user_id)
-            self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
-            return self._memory(c, tenant, memory_id)
+            return mem_sql.delete(c, tenant, memory_id, actor, [], now)
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user (the full-text and vector indexes go with the rows)."""
@@ -277,68 +223,6 @@ class PostgresStore(PgSearch, PgJobs):
         """Close every connection."""
         self.db.close()
 
-    # ---- helpers -------------------------------------------------------------------------
-    def _bump(self, c: Conn, tenant: str, user_id: str) -> None:
-        c.execute(
-            "UPDATE users SET generation = generation + 1 WHERE tenant=%s AND user_id=%s",
-            (tenant, user_id),
-        )
-
-    def _memory(self, c: Conn, tenant: str, memory_id: str) -> MemoryItem:
-        r = c.execute(
-            f"SELECT {MEMORY_COLS} FROM memories WHERE tenant=%s AND id=%s", (tenant, memory_id)
-        ).fetchone()
-        if r is None:
-            raise NotFoundError(f"no memory with id {memory_id!r}")
-        return rows.memory(as_row(r))
-
-    def _live_memory(self, c: Conn, tenant: str, memory_id: str, lock: bool) -> MemoryItem:
-        item = self._memory(c, tenant, memory_id)
-        if lock:  # take the user's lock, then read again: a concurrent change may have won
-            lock_user(c, tenant, item.user_id, None)
-            item = self._memory(c, tenant, memory_id)
-        if item.deleted_at is not None:
-            raise NotFoundError(f"memory {memory_id!r} was deleted")
-        return item
-
-    def _history(
-        self,
-        c: Conn,
-        item: MemoryItem,
-        event: str,
-        old: dict[str, Any] | None,
-        new: dict[str, Any] | None,
-        actor: str,
-        sources: list[str],
-        now: str,
-    ) -> None:
-        c.execute(
-            "INSERT INTO history (tenant, user_id, memory_id, event, old, new, actor, at,"
-            " source_message_ids) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-            (
-                item.tenant,
-                item.user_id,
-                item.id,
-                event,
-                None if old is None else json.dumps(old),
-                None if new is None else json.dumps(new),
-                actor,
-                now,
-                json.dumps(sources),
-            ),
-        )
-
-
-def lock_user(c: Conn, tenant: str, user_id: str, now: str | None) -> None:
-    """Take the (tenant, user) write lock for this transaction; with ``now``, ensure the row."""
-    c.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (tenant + "\x1f" + user_id,))
-    if now is not None:
-        c.execute(
-            "INSERT INTO users (tenant, user_id, created_at) VALUES (%s,%s,%s)"
-            " ON CONFLICT DO NOTHING",
-            (tenant, user_id, now),
-        )
-
 
 def message_params(m: NewMessage, seq: int) -> tuple[Any, ...]:
     """INSERT parameters of one turn, in the column order of ``add_messages``."""
@@ -356,26 +240,4 @@ def message_params(m: NewMessage, seq: int) -> tuple[Any, ...]:
         m.content_hash,
         m.embedder,
         m.embedding,
-    )
-
-
-def memory_params(row: NewMemory, now: str) -> tuple[Any, ...]:
-    """INSERT parameters of one memory, in the column order of ``add_memory``."""
-    return (
-        row.id,
-        row.tenant,
-        row.user_id,
-        row.session_id,
-        row.kind,
-        row.content,
-        json.dumps(row.tags),
-        json.dumps(row.metadata),
-        row.importance,
-        row.confidence,
-        json.dumps(row.source_message_ids),
-        row.created_at,
-        now,
-        row.content_hash,
-        row.embedder,
-        row.embedding,
     )
