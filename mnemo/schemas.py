@@ -196,6 +196,7 @@ class Stats(BaseModel):
 __all__ = [
     "HIT_KINDS",
     "MEMORY_KINDS",
+    "PROFILE_CATEGORIES",
     "ROLES",
     "HistoryEntry",
     "Hit",
@@ -203,7 +204,6 @@ __all__ = [
     "MemoryItem",
     "Message",
     "MessageIn",
-    "PROFILE_CATEGORIES",
     "ProfileFact",
     "Stats",
     "format_time",

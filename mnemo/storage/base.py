@@ -9,8 +9,8 @@ A *ref* names a searchable row: ``(MESSAGE, rowid)`` or ``(MEMORY, rowid)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np

@@ -37,7 +37,15 @@ from mnemo.storage.base import (
 )
 from mnemo.storage.sqlite_conn import Connections
 
-_MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
+_MEMORY_FIELDS = (
+    "content",
+    "tags",
+    "metadata",
+    "importance",
+    "confidence",
+    "session_id",
+    "source_message_ids",
+)
 
 
 def owner_token(tenant: str, user_id: str) -> str:
@@ -160,7 +168,7 @@ class SQLiteStore:
             for key in _MEMORY_FIELDS:
                 if key in changes:
                     value = changes[key]
-                    if key in ("tags", "metadata"):
+                    if key in ("tags", "metadata", "source_message_ids"):
                         value = json.dumps(value)
                     sets.append(f"{key} = ?")
                     args.append(value)

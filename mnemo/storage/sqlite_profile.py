@@ -85,6 +85,9 @@ def put_fact(
     ``REFRESH`` raises confidence/importance of the current row in place; ``NONE`` writes
     nothing. Every write is recorded in ``history`` under the fact's id.
     """
+    done = c.execute("SELECT * FROM profile_facts WHERE id=?", (row.id,)).fetchone()
+    if done is not None:  # this very candidate was applied before: a re-run changes nothing
+        return "NONE", profile_fact(done)
     cur = c.execute(
         "SELECT * FROM profile_facts WHERE tenant=? AND user_id=? AND category=? AND key=?"
         " AND active=1",
