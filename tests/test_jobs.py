@@ -11,7 +11,6 @@ from mnemo import Memory
 from mnemo.jobs import backoff
 from mnemo.schemas import format_time, utcnow
 
-
 NO_TIERS = {"profile_enabled": False, "episodes_enabled": False}
 
 

@@ -19,7 +19,8 @@ from mnemo.schemas import Message
 from mnemo.tiers.rules import PATTERNS, sentences
 
 _CUES = re.compile(
-    r"\b(?:decided|decide|plan|plans|planning|going to|will|prefer|want|wants|need|needs|must|"
+    r"\b(?:decided|decide|plan|plans|planned|planning|going to|will|prefer|want|wants|need|"
+    r"needs|must|"
     r"should|deadline|because|started|finished|bought|moved|adopted|visited|joined|won|lost|"
     r"love|loved|favorite|favourite|important|remember|always|never|agreed|chose|booked)\b",
     re.IGNORECASE,
