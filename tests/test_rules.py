@@ -27,7 +27,7 @@ from mnemo.tiers.rules import extract_profile, slug
         ("my name is alex", [("identity", "name", "Alex", 1.0)]),
         (
             "I live in San Francisco and work as a nurse.",
-            [("identity", "location", "San Francisco", 0.85), ("identity", "occupation", "nurse", 0.85)],
+            [("identity", "location", "San Francisco", 0.85), ("identity", "occupation", "nurse", 0.85)],  # noqa: E501
         ),
         ("I'm allergic to peanuts", [("constraint", "allergy_peanuts", "peanuts", 0.95)]),
         ("I'm vegetarian.", [("constraint", "diet", "vegetarian", 0.9)]),
@@ -35,7 +35,7 @@ from mnemo.tiers.rules import extract_profile, slug
         ("My favorite color is blue", [("preference", "favorite_color", "blue", 0.85)]),
         ("I'm 29 years old", [("identity", "age", "29", 0.9)]),
         ("I moved to the Bay Area last year", [("identity", "location", "the Bay Area", 0.75)]),
-        ("Please always answer in French.", [("instruction", "answer_in_french", "answer in French", 0.75)]),
+        ("Please always answer in French.", [("instruction", "answer_in_french", "answer in French", 0.75)]),  # noqa: E501
         ("I prefer Python", [("preference", "prefers_python", "Python", 0.7)]),
     ],
 )  # fmt: skip
