@@ -77,10 +77,12 @@ def test_bulk_import_compresses_in_the_same_steps(tiered: Memory) -> None:
     assert len(episodes(tiered)) == 9
 
 
-def test_episodes_are_searchable_memories(mem: Memory) -> None:
-    mem.add_messages(turns(1, 21), "u1", "s1")  # the default preset makes episodes too
+def test_episodes_are_searchable_memories(db_path: str) -> None:
+    mem = Memory(db_path, embedder="hashing", episodes_enabled=True)  # the default search
+    mem.add_messages(turns(1, 21), "u1", "s1")
     mem.drain()
     hits = mem.search("Berlin trip steps", "u1", kinds=["episode"])
+    mem.close()
     [hit] = hits
     assert hit.kind == "episode" and len(hit.source_message_ids) == 10
     assert "step" in hit.content
@@ -235,3 +237,26 @@ def test_eviction_leaves_messages_intact(db_path: str) -> None:
         assert summaries(mem, "rolling")  # summaries are exempt
         job = next(j for j in mem.store.list_jobs() if j.kind == "turns.evict")
         assert mem.handlers["turns.evict"](job.payload) == {"evicted": 0}
+
+
+@pytest.mark.parametrize(
+    ("preset", "kinds"),
+    [
+        ("tiered", ["turns.profile", "turns.episodes"]),
+        ("llmplatform", ["turns.profile", "turns.summary"]),
+        ("agent-cli", ["turns.rolling_summary", "turns.evict"]),
+        ("llm-managed", []),
+        ("topics", []),
+    ],
+)
+def test_presets_register_their_seed_tiers(db_path: str, preset: str, kinds: list[str]) -> None:
+    with Memory(db_path, embedder="hashing", preset=preset) as mem:
+        assert [k for k in mem.handlers if k.startswith("turns.")] == kinds
+
+
+def test_the_default_preset_runs_profile_and_episodes() -> None:
+    from mnemo.config import Settings
+
+    fields = Settings.model_fields  # (the test suite turns them off in its default preset)
+    assert fields["profile_enabled"].default and fields["episodes_enabled"].default
+    assert not fields["session_summary_enabled"].default and fields["max_entries"].default is None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -10,16 +9,6 @@ import pytest
 from mnemo import Memory
 from mnemo.jobs import backoff
 from mnemo.schemas import format_time, utcnow
-
-NO_TIERS = {"profile_enabled": False, "episodes_enabled": False}
-
-
-@pytest.fixture
-def mem(db_path: str) -> Iterator[Memory]:
-    """A Memory without the conversation tiers' handlers: these tests drive the runner alone."""
-    m = Memory(db_path, embedder="hashing", **NO_TIERS)
-    yield m
-    m.close()
 
 
 def make_due(mem: Memory) -> None:
@@ -77,11 +66,11 @@ def test_backoff_doubles_and_caps() -> None:
 
 
 def test_jobs_survive_reopen(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", **NO_TIERS)
+    mem = Memory(db_path, embedder="hashing")
     mem.handlers["turns.later"] = lambda payload: None
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     mem.close()
-    again = Memory(db_path, embedder="hashing", **NO_TIERS)
+    again = Memory(db_path, embedder="hashing")
     ran: list[dict] = []
     again.handlers["turns.later"] = ran.append
     assert again.drain() == 1 and len(ran) == 1

@@ -14,6 +14,16 @@ from mnemo.tiers.profile import decide, is_refinement, valid
 from mnemo.tiers.rules import Candidate
 
 FILLER = "Tell me more about vector databases."
+
+
+@pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """The default preset with the profile tier on (tests run with it off otherwise)."""
+    m = Memory(db_path, embedder="hashing", profile_enabled=True)
+    yield m
+    m.close()
+
+
 REPLY = "Sure, FAISS and pgvector are both options."
 
 
@@ -162,7 +172,7 @@ def llm_mem(db_path: str, server: ScriptedServer) -> Iterator[Memory]:
     m = Memory(
         db_path,
         embedder="hashing",
-        episodes_enabled=False,
+        profile_enabled=True,
         llm_base_url=server.url,
         llm_max_retries=0,
     )
