@@ -55,6 +55,9 @@ def test_first_person_statements(text: str, expected: list) -> None:
         "call me tomorrow",  # not a name
         "I love it",  # a pronoun is no preference
         "I live in a small town",  # not a place name
+        "Never give up!",  # encouragement, not an instruction to the assistant
+        "Always here to help.",
+        "I love how it shows the togetherness",  # no object
     ],
 )
 def test_non_statements_yield_nothing(text: str) -> None:

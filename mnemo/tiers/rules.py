@@ -29,8 +29,15 @@ _REPORTED = re.compile(r"\b(?:said|says|told|asked|thinks|believes)\b[^.]*$", re
 _PRONOUNS = {
     "it", "this", "that", "these", "those", "them", "you", "your", "him", "her", "his",
     "their", "they", "me", "myself", "what", "which", "something", "anything", "everything",
-    "nothing", "one", "some", "doing", "going", "being", "to",
+    "nothing", "one", "some", "doing", "going", "being", "to", "how", "when", "where", "why",
+    "is", "was", "are", "were", "so", "too", "much", "seeing", "hearing", "that's", "it's",
 }  # fmt: skip
+#: Verbs that make "always ..." / "never ..." a standing instruction to the assistant.
+_INSTRUCTION_VERBS = (
+    r"answer|reply|respond|use|write|format|include|explain|keep|speak|talk|call|address|"
+    r"remind|show|give\s+me|start|end|cite|add|avoid|mention|refer|translate|summari[sz]e|ask|"
+    r"check|double-check|put|list|be"
+)
 _NOT_NAMES = {
     "back", "later", "tomorrow", "today", "tonight", "anytime", "crazy", "old", "maybe",
     "whenever", "when", "if", "on", "at", "in", "a", "an", "the", "not", "sure", "lucky",
@@ -181,13 +188,19 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("prefer", r"\bI\s+(?:usually\s+|generally\s+|always\s+)?prefer\s+(?P<v>.+)",
        "preference", "prefers_{v}", 0.7, 0.6),
     _p("love", r"\bI\s+(?:really\s+|absolutely\s+|just\s+)?(?:love|adore|enjoy)\s+(?P<v>.+)",
-       "preference", "likes_{v}", 0.55, 0.4),
+       "preference", "likes_{v}", 0.5, 0.4),
     _p("fan", _I_AM + r"(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\s+(?P<v>.+)", "preference",
        "likes_{v}", 0.6, 0.4),
     _p("hate", r"\bI\s+(?:really\s+)?(?:hate|dislike|can't\s+stand|detest)\s+(?P<v>.+)",
        "preference", "dislikes_{v}", 0.6, 0.5),
     _p("instruction", r"^(?:please\s+)?(?:always|never|from\s+now\s+on,?|don't\s+ever)\s+"
-       r"(?P<v>.+)", "instruction", "{v}", 0.75, 0.8, lambda t: clause(t, 12)),
+       rf"(?P<v>(?:{_INSTRUCTION_VERBS})\b.+)", "instruction", "{v}", 0.75, 0.8,
+       lambda t: clause(t, 12)),
+    _p("pet_named", r"\bI\s+have\s+an?\s+(?P<g>dog|cat|puppy|kitten|parrot|rabbit|hamster)\s+"
+       r"(?:named|called)\s+(?P<v>.+)", "identity", "{g}_name", 0.85, 0.6, name),
+    _p("i_am_a", _I_AM + r"(?:also\s+)?an?\s+(?!(?:big|huge|bit|little|lot|fan|great|good|"
+       r"real|total|kind|sort|part)\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
+       "identity", "is_{v}", 0.5, 0.4),
 )  # fmt: skip
 
 
