@@ -31,7 +31,7 @@ from worker_proc import counts, effect
 from mnemo import Memory
 from mnemo.cli import app
 from mnemo.errors import LLMTransientError
-from mnemo.jobs import Worker, usage_of
+from mnemo.jobs import LeaseKeeper, Worker, usage_of
 from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
@@ -146,12 +146,12 @@ def test_killed_worker_job_is_reclaimed_after_lease_and_done_once(
 
 
 def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", job_lease_s=0.6, worker_poll_s=0.02)
+    mem = Memory(db_path, embedder="hashing", job_lease_s=1.0, worker_poll_s=0.02)
     calls: list[float] = []
 
     def slow(payload: dict[str, Any]) -> None:
         calls.append(time.monotonic())
-        time.sleep(2.0)
+        time.sleep(2.5)  # 2.5 leases
 
     mem.handlers["turns.slow"] = slow
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
@@ -159,12 +159,55 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
     wait_for(lambda: calls)
     stolen = []
     while only_job(mem).status == "running":
-        stolen.append(mem.store.claim_job(lease_s=0.6, owner="thief"))
+        stolen.append(mem.store.claim_job(lease_s=1.0, owner="thief"))
         time.sleep(0.05)
     assert worker.stop(timeout=WAIT_S)
     assert len(stolen) > 10 and not any(stolen)
     job = only_job(mem)
     assert job.status == "done" and job.attempts == 1 and len(calls) == 1
+    mem.close()
+
+
+def test_lease_keeper_renews_only_the_job_it_holds(mem: Memory) -> None:
+    mem.store.enqueue([NewJob(kind="k", payload={}, user_id="u")])
+    job = mem.store.claim_job(lease_s=0.3, owner="me")
+    assert job is not None
+    keeper = LeaseKeeper(mem.store, "me", 0.3)
+    keeper.hold(job.id)
+    time.sleep(0.75)
+    assert keeper.renewals >= 2 and only_job(mem).lease_until > job.lease_until
+    keeper.release()
+    time.sleep(0.05)  # a renewal already under way when released may still land
+    count, held = keeper.renewals, only_job(mem).lease_until
+    time.sleep(0.35)
+    assert keeper.renewals == count and only_job(mem).lease_until == held
+    keeper.close()
+    assert mem.store.claim_job(lease_s=1.0, owner="other") is not None  # expired: reclaimed
+
+
+def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: str) -> None:
+    import sqlite3
+
+    from mnemo.storage.sqlite_conn import migration_files, split_statements
+
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    for version, script in migration_files():
+        if version < 3:
+            for statement in split_statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+    at = "2024-01-01T00:00:00.000000Z"
+    conn.execute(
+        "INSERT INTO jobs (tenant, user_id, kind, payload, status, attempts, run_after,"
+        " created_at, updated_at) VALUES ('default', 'u', 'turns.x', '{}', 'running', 1, ?, ?, ?)",
+        (at, at, at),
+    )
+    conn.close()
+    mem = Memory(db_path, embedder="hashing")
+    ran: list[dict[str, Any]] = []
+    mem.handlers["turns.x"] = ran.append
+    assert mem.drain() == 1 and ran == [{}]
+    assert only_job(mem).status == "done" and only_job(mem).attempts == 2
     mem.close()
 
 
@@ -309,28 +352,31 @@ def test_mnemo_worker_once_drains_and_exits(db_path: str) -> None:
 
 # ---- the write path never waits for the LLM --------------------------------------------------
 @pytest.fixture
-def hanging_llm() -> Iterator[LLMClient]:
+def hanging_server() -> Iterator[ScriptedServer]:
     with ScriptedServer() as server:
         for _ in range(4):
             server.enqueue(delay=5.0)
-        client = LLMClient(server.url, "m", timeout_s=0.3, max_retries=0)
-        yield client
-        client.close()
+        yield server
 
 
-def test_add_messages_only_enqueues_llm_work(mem: Memory, hanging_llm: LLMClient) -> None:
+def test_add_messages_only_enqueues_llm_work(mem: Memory, hanging_server: ScriptedServer) -> None:
+    llm = LLMClient(hanging_server.url, "m", timeout_s=0.3, max_retries=0)
+
     def extract(payload: dict[str, Any]) -> Usage:
-        return hanging_llm.complete([{"role": "user", "content": "facts?"}], json=True).usage
+        return llm.complete([{"role": "user", "content": "facts?"}], json=True).usage
 
     mem.handlers["turns.extract"] = extract
     started = time.monotonic()
     mem.add_messages([{"role": "user", "content": "I am vegetarian"}], "u1")
-    assert time.monotonic() - started < 0.25  # well under the LLM's timeout
+    assert time.monotonic() - started < 3.0  # far below the 5 s the server hangs
+    assert hanging_server.requests == []  # no LLM call on the write path
     assert only_job(mem).status == "pending"
     assert mem.drain() == 1
     job = only_job(mem)
     assert job.status == "pending" and job.attempts == 1  # will be retried with backoff
     assert LLMTransientError.__name__ in (job.last_error or "")
+    assert len(hanging_server.requests) == 1
+    llm.close()
 
 
 def test_two_workers_on_one_file_run_each_job_once(db_path: str) -> None:
