@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -9,6 +10,17 @@ import pytest
 from mnemo import Memory
 from mnemo.jobs import backoff
 from mnemo.schemas import format_time, utcnow
+
+# Only the jobs a test registers: the conversation tiers (on by default) stay off.
+JOBS_ONLY = {"profile_enabled": False, "episodes_enabled": False}
+
+
+@pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """A Memory running only the jobs a test registers."""
+    m = Memory(db_path, embedder="hashing", **JOBS_ONLY)
+    yield m
+    m.close()
 
 
 def make_due(mem: Memory) -> None:
@@ -66,11 +78,11 @@ def test_backoff_doubles_and_caps() -> None:
 
 
 def test_jobs_survive_reopen(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     mem.handlers["turns.later"] = lambda payload: None
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     mem.close()
-    again = Memory(db_path, embedder="hashing")
+    again = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     ran: list[dict] = []
     again.handlers["turns.later"] = ran.append
     assert again.drain() == 1 and len(ran) == 1
