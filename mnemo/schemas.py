@@ -146,6 +146,23 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
 
 
+class Document(BaseModel):
+    """A context document attached to a user (every session) or to one of their sessions.
+
+    New facts already stated in an attached document are not stored (seed 001's context files).
+    """
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    session_id: str | None = None
+    title: str | None = None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    chunks: int = 0
+
+
 class Job(BaseModel):
     """A durable unit of follow-up work."""
 
@@ -174,6 +191,7 @@ __all__ = [
     "HIT_KINDS",
     "MEMORY_KINDS",
     "ROLES",
+    "Document",
     "HistoryEntry",
     "Hit",
     "Job",
