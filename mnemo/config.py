@@ -41,6 +41,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "search_limit": 5,
         "min_similarity": 0.5,
         "lexical_weight": 0.0,
+        "fact_extraction": "single",
     },
     # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35.
     "agent-cli": {
@@ -53,6 +54,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "use_mmr": True,
         "mmr_lambda": 0.7,
         "score_threshold": 0.35,
+        "fact_extraction": "atomic",
     },
     # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6).
     "tiered": {
@@ -189,6 +191,43 @@ class Settings(BaseModel):
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
     mmr_lambda: float = Field(
         0.7, ge=0, le=1, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."
+    )
+
+    # --- facts (write path) -----------------------------------------------------------------
+    fact_extraction: Literal["single", "atomic", "off"] = Field(
+        "atomic",
+        description="How facts are drawn from turns: atomic (0-3 facts from each user message, "
+        "seed 002), single (one fact or nothing per user/assistant exchange, seed 001) or off.",
+    )
+    fact_max_per_turn: int = Field(
+        3, ge=1, le=20, description="Most facts taken from one user message in atomic mode."
+    )
+    fact_min_chars: int = Field(10, ge=1, description="Shorter extracted facts are discarded.")
+    fact_max_chars: int = Field(500, ge=10, description="Longer extracted facts are discarded.")
+    fact_dedupe_threshold: float = Field(
+        0.90,
+        ge=0,
+        le=1,
+        description="A new fact whose cosine with an existing fact or a document chunk reaches "
+        "this is a duplicate and is not stored.",
+    )
+    fact_context_k: int = Field(
+        8, ge=0, le=100, description="Existing facts shown to the single-fact extractor."
+    )
+    fact_reconcile_k: int = Field(
+        5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
+    )
+    document_chunk_words: int = Field(
+        150,
+        ge=10,
+        le=5000,
+        description="Words per chunk of an attached document (fits the embedder's window).",
+    )
+    document_chunk_overlap: int = Field(
+        25, ge=0, le=1000, description="Words shared by neighbouring document chunks."
+    )
+    max_document_chars: int = Field(
+        1_000_000, ge=1, description="Longest context document accepted, in characters."
     )
 
     @model_validator(mode="before")
