@@ -27,8 +27,8 @@ from mnemo.storage.base import (
     DocumentChunks,
     FactBatch,
     ListFilter,
-    NewJob,
     NewDocument,
+    NewJob,
     NewMemory,
     NewMessage,
     Ref,
@@ -589,9 +589,7 @@ class SQLiteStore:
             )
         new = self._memory(c, tenant, memory_id)
         self._bump(c, tenant, old.user_id)
-        self._history(
-            c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now
-        )
+        self._history(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now)
         return new
 
     def _delete_memory(

@@ -181,8 +181,10 @@ def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> D
             other = fact_rules.subject_key(n.text)
             if n.memory_id in taken or other is None or other[0] != key[0]:
                 continue
-            return Keep(n.memory_id) if other[1].lower() == key[1].lower() else Update(
-                n.memory_id, fact
+            return (
+                Keep(n.memory_id)
+                if other[1].lower() == key[1].lower()
+                else Update(n.memory_id, fact)
             )
     return Add(fact)
 
