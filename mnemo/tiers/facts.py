@@ -232,6 +232,8 @@ class FactTier:
     ) -> list[Decision]:
         """ADD/UPDATE/DELETE/NONE for the screened facts (LLM, or rules), safeguarded."""
         shown = _union(neighbours)
+        if not shown:  # nothing to reconcile against: every new fact is an ADD
+            return [Add(f) for f in facts]
         if self.chat is not None and run.actor == "llm" and not self._llm_down:
             ids = short_ids(shown)
             try:

@@ -166,11 +166,27 @@ def safeguard(
 NEGATION_OVERLAP = 0.6
 
 
+def _normal_key(text: str) -> tuple[str, str] | None:
+    key = fact_rules.subject_key(text)
+    return None if key is None else (key[0], key[1].lower())
+
+
+def _withdrawal_match(withdrawn: str, key: tuple[str, str] | None, text: str) -> float:
+    """1 when ``text`` states the withdrawn subject and value, else their word overlap."""
+    if key is not None and key == _normal_key(text):
+        return 1.0
+    return fact_rules.overlap(withdrawn, text)
+
+
 def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> Decision:
     withdrawn = fact_rules.negated_statement(fact)
     if withdrawn is not None:
-        scored = [(fact_rules.overlap(withdrawn, n.text), n) for n in neighbours]
-        scored = [(s, n) for s, n in scored if n.memory_id not in taken]
+        said = _normal_key(withdrawn)
+        scored = [
+            (_withdrawal_match(withdrawn, said, n.text), n)
+            for n in neighbours
+            if n.memory_id not in taken
+        ]
         if scored:
             score, best = max(scored, key=lambda x: x[0])
             if score >= NEGATION_OVERLAP:
@@ -195,7 +211,8 @@ def reconcile_by_rules(
     """Rule-based reconciliation; ``neighbours`` maps each new fact to its nearest facts.
 
     A fact withdrawing an earlier statement ("User no longer eats meat") updates the
-    neighbour whose words overlap the withdrawn statement by >= NEGATION_OVERLAP; a fact
+    neighbour whose words overlap the withdrawn statement by >= NEGATION_OVERLAP (or that
+    states the same subject and value); a fact
     giving another value to a neighbour's subject (same :func:`subject_key`) updates it, the
     same value is NONE; anything else is an ADD. Each existing fact is changed at most once.
     """
