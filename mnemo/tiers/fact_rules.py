@@ -46,6 +46,14 @@ _ADVERBS = frozenset(
 _NOT_FACT = frozenset(
     [
         "think",
+        "thought",
+        "wanted",
+        "wanna",
+        "gotta",
+        "won't",
+        "wouldn't",
+        "shouldn't",
+        "couldn't",
         "guess",
         "wonder",
         "wondered",
@@ -82,7 +90,9 @@ _NOT_FACT = frozenset(
 )
 _BE_NOT_FACT = re.compile(
     r"^(?:not sure|sorry|glad|happy to|afraid|just|asking|wondering|thinking|curious|here|"
-    r"back|fine|good|ok|okay|great|going to|gonna|trying|looking for|about to|done|ready)\b",
+    r"back|fine|good|ok|okay|great|going to|gonna|trying|looking for|about to|done|ready|"
+    r"so|super|really|very|totally|excited|thrilled|stoked|happy|sad|grateful|thankful|proud|"
+    r"amazed|impressed|loving|enjoying|feeling|sure|certain|lucky|blessed|still)\b",
     re.IGNORECASE,
 )
 _HAVE_NOT_FACT = re.compile(r"^(?:a question|to\b|no idea|an idea|got to|been thinking)", re.I)
@@ -131,8 +141,31 @@ _IRREGULAR_PAST = frozenset(
         "understood",
         "woke",
         "wore",
+        "felt",
+        "heard",
+        "brought",
+        "caught",
+        "fell",
+        "held",
+        "meant",
+        "sent",
+        "sat",
+        "did",
+        "ate",
+        "drank",
+        "chose",
+        "forgot",
     ]
 )
+#: Negative contractions after "I" and their third-person forms.
+_NEGATIVE = {
+    "don't": "does not",
+    "didn't": "did not",
+    "haven't": "has not",
+    "hadn't": "had not",
+    "wasn't": "was not",
+    "can't": "cannot",
+}
 _THIRD = {"have": "has", "do": "does", "go": "goes", "be": "is"}
 _REFLEXIVE = (
     (re.compile(r"\bmyself\b", re.I), "themselves"),
@@ -140,6 +173,7 @@ _REFLEXIVE = (
     (re.compile(r"\bmine\b", re.I), "theirs"),
     (re.compile(r"\bme\b", re.I), "them"),
     (re.compile(r"\bI'm\b"), "they're"),
+    (re.compile(r"\bI was\b"), "they were"),
     (re.compile(r"\bI\b"), "they"),
 )
 
@@ -172,9 +206,9 @@ def _rest(words: list[str]) -> str:
 def _verb_phrase(words: list[str]) -> str | None:
     """``eat meat`` -> ``eats meat``, ``really love jazz`` -> ``really loves jazz``."""
     i = 0
-    while i < len(words) and words[i].lower() in _ADVERBS:
+    while i < len(words) and (words[i].lower() in _ADVERBS or words[i].lower().endswith("ly")):
         i += 1
-    if i >= len(words) or words[i].lower() in _NOT_FACT:
+    if i >= len(words) or words[i].lower() in _NOT_FACT or not words[i].isalpha():
         return None
     verb = third_person(words[i])
     return " ".join([*words[:i], verb, _rest(words[i + 1 :])]).strip()
@@ -195,10 +229,14 @@ def _after_i(words: list[str]) -> str | None:
         if not rest or _HAVE_NOT_FACT.match(body):
             return None
         return f"User has {_rest(rest)}"
+    if head in _NEGATIVE:
+        if not rest or (head == "can't" and rest[0].lower() in ("wait", "believe", "stop")):
+            return None
+        return f"User {_NEGATIVE[head]} {_rest(rest)}"
     if head in ("don't", "do") and rest and (head == "don't" or rest[0].lower() == "not"):
         tail = rest if head == "don't" else rest[1:]
         return f"User does not {_rest(tail)}" if tail else None
-    if head in ("can't", "cannot"):
+    if head == "cannot":
         return f"User cannot {_rest(rest)}" if rest else None
     if head == "can":
         return f"User can {_rest(rest)}" if rest else None
