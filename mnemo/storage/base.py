@@ -96,24 +96,33 @@ class DocumentChunks:
     vectors: np.ndarray  # float32 (n, dim); rows made by another embedder are zero
 
 
+@dataclass(frozen=True)
+class TurnRun:
+    """A turn the fact tier has finished with: who decided and what was noted."""
+
+    message_id: str
+    actor: str
+    note: str | None = None
+
+
 @dataclass
 class FactBatch:
     """What the fact tier decided for some turns, applied in one transaction.
 
-    ``updates`` map a memory id to its changes (as ``update_memory`` takes them). The
-    ``processed_message_ids`` are recorded as done in the same transaction, so a job that is
-    run again skips them; a batch whose turns are already recorded is not applied twice.
+    ``updates`` map a memory id to its changes (as ``update_memory`` takes them); history
+    rows carry ``actor`` and ``source_message_ids``. The ``turns`` are recorded as done in the
+    same transaction, so a job that is run again skips them; a batch any of whose turns is
+    already recorded is not applied at all.
     """
 
     tenant: str
     user_id: str
     actor: str
     source_message_ids: list[str]
-    processed_message_ids: list[str]
+    turns: list[TurnRun]
     adds: list[NewMemory] = field(default_factory=list)
     updates: dict[str, dict[str, Any]] = field(default_factory=dict)
     deletes: list[str] = field(default_factory=list)
-    note: str | None = None
 
 
 @dataclass

@@ -135,7 +135,7 @@ class SQLiteStore:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            if docs.processed(c, batch.tenant, batch.processed_message_ids):
+            if docs.processed(c, batch.tenant, [t.message_id for t in batch.turns]):
                 return None
             src = batch.source_message_ids
             out = [self._insert_memory(c, row, batch.actor, src, now) for row in batch.adds]

@@ -131,8 +131,5 @@ def mark_processed(c: sqlite3.Connection, batch: FactBatch, now: str) -> None:
     c.executemany(
         "INSERT OR IGNORE INTO fact_runs (tenant, user_id, message_id, actor, note, at)"
         " VALUES (?,?,?,?,?,?)",
-        [
-            (batch.tenant, batch.user_id, m, batch.actor, batch.note, now)
-            for m in batch.processed_message_ids
-        ],
+        [(batch.tenant, batch.user_id, t.message_id, t.actor, t.note, now) for t in batch.turns],
     )

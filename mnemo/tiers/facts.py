@@ -32,12 +32,20 @@ from mnemo.ids import MEMORY_PREFIX, new_id
 from mnemo.llm import ChatModel, Usage
 from mnemo.retrieval.dense import IndexCache
 from mnemo.schemas import Message, format_time
-from mnemo.storage.base import DocumentChunks, FactBatch, ListFilter, NewMemory, Store
+from mnemo.storage.base import (
+    DocumentChunks,
+    FactBatch,
+    ListFilter,
+    NewMemory,
+    Store,
+    TurnRun,
+)
 from mnemo.tiers import dedupe, fact_llm, fact_rules
 from mnemo.tiers.reconcile import (
     Add,
     Decision,
     Delete,
+    Keep,
     Neighbour,
     Update,
     reconcile_by_rules,
@@ -65,12 +73,28 @@ class Unit:
 
 
 @dataclass
+class JobState:
+    """State of one job run: LLM health, turns awaiting their record, embeddings made."""
+
+    user_id: str = ""
+    llm_down: bool = False
+    pending: list[TurnRun] = field(default_factory=list)
+    vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
+
+
+@dataclass
 class Run:
     """What happened to one unit: who decided, what was noted, tokens spent."""
 
+    job: JobState
     actor: str = "llm"
     notes: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+
+    @property
+    def note(self) -> str | None:
+        """The notes as one line (None when there are none)."""
+        return "; ".join(self.notes)[:2000] or None
 
     def fall_back(self, stage: str, exc: Exception) -> None:
         """Record that ``stage`` fell back to rules after ``exc``."""
@@ -95,7 +119,6 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
-        self._llm_down = False
 
     # ---- the job --------------------------------------------------------------------------
     def __call__(self, payload: dict[str, Any]) -> dict[str, int]:
@@ -104,11 +127,23 @@ class FactTier:
         done = self.store.facts_processed(self.tenant, ids)
         found = [self.store.get_message(self.tenant, i) for i in ids if i not in done]
         messages = [m for m in found if m is not None]  # erased users leave nothing to do
-        total = Usage()
-        self._llm_down = False
+        total, job = Usage(), JobState()
         for unit in self.units(messages):
-            total += self.process(unit)
+            job.user_id = unit.user.user_id
+            total += self.process(unit, job)
+        if job.pending:  # turns that changed nothing: recorded together, one transaction
+            self.store.apply_facts(FactBatch(self.tenant, job.user_id, "rules", [], job.pending))
         return total.as_dict()
+
+    def vectors(self, texts: list[str], job: JobState) -> tuple[list[str], np.ndarray]:
+        """Content hashes and unit vectors of ``texts``, each embedded once per job."""
+        todo = [t for t in dict.fromkeys(texts) if t not in job.vectors]
+        if todo:
+            hashes, vecs = self.embed(todo)
+            job.vectors.update(zip(todo, zip(hashes, vecs, strict=True), strict=True))
+        if not texts:
+            return [], np.zeros((0, 0), np.float32)
+        return [job.vectors[t][0] for t in texts], np.stack([job.vectors[t][1] for t in texts])
 
     def units(self, messages: list[Message]) -> list[Unit]:
         """The user messages of a batch, each with its reply in single mode."""
@@ -130,52 +165,56 @@ class FactTier:
                 return later if later.role == "assistant" else None
         return None
 
-    def process(self, unit: Unit) -> Usage:
-        """Extract, dedupe, reconcile and apply the facts of one unit."""
-        run = Run(actor="rules" if self._use_rules() else "llm")
+    def process(self, unit: Unit, job: JobState) -> Usage:
+        """Extract, dedupe, reconcile and apply the facts of one unit.
+
+        A unit that changes nothing is only recorded as done, with the next unit that does
+        (or at the end of the job): fewer commits, and a kill just means doing it again.
+        """
+        run = Run(job, actor="rules" if self.chat is None or job.llm_down else "llm")
         facts = self.extract(unit, run)
         decisions: list[Decision] = []
         if facts:
-            _, vectors = self.embed(facts)
+            _, vectors = self.vectors(facts, job)
             chunks = self.store.document_chunks(self.tenant, unit.user.user_id, self.embedder_id)
             facts, neighbours = self.screen(unit.user.user_id, facts, vectors, chunks, run)
             if facts:
                 decisions = self.decide(facts, neighbours, run)
                 decisions = self.screen_decisions(unit.user.user_id, decisions, chunks, run)
-        batch = self.batch(unit, decisions, run)
-        applied = self.store.apply_facts(batch)
+        job.pending += [TurnRun(i, run.actor, run.note) for i in unit.ids]
+        changes: list[Decision] = [d for d in decisions if not isinstance(d, Keep)]
+        if changes:
+            batch = self.batch(unit, changes, run)
+            if self.store.apply_facts(batch) is None:
+                log.info("facts for %s were already applied by another run", unit.ids)
+            job.pending = []
         log.debug("facts for %s: %s by %s", unit.ids, decisions, run.actor)
-        if applied is None:
-            log.info("facts for %s were already applied by another run", unit.ids)
         return run.usage
-
-    def _use_rules(self) -> bool:
-        return self.chat is None or self._llm_down
 
     # ---- 1. extraction --------------------------------------------------------------------
     def extract(self, unit: Unit, run: Run) -> list[str]:
         """Candidate facts of a unit: from the LLM, or by rules (also after a failure)."""
-        if self.chat is not None and not self._llm_down:
+        if self.chat is not None and run.actor == "llm":
             try:
-                facts, usage = self._extract_llm(self.chat, unit)
+                facts, usage = self._extract_llm(self.chat, unit, run.job)
                 run.usage += usage
                 return facts
             except (LLMTransientError, LLMOutputError) as exc:
                 log.warning("fact extraction fell back to rules: %s", exc)
-                self._llm_down = isinstance(exc, LLMTransientError)
+                run.job.llm_down = isinstance(exc, LLMTransientError)
                 run.fall_back("extraction", exc)
         s = self.settings
         limit = 1 if s.fact_extraction == "single" else s.fact_max_per_turn
         return fact_rules.extract_facts(unit.user.content, limit, *self.limits)
 
-    def _extract_llm(self, chat: ChatModel, unit: Unit) -> tuple[list[str], Usage]:
+    def _extract_llm(self, chat: ChatModel, unit: Unit, job: JobState) -> tuple[list[str], Usage]:
         s, user = self.settings, unit.user
         if s.fact_extraction == "atomic":
             when = format_time(user.created_at)
             return fact_llm.extract_atomic(
                 chat, user.content, when, s.fact_max_per_turn, self.limits
             )
-        _, vec = self.embed([user.content])
+        _, vec = self.vectors([user.content], job)
         existing = [n.text for n, _ in self.nearest(user.user_id, vec[0], s.fact_context_k)]
         docs = self.store.list_documents(self.tenant, user.user_id, user.session_id)
         context = "\n\n".join(d.content for d in docs)[: s.max_content_chars]
@@ -234,7 +273,7 @@ class FactTier:
         shown = _union(neighbours)
         if not shown:  # nothing to reconcile against: every new fact is an ADD
             return [Add(f) for f in facts]
-        if self.chat is not None and run.actor == "llm" and not self._llm_down:
+        if self.chat is not None and run.actor == "llm":
             ids = short_ids(shown)
             try:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
@@ -245,7 +284,7 @@ class FactTier:
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:
                 log.warning("fact reconciliation fell back to rules: %s", exc)
-                self._llm_down = isinstance(exc, LLMTransientError)
+                run.job.llm_down = isinstance(exc, LLMTransientError)
                 run.fall_back("reconciliation", exc)
         return reconcile_by_rules(facts, neighbours)
 
@@ -263,7 +302,7 @@ class FactTier:
                 run.notes.append(f"dropped {type(d).__name__} of length {len(d.text)}")
                 continue
             if isinstance(d, Add):
-                _, vec = self.embed([d.text])
+                _, vec = self.vectors([d.text], run.job)
                 near = self.nearest(user_id, vec[0], 1)
                 dup_fact = bool(near) and near[0][0].similarity >= threshold
                 dup_add = any(float(v @ vec[0]) >= threshold for v in added)
@@ -277,18 +316,11 @@ class FactTier:
     # ---- 4. the batch ---------------------------------------------------------------------
     def batch(self, unit: Unit, decisions: list[Decision], run: Run) -> FactBatch:
         """The store changes of a unit's decisions, with provenance and notes."""
-        user, note = unit.user, "; ".join(run.notes)[:2000] or None
-        batch = FactBatch(
-            tenant=self.tenant,
-            user_id=user.user_id,
-            actor=run.actor,
-            source_message_ids=unit.ids,
-            processed_message_ids=unit.ids,
-            note=note,
-        )
+        user, note = unit.user, run.note
+        batch = FactBatch(self.tenant, user.user_id, run.actor, unit.ids, list(run.job.pending))
         adds = [d.text for d in decisions if isinstance(d, Add)]
         updates = [d for d in decisions if isinstance(d, Update)]
-        hashes, vectors = self.embed(adds + [u.text for u in updates])
+        hashes, vectors = self.vectors(adds + [u.text for u in updates], run.job)
         meta: dict[str, Any] = {"extracted_by": run.actor, "mode": self.settings.fact_extraction}
         if any(n.startswith(("extraction:", "reconciliation:")) for n in run.notes):
             meta["fallback"] = note
