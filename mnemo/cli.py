@@ -241,7 +241,8 @@ def worker(
             else:
                 err.print(
                     f"mnemo worker: {mem.store.location}, polling every {runner.poll_s:g}s; "
-                    "Ctrl-C stops after the current job"
+                    "Ctrl-C stops after the current job",
+                    soft_wrap=True,
                 )
                 runner.run_until_signalled()
         err.print(f"mnemo worker: ran {runner.jobs_run} job(s)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -441,13 +440,9 @@ class Memory:
         self.pipeline.indexes.drop(self.tenant, user_id)
         return counts
 
-    def drain(self, max_jobs: int | None = None, stop: threading.Event | None = None) -> int:
-        """Run pending jobs inline until none is ready (or ``stop`` is set); returns how many."""
-        options = job_runner.RunOptions(
-            max_attempts=self.settings.job_max_attempts,
-            lease_s=self.settings.job_lease_s,
-            stop=stop,
-        )
+    def drain(self, max_jobs: int | None = None) -> int:
+        """Run pending jobs inline until none is ready; returns how many ran."""
+        options = job_runner.RunOptions.from_settings(self.settings)
         return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
 
     def stats(self) -> Stats:
