@@ -60,7 +60,7 @@ def counts(effects_db: str) -> tuple[int, int]:
 
 
 def main(db: str, effects_db: str, mode: str) -> int:
-    with Memory(db, embedder="hashing") as mem:
+    with Memory(db, embedder="hashing", fact_extraction="off") as mem:
 
         def handler(payload: dict[str, Any]) -> Usage:
             effect(effects_db, payload)
