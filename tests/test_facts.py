@@ -273,3 +273,17 @@ def test_assistant_only_batches_and_erased_users_are_no_work(mem: Memory) -> Non
     assert mem.drain() == 1 and facts(mem) == []
     payload = {"message_ids": ["msg_missing", *ids], "user_id": "u1", "session_id": "s1"}
     assert mem.handlers[JOB_KIND](payload)["total_tokens"] == 0
+
+
+def test_every_user_turn_of_a_batch_is_recorded_once(mem: Memory) -> None:
+    turns = [
+        {"role": "user", "content": "hello there"},
+        {"role": "assistant", "content": "Hi! I live in the cloud."},
+        {"role": "user", "content": "I live in Rome."},
+        {"role": "user", "content": "What time is it?"},
+    ]
+    ids = mem.add_messages(turns, "u1")
+    mem.drain()
+    runs = fact_runs(mem)
+    assert sorted(r["message_id"] for r in runs) == sorted([ids[0], ids[2], ids[3]])
+    assert facts(mem) == ["User lives in Rome"]

@@ -168,8 +168,9 @@ class FactTier:
     def process(self, unit: Unit, job: JobState) -> Usage:
         """Extract, dedupe, reconcile and apply the facts of one unit.
 
-        A unit that changes nothing is only recorded as done, with the next unit that does
-        (or at the end of the job): fewer commits, and a kill just means doing it again.
+        A unit that changes nothing and spent no LLM call is only recorded as done with the
+        next unit that commits (or at the end of the job): rules are cheap to redo after a
+        kill, a commit is not free. Units that asked the LLM commit at once.
         """
         run = Run(job, actor="rules" if self.chat is None or job.llm_down else "llm")
         facts = self.extract(unit, run)
@@ -183,7 +184,7 @@ class FactTier:
                 decisions = self.screen_decisions(unit.user.user_id, decisions, chunks, run)
         job.pending += [TurnRun(i, run.actor, run.note) for i in unit.ids]
         changes: list[Decision] = [d for d in decisions if not isinstance(d, Keep)]
-        if changes:
+        if changes or run.usage.total_tokens or run.actor == "llm":
             batch = self.batch(unit, changes, run)
             if self.store.apply_facts(batch) is None:
                 log.info("facts for %s were already applied by another run", unit.ids)
