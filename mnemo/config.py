@@ -25,11 +25,18 @@ ENV_PREFIX = "MNEMO_"
 PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tiered", "topics"]
 
 #: Each seed design's documented numbers, applied over the defaults when the preset is chosen.
+# The seeds rank by their own formulas: none of mnemo's context or speaker signals.
+_SEED_RANKING: dict[str, Any] = {
+    "neighbor_weight": 0.0,
+    "speaker_weight": 0.0,
+    "strip_speaker_names": False,
+}
+
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors.
     "llmplatform": {
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 8,
         "min_similarity": 0.45,
         "lexical_weight": 0.0,
@@ -37,7 +44,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # seed 001: top-5 by cosine over >= 0.5.
     "llm-managed": {
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 5,
         "min_similarity": 0.5,
         "lexical_weight": 0.0,
@@ -46,7 +53,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35.
     "agent-cli": {
         "fusion": "rrf",
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 5,
         "pool_factor": 3,
         "recency_weight": 0.2,
@@ -58,7 +65,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6).
     "tiered": {
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 3,
         "min_similarity": 0.6,
         "lexical_weight": 0.0,
@@ -196,6 +203,24 @@ class Settings(BaseModel):
         "0 turns it off.",
     )
     neighbor_span: int = Field(1, ge=1, le=5, description="How many turns away a neighbour is.")
+    speaker_weight: float = Field(
+        0.5,
+        ge=0,
+        description="Turns by the speakers a query names (else by the user, or by the assistant "
+        "when the query recalls what it said) get relevance x (1 + this); 0 turns it off.",
+    )
+    strip_speaker_names: bool = Field(
+        True,
+        description="Cut the speaker names a query mentions from the text embedded for the "
+        "dense side (turns are embedded without their speaker name).",
+    )
+    session_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="A turn gains this share of its session's normalised top-3 relevance; "
+        "0 turns session aggregation off.",
+    )
     min_similarity: float = Field(
         0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
     )

@@ -135,6 +135,8 @@ class VectorRows:
     kinds: list[str]  # "message" or the memory kind
     times: np.ndarray  # float64 epoch seconds of created_at
     vectors: np.ndarray  # float32 (n, dim)
+    roles: list[str | None] = field(default_factory=list)  # a message's role; None for memories
+    names: list[str | None] = field(default_factory=list)  # a message's speaker name, if any
 
 
 @dataclass(frozen=True)

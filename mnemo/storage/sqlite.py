@@ -345,9 +345,11 @@ class SQLiteStore:
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
         sql = (
-            "SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
+            "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name"
+            " FROM messages"
             " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
-            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
+            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL"
+            " FROM memories"
             " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
             " AND deleted_at IS NULL"
         )
