@@ -33,23 +33,32 @@ _SEED_RANKING: dict[str, Any] = {
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
+    # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
     "default": {},
-    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors.
+    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors;
+    # a session summary every 10 pairs and key/value user facts (the profile).
     "llmplatform": {
         **_SEED_RANKING,
         "search_limit": 8,
         "min_similarity": 0.45,
         "lexical_weight": 0.0,
         "cross_session_threshold": 50,
+        "fact_extraction": "off",
+        "episodes_enabled": False,
+        "session_summary_enabled": True,
     },
-    # seed 001: top-5 by cosine over >= 0.5.
+    # seed 001: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
     "llm-managed": {
         **_SEED_RANKING,
         "search_limit": 5,
         "min_similarity": 0.5,
         "lexical_weight": 0.0,
+        "fact_extraction": "single",
+        "profile_enabled": False,
+        "episodes_enabled": False,
     },
-    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35.
+    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
+    # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
     "agent-cli": {
         "fusion": "rrf",
         **_SEED_RANKING,
@@ -60,39 +69,26 @@ PRESETS: dict[str, dict[str, Any]] = {
         "use_mmr": True,
         "mmr_lambda": 0.7,
         "score_threshold": 0.35,
-    },
-    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6).
-    "tiered": {
-        **_SEED_RANKING,
-        "search_limit": 3,
-        "min_similarity": 0.6,
-        "lexical_weight": 0.0,
-    },
-    # seed 004: topic memory; retrieval keeps the defaults.
-    "topics": {},
-}
-
-
-#: Conversation tiers per seed (profile, episodes, summaries, eviction), over PRESETS above.
-_CONVERSATION_TIERS: dict[str, dict[str, Any]] = {
-    # seed 000: a session summary every 10 pairs; its key/value user facts as the profile.
-    "llmplatform": {"episodes_enabled": False, "session_summary_enabled": True},
-    # seed 001: one-fact extraction only (the facts tier).
-    "llm-managed": {"profile_enabled": False, "episodes_enabled": False},
-    # seed 002: one rolling summary per conversation, at most 500 entries per conversation.
-    "agent-cli": {
+        "fact_extraction": "atomic",
         "profile_enabled": False,
         "episodes_enabled": False,
         "rolling_summary_enabled": True,
         "max_entries": 500,
     },
-    # seed 003: short-term window of 20 turns compressed into episodes keeping 10; the profile.
-    "tiered": {"profile_enabled": True, "episodes_enabled": True},
-    # seed 004: topics only.
-    "topics": {"profile_enabled": False, "episodes_enabled": False},
+    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6); structured profile facts
+    # and the short-term window compressed into episodes.
+    "tiered": {
+        **_SEED_RANKING,
+        "search_limit": 3,
+        "min_similarity": 0.6,
+        "lexical_weight": 0.0,
+        "fact_extraction": "off",
+        "profile_enabled": True,
+        "episodes_enabled": True,
+    },
+    # seed 004: topic memory; retrieval keeps the defaults.
+    "topics": {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False},
 }
-for _name, _values in _CONVERSATION_TIERS.items():
-    PRESETS[_name].update(_values)
 
 
 class Settings(BaseModel):
@@ -312,6 +308,42 @@ class Settings(BaseModel):
         ge=1,
         description="Per-conversation cap on turns and facts in the working set; the oldest are "
         "evicted from search (turns stay stored). Unset: no eviction.",
+    )
+    # --- facts (write path) -----------------------------------------------------------------
+    fact_extraction: Literal["single", "atomic", "off"] = Field(
+        "atomic",
+        description="How facts are drawn from turns: atomic (0-3 facts from each user message, "
+        "seed 002), single (one fact or nothing per user/assistant exchange, seed 001) or off.",
+    )
+    fact_max_per_turn: int = Field(
+        3, ge=1, le=20, description="Most facts taken from one user message in atomic mode."
+    )
+    fact_min_chars: int = Field(10, ge=1, description="Shorter extracted facts are discarded.")
+    fact_max_chars: int = Field(500, ge=10, description="Longer extracted facts are discarded.")
+    fact_dedupe_threshold: float = Field(
+        0.90,
+        ge=0,
+        le=1,
+        description="A new fact whose cosine with an existing fact or a document chunk reaches "
+        "this is a duplicate and is not stored.",
+    )
+    fact_context_k: int = Field(
+        8, ge=0, le=100, description="Existing facts shown to the single-fact extractor."
+    )
+    fact_reconcile_k: int = Field(
+        5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
+    )
+    document_chunk_words: int = Field(
+        150,
+        ge=10,
+        le=5000,
+        description="Words per chunk of an attached document (fits the embedder's window).",
+    )
+    document_chunk_overlap: int = Field(
+        25, ge=0, le=1000, description="Words shared by neighbouring document chunks."
+    )
+    max_document_chars: int = Field(
+        1_000_000, ge=1, description="Longest context document accepted, in characters."
     )
 
     @model_validator(mode="before")

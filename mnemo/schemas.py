@@ -169,6 +169,23 @@ class ProfileFact(BaseModel):
     updated_at: datetime
 
 
+class Document(BaseModel):
+    """A context document attached to a user (every session) or to one of their sessions.
+
+    New facts already stated in an attached document are not stored (seed 001's context files).
+    """
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    session_id: str | None = None
+    title: str | None = None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    chunks: int = 0
+
+
 class Job(BaseModel):
     """A durable unit of follow-up work."""
 
@@ -200,6 +217,7 @@ __all__ = [
     "MEMORY_KINDS",
     "PROFILE_CATEGORIES",
     "ROLES",
+    "Document",
     "HistoryEntry",
     "Hit",
     "Job",

@@ -17,8 +17,10 @@ from mnemo.config import Settings
 from mnemo.embedders import Embedder, content_hash, create_embedder
 from mnemo.errors import NotFoundError, SchemaError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
+from mnemo.llm import create_chat_model
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
+    Document,
     HistoryEntry,
     Hit,
     MemoryItem,
@@ -31,6 +33,8 @@ from mnemo.schemas import (
 )
 from mnemo.storage import open_store
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage, Store
+from mnemo.tiers import documents as doc_tier
+from mnemo.tiers import facts as fact_tier
 from mnemo.tiers.conversation import ConversationTiers
 
 Progress = Callable[[int], None]
@@ -83,7 +87,20 @@ class Memory:
         self._check_embedder()
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
         self.handlers: dict[str, job_runner.Handler] = {}
-        self.conversation = ConversationTiers(self.store, self.embedder, self.settings)
+        self.chat = create_chat_model(self.settings)
+        if self.settings.fact_extraction != "off":
+            self.handlers[fact_tier.JOB_KIND] = fact_tier.FactTier(
+                self.store,
+                self.tenant,
+                self.embedder.id,
+                self._embed,
+                self.pipeline.indexes,
+                self.settings,
+                self.chat,
+            )
+        self.conversation = ConversationTiers(
+            self.store, self.embedder, self.settings, chat=self.chat
+        )
         self.handlers.update(self.conversation.handlers())
 
     def _check_embedder(self) -> None:
@@ -353,6 +370,44 @@ class Memory:
         if not id.startswith(MEMORY_PREFIX):
             raise NotFoundError(f"no memory with id {id!r}")
 
+    # ---- context documents -----------------------------------------------------------------
+    def attach_document(
+        self,
+        content: str,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Document:
+        """Attach a context document to a user's session (or all sessions when None).
+
+        Facts the document already states are not extracted from later turns (seed 001).
+        """
+        row = doc_tier.new_document(
+            content,
+            user_id,
+            session_id,
+            title,
+            metadata,
+            tenant=self.tenant,
+            settings=self.settings,
+            embedder_id=self.embedder.id,
+            embed=self._embed,
+        )
+        return self.store.add_document(row)
+
+    def detach_document(self, id: str) -> Document:
+        """Remove an attached document; NotFoundError for an unknown id."""
+        return self.store.delete_document(self.tenant, doc_tier.document_id(id))
+
+    def documents(self, user_id: str, *, session_id: str | None = None) -> builtins.list[Document]:
+        """A user's documents, oldest first; with ``session_id``, those that session sees."""
+        user_id = check.identifier(user_id, "user_id")
+        if session_id is not None:
+            session_id = check.identifier(session_id, "session_id")
+        return self.store.list_documents(self.tenant, user_id, session_id)
+
     # ---- reading -------------------------------------------------------------------------
     def search(
         self,
@@ -443,6 +498,8 @@ class Memory:
         self.conversation.close()
         self.store.close()
         self.embedder.close()
+        if self.chat is not None:
+            self.chat.close()
 
     def __enter__(self) -> Memory:
         return self

@@ -78,7 +78,7 @@ def test_bulk_import_compresses_in_the_same_steps(tiered: Memory) -> None:
 
 
 def test_episodes_are_searchable_memories(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", episodes_enabled=True)  # the default search
+    mem = Memory(db_path, embedder="hashing", fact_extraction="off")  # the default search
     mem.add_messages(turns(1, 21), "u1", "s1")
     mem.drain()
     hits = mem.search("Berlin trip steps", "u1", kinds=["episode"])
@@ -244,8 +244,8 @@ def test_eviction_leaves_messages_intact(db_path: str) -> None:
     [
         ("tiered", ["turns.profile", "turns.episodes"]),
         ("llmplatform", ["turns.profile", "turns.summary"]),
-        ("agent-cli", ["turns.rolling_summary", "turns.evict"]),
-        ("llm-managed", []),
+        ("agent-cli", ["turns.facts", "turns.rolling_summary", "turns.evict"]),
+        ("llm-managed", ["turns.facts"]),
         ("topics", []),
     ],
 )
@@ -254,9 +254,7 @@ def test_presets_register_their_seed_tiers(db_path: str, preset: str, kinds: lis
         assert [k for k in mem.handlers if k.startswith("turns.")] == kinds
 
 
-def test_the_default_preset_runs_profile_and_episodes() -> None:
-    from mnemo.config import Settings
-
-    fields = Settings.model_fields  # (the test suite turns them off in its default preset)
-    assert fields["profile_enabled"].default and fields["episodes_enabled"].default
-    assert not fields["session_summary_enabled"].default and fields["max_entries"].default is None
+def test_the_default_preset_runs_facts_profile_and_episodes(db_path: str) -> None:
+    with Memory(db_path, embedder="hashing") as mem:
+        kinds = [k for k in mem.handlers if k.startswith("turns.")]
+    assert kinds == ["turns.facts", "turns.profile", "turns.episodes"]

@@ -15,11 +15,13 @@ from mnemo.tiers.rules import Candidate
 
 FILLER = "Tell me more about vector databases."
 
+PROFILE_ONLY: dict = {"profile_enabled": True, "fact_extraction": "off", "episodes_enabled": False}
+
 
 @pytest.fixture
 def mem(db_path: str) -> Iterator[Memory]:
-    """The default preset with the profile tier on (tests run with it off otherwise)."""
-    m = Memory(db_path, embedder="hashing", profile_enabled=True)
+    """The profile tier alone."""
+    m = Memory(db_path, embedder="hashing", **PROFILE_ONLY)
     yield m
     m.close()
 
@@ -172,7 +174,7 @@ def llm_mem(db_path: str, server: ScriptedServer) -> Iterator[Memory]:
     m = Memory(
         db_path,
         embedder="hashing",
-        profile_enabled=True,
+        **PROFILE_ONLY,
         llm_base_url=server.url,
         llm_max_retries=0,
     )

@@ -99,8 +99,8 @@ class Proc:
         self.wait()
 
 
-# Only the jobs a test registers: the conversation tiers (on by default) stay off.
-JOBS_ONLY = {"profile_enabled": False, "episodes_enabled": False}
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 
 
 def only_job(mem: Memory) -> Job:
@@ -118,7 +118,7 @@ def wait_for(predicate: Any, timeout: float = WAIT_S, step: float = 0.02) -> Non
 
 @pytest.fixture
 def mem(db_path: str) -> Iterator[Memory]:
-    """A Memory running only the jobs a test registers."""
+    """A Memory whose only turn handlers are the ones a test registers (no fact tier)."""
     m = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     yield m
     m.close()

@@ -27,8 +27,8 @@ from mnemo import Memory
 from mnemo.jobs import Worker
 from mnemo.llm import Usage
 
-# Only the jobs a test registers: the conversation tiers (on by default) stay off.
-JOBS_ONLY = {"profile_enabled": False, "episodes_enabled": False}
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 
 
 def emit(obj: dict[str, Any]) -> None:

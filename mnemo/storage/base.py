@@ -15,7 +15,15 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, ProfileFact, Stats
+from mnemo.schemas import (
+    Document,
+    HistoryEntry,
+    Job,
+    MemoryItem,
+    Message,
+    ProfileFact,
+    Stats,
+)
 
 MESSAGE = 0
 MEMORY = 1
@@ -96,6 +104,61 @@ class NewJob:
 
 
 @dataclass
+class NewDocument:
+    """A validated context document and its embedded chunks, ready to be written."""
+
+    id: str
+    tenant: str
+    user_id: str
+    session_id: str | None
+    title: str | None
+    content: str
+    metadata: dict[str, Any]
+    created_at: str
+    chunks: list[str]
+    embedder: str | None
+    embeddings: np.ndarray | None  # float32 (len(chunks), dim)
+
+
+@dataclass
+class DocumentChunks:
+    """The chunks of a user's documents: texts, the document each belongs to, vectors."""
+
+    texts: list[str]
+    document_ids: list[str]
+    vectors: np.ndarray  # float32 (n, dim); rows made by another embedder are zero
+
+
+@dataclass(frozen=True)
+class TurnRun:
+    """A turn the fact tier has finished with: who decided and what was noted."""
+
+    message_id: str
+    actor: str
+    note: str | None = None
+
+
+@dataclass
+class FactBatch:
+    """What the fact tier decided for some turns, applied in one transaction.
+
+    ``updates`` map a memory id to its changes (as ``update_memory`` takes them); history
+    rows carry ``actor`` and ``source_message_ids``. The ``turns`` are recorded as done in the
+    same transaction, so a job that is run again skips them; a batch any of whose turns is
+    already recorded is not applied at all.
+    """
+
+    tenant: str
+    user_id: str
+    actor: str
+    source_message_ids: list[str]
+    turns: list[TurnRun]
+    adds: list[NewMemory] = field(default_factory=list)
+    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deletes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class VectorRows:
     """Embedded rows of one user, as loaded for the in-process vector index."""
 
@@ -161,6 +224,33 @@ class Store(Protocol):
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
         """Soft-delete a memory (it leaves search) and record DELETE in history."""
+        ...
+
+    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
+        """Apply a fact batch with history; None (and no change) if its turns were done."""
+        ...
+
+    def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
+        """Which of these turns the fact tier has already finished with."""
+        ...
+
+    def add_document(self, row: NewDocument) -> Document:
+        """Insert a context document and its chunks."""
+        ...
+
+    def delete_document(self, tenant: str, document_id: str) -> Document:
+        """Remove a document and its chunks; NotFoundError when it does not exist."""
+        ...
+
+    def list_documents(
+        self, tenant: str, user_id: str, session_id: str | None = None
+    ) -> list[Document]:
+        """A user's documents, oldest first; with ``session_id``, those attached to that
+        session plus those attached to every session."""
+        ...
+
+    def document_chunks(self, tenant: str, user_id: str, embedder: str) -> DocumentChunks:
+        """Every chunk of a user's documents, with vectors made by ``embedder``."""
         ...
 
     def get_message(self, tenant: str, message_id: str) -> Message | None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from mnemo.errors import NotFoundError, StorageError
 from mnemo.schemas import (
+    Document,
     HistoryEntry,
     Job,
     MemoryItem,
@@ -19,12 +20,16 @@ from mnemo.schemas import (
     format_time,
     utcnow,
 )
+from mnemo.storage import sqlite_docs as docs
 from mnemo.storage import sqlite_profile as profile_sql
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import (
     MEMORY,
     MESSAGE,
+    DocumentChunks,
+    FactBatch,
     ListFilter,
+    NewDocument,
     NewJob,
     NewMemory,
     NewMessage,
@@ -116,40 +121,7 @@ class SQLiteStore:
         """Insert a memory and its ADD history entry."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            self._ensure_user(c, row.tenant, row.user_id, now)
-            cur = c.execute(
-                "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
-                " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
-                " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    row.id,
-                    row.tenant,
-                    row.user_id,
-                    row.session_id,
-                    row.kind,
-                    row.content,
-                    json.dumps(row.tags),
-                    json.dumps(row.metadata),
-                    row.importance,
-                    row.confidence,
-                    json.dumps(row.source_message_ids),
-                    row.created_at,
-                    now,
-                    row.content_hash,
-                    row.embedder,
-                    _blob(row.embedding),
-                ),
-            )
-            rowid = cur.lastrowid
-            c.executemany(
-                "INSERT OR IGNORE INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
-                [(rowid, t) for t in row.tags],
-            )
-            item = self._memory(c, row.tenant, row.id)
-            self._history(
-                c, item, "ADD", None, rows.snapshot(item), actor, row.source_message_ids, now
-            )
-        return item
+            return self._insert_memory(c, row, actor, row.source_message_ids, now)
 
     def update_memory(
         self,
@@ -162,64 +134,74 @@ class SQLiteStore:
         """Apply ``changes`` to a live memory and record UPDATE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            old = self._live_memory(c, tenant, memory_id)
-            sets: list[str] = ["updated_at = ?"]
-            args: list[Any] = [now]
-            for key in _MEMORY_FIELDS:
-                if key in changes:
-                    value = changes[key]
-                    if key in ("tags", "metadata", "source_message_ids"):
-                        value = json.dumps(value)
-                    sets.append(f"{key} = ?")
-                    args.append(value)
-            if "embedding" in changes:
-                sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
-                args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
-            c.execute(
-                f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
-                [*args, tenant, memory_id],
+            return self._update_memory(
+                c, tenant, memory_id, changes, actor, source_message_ids or [], now
             )
-            if "tags" in changes:
-                rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[
-                    0
-                ]
-                c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
-                c.executemany(
-                    "INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
-                    [(rowid, t) for t in changes["tags"]],
-                )
-            new = self._memory(c, tenant, memory_id)
-            self._bump(c, tenant, old.user_id)
-            self._history(
-                c,
-                new,
-                "UPDATE",
-                rows.snapshot(old),
-                rows.snapshot(new),
-                actor,
-                source_message_ids or [],
-                now,
-            )
-        return new
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
         """Soft-delete a live memory and record DELETE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            old = self._live_memory(c, tenant, memory_id)
-            c.execute(
-                "UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
-                (now, now, tenant, memory_id),
-            )
-            self._bump(c, tenant, old.user_id)
-            self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
-            return self._memory(c, tenant, memory_id)
+            return self._delete_memory(c, tenant, memory_id, actor, [], now)
+
+    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
+        """Apply a fact batch with history; None (and no change) if its turns were done."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            if docs.processed(c, batch.tenant, [t.message_id for t in batch.turns]):
+                return None
+            src = batch.source_message_ids
+            out = [self._insert_memory(c, row, batch.actor, src, now) for row in batch.adds]
+            for memory_id, changes in batch.updates.items():
+                out.append(
+                    self._update_memory(c, batch.tenant, memory_id, changes, batch.actor, src, now)
+                )
+            for memory_id in batch.deletes:
+                out.append(self._delete_memory(c, batch.tenant, memory_id, batch.actor, src, now))
+            docs.mark_processed(c, batch, now)
+        return out
+
+    def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
+        """Which of these turns the fact tier has already finished with."""
+        return docs.processed(self.db.get(), tenant, message_ids)
+
+    def add_document(self, row: NewDocument) -> Document:
+        """Insert a context document and its chunks."""
+        with self.db.write() as c:
+            self._ensure_user(c, row.tenant, row.user_id, row.created_at)
+            return docs.insert(c, row)
+
+    def delete_document(self, tenant: str, document_id: str) -> Document:
+        """Remove a document and its chunks; NotFoundError when it does not exist."""
+        with self.db.write() as c:
+            return docs.delete(c, tenant, document_id)
+
+    def list_documents(
+        self, tenant: str, user_id: str, session_id: str | None = None
+    ) -> list[Document]:
+        """A user's documents, oldest first; with ``session_id``, those attached to that
+        session plus those attached to every session."""
+        return docs.listed(self.db.get(), tenant, user_id, session_id)
+
+    def document_chunks(self, tenant: str, user_id: str, embedder: str) -> DocumentChunks:
+        """Every chunk of a user's documents, with vectors made by ``embedder``."""
+        with self.db.read() as c:
+            return docs.chunks(c, tenant, user_id, embedder)
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user (FTS rows go with their rows through triggers)."""
         counts = {}
         with self.db.write() as c:
-            for table in ("messages", "memories", "profile_facts", "history", "topics", "jobs"):
+            for table in (
+                "messages",
+                "memories",
+                "profile_facts",
+                "history",
+                "topics",
+                "jobs",
+                "documents",
+                "fact_runs",
+            ):
                 cur = c.execute(
                     f"DELETE FROM {table} WHERE tenant=? AND user_id=?", (tenant, user_id)
                 )
@@ -658,6 +640,99 @@ class SQLiteStore:
         if item.deleted_at is not None:
             raise NotFoundError(f"memory {memory_id!r} was deleted")
         return item
+
+    def _insert_memory(
+        self, c: sqlite3.Connection, row: NewMemory, actor: str, sources: list[str], now: str
+    ) -> MemoryItem:
+        self._ensure_user(c, row.tenant, row.user_id, now)
+        cur = c.execute(
+            "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
+            " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
+            " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                row.id,
+                row.tenant,
+                row.user_id,
+                row.session_id,
+                row.kind,
+                row.content,
+                json.dumps(row.tags),
+                json.dumps(row.metadata),
+                row.importance,
+                row.confidence,
+                json.dumps(row.source_message_ids),
+                row.created_at,
+                now,
+                row.content_hash,
+                row.embedder,
+                _blob(row.embedding),
+            ),
+        )
+        rowid = cur.lastrowid
+        c.executemany(
+            "INSERT OR IGNORE INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
+            [(rowid, t) for t in row.tags],
+        )
+        item = self._memory(c, row.tenant, row.id)
+        self._history(c, item, "ADD", None, rows.snapshot(item), actor, sources, now)
+        return item
+
+    def _update_memory(
+        self,
+        c: sqlite3.Connection,
+        tenant: str,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        sources: list[str],
+        now: str,
+    ) -> MemoryItem:
+        old = self._live_memory(c, tenant, memory_id)
+        sets: list[str] = ["updated_at = ?"]
+        args: list[Any] = [now]
+        for key in _MEMORY_FIELDS:
+            if key in changes:
+                value = changes[key]
+                if key in ("tags", "metadata", "source_message_ids"):
+                    value = json.dumps(value)
+                sets.append(f"{key} = ?")
+                args.append(value)
+        if "embedding" in changes:
+            sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
+            args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
+        c.execute(
+            f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
+            [*args, tenant, memory_id],
+        )
+        if "tags" in changes:
+            rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[0]
+            c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
+            c.executemany(
+                "INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
+                [(rowid, t) for t in changes["tags"]],
+            )
+        new = self._memory(c, tenant, memory_id)
+        self._bump(c, tenant, old.user_id)
+        self._history(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now)
+        return new
+
+    def _delete_memory(
+        self,
+        c: sqlite3.Connection,
+        tenant: str,
+        memory_id: str,
+        actor: str,
+        sources: list[str],
+        now: str,
+    ) -> MemoryItem:
+        old = self._live_memory(c, tenant, memory_id)
+        c.execute(
+            "UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
+            (now, now, tenant, memory_id),
+        )
+        self._bump(c, tenant, old.user_id)
+        self._history(c, old, "DELETE", rows.snapshot(old), None, actor, sources, now)
+        return self._memory(c, tenant, memory_id)
 
     def _history(
         self,
