@@ -210,6 +210,8 @@ class Stats(BaseModel):
     jobs: dict[str, int]
     embedder: str | None
     path: str
+    llm_fallbacks: int = 0  # times a job's LLM call failed and rules decided instead
+    job_errors: list[str] = Field(default_factory=list)  # latest errors of retrying/dead jobs
 
 
 __all__ = [

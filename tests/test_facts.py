@@ -233,7 +233,7 @@ def test_rerunning_a_job_adds_nothing(mem: Memory) -> None:
     before = facts(mem)
     payload = {"message_ids": ids, "user_id": "u1", "session_id": "s1"}
     usage = mem.handlers[JOB_KIND](payload)
-    assert usage == {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    assert usage == {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "fallbacks": 0}
     assert facts(mem) == before and len(fact_runs(mem)) == 1
     # a facts job enqueued again for the same turns (e.g. a replayed queue) changes nothing
     from mnemo.storage.base import NewJob

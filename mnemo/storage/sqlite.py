@@ -517,6 +517,19 @@ class SQLiteStore:
                     "SELECT status, count(*) FROM jobs WHERE tenant=? GROUP BY status", (tenant,)
                 ).fetchall()
             )
+            fallbacks = one(
+                "SELECT coalesce(sum(json_extract(usage, '$.fallbacks')), 0) FROM jobs"
+                " WHERE tenant=? AND usage IS NOT NULL"
+            )
+            errors = [
+                f"job {r[0]} {r[1]} ({r[2]}, attempt {r[3]}): {r[4]}"
+                for r in c.execute(
+                    "SELECT rowid, kind, status, attempts, last_error FROM jobs WHERE tenant=?"
+                    " AND status IN ('pending', 'dead') AND last_error IS NOT NULL"
+                    " ORDER BY updated_at DESC LIMIT 5",
+                    (tenant,),
+                )
+            ]
             return Stats(
                 users=one("SELECT count(*) FROM users WHERE tenant=?"),
                 sessions=one(
@@ -528,6 +541,8 @@ class SQLiteStore:
                 jobs=jobs,
                 embedder=next(iter(self.embedders_in_use()), None),
                 path=self.location,
+                llm_fallbacks=int(fallbacks),
+                job_errors=errors,
             )
 
     # ---- conversation tiers --------------------------------------------------------------

@@ -78,6 +78,7 @@ class JobState:
 
     user_id: str = ""
     llm_down: bool = False
+    fallbacks: int = 0
     pending: list[TurnRun] = field(default_factory=list)
     vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
 
@@ -100,6 +101,7 @@ class Run:
         """Record that ``stage`` fell back to rules after ``exc``."""
         self.actor = "rules"
         self.notes.append(f"{stage}: LLM failed ({type(exc).__name__}: {str(exc)[:200]}); rules")
+        self.job.fallbacks += 1
 
 
 class FactTier:
@@ -122,7 +124,8 @@ class FactTier:
 
     # ---- the job --------------------------------------------------------------------------
     def __call__(self, payload: dict[str, Any]) -> dict[str, int]:
-        """Process the turns of a ``turns.*`` payload; returns the LLM tokens spent."""
+        """Process the turns of a ``turns.*`` payload; returns the LLM tokens spent and how
+        many times the LLM failed and rules decided instead (``fallbacks``)."""
         ids = [i for i in payload.get("message_ids", []) if isinstance(i, str)]
         done = self.store.facts_processed(self.tenant, ids)
         found = [self.store.get_message(self.tenant, i) for i in ids if i not in done]
@@ -133,7 +136,7 @@ class FactTier:
             total += self.process(unit, job)
         if job.pending:  # turns that changed nothing: recorded together, one transaction
             self.store.apply_facts(FactBatch(self.tenant, job.user_id, "rules", [], job.pending))
-        return total.as_dict()
+        return {**total.as_dict(), "fallbacks": job.fallbacks}
 
     def vectors(self, texts: list[str], job: JobState) -> tuple[list[str], np.ndarray]:
         """Content hashes and unit vectors of ``texts``, each embedded once per job."""
