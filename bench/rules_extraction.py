@@ -1,7 +1,10 @@
-"""Rule-based profile extraction measured against LoCoMo's LLM-extracted observations.
+"""Rule-based extraction measured against LoCoMo's LLM-extracted observations.
 
-Every turn of every conversation in a LoCoMo file is read by ``mnemo.tiers.rules`` (the
-fallback used when no LLM is configured). A rule candidate *matches* an observation when
+Every turn of every conversation in a LoCoMo file is read by the fallback used when no LLM is
+configured: ``--extractor profile`` (default) runs ``mnemo.tiers.rules`` (structured profile
+facts), ``--extractor facts`` runs ``mnemo.tiers.fact_rules`` (free-text facts such as "User
+lives in Lyon"; the words user/they/their/them are not counted as content words of a fact).
+A rule candidate *matches* an observation when
 
 * the observation cites the candidate's turn (same ``dia_id``) and the same speaker, and
 * at least ``--min-overlap`` (default 0.5) of the candidate value's content words (lower
@@ -12,7 +15,7 @@ candidate / observations. Both are reported overall, per pattern, and for candid
 the profile's validation (confidence >= 0.4, importance >= 0.2). Observations are not
 exhaustive, so precision is a lower bound of how often a candidate is right.
 
-    python bench/rules_extraction.py --data ../shared/data/locomo-dev.json [--json out.json]
+    python bench/rules_extraction.py --data ../shared/data/locomo-dev.json [--extractor facts]
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from mnemo.config import Settings  # noqa: E402
+from mnemo.tiers.fact_rules import extract_facts  # noqa: E402
 from mnemo.tiers.profile import valid  # noqa: E402
 from mnemo.tiers.rules import Candidate, extract_profile  # noqa: E402
 
@@ -95,7 +99,22 @@ def turns(sample: dict[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
-def measure(data: list[dict[str, Any]], min_overlap: float) -> tuple[list[Hit], int, int]:
+_FACT_SUBJECT = re.compile(r"\b(?:user|they|their|them|themselves)\b", re.IGNORECASE)
+
+
+def fact_candidates(text: str, settings: Settings) -> list[Candidate]:
+    """The fact tier's rule extraction of one turn, as candidates of pattern ``fact``."""
+    found = extract_facts(
+        text, settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars
+    )
+    return [
+        Candidate("fact", "fact", _FACT_SUBJECT.sub(" ", f), 1.0, 0.5, "fact", f) for f in found
+    ]
+
+
+def measure(
+    data: list[dict[str, Any]], min_overlap: float, extractor: str = "profile"
+) -> tuple[list[Hit], int, int]:
     """Rule hits over all samples, observations count, observations matched."""
     settings = Settings(embedder="hashing")
     hits: list[Hit] = []
@@ -107,8 +126,12 @@ def measure(data: list[dict[str, Any]], min_overlap: float) -> tuple[list[Hit], 
             obs_by_turn[(spk, dia)].append(i)
         matched_obs: set[int] = set()
         for spk, dia, text in turns(sample):
-            cands = extract_profile(text)
-            ok = {(c.category, c.key) for c in valid(cands, settings)}
+            if extractor == "facts":
+                cands = fact_candidates(text, settings)
+                ok = {(c.category, c.key) for c in cands}
+            else:
+                cands = extract_profile(text)
+                ok = {(c.category, c.key) for c in valid(cands, settings)}
             for c in cands:
                 found = [
                     i for i in obs_by_turn[(spk, dia)] if overlap(c.value, obs[i][2]) >= min_overlap
@@ -151,14 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="a LoCoMo JSON file")
     ap.add_argument("--min-overlap", type=float, default=0.5)
+    ap.add_argument("--extractor", choices=("profile", "facts"), default="profile")
     ap.add_argument("--json", help="write the numbers to this file")
     ap.add_argument("--examples", type=int, default=0, help="print this many hits per outcome")
     args = ap.parse_args(argv)
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
-    hits, n_obs, n_matched = measure(data, args.min_overlap)
+    hits, n_obs, n_matched = measure(data, args.min_overlap, args.extractor)
     n_turns = sum(len(turns(s)) for s in data)
     out = report(hits, n_obs, n_matched, n_turns)
-    out["min_overlap"] = args.min_overlap
+    out["min_overlap"], out["extractor"] = args.min_overlap, args.extractor
     print(f"{len(data)} conversations, {n_turns} turns, {n_obs} observations")
     print(
         f"candidates {out['candidates']}, matched {out['matched_candidates']}: "
