@@ -14,11 +14,13 @@ import numpy as np
 from mnemo import jobs as job_runner
 from mnemo import validation as check
 from mnemo.config import Settings
+from mnemo.context import build_context
 from mnemo.embedders import Embedder, content_hash, create_embedder
 from mnemo.errors import NotFoundError, SchemaError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, new_id
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
+    ContextBundle,
     HistoryEntry,
     Hit,
     MemoryItem,
@@ -378,6 +380,19 @@ class Memory:
             for hit in hits:
                 hit.scores = {k: v for k, v in hit.scores.items() if not k.endswith("_rank")}
         return hits
+
+    def context(
+        self,
+        query: str,
+        user_id: str,
+        session_id: str | None = None,
+        budget_tokens: int = 1500,
+        **options: Any,
+    ) -> ContextBundle:
+        """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
+        format; ``bundle.render()`` is the text. Options: see :func:`mnemo.context.build_context`.
+        """
+        return build_context(self, query, user_id, session_id, budget_tokens, **options)
 
     # ---- users, jobs, lifecycle ------------------------------------------------------------
     def delete_user(self, user_id: str) -> dict[str, int]:

@@ -258,6 +258,16 @@ class SQLiteStore:
         cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
         return [rows.message(r) for r in cur]
 
+    def recent_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, newest first (the tail of a conversation)."""
+        where, args = rows.list_where(flt, time_col="created_at")
+        sql = (
+            f"SELECT * FROM messages WHERE {' AND '.join(where)}"
+            " ORDER BY created_at DESC, session_id DESC, seq DESC LIMIT ? OFFSET ?"
+        )
+        cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
+        return [rows.message(r) for r in cur]
+
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Every recorded change of a memory, oldest first."""
         cur = self.db.get().execute(
