@@ -23,6 +23,7 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.sqlite_conn import Connections
+from mnemo.storage.sqlite_keys import SQLiteKeys
 
 _MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
 
@@ -47,6 +48,7 @@ class SQLiteStore:
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
+        self.api_keys = SQLiteKeys(self.db)
 
     # ---- writes --------------------------------------------------------------------------
     def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
