@@ -1,6 +1,5 @@
-"""mnemo's REST server and OpenAI-compatible proxy (FastAPI); see docs/server.md."""
+"""mnemo's REST server and OpenAI-compatible proxy (FastAPI); see docs/server.md.
 
-from mnemo.api.app import create_app
-from mnemo.api.server import serve
-
-__all__ = ["create_app", "serve"]
+``from mnemo.api.app import create_app``. Importing this package does not import FastAPI, so
+the command line works without the ``server`` extra.
+"""
