@@ -146,7 +146,7 @@ async def chat_completions(
     client = upstream.require(state.upstream)
     turn = Turn(mem, body, state)
     await run_in_threadpool(turn.recall)
-    headers = upstream.auth_headers(state.settings, _bearer(request), who.by_key)
+    headers = upstream.auth_headers(state.settings, _bearer(request))
     up = client.build_request("POST", "chat/completions", json=turn.payload(), headers=headers)
     if body.stream:
         return await _stream(state, up, turn)
@@ -229,6 +229,6 @@ def _store_partial(store: Callable[..., None], text: str) -> None:
 async def models(request: Request, who: CallerDep, state: StateDep) -> Response:
     """The upstream's model list, passed through."""
     client = upstream.require(state.upstream)
-    headers = upstream.auth_headers(state.settings, _bearer(request), who.by_key)
+    headers = upstream.auth_headers(state.settings, _bearer(request))
     resp = await _send(state, client.build_request("GET", "models", headers=headers))
     return _passthrough(resp, resp.content)

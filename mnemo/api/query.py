@@ -43,7 +43,7 @@ async def llm_answer(state: AppState, query: str, bundle: ContextBundle | None) 
         "model": state.settings.llm_model,
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": query}],
     }
-    headers = upstream.auth_headers(state.settings, None, True)
+    headers = upstream.auth_headers(state.settings, None)
     try:
         resp = await state.upstream.post("chat/completions", json=body, headers=headers)
     except httpx.HTTPError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import httpx
 
+from mnemo.api.auth import KEY_PREFIX
 from mnemo.config import Settings
 from mnemo.errors import ConfigError, TransientError
 
@@ -33,12 +34,10 @@ def make_client(settings: Settings) -> httpx.AsyncClient | None:
     return httpx.AsyncClient(base_url=url + "/", timeout=timeout, limits=limits)
 
 
-def auth_headers(
-    settings: Settings, client_token: str | None, token_is_key: bool
-) -> dict[str, str]:
-    """The Authorization header to send upstream (maybe none)."""
+def auth_headers(settings: Settings, client_token: str | None) -> dict[str, str]:
+    """The Authorization header to send upstream (maybe none); a mnemo key never leaves."""
     token = settings.upstream_api_key
-    if token is None and client_token and not token_is_key:
+    if token is None and client_token and not client_token.startswith(KEY_PREFIX):
         token = client_token
     token = token or settings.llm_api_key
     return {"Authorization": f"Bearer {token}"} if token else {}
