@@ -67,9 +67,9 @@ def create_app(
     app.state.mnemo = state
     errors.install(app)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
-    memories.mount_topics(memories.router)
-    for router in (memories.router, query.router, proxy.router):
-        app.include_router(router)
+    for router in (memories.router, memories.topics_router(), query.router, proxy.router):
+        if router is not None:
+            app.include_router(router)
     _ops_routes(app)
     return app
 

@@ -181,19 +181,21 @@ def erase_user(user_id: str, mem: MemoryDep) -> ErasedResponse:
     return ErasedResponse(user_id=user_id, deleted=mem.delete_user(user_id))
 
 
-def mount_topics(router: APIRouter) -> bool:
-    """Add ``GET /v1/topics`` when this mnemo has the topics tier; True when added."""
+def topics_router() -> APIRouter | None:
+    """``GET /v1/topics`` when this mnemo has the topics tier, else None."""
     if not hasattr(Memory, "topics"):
-        return False
+        return None
+    extra = APIRouter(prefix="/v1", responses=ERRORS)
 
-    @router.get("/topics", tags=["topics"])
+    @extra.get("/topics", tags=["topics"])
     def topics(mem: MemoryDep, user_id: str, session_id: str | None = None) -> dict[str, Any]:
         """The user's topics (seed 004)."""
-        found = mem.topics(user_id, session_id=session_id)  # type: ignore[attr-defined]
+        list_topics: Any = getattr(mem, "topics", None)  # typed once the topics tier merges
+        found = list_topics(user_id, session_id=session_id)
         data = [t.model_dump(mode="json") if hasattr(t, "model_dump") else t for t in found]
         return {"data": data}
 
-    return True
+    return extra
 
 
-__all__ = ["mount_topics", "router"]
+__all__ = ["router", "topics_router"]
