@@ -48,7 +48,8 @@ def start_server(db: str, port: int, embedder: str, upstream: str) -> subprocess
     env = {**os.environ, "MNEMO_UPSTREAM_BASE_URL": upstream, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-c", "from mnemo.cli import app; app()", "serve"]
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--db", db, "--embedder", embedder]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = open(Path(db).with_suffix(".log"), "wb")  # noqa: SIM115 - the child writes to it
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
