@@ -404,7 +404,8 @@ class Memory:
 
     def drain(self, max_jobs: int | None = None) -> int:
         """Run pending jobs inline until none is ready; returns how many ran."""
-        return job_runner.run_ready(self.store, self.handlers, max_jobs)
+        options = job_runner.RunOptions.from_settings(self.settings)
+        return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
 
     def stats(self) -> Stats:
         """Counts of what the store holds for this tenant."""
