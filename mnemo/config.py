@@ -166,6 +166,9 @@ class Settings(BaseModel):
         description="Address `mnemo serve` binds; anything but loopback needs API keys.",
     )
     port: int = Field(8000, ge=0, le=65535, description="Port `mnemo serve` listens on.")
+    serve_worker: bool = Field(
+        True, description="Run the job worker in a thread inside `mnemo serve`."
+    )
     context_budget_tokens: int = Field(
         1500, ge=50, le=1_000_000, description="Token budget of the memory a prompt gets."
     )

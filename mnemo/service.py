@@ -152,6 +152,7 @@ class Memory:
             "message_ids": [r.id for r in rows],
             "user_id": rows[0].user_id,
             "session_id": rows[0].session_id,
+            "tenant": self.tenant,
         }
         return [
             NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)

@@ -20,6 +20,7 @@ from mnemo.api.auth import Tenants, key_store
 from mnemo.api.deps import AppState, StateDep
 from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
 from mnemo.api.models import Health
+from mnemo.api.worker import tenant_worker
 from mnemo.config import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.storage import open_store
@@ -51,9 +52,14 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.upstream = upstream.make_client(settings)
+        worker = tenant_worker(state.tenants) if settings.serve_worker else None
+        if worker is not None:
+            worker.start()
         try:
             yield
         finally:
+            if worker is not None:
+                worker.stop(timeout=30)
             if state.upstream is not None:
                 await state.upstream.aclose()
             state.tenants.close()
