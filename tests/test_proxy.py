@@ -225,3 +225,21 @@ def test_client_disconnect_stores_the_partial_reply(db_path: str) -> None:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_mnemo_chat_shows_what_was_recalled(db_path: str, upstream: ScriptedServer) -> None:
+    from typer.testing import CliRunner
+
+    from mnemo.cli import app as cli_app
+
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        http.post("/v1/memories", json={"user_id": "ann", "content": "Ann's sister is called Mia"})
+        upstream.enqueue_chat("Your sister is Mia.")
+        args = ["chat", "--user", "ann", "--url", srv.url, "--model", "m"]
+        out = CliRunner().invoke(cli_app, args, input="who is my sister Mia?\n/quit\n")
+        assert out.exit_code == 0, out.output
+        assert "recalled" in out.output and "Ann's sister is called Mia" in out.output
+        assert "assistant> Your sister is Mia." in out.output
+        assert [t["role"] for t in stored(http, "ann")] == ["user", "assistant"]
+    bad = CliRunner().invoke(cli_app, ["chat", "--url", "http://127.0.0.1:9"], input="hi\n")
+    assert bad.exit_code == 2 and "cannot reach" in bad.output
