@@ -66,6 +66,28 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+#: Conversation tiers per seed (profile, episodes, summaries, eviction), over PRESETS above.
+_CONVERSATION_TIERS: dict[str, dict[str, Any]] = {
+    # seed 000: a session summary every 10 pairs; its key/value user facts as the profile.
+    "llmplatform": {"episodes_enabled": False, "session_summary_enabled": True},
+    # seed 001: one-fact extraction only (the facts tier).
+    "llm-managed": {"profile_enabled": False, "episodes_enabled": False},
+    # seed 002: one rolling summary per conversation, at most 500 entries per conversation.
+    "agent-cli": {
+        "profile_enabled": False,
+        "episodes_enabled": False,
+        "rolling_summary_enabled": True,
+        "max_entries": 500,
+    },
+    # seed 003: short-term window of 20 turns compressed into episodes keeping 10; the profile.
+    "tiered": {"profile_enabled": True, "episodes_enabled": True},
+    # seed 004: topics only.
+    "topics": {"profile_enabled": False, "episodes_enabled": False},
+}
+for _name, _values in _CONVERSATION_TIERS.items():
+    PRESETS[_name].update(_values)
+
+
 class Settings(BaseModel):
     """All of mnemo's configuration, frozen once built.
 
@@ -234,6 +256,61 @@ class Settings(BaseModel):
         0.7, ge=0, le=1, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."
     )
 
+    # --- profile, episodes and summaries (seeds 000, 002, 003) ------------------------------
+    profile_enabled: bool = Field(
+        True, description="Distil structured profile facts from user turns (job turns.profile)."
+    )
+    profile_min_confidence: float = Field(
+        0.4, ge=0, le=1, description="Profile candidates below this confidence are dropped."
+    )
+    profile_min_importance: float = Field(
+        0.2, ge=0, le=1, description="Profile candidates below this importance are dropped."
+    )
+    profile_context_min_importance: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Stage 1 of retrieval: active profile facts at or above this importance.",
+    )
+    episodes_enabled: bool = Field(
+        True,
+        description="Compress the short-term window of each session into episodes "
+        "(job turns.episodes).",
+    )
+    window_max_turns: int = Field(
+        20, ge=2, le=10_000, description="Short-term window size that triggers compression."
+    )
+    window_keep_turns: int = Field(
+        10, ge=1, le=10_000, description="Most recent turns the window keeps after compression."
+    )
+    session_summary_enabled: bool = Field(
+        False, description="Write a session summary every `summary_interval` pairs (seed 000)."
+    )
+    summary_interval: int = Field(
+        10, ge=1, le=10_000, description="Message pairs between two session summaries."
+    )
+    summary_messages: int = Field(
+        12, ge=2, le=1000, description="Latest messages a session summary covers."
+    )
+    summary_max_tokens: int = Field(
+        120, ge=16, le=4096, description="Token limit of an LLM session summary (4-6 bullets)."
+    )
+    summary_temperature: float = Field(
+        0.2, ge=0, le=2, description="Sampling temperature of LLM summaries."
+    )
+    rolling_summary_enabled: bool = Field(
+        False, description="Keep one rolling summary per conversation (seed 002)."
+    )
+    rolling_summary_max_points: int = Field(
+        12, ge=1, le=200, description="Key points a rule-based rolling summary keeps."
+    )
+    max_entries: int | None = Field(
+        None,
+        ge=1,
+        description="Per-conversation cap on turns and facts in the working set; the oldest are "
+        "evicted from search (turns stay stored). Unset: no eviction.",
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _layer_sources(cls, data: Any) -> Any:
@@ -248,6 +325,13 @@ class Settings(BaseModel):
         if preset not in PRESETS:
             raise ConfigError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
         return {**PRESETS[preset], **layered}
+
+    @model_validator(mode="after")
+    def _check_window(self) -> Settings:
+        """The window must keep fewer turns than the size that triggers compression."""
+        if self.window_keep_turns >= self.window_max_turns:
+            raise ValueError("window_keep_turns must be smaller than window_max_turns")
+        return self
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -146,6 +146,29 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
 
 
+ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
+PROFILE_CATEGORIES: tuple[str, ...] = ("identity", "preference", "constraint", "instruction")
+
+
+class ProfileFact(BaseModel):
+    """A structured fact about a user: one active row per (category, key); replaced rows stay
+    as inactive history (seed 003)."""
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    category: ProfileCategory
+    key: str
+    value: str
+    confidence: float = 1.0
+    importance: float = 0.8
+    active: bool = True
+    source_message_ids: list[str] = Field(default_factory=list)
+    observed_at: datetime | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
 class Job(BaseModel):
     """A durable unit of follow-up work."""
 
@@ -228,6 +251,7 @@ class ContextBundle(BaseModel):
 __all__ = [
     "HIT_KINDS",
     "MEMORY_KINDS",
+    "PROFILE_CATEGORIES",
     "ROLES",
     "ContextBundle",
     "ContextItem",
@@ -238,6 +262,7 @@ __all__ = [
     "MemoryItem",
     "Message",
     "MessageIn",
+    "ProfileFact",
     "Stats",
     "format_time",
     "parse_time",

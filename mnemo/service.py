@@ -17,7 +17,7 @@ from mnemo.config import Settings
 from mnemo.context import build_context
 from mnemo.embedders import Embedder, content_hash, create_embedder
 from mnemo.errors import NotFoundError, SchemaError, ValidationError
-from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, new_id
+from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
     ContextBundle,
@@ -25,6 +25,7 @@ from mnemo.schemas import (
     Hit,
     MemoryItem,
     Message,
+    ProfileFact,
     Stats,
     format_time,
     parse_time,
@@ -32,6 +33,7 @@ from mnemo.schemas import (
 )
 from mnemo.storage import open_store
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage, Store
+from mnemo.tiers.conversation import ConversationTiers
 
 Progress = Callable[[int], None]
 
@@ -77,6 +79,8 @@ class Memory:
         self._check_embedder()
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
         self.handlers: dict[str, job_runner.Handler] = {}
+        self.conversation = ConversationTiers(self.store, self.embedder, self.settings)
+        self.handlers.update(self.conversation.handlers())
 
     def _check_embedder(self) -> None:
         in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]
@@ -322,11 +326,18 @@ class Memory:
         return self.store.delete_memory(self.tenant, id, actor)
 
     def history(self, id: str) -> builtins.list[HistoryEntry]:
-        """Every change of a memory, oldest first; NotFoundError for an unknown id."""
+        """Every change of a memory or profile fact, oldest first; NotFoundError for an
+        unknown id."""
+        if isinstance(id, str) and id.startswith(PROFILE_PREFIX):
+            return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
         if self.store.get_memory(self.tenant, id) is None:
             raise NotFoundError(f"no memory with id {id!r}")
         return self.store.history(self.tenant, id)
+
+    @staticmethod
+    def _no_memory(id: str) -> builtins.list[HistoryEntry]:
+        raise NotFoundError(f"no memory with id {id!r}")
 
     @staticmethod
     def _memory_id(id: Any) -> None:
@@ -395,6 +406,31 @@ class Memory:
         """
         return build_context(self, query, user_id, session_id, budget_tokens, **options)
 
+    def profile(
+        self,
+        user_id: str,
+        *,
+        min_importance: float | None = None,
+        include_inactive: bool = False,
+        category: str | None = None,
+    ) -> builtins.list[ProfileFact]:
+        """A user's profile facts: the active ones, most important first (then by category
+        and key). ``min_importance=0.5`` is stage 1 of retrieval (seed 003);
+        ``include_inactive`` appends replaced values, oldest first."""
+        user_id = check.identifier(user_id, "user_id")
+        floor = (
+            None if min_importance is None else check.unit_float(min_importance, "min_importance")
+        )
+        if category is not None:
+            category = check.profile_category(category)
+        return self.store.profile_facts(
+            self.tenant,
+            user_id,
+            include_inactive=include_inactive,
+            min_importance=floor,
+            category=category,
+        )
+
     # ---- users, jobs, lifecycle ------------------------------------------------------------
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase every row of a user: messages, memories, FTS rows, vectors, history, jobs."""
@@ -414,6 +450,7 @@ class Memory:
 
     def close(self) -> None:
         """Close the store and the embedder's network clients."""
+        self.conversation.close()
         self.store.close()
         self.embedder.close()
 

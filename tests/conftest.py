@@ -1,4 +1,9 @@
-"""Shared fixtures: real SQLite files in tmp_path, the hashing embedder, a clean environment."""
+"""Shared fixtures: real SQLite files in tmp_path, the hashing embedder, a clean environment.
+
+Tests run with the conversation tiers (profile, episodes) off in the ``default`` preset, so a
+test of the job runner sees only the jobs it registers; tiers' tests turn them on explicitly
+(a constructor argument or a seed preset).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from mnemo import Memory
+from mnemo.config import PRESETS
+
+NO_CONVERSATION_TIERS = {"profile_enabled": False, "episodes_enabled": False}
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +25,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.startswith("MNEMO_"):
             monkeypatch.delenv(key)
+    monkeypatch.setitem(PRESETS, "default", {**PRESETS["default"], **NO_CONVERSATION_TIERS})
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 from api_support import served, turn
@@ -97,13 +99,23 @@ def test_messages_search_and_context(client: httpx.Client) -> None:
     )
 
 
-def test_profile_and_erase_user(client: httpx.Client) -> None:
-    client.post("/v1/messages", json={"user_id": "u1", "messages": [turn("hello")]})
+def test_profile_from_the_server_worker_and_erase_user(db_path: str) -> None:
+    with served(db_path, profile_enabled=True) as (_, client):
+        profile_then_erase(client)
+
+
+def profile_then_erase(client: httpx.Client) -> None:
+    client.post("/v1/messages", json={"user_id": "u1", "messages": [turn("My name is Alex.")]})
     client.post("/v1/memories", json={"user_id": "u1", "content": "likes tea"})
-    prof = client.get("/v1/users/u1/profile").json()
-    assert prof["user_id"] == "u1" and isinstance(prof["facts"], list)
+    deadline, facts = time.monotonic() + 15, []
+    while not facts and time.monotonic() < deadline:  # the worker thread runs the profile job
+        time.sleep(0.1)
+        facts = client.get("/v1/users/u1/profile").json()["facts"]
+    assert [(f["key"], f["value"]) for f in facts] == [("name", "Alex")]
+    assert client.get("/v1/users/u1/profile", params={"min_importance": 2}).status_code == 422
     erased = client.delete("/v1/users/u1").json()
     assert erased["deleted"]["messages"] == 1 and erased["deleted"]["memories"] == 1
+    assert client.get("/v1/users/u1/profile").json()["facts"] == []
     assert client.get("/v1/memories", params={"user_id": "u1"}).json()["data"] == []
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+import traceback
 import time
 
 from mnemo import Memory
@@ -41,5 +42,6 @@ def test_searches_during_writes_and_updates_never_fail(mem: Memory) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert errors == []
+    detail = "".join(traceback.format_exception(errors[0])) if errors else ""
+    assert errors == [], detail
     assert mem.search("dogs park", user_id="u1")

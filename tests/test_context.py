@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -138,31 +137,12 @@ def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
         assert none.section("memory").items == []  # type: ignore[union-attr]
 
 
-@dataclass
-class Fact:
-    category: str
-    key: str
-    value: str
-    confidence: float
-    importance: float
-
-
-class ProfiledMemory(Memory):
-    """Stands in for the profile tier (branch `profile`) with its documented signature."""
-
-    facts: list[Fact] = []  # noqa: RUF012
-
-    def profile(self, user_id: str, min_importance: float = 0.5) -> list[Any]:
-        return [f for f in self.facts if f.importance >= min_importance]
-
-
 def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
-    mem = ProfiledMemory(db_path, embedder="hashing", preset="tiered")
-    mem.facts = [
-        Fact("identity", "name", "Alex", 1.0, 0.9),
-        Fact("preference", "language", "Python", 0.9, 0.95),
-        Fact("preference", "editor", "vim", 0.9, 0.3),
-    ]
+    mem = Memory(db_path, embedder="hashing", preset="tiered")
+    mem.add_messages(
+        [{"role": "user", "content": "My name is Alex and I live in Lisbon."}], "u1", "s0"
+    )
+    mem.drain()  # the profile tier (rules) extracts name and location
     chat(mem, 12)
     mem.add(
         "User asked about vector databases",
@@ -170,17 +150,20 @@ def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
         kind="episode",
         metadata={"turn_start": 1, "turn_end": 10},
     )
-    text = mem.context("vector databases", "u1", "s1").render()
+    bundle = mem.context("vector databases", "u1", "s1")
+    text = bundle.render()
     lines = text.splitlines()
     assert lines[:4] == [
         "# Long-term Memory",
         "## User Profile",
-        "- language: Python",
         "- name: Alex",
+        "- location: Lisbon",
     ]
+    facts = [i.metadata for i in bundle.section("profile").items]  # type: ignore[union-attr]
+    assert all(f["importance"] >= 0.5 for f in facts) and facts[0]["category"] == "identity"
     assert "## Recent Context\n- turns 1-10: User asked about vector databases" in text
     assert "# Recent Conversation\nuser: turn 2" in text  # the last 10 of 12 turns
-    assert "vim" not in text and text.endswith("memory and conversation above.")
+    assert text.endswith("memory and conversation above.")
     mem.close()
 
 

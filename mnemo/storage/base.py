@@ -9,12 +9,13 @@ A *ref* names a searchable row: ``(MESSAGE, rowid)`` or ``(MEMORY, rowid)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats
+from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, ProfileFact, Stats
 
 MESSAGE = 0
 MEMORY = 1
@@ -58,6 +59,30 @@ class NewMemory:
     content_hash: str
     embedder: str | None
     embedding: np.ndarray | None
+
+
+@dataclass
+class NewProfileFact:
+    """A validated profile fact candidate; ``observed_*`` place its statement in time."""
+
+    id: str
+    tenant: str
+    user_id: str
+    category: str
+    key: str
+    value: str
+    confidence: float
+    importance: float
+    source_message_ids: list[str]
+    observed_at: str | None = None
+    observed_seq: int = 0
+    note: dict[str, Any] | None = None  # recorded with the history entry (e.g. a fallback)
+
+
+ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "NONE"]
+#: Decides what a candidate does to the current active fact (None when there is none), given
+#: the current fact and its observed_seq; see ``mnemo.tiers.profile.decide``.
+ProfileDecide = Callable[[ProfileFact | None, int], ProfileDecision]
 
 
 @dataclass
@@ -245,6 +270,55 @@ class Store(Protocol):
 
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
+        ...
+
+    # ---- conversation tiers (profile, episodes, summaries, eviction) ----------------------
+    def profile_facts(
+        self,
+        tenant: str,
+        user_id: str,
+        *,
+        include_inactive: bool = False,
+        min_importance: float | None = None,
+        category: str | None = None,
+        key: str | None = None,
+    ) -> list[ProfileFact]:
+        """A user's profile facts: active ones by importance, then inactive history."""
+        ...
+
+    def put_profile_fact(
+        self, row: NewProfileFact, actor: str, decide: ProfileDecide
+    ) -> tuple[ProfileDecision, ProfileFact | None]:
+        """Atomically read the active fact of (category, key), apply ``decide`` and record
+        history; returns the decision and the resulting (or unchanged) active fact."""
+        ...
+
+    def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:
+        """History entries of every profile fact of a user, oldest first."""
+        ...
+
+    def session_messages(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        after_seq: int = 0,
+        ids: list[str] | None = None,
+    ) -> list[Message]:
+        """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
+        ...
+
+    def evict_oldest(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        max_entries: int,
+        kinds: tuple[str, ...],
+        actor: str,
+    ) -> int:
+        """Take the oldest turns and memories of ``kinds`` of a conversation out of the
+        working set (search) until ``max_entries`` remain; turns stay stored. Returns how many."""
         ...
 
     def close(self) -> None:

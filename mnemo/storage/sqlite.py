@@ -9,7 +9,17 @@ from typing import Any
 import numpy as np
 
 from mnemo.errors import NotFoundError, StorageError
-from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats, format_time, utcnow
+from mnemo.schemas import (
+    HistoryEntry,
+    Job,
+    MemoryItem,
+    Message,
+    ProfileFact,
+    Stats,
+    format_time,
+    utcnow,
+)
+from mnemo.storage import sqlite_profile as profile_sql
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import (
     MEMORY,
@@ -18,6 +28,9 @@ from mnemo.storage.base import (
     NewJob,
     NewMemory,
     NewMessage,
+    NewProfileFact,
+    ProfileDecide,
+    ProfileDecision,
     Ref,
     VectorRows,
     VectorState,
@@ -25,7 +38,15 @@ from mnemo.storage.base import (
 from mnemo.storage.sqlite_conn import Connections
 from mnemo.storage.sqlite_keys import SQLiteKeys
 
-_MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
+_MEMORY_FIELDS = (
+    "content",
+    "tags",
+    "metadata",
+    "importance",
+    "confidence",
+    "session_id",
+    "source_message_ids",
+)
 
 
 def owner_token(tenant: str, user_id: str) -> str:
@@ -149,7 +170,7 @@ class SQLiteStore:
             for key in _MEMORY_FIELDS:
                 if key in changes:
                     value = changes[key]
-                    if key in ("tags", "metadata"):
+                    if key in ("tags", "metadata", "source_message_ids"):
                         value = json.dumps(value)
                     sets.append(f"{key} = ?")
                     args.append(value)
@@ -369,6 +390,7 @@ class SQLiteStore:
         sql = (
             "SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
             " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
+            " AND evicted_at IS NULL"
             " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
             " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
             " AND deleted_at IS NULL"
@@ -535,6 +557,82 @@ class SQLiteStore:
                 embedder=next(iter(self.embedders_in_use()), None),
                 path=self.location,
             )
+
+    # ---- conversation tiers --------------------------------------------------------------
+    def profile_facts(
+        self,
+        tenant: str,
+        user_id: str,
+        *,
+        include_inactive: bool = False,
+        min_importance: float | None = None,
+        category: str | None = None,
+        key: str | None = None,
+    ) -> list[ProfileFact]:
+        """A user's profile facts: active ones by importance, then inactive history."""
+        return profile_sql.select_facts(
+            self.db.get(), tenant, user_id, include_inactive, min_importance, category, key
+        )
+
+    def put_profile_fact(
+        self, row: NewProfileFact, actor: str, decide: ProfileDecide
+    ) -> tuple[ProfileDecision, ProfileFact | None]:
+        """Apply ``decide`` to a candidate against the active fact, in one transaction."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            self._ensure_user(c, row.tenant, row.user_id, now)
+            decision, fact = profile_sql.put_fact(c, row, actor, decide, now)
+        return decision, fact
+
+    def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:
+        """History entries of every profile fact of a user, oldest first."""
+        with self.db.read() as c:
+            ids = [
+                r[0]
+                for r in c.execute(
+                    "SELECT id FROM profile_facts WHERE tenant=? AND user_id=?", (tenant, user_id)
+                )
+            ]
+            return [rows.history(r) for r in profile_sql.profile_history(c, tenant, ids)]
+
+    def session_messages(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        after_seq: int = 0,
+        ids: list[str] | None = None,
+    ) -> list[Message]:
+        """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
+        return profile_sql.session_messages(
+            self.db.get(), tenant, user_id, session_id, after_seq, ids
+        )
+
+    def evict_oldest(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        max_entries: int,
+        kinds: tuple[str, ...],
+        actor: str,
+    ) -> int:
+        """Evict the oldest turns (kept, flagged) and memories (soft-deleted, with history)."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            msg_ids, mem_ids = profile_sql.evict_oldest(
+                c, tenant, user_id, session_id, max_entries, kinds, now
+            )
+            for memory_id in mem_ids:
+                old = self._live_memory(c, tenant, memory_id)
+                c.execute(
+                    "UPDATE memories SET deleted_at=?, updated_at=? WHERE id=?",
+                    (now, now, memory_id),
+                )
+                self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
+            if msg_ids or mem_ids:
+                self._bump(c, tenant, user_id)
+        return len(msg_ids) + len(mem_ids)
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file ('ok' when sound)."""
