@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import threading
-import traceback
 import time
+import traceback
 
 from mnemo import Memory
 

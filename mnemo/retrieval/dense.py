@@ -117,7 +117,8 @@ class VectorIndex:
             code = self.session_names.get(session_id, -1)
             mask = self.session_codes[: self.n] == code
         if kinds is not None:
-            codes = [self.kind_names[k] for k in kinds if k in self.kind_names]
+            names = self.kind_names  # one dict even if another thread resets the index
+            codes = [names[k] for k in kinds if k in names]
             kmask = np.isin(self.kind_codes[: self.n], codes)
             mask = kmask if mask is None else mask & kmask
         return mask
