@@ -6,6 +6,7 @@ text; empty sections are left out. Nothing here touches storage.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from mnemo.schemas import ContextBundle, ContextItem, ContextSection
@@ -150,8 +151,50 @@ def memory_context(bundle: ContextBundle) -> dict[str, Any]:
     return out
 
 
+def message_text(content: Any) -> str:
+    """The text of an OpenAI message ``content``: a string, or the text parts of a list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str) and p)
+    return ""
+
+
+def last_user_text(messages: Sequence[dict[str, Any]]) -> str:
+    """The text of the last user message ("" when there is none)."""
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            return message_text(m.get("content"))
+    return ""
+
+
+def inject(bundle: ContextBundle, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of chat ``messages`` with the bundle placed as its preset says.
+
+    ``system``: appended to the first system message (or a new one in front); ``user``: the
+    bundle text replaces the last user message (seed 002). An empty bundle changes nothing.
+    """
+    out = [dict(m) for m in messages]
+    if not bundle.text:
+        return out
+    if bundle.placement == "user":
+        for m in reversed(out):
+            if m.get("role") == "user":
+                m["content"] = bundle.text
+                return out
+        return [*out, {"role": "user", "content": bundle.text}]
+    if out and out[0].get("role") == "system" and isinstance(out[0].get("content"), str):
+        out[0]["content"] = f"{out[0]['content']}\n\n{bundle.text}"
+        return out
+    return [{"role": "system", "content": bundle.text}, *out]
+
+
 __all__ = [
+    "inject",
+    "last_user_text",
     "memory_context",
+    "message_text",
     "render_agent_cli",
     "render_default",
     "render_llm_managed",

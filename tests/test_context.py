@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from mnemo import Memory, ValidationError
-from mnemo.context import expand_query, inject
-from mnemo.context_render import memory_context
+from mnemo.context import expand_query
+from mnemo.context_render import inject, memory_context
 from mnemo.tokens import estimate_tokens, token_counter
 
 

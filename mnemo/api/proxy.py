@@ -26,8 +26,8 @@ from mnemo import validation as check
 from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody
-from mnemo.context import inject as inject_context
-from mnemo.context import last_user_text
+from mnemo.context_render import inject as inject_context
+from mnemo.context_render import last_user_text
 from mnemo.schemas import ContextBundle
 from mnemo.service import Memory
 
