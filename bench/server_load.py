@@ -43,9 +43,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db: str, port: int, embedder: str, upstream: str) -> subprocess.Popen[bytes]:
+def start_server(
+    db: str, port: int, embedder: str, upstream: str, synchronous: str
+) -> subprocess.Popen[bytes]:
     """`mnemo serve` in a child process; returns once /health answers."""
     env = {**os.environ, "MNEMO_UPSTREAM_BASE_URL": upstream, "PYTHONPATH": str(ROOT)}
+    env["MNEMO_SYNCHRONOUS"] = synchronous
     cmd = [sys.executable, "-c", "from mnemo.cli import app; app()", "serve"]
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--db", db, "--embedder", embedder]
     log = open(Path(db).with_suffix(".log"), "wb")  # noqa: SIM115 - the child writes to it
@@ -128,7 +131,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     db, port = str(Path(tmp) / "load.db"), free_port()
     tally = Tally()
     with ScriptedServer() as upstream:
-        proc = start_server(db, port, args.embedder, upstream.url)
+        proc = start_server(db, port, args.embedder, upstream.url, args.synchronous)
         try:
             stop_at = time.monotonic() + args.duration
             t0 = time.perf_counter()
@@ -149,6 +152,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "clients": args.clients,
         "duration_s": round(elapsed, 1),
         "embedder": args.embedder,
+        "synchronous": args.synchronous,
         "requests": len(total),
         "throughput_rps": round(len(total) / elapsed, 1),
         "latency_ms": percentiles(total),
@@ -188,6 +192,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--embedder", default="hashing")
+    parser.add_argument("--synchronous", default="FULL", help="SQLite synchronous of the server.")
     parser.add_argument("--json", help="Write the results to this file.")
     args = parser.parse_args()
     res = run(args)
