@@ -243,3 +243,28 @@ def test_mnemo_chat_shows_what_was_recalled(db_path: str, upstream: ScriptedServ
         assert [t["role"] for t in stored(http, "ann")] == ["user", "assistant"]
     bad = CliRunner().invoke(cli_app, ["chat", "--url", "http://127.0.0.1:9"], input="hi\n")
     assert bad.exit_code == 2 and "cannot reach" in bad.output
+
+
+def test_stream_without_done_and_garbage_replies(db_path: str, upstream: ScriptedServer) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        chunk = {"choices": [{"index": 0, "delta": {"content": "half an answer"}}]}
+        upstream.enqueue(sse=[chunk])  # the upstream ends the stream without [DONE]
+        body = {
+            "model": "m",
+            "stream": True,
+            "user": "u5",
+            "messages": [{"role": "user", "content": "q"}],
+        }
+        with (
+            httpx.Client(base_url=srv.url) as c,
+            c.stream("POST", "/v1/chat/completions", json=body) as r,
+        ):
+            events = [line for line in r.iter_lines() if line.startswith("data: ")]
+        assert len(events) == 1 and "half an answer" in events[0]
+        turns = stored(http, "u5")
+        assert [t["content"] for t in turns] == ["q", "half an answer"]
+        assert "incomplete" not in turns[1]["metadata"]
+        upstream.enqueue(raw=b"<html>not json</html>")
+        r = http.post("/v1/chat/completions", json={**body, "stream": False, "user": "u6"})
+        assert r.status_code == 502 and "not a chat completion" in r.json()["error"]["message"]
+        assert stored(http, "u6") == []
