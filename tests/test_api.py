@@ -137,3 +137,31 @@ def test_query_endpoint_rule_based(client: httpx.Client) -> None:
     assert hello["intent"] == "greeting" and hello["need_memory"] is False
     stored = client.get("/v1/messages", params={"user_id": "u1"}).json()["data"]
     assert [m["role"] for m in stored] == ["user", "assistant", "user", "assistant"]
+
+
+def test_intent_keywords_then_embeddings() -> None:
+    from mnemo.api.intent import detect
+    from mnemo.embedders.hashing import HashingEmbedder
+
+    embedder = HashingEmbedder(dim=384)
+    assert detect("Do you remember my dog?", embedder).name == "memory_recall"
+    story = detect("a short story for me please", embedder)
+    assert story.name == "writing" and "embedding" in story.reason and story.need_memory
+    off = detect("what did I say?", embedder, use_memory=False)
+    assert off.need_memory is False and off.reason == "use_memory is false"
+
+
+def test_query_answers_with_the_llm_and_falls_back_on_5xx(db_path: str) -> None:
+    from scripted_server import ScriptedServer
+
+    with ScriptedServer() as up, served(db_path, upstream_base_url=up.url) as (_, client):
+        client.post("/v1/memories", json={"user_id": "u1", "content": "My dog is called Rex"})
+        up.enqueue_chat("Your dog is Rex.")
+        body = {"user_id": "u1", "query": "do you remember my dog's name? Rex"}
+        llm = client.post("/query", json=body).json()
+        assert llm["response"] == "Your dog is Rex." and llm["answered_by"] == "llm"
+        system = up.requests[-1].json["messages"][0]["content"]
+        assert "My dog is called Rex" in system
+        up.enqueue(status=503)
+        rules = client.post("/query", json=body).json()
+        assert rules["answered_by"] == "rules" and "Rex" in rules["response"]
