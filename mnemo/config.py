@@ -176,6 +176,28 @@ class Settings(BaseModel):
         1.0, gt=0, description="How often an idle worker looks for ready jobs, seconds."
     )
 
+    upstream_api_key: str | None = Field(
+        None,
+        description="Key the proxy sends upstream; unset forwards the client's bearer token "
+        "(never a mnemo API key), else `llm_api_key`.",
+    )
+    upstream_timeout_s: float = Field(
+        120.0, gt=0, description="Timeout of one upstream request of the proxy, in seconds."
+    )
+
+    # --- server ----------------------------------------------------------------------------
+    host: str = Field(
+        "127.0.0.1",
+        description="Address `mnemo serve` binds; anything but loopback needs API keys.",
+    )
+    port: int = Field(8000, ge=0, le=65535, description="Port `mnemo serve` listens on.")
+    serve_worker: bool = Field(
+        True, description="Run the job worker in a thread inside `mnemo serve`."
+    )
+    context_budget_tokens: int = Field(
+        1500, ge=50, le=1_000_000, description="Token budget of the memory a prompt gets."
+    )
+
     # --- storage ---------------------------------------------------------------------------
     busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a writer waits for SQLite's lock before retrying."

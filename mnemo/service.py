@@ -14,12 +14,14 @@ import numpy as np
 from mnemo import jobs as job_runner
 from mnemo import validation as check
 from mnemo.config import Settings
+from mnemo.context import build_context
 from mnemo.embedders import Embedder, content_hash, create_embedder
 from mnemo.errors import NotFoundError, SchemaError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.llm import create_chat_model
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
+    ContextBundle,
     Document,
     HistoryEntry,
     Hit,
@@ -177,6 +179,7 @@ class Memory:
             "message_ids": [r.id for r in rows],
             "user_id": rows[0].user_id,
             "session_id": rows[0].session_id,
+            "tenant": self.tenant,
         }
         return [
             NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)
@@ -450,6 +453,19 @@ class Memory:
             for hit in hits:
                 hit.scores = {k: v for k, v in hit.scores.items() if not k.endswith("_rank")}
         return hits
+
+    def context(
+        self,
+        query: str,
+        user_id: str,
+        session_id: str | None = None,
+        budget_tokens: int = 1500,
+        **options: Any,
+    ) -> ContextBundle:
+        """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
+        format; ``bundle.render()`` is the text. Options: see :func:`mnemo.context.build_context`.
+        """
+        return build_context(self, query, user_id, session_id, budget_tokens, **options)
 
     def profile(
         self,

@@ -239,7 +239,9 @@ class Pipeline:
                 spoken[id(index)] = speakers.speaker_prior(
                     index.spoken_by(about.names, about.role), self.settings.speaker_weight
                 )
-            out[ref] = value * float(spoken[id(index)][pos])
+            prior = spoken[id(index)]
+            if pos < len(prior):  # a reload in another thread may have shrunk the index
+                out[ref] = value * float(prior[pos])
         return out
 
     def _sessions(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
