@@ -84,6 +84,7 @@ class Memory:
             overrides["database_url"] = url
         self.settings = settings.replace(**overrides) if settings else Settings(**overrides)
         self.tenant = self.settings.tenant
+        self._owns_embedder = embedder is None  # a caller's embedder is the caller's to close
         self.embedder = embedder or create_embedder(self.settings)
         self.store = store or open_store(self.settings)
         self._check_embedder()
@@ -510,10 +511,11 @@ class Memory:
         return self.store.stats(self.tenant)
 
     def close(self) -> None:
-        """Close the store and the embedder's network clients."""
+        """Close the store, and the embedder's network clients when this Memory made it."""
         self.conversation.close()
         self.store.close()
-        self.embedder.close()
+        if self._owns_embedder:
+            self.embedder.close()
         if self.chat is not None:
             self.chat.close()
 
