@@ -15,7 +15,16 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
-from mnemo.schemas import HistoryEntry, Hit, Job, MemoryItem, Message, MessageIn, Stats
+from mnemo.schemas import (
+    Document,
+    HistoryEntry,
+    Hit,
+    Job,
+    MemoryItem,
+    Message,
+    MessageIn,
+    Stats,
+)
 from mnemo.service import Memory
 
 __version__ = "0.1.0"
@@ -23,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PRESETS",
     "ConfigError",
+    "Document",
     "EmbeddingError",
     "HistoryEntry",
     "Hit",

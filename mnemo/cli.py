@@ -206,9 +206,12 @@ def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
             ("messages", s.messages),
             ("memories", s.memories or "none"),
             ("jobs", s.jobs or "none"),
+            ("LLM fallbacks", s.llm_fallbacks),
             ("embedder", s.embedder),
         ):
             table.add_row(key, str(value))
+        for error in s.job_errors:
+            table.add_row("job error", error)
         console.print(table)
 
     guarded(run)
@@ -293,6 +296,14 @@ def demo(
     guarded(lambda: run_demo(db, embedder, console))
 
 
+def _mount_server() -> None:
+    from mnemo.api import cli as server_cli  # imports fastapi only when a command runs
+
+    app.command("serve")(server_cli.serve_command)
+    app.command("chat")(server_cli.chat_command)
+    app.add_typer(server_cli.keys_app, name="keys")
+
+
 def _mount_eval() -> None:
     try:
         from mnemo.eval.cli import app as eval_app
@@ -307,3 +318,4 @@ def sample_path() -> Path:
 
 
 _mount_eval()
+_mount_server()

@@ -146,6 +146,46 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
 
 
+ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
+PROFILE_CATEGORIES: tuple[str, ...] = ("identity", "preference", "constraint", "instruction")
+
+
+class ProfileFact(BaseModel):
+    """A structured fact about a user: one active row per (category, key); replaced rows stay
+    as inactive history (seed 003)."""
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    category: ProfileCategory
+    key: str
+    value: str
+    confidence: float = 1.0
+    importance: float = 0.8
+    active: bool = True
+    source_message_ids: list[str] = Field(default_factory=list)
+    observed_at: datetime | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
+class Document(BaseModel):
+    """A context document attached to a user (every session) or to one of their sessions.
+
+    New facts already stated in an attached document are not stored (seed 001's context files).
+    """
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    session_id: str | None = None
+    title: str | None = None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    chunks: int = 0
+
+
 class Job(BaseModel):
     """A durable unit of follow-up work."""
 
@@ -170,18 +210,79 @@ class Stats(BaseModel):
     jobs: dict[str, int]
     embedder: str | None
     path: str
+    llm_fallbacks: int = 0  # times a job's LLM call failed and rules decided instead
+    job_errors: list[str] = Field(default_factory=list)  # latest errors of retrying/dead jobs
+
+
+class ContextItem(BaseModel):
+    """One line of a context section: a turn, a memory, a profile fact or a plain text."""
+
+    id: str | None = None
+    kind: str
+    content: str
+    role: str | None = None
+    name: str | None = None
+    score: float | None = None
+    created_at: datetime | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ContextSection(BaseModel):
+    """A titled group of context items, in the order they are rendered."""
+
+    name: str
+    title: str
+    items: list[ContextItem] = Field(default_factory=list)
+
+
+class ContextBundle(BaseModel):
+    """The memory assembled for one query within a token budget (see ``mnemo.context``).
+
+    ``text`` is the rendering for a prompt; ``placement`` says where it goes: ``system``
+    (a system message) or ``user`` (it replaces the last user message, seed 002).
+    """
+
+    preset: str
+    query: str
+    user_id: str
+    session_id: str | None = None
+    placement: Literal["system", "user"] = "system"
+    sections: list[ContextSection] = Field(default_factory=list)
+    text: str = ""
+    token_count: int = 0
+    budget_tokens: int = 0
+    dropped: int = 0
+
+    def render(self) -> str:
+        """The bundle as prompt text."""
+        return self.text
+
+    def section(self, name: str) -> ContextSection | None:
+        """The section called ``name``, or None."""
+        return next((s for s in self.sections if s.name == name), None)
+
+    def hits(self) -> list[ContextItem]:
+        """Every recalled item (all sections but the query), in rendering order."""
+        return [i for s in self.sections if s.name != "query" for i in s.items]
 
 
 __all__ = [
     "HIT_KINDS",
     "MEMORY_KINDS",
+    "PROFILE_CATEGORIES",
     "ROLES",
+    "ContextBundle",
+    "ContextItem",
+    "ContextSection",
+    "Document",
     "HistoryEntry",
     "Hit",
     "Job",
     "MemoryItem",
     "Message",
     "MessageIn",
+    "ProfileFact",
     "Stats",
     "format_time",
     "parse_time",

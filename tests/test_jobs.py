@@ -14,6 +14,9 @@ from mnemo.storage.sqlite import SQLiteStore
 
 OpenMem = Callable[..., Memory]
 
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+
 
 def make_due(mem: Memory) -> None:
     """Move every pending job's run_after into the past (skips the backoff wait)."""
@@ -23,6 +26,12 @@ def make_due(mem: Memory) -> None:
         c.execute(f"UPDATE jobs SET run_after={mark}", (past,))
 
 
+@pytest.fixture
+def mem(open_mem: OpenMem) -> Memory:
+    """A Memory (each store) whose only turn handlers are the ones a test registers."""
+    return open_mem(**JOBS_ONLY)
+
+
 def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
     seen: list[dict] = []
     mem.handlers["turns.echo"] = seen.append
@@ -30,7 +39,7 @@ def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
     [job] = mem.store.list_jobs()
     assert job.status == "pending" and job.payload["message_ids"] == ids
     assert mem.drain() == 1
-    assert seen == [{"message_ids": ids, "user_id": "u1", "session_id": "s1"}]
+    assert seen == [{"message_ids": ids, "user_id": "u1", "session_id": "s1", "tenant": "default"}]
     assert mem.store.list_jobs()[0].status == "done"
     assert mem.drain() == 0
 
@@ -72,11 +81,11 @@ def test_backoff_doubles_and_caps() -> None:
 
 
 def test_jobs_survive_reopen(open_mem: OpenMem) -> None:
-    mem = open_mem()
+    mem = open_mem(**JOBS_ONLY)
     mem.handlers["turns.later"] = lambda payload: None
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     mem.close()
-    again = open_mem()
+    again = open_mem(**JOBS_ONLY)
     ran: list[dict] = []
     again.handlers["turns.later"] = ran.append
     assert again.drain() == 1 and len(ran) == 1

@@ -99,6 +99,10 @@ class Proc:
         self.wait()
 
 
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+
+
 def only_job(mem: Memory) -> Job:
     [job] = mem.store.list_jobs()
     return job
@@ -113,6 +117,14 @@ def wait_for(predicate: Any, timeout: float = WAIT_S, step: float = 0.02) -> Non
 
 
 @pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """A Memory whose only turn handlers are the ones a test registers (no fact tier)."""
+    m = Memory(db_path, embedder="hashing", **JOBS_ONLY)
+    yield m
+    m.close()
+
+
+@pytest.fixture
 def effects_db(tmp_path: Path) -> str:
     return str(tmp_path / "effects.db")
 
@@ -122,7 +134,7 @@ def test_killed_worker_job_is_reclaimed_after_lease_and_done_once(
     tmp_path: Path, db_path: str, effects_db: str
 ) -> None:
     lease = 3.0
-    mem = Memory(db_path, embedder="hashing", job_lease_s=lease)
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY, job_lease_s=lease)
     mem.handlers["turns.effect"] = lambda payload: effect(effects_db, payload)
     ids = mem.add_messages([{"role": "user", "content": "I moved to Porto"}], "u1")
     proc = Proc([str(PROC), db_path, effects_db, "block"], tmp_path, MNEMO_JOB_LEASE_S=str(lease))
@@ -146,7 +158,7 @@ def test_killed_worker_job_is_reclaimed_after_lease_and_done_once(
 
 
 def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", job_lease_s=1.0, worker_poll_s=0.02)
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY, job_lease_s=1.0, worker_poll_s=0.02)
     calls: list[float] = []
 
     def slow(payload: dict[str, Any]) -> None:
@@ -203,7 +215,7 @@ def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: st
         (at, at, at),
     )
     conn.close()
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     ran: list[dict[str, Any]] = []
     mem.handlers["turns.x"] = ran.append
     assert mem.drain() == 1 and ran == [{}]
@@ -226,7 +238,7 @@ def test_stale_worker_cannot_finish_or_fail_a_reclaimed_job(mem: Memory) -> None
 
 
 def test_job_whose_workers_keep_dying_ends_dead(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", job_max_attempts=2)
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY, job_max_attempts=2)
     ran: list[dict[str, Any]] = []
     mem.handlers["turns.crashy"] = ran.append
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
@@ -299,7 +311,7 @@ def test_worker_stop_lets_the_current_job_finish(mem: Memory) -> None:
 
 
 def test_worker_survives_a_store_failure(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     worker = Worker(mem, poll_s=0.01)
     mem.store.close()  # every claim now raises StorageError
     worker.start()
@@ -312,7 +324,7 @@ def test_worker_survives_a_store_failure(db_path: str) -> None:
 def test_sigterm_finishes_the_current_job_then_exits(
     tmp_path: Path, db_path: str, effects_db: str
 ) -> None:
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     mem.handlers["turns.effect"] = lambda payload: None
     first = mem.add_messages([{"role": "user", "content": "first"}], "u1")
     mem.add_messages([{"role": "user", "content": "second"}], "u1")
@@ -340,13 +352,13 @@ def test_mnemo_worker_command_stops_on_sigterm(tmp_path: Path, db_path: str) -> 
 
 
 def test_mnemo_worker_once_drains_and_exits(db_path: str) -> None:
-    with Memory(db_path, embedder="hashing") as mem:
+    with Memory(db_path, embedder="hashing", **JOBS_ONLY) as mem:
         mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")])
     env = {"MNEMO_PATH": db_path, "MNEMO_EMBEDDER": "hashing"}
     out = CliRunner().invoke(app, ["worker", "--once"], env=env)
     assert out.exit_code == 0, out.output
     assert "ran 1 job(s)" in out.output
-    with Memory(db_path, embedder="hashing") as mem:
+    with Memory(db_path, embedder="hashing", **JOBS_ONLY) as mem:
         assert only_job(mem).status == "dead"  # this CLI registers no handler of that kind
 
 
@@ -380,7 +392,7 @@ def test_add_messages_only_enqueues_llm_work(mem: Memory, hanging_server: Script
 
 
 def test_two_workers_on_one_file_run_each_job_once(db_path: str) -> None:
-    mems = [Memory(db_path, embedder="hashing") for _ in range(2)]
+    mems = [Memory(db_path, embedder="hashing", **JOBS_ONLY) for _ in range(2)]
     runs: list[tuple[int, str]] = []
     lock = threading.Lock()
     for n, m in enumerate(mems):

@@ -51,8 +51,12 @@ class VectorIndex:
         self.session_codes = np.zeros(0, dtype=np.int32)
         self.kind_codes = np.zeros(0, dtype=np.int8)
         self.times = np.zeros(0, dtype=np.float64)
+        self.role_codes = np.zeros(0, dtype=np.int8)
+        self.name_codes = np.zeros(0, dtype=np.int32)
         self.session_names: dict[str | None, int] = {}
         self.kind_names: dict[str, int] = {}
+        self.role_names: dict[str | None, int] = {None: 0}
+        self.speaker_names: dict[str | None, int] = {None: 0}
         self.pos: dict[tuple[int, int], int] = {}
         self.lock = threading.Lock()
 
@@ -70,10 +74,11 @@ class VectorIndex:
             self.state = current
 
     def _reset(self) -> None:
+        # New dicts rather than clear(): a search running in another thread keeps the old ones.
         self.n = 0
-        self.session_names.clear()
-        self.kind_names.clear()
-        self.pos.clear()
+        self.session_names, self.kind_names, self.pos = {}, {}, {}
+        self.role_names = {None: 0}
+        self.speaker_names = {None: 0}
 
     def _append(self, rows: VectorRows) -> None:
         m = len(rows.rowids)
@@ -93,6 +98,13 @@ class VectorIndex:
         self.kind_codes[sl] = [
             self.kind_names.setdefault(k, len(self.kind_names)) for k in rows.kinds
         ]
+        roles = rows.roles or [None] * m
+        names = rows.names or [None] * m
+        self.role_codes[sl] = [self.role_names.setdefault(r, len(self.role_names)) for r in roles]
+        self.name_codes[sl] = [
+            self.speaker_names.setdefault(n.strip().lower() if n else None, len(self.speaker_names))
+            for n in names
+        ]
         for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
             self.pos[(t, r)] = self.n + i
         self.n += m
@@ -110,6 +122,8 @@ class VectorIndex:
         self.session_codes = grow(self.session_codes, (capacity,))
         self.kind_codes = grow(self.kind_codes, (capacity,))
         self.times = grow(self.times, (capacity,))
+        self.role_codes = grow(self.role_codes, (capacity,))
+        self.name_codes = grow(self.name_codes, (capacity,))
 
     def mask(self, session_id: str | None, kinds: tuple[str, ...] | None) -> np.ndarray | None:
         """Boolean row mask for a session and a set of kinds; None means every row."""
@@ -118,7 +132,8 @@ class VectorIndex:
             code = self.session_names.get(session_id, -1)
             mask = self.session_codes[: self.n] == code
         if kinds is not None:
-            codes = [self.kind_names[k] for k in kinds if k in self.kind_names]
+            names = self.kind_names  # one dict even if another thread resets the index
+            codes = [names[k] for k in kinds if k in names]
             kmask = np.isin(self.kind_codes[: self.n], codes)
             mask = kmask if mask is None else mask & kmask
         return mask
@@ -127,14 +142,17 @@ class VectorIndex:
         self, query: np.ndarray, limit: int, mask: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Positions and cosines of the ``limit`` rows most similar to the unit ``query``."""
-        if self.n == 0 or limit <= 0:
+        # Rows only grow between resets; a mask built before rows were appended by another
+        # thread covers fewer rows, so search the rows it covers.
+        n = self.n if mask is None else min(self.n, len(mask))
+        if n == 0 or limit <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         with single_blas_thread():
-            sims = self.matrix[: self.n] @ query.astype(np.float32)
+            sims = self.matrix[:n] @ query.astype(np.float32)
         if mask is not None:
-            sims = np.where(mask, sims, -np.inf)
-            limit = min(limit, int(mask.sum()))
-        limit = min(limit, self.n)
+            sims = np.where(mask[:n], sims, -np.inf)
+            limit = min(limit, int(mask[:n].sum()))
+        limit = min(limit, n)
         if limit <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         top = np.argpartition(-sims, limit - 1)[:limit]
@@ -154,13 +172,32 @@ class VectorIndex:
             if p != position and self.session_codes[p] == code and self.tables[p] == 0
         ]
 
+    def names(self) -> list[str]:
+        """The distinct speaker names of this user's turns, lower-cased."""
+        return [n for n in self.speaker_names if n]
+
+    def spoken_by(self, names: frozenset[str], role: str | None) -> np.ndarray:
+        """Rows said by one of ``names`` (lower-cased) when given, else by ``role``.
+
+        Memories count as the user's: they are distilled from what the user said.
+        """
+        if names:
+            codes = [c for n, c in self.speaker_names.items() if n in names]
+            return np.isin(self.name_codes[: self.n], codes)
+        code = self.role_names.get(role, -1) if role is not None else -1
+        spoken = self.role_codes[: self.n] == code
+        if role == "user":
+            spoken |= self.tables[: self.n] == 1
+        return np.asarray(spoken)
+
     def ref(self, position: int) -> tuple[int, int]:
         """The (table, rowid) ref held at a position."""
         return int(self.tables[position]), int(self.rowids[position])
 
     def positions(self, refs: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
         """Map refs to their row positions in this index (refs not held are left out)."""
-        return {ref: self.pos[ref] for ref in refs if ref in self.pos}
+        pos = self.pos  # one dict even if another thread resets the index meanwhile
+        return {ref: pos[ref] for ref in refs if ref in pos}
 
 
 class IndexCache:

@@ -13,26 +13,38 @@ a user's ``rowid`` order their commit order, which the incremental vector index 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, Stats, format_time, utcnow
 from mnemo.storage import postgres_memories as mem_sql
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage
+from mnemo.storage.postgres_compat import CompatDB
 from mnemo.storage.postgres_conn import PgConnections, as_row, to_pg
 from mnemo.storage.postgres_jobs import PgJobs
 from mnemo.storage.postgres_memories import MEMORY_COLS, lock_user
 from mnemo.storage.postgres_search import PgSearch
+from mnemo.storage.postgres_tiers import PgTiers
+from mnemo.storage.sqlite_keys import SQLiteKeys
 
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
     " topic_id"
 )
 #: Tables holding a user's rows, erased by ``delete_user`` (memory_tags go by cascade).
-USER_TABLES = ("messages", "memories", "profile_facts", "history", "topics", "jobs")
+USER_TABLES = (
+    "messages",
+    "memories",
+    "profile_facts",
+    "history",
+    "topics",
+    "jobs",
+    "documents",
+    "fact_runs",
+)
 
 
-class PostgresStore(PgSearch, PgJobs):
+class PostgresStore(PgSearch, PgJobs, PgTiers):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
 
     def __init__(
@@ -43,6 +55,8 @@ class PostgresStore(PgSearch, PgJobs):
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
         self.location = self.db.location
+        self.compat = CompatDB(self.db)
+        self.api_keys = SQLiteKeys(cast(Any, self.compat))  # portable SQL: see postgres_compat
         self._indexed: set[str] = set()
 
     # ---- writes --------------------------------------------------------------------------
@@ -217,6 +231,20 @@ class PostgresStore(PgSearch, PgJobs):
                 ),
                 embedder=next(iter(self.embedders_in_use()), None),
                 path=self.location,
+                llm_fallbacks=one(
+                    "SELECT coalesce(sum((usage::json->>'fallbacks')::bigint), 0) AS n"
+                    " FROM jobs WHERE tenant=%s AND usage IS NOT NULL"
+                ),
+                job_errors=[
+                    f"job {r['rowid']} {r['kind']} ({r['status']}, attempt {r['attempts']}):"
+                    f" {r['last_error']}"
+                    for r in c.execute(
+                        "SELECT rowid, kind, status, attempts, last_error FROM jobs"
+                        " WHERE tenant=%s AND status IN ('pending', 'dead')"
+                        " AND last_error IS NOT NULL ORDER BY updated_at DESC LIMIT 5",
+                        (tenant,),
+                    )
+                ],
             )
 
     def close(self) -> None:

@@ -79,7 +79,7 @@ def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str
     Term frequency is the number of positions of the lexeme in the row's ``fts``; length is
     the row's lexeme count (``length(fts)``), for rows and for the mean alike.
     """
-    live = "deleted_at IS NULL" if table == "memories" else "TRUE"
+    live = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
     kind = "kind" if table == "memories" else "'message'"
     query = sql.SQL(
         "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q"

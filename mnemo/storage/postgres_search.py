@@ -134,10 +134,11 @@ class PgSearch:
         lo_mem = after.max_memory_rowid if after else 0
         query = (
             "SELECT 0::int2 AS t, rowid, session_id, 'message'::text AS kind, created_at,"
-            " embedding FROM messages WHERE tenant=%s AND user_id=%s AND embedder=%s"
-            " AND rowid>%s AND rowid<=%s UNION ALL SELECT 1::int2, rowid, session_id, kind,"
-            " created_at, embedding FROM memories WHERE tenant=%s AND user_id=%s"
-            " AND embedder=%s AND rowid>%s AND rowid<=%s AND deleted_at IS NULL"
+            " embedding, role, name FROM messages WHERE tenant=%s AND user_id=%s AND embedder=%s"
+            " AND rowid>%s AND rowid<=%s AND evicted_at IS NULL UNION ALL SELECT 1::int2,"
+            " rowid, session_id, kind, created_at, embedding, NULL, NULL FROM memories"
+            " WHERE tenant=%s AND user_id=%s AND embedder=%s AND rowid>%s AND rowid<=%s"
+            " AND deleted_at IS NULL"
             " ORDER BY 1, 2"  # SQLite's order: equal rows give bit-equal products
         )
         args = (tenant, user_id, embedder, lo_msg, upto.max_message_rowid)
@@ -155,6 +156,8 @@ class PgSearch:
             kinds=[r["kind"] for r in data],
             times=rows.epoch_seconds([r["created_at"] for r in data]),
             vectors=unpack_vectors([r["embedding"] for r in data]),
+            roles=[r["role"] for r in data],
+            names=[r["name"] for r in data],
         )
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
@@ -250,6 +253,8 @@ class PgSearch:
                     args.append(wanted)
                 elif kinds is not None and "message" not in kinds:
                     continue
+                else:
+                    where += sql.SQL(" AND evicted_at IS NULL")
                 if session_id is not None:
                     where += sql.SQL(" AND session_id=%s")
                     args.append(session_id)
