@@ -24,8 +24,19 @@ import numpy as np
 
 from mnemo.errors import ValidationError
 
-#: Copy order: referenced tables first; tables of later migrations follow alphabetically.
-FIRST = ("users", "messages", "memories", "memory_tags", "profile_facts", "history", "topics")
+#: Copy order: referenced tables before the tables whose foreign keys point at them; other
+#: tables follow alphabetically (a new table with a foreign key must be listed here).
+FIRST = (
+    "users",
+    "messages",
+    "memories",
+    "memory_tags",
+    "profile_facts",
+    "history",
+    "topics",
+    "documents",
+    "document_chunks",
+)
 #: Never copied: store-internal bookkeeping (schema versions differ by dialect).
 SKIP = ("meta",)
 Advance = Callable[[int], None]

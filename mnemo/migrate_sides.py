@@ -1,7 +1,9 @@
 """The two ends of ``mnemo migrate``: a SQLite file and a PostgreSQL database as plain rows.
 
-Both yield rows as tuples with vectors as float32 arrays, and accept the same back, so a
-migration never needs to know which way it runs.
+Both yield rows as tuples and accept the same back. A SQLite BLOB comes out as bytes; a
+pgvector ``vector`` as a float32 array. Each side converts what it receives to its own column
+type (float32 bytes <-> arrays), so a migration never needs to know which way it runs, and a
+BLOB that is not a vector in PostgreSQL (``bytea``) stays bytes.
 """
 
 from __future__ import annotations
@@ -49,26 +51,22 @@ class SQLiteSide:
         )
 
     def columns(self, table: str) -> dict[str, str]:
-        """Columns of ``table``; BLOB columns hold vectors."""
+        """Columns of ``table`` and their declared types."""
         info = self.db.get().execute(f'PRAGMA table_info("{table}")').fetchall()
-        return {r[1]: "vector" if r[2].upper() == "BLOB" else r[2].lower() for r in info}
+        return {r[1]: r[2].lower() for r in info}
 
     def count(self, table: str) -> int:
         """Rows in ``table``."""
         return int(self.db.get().execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
 
     def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
-        """Every row in rowid order, blobs of vector columns as float32 arrays."""
-        kinds = self.columns(table)
-        vec_at = [i for i, c in enumerate(columns) if kinds[c] == "vector"]
+        """Every row in rowid order, as stored (BLOBs as bytes)."""
         cols = ", ".join(f'"{c}"' for c in columns)
         conn = sqlite3.connect(self.store.location)  # its own snapshot while the target fills
         try:
-            for r in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY rowid'):
-                values = list(r)
-                for i in vec_at:
-                    values[i] = as_vector(values[i])
-                yield tuple(values)
+            yield from (
+                tuple(r) for r in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY rowid')
+            )
         finally:
             conn.close()
 
@@ -80,16 +78,15 @@ class SQLiteSide:
             def write(
                 table: str, columns: list[str], rows: Iterable[tuple], advance: Advance
             ) -> int:
-                kinds = self.columns(table)
-                vec_at = [i for i, c in enumerate(columns) if kinds[c] == "vector"]
+                every = range(len(columns))
                 marks = ", ".join("?" * len(columns))
                 cols = ", ".join(f'"{c}"' for c in columns)
                 query = f'INSERT INTO "{table}" ({cols}) VALUES ({marks})'
                 n, batch = 0, []
                 for row in rows:
                     values = list(row)
-                    for i in vec_at:
-                        if values[i] is not None:
+                    for i in every:
+                        if isinstance(values[i], np.ndarray):  # a pgvector value
                             values[i] = np.asarray(values[i], dtype=np.float32).tobytes()
                     batch.append(values)
                     if len(batch) == _CHUNK:
@@ -166,7 +163,9 @@ class PostgresSide:
             ) -> int:
                 kinds = self.columns(table)
                 written.append(table)
-                return copy_in(self.conn, table, {c: kinds[c] for c in columns}, rows, advance)
+                types = {c: kinds[c] for c in columns}
+                vec_at = [i for i, t in enumerate(types.values()) if t == "vector"]
+                return copy_in(self.conn, table, types, _as_vectors(rows, vec_at), advance)
 
             yield write
             for table in written:
@@ -180,3 +179,15 @@ class PostgresSide:
         """Close the connection and the store."""
         self.conn.close()
         self.store.close()
+
+
+def _as_vectors(rows: Iterable[tuple[Any, ...]], vec_at: list[int]) -> Iterator[tuple[Any, ...]]:
+    """Rows with the values at ``vec_at`` as float32 arrays (SQLite blobs are bytes)."""
+    for row in rows:
+        if not vec_at:
+            yield row
+            continue
+        values = list(row)
+        for i in vec_at:
+            values[i] = as_vector(values[i])
+        yield tuple(values)

@@ -16,6 +16,8 @@ from mnemo.storage.base import NewJob
 from mnemo.storage.postgres import PostgresStore
 from mnemo.storage.postgres_search import index_name
 
+#: No write-path tiers: the rows of a test are the ones it writes.
+QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 WORDS = [
     *("cat", "dog", "river", "mountain", "pizza", "guitar", "piano"),
     *("summer", "winter", "book", "movie", "lake", "trip"),
@@ -25,7 +27,7 @@ WORDS = [
 def seed(path: str) -> Memory:
     """A SQLite store with every kind of row: turns, memories (updated, deleted), tags,
     history and jobs."""
-    mem = Memory(path, embedder="hashing")
+    mem = Memory(path, embedder="hashing", **QUIET)
     for u in range(3):
         for s in range(2):
             turns = [
@@ -44,6 +46,8 @@ def seed(path: str) -> Memory:
         if u == 1:
             mem.delete(item.id)
     mem.store.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
+    mem.attach_document("Ann's allergies: peanuts. Her cat is called Miso.", "u0", title="notes")
+    mem.store.api_keys.add("key_1", "default", "ci", "f" * 64)  # type: ignore[attr-defined]
     return mem
 
 
@@ -52,12 +56,16 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
     seed(src).close()
     there = migrate(src, pg_url, searches=10, embedder="hashing")
     assert there.lossless and there.copied["messages"] == 72 and there.copied["history"] == 7
+    assert there.copied["document_chunks"] >= 1 and there.copied["api_keys"] == 1
     assert there.searches["dense"] == (10, 10, 1.0)  # same vectors, same exact search
     assert there.searches["default"][2] > 0.5  # the lexical scorers differ
     again = migrate(pg_url, back, searches=10, embedder="hashing")
     assert again.lossless and again.copied == there.copied
     assert again.searches["dense"] == (10, 10, 1.0)
-    with Memory(src, embedder="hashing") as a, Memory(back, embedder="hashing") as b:
+    with (
+        Memory(src, embedder="hashing", **QUIET) as a,
+        Memory(back, embedder="hashing", **QUIET) as b,
+    ):
         queries = sample_queries(SQLiteSide(src), 15)
         assert compare_searches(a, b, queries) == (15, 15, 1.0)  # full default searches too
         for m_a, m_b in zip(a.messages("u0", limit=100), b.messages("u0", limit=100), strict=True):
@@ -66,13 +74,17 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
             h.model_dump() for h in b.history(b.list("u1", include_deleted=True)[0].id)
         ]
         assert a.stats().model_dump(exclude={"path"}) == b.stats().model_dump(exclude={"path"})
+        assert a.documents("u0") == b.documents("u0")
+        chunks_a = a.store.document_chunks("default", "u0", "hashing:384")
+        chunks_b = b.store.document_chunks("default", "u0", "hashing:384")
+        assert chunks_a.texts == chunks_b.texts and (chunks_a.vectors == chunks_b.vectors).all()
 
 
 def test_migrated_postgres_store_keeps_working(tmp_path: Path, pg_url: str) -> None:
     src = str(tmp_path / "src.db")
     seed(src).close()
     migrate(src, pg_url, searches=0)
-    with Memory(url=pg_url, embedder="hashing") as mem:
+    with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
         store = mem.store
         assert isinstance(store, PostgresStore)
         with store.db.connection() as c:
@@ -92,11 +104,11 @@ def test_migrated_postgres_store_keeps_working(tmp_path: Path, pg_url: str) -> N
 def test_target_must_be_empty(tmp_path: Path, pg_url: str) -> None:
     src = str(tmp_path / "src.db")
     seed(src).close()
-    with Memory(url=pg_url, embedder="hashing") as mem:
+    with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
         mem.add_messages([{"role": "user", "content": "already here"}], "x")
     with pytest.raises(ValidationError, match="not empty"):
         migrate(src, pg_url)
-    with Memory(url=pg_url, embedder="hashing") as mem:
+    with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
         assert mem.stats().messages == 1
     with pytest.raises(ValidationError, match="same store"):
         migrate(src, src)
@@ -109,7 +121,7 @@ def test_a_failed_copy_leaves_the_target_empty(tmp_path: Path, pg_url: str) -> N
         c.execute("UPDATE history SET actor = 'a' || char(0) || 'b' WHERE rowid = 3")
     with pytest.raises(StorageError):
         migrate(src, pg_url, searches=0)
-    with Memory(url=pg_url, embedder="hashing") as mem:
+    with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
         s = mem.stats()
         assert (s.users, s.messages, s.memories) == (0, 0, {})
 
