@@ -10,8 +10,10 @@ from api_support import served, turn
 
 
 @pytest.fixture
-def client(db_path: str):  # type: ignore[no-untyped-def]
-    with served(db_path) as (_, c):
+def client(target: dict[str, str], tmp_path):  # type: ignore[no-untyped-def]
+    """A served API on each store (conftest's ``backend``)."""
+    path = target.get("path", str(tmp_path / "unused.db"))
+    with served(path, database_url=target.get("url")) as (_, c):
         yield c
 
 
