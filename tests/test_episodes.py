@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from scripted_server import ScriptedServer
@@ -33,8 +33,8 @@ def episodes(mem: Memory, session: str = "s1") -> list:
 
 
 @pytest.fixture
-def tiered(db_path: str) -> Iterator[Memory]:
-    m = Memory(db_path, embedder="hashing", preset="tiered")
+def tiered(open_mem: Callable[..., Memory]) -> Iterator[Memory]:
+    m = open_mem(preset="tiered")
     yield m
     m.close()
 
@@ -77,8 +77,8 @@ def test_bulk_import_compresses_in_the_same_steps(tiered: Memory) -> None:
     assert len(episodes(tiered)) == 9
 
 
-def test_episodes_are_searchable_memories(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", fact_extraction="off")  # the default search
+def test_episodes_are_searchable_memories(open_mem: Callable[..., Memory]) -> None:
+    mem = open_mem(fact_extraction="off")  # the default search
     mem.add_messages(turns(1, 21), "u1", "s1")
     mem.drain()
     hits = mem.search("Berlin trip steps", "u1", kinds=["episode"])
@@ -96,8 +96,8 @@ def test_due_chunks_and_pair_counts() -> None:
 
 # ---- seed 000: a session summary every 10 pairs -----------------------------------------
 @pytest.fixture
-def platform(db_path: str) -> Iterator[Memory]:
-    m = Memory(db_path, embedder="hashing", preset="llmplatform")
+def platform(open_mem: Callable[..., Memory]) -> Iterator[Memory]:
+    m = open_mem(preset="llmplatform")
     yield m
     m.close()
 
@@ -206,8 +206,8 @@ def test_llm_episode_summary(db_path: str, server: ScriptedServer) -> None:
 
 
 # ---- seed 002: rolling summary and eviction -----------------------------------------------
-def test_rolling_summary_is_one_per_conversation(db_path: str) -> None:
-    with Memory(db_path, embedder="hashing", preset="agent-cli") as mem:
+def test_rolling_summary_is_one_per_conversation(open_mem: Callable[..., Memory]) -> None:
+    with open_mem(preset="agent-cli") as mem:
         mem.add_messages(turns(1, 5), "u1", "s1")
         mem.drain()
         [first] = summaries(mem, "rolling")
@@ -223,8 +223,8 @@ def test_rolling_summary_is_one_per_conversation(db_path: str) -> None:
         assert mem.handlers["turns.rolling_summary"](job.payload)["summaries"] == 0
 
 
-def test_eviction_leaves_messages_intact(db_path: str) -> None:
-    with Memory(db_path, embedder="hashing", preset="agent-cli", max_entries=5) as mem:
+def test_eviction_leaves_messages_intact(open_mem: Callable[..., Memory]) -> None:
+    with open_mem(preset="agent-cli", max_entries=5) as mem:
         fact = mem.add("Turn 0: the user likes Berlin", "u1", session_id="s1",
                        created_at="2023-12-31T00:00:00")  # fmt: skip
         ids = mem.add_messages(turns(1, 9), "u1", "s1")
