@@ -198,13 +198,24 @@ class PgSearch:
         return out
 
     def embedders_in_use(self) -> list[str]:
-        """Distinct embedder ids of stored vectors."""
+        """Distinct embedder ids of stored vectors.
+
+        A loose index scan (one index probe per distinct value) instead of ``DISTINCT``, which
+        would read the whole embedder index: this runs every time a store is opened.
+        """
+        out: set[str] = set()
         with self.db.connection() as c:
-            found = c.execute(
-                "SELECT DISTINCT embedder FROM messages WHERE embedder IS NOT NULL UNION "
-                "SELECT DISTINCT embedder FROM memories WHERE embedder IS NOT NULL"
-            ).fetchall()
-        return sorted(r["embedder"] for r in found)
+            for table in ("messages", "memories"):
+                t = sql.Identifier(table)
+                found = c.execute(
+                    sql.SQL(
+                        "WITH RECURSIVE e(v) AS (SELECT min(embedder) FROM {t}"
+                        " UNION ALL SELECT (SELECT min(embedder) FROM {t} WHERE embedder > e.v)"
+                        " FROM e WHERE e.v IS NOT NULL) SELECT v FROM e WHERE v IS NOT NULL"
+                    ).format(t=t)
+                ).fetchall()
+                out.update(r["v"] for r in found)
+        return sorted(out)
 
     def ensure_vector_index(self, samples: dict[str | None, np.ndarray | None]) -> None:
         """Create the HNSW (cosine) index of each embedder in ``samples`` that lacks one.
