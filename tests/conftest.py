@@ -26,6 +26,11 @@ PG_SKIP = (
 )
 BACKENDS = ("sqlite", "postgres")
 
+try:  # the PostgreSQL-only modules import psycopg; without the extra they are not collected
+    import psycopg  # noqa: F401
+except ImportError:
+    collect_ignore_glob = ["test_postgres*.py"]
+
 
 def with_search_path(url: str, schema: str) -> str:
     """``url`` with ``options=-csearch_path=<schema>,public`` (pgvector lives in public)."""
@@ -55,7 +60,7 @@ def pg_url(pg_server_url: str | None) -> Iterator[str]:
     """A URL of the test server whose ``search_path`` starts with a fresh, empty schema."""
     if not pg_server_url:
         pytest.skip(PG_SKIP)
-    import psycopg
+    psycopg = pytest.importorskip("psycopg", reason='PostgreSQL tests need "mnemo[postgres]"')
 
     schema = f"t_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(pg_server_url, autocommit=True) as c:
