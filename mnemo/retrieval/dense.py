@@ -128,13 +128,14 @@ class VectorIndex:
     def mask(self, session_id: str | None, kinds: tuple[str, ...] | None) -> np.ndarray | None:
         """Boolean row mask for a session and a set of kinds; None means every row."""
         mask: np.ndarray | None = None
+        n = self.n  # read once: another thread may append rows meanwhile
         if session_id is not None:
             code = self.session_names.get(session_id, -1)
-            mask = self.session_codes[: self.n] == code
+            mask = self.session_codes[:n] == code
         if kinds is not None:
             names = self.kind_names  # one dict even if another thread resets the index
             codes = [names[k] for k in kinds if k in names]
-            kmask = np.isin(self.kind_codes[: self.n], codes)
+            kmask = np.isin(self.kind_codes[:n], codes)
             mask = kmask if mask is None else mask & kmask
         return mask
 
