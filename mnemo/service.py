@@ -28,8 +28,10 @@ from mnemo.schemas import (
     parse_time,
     utcnow,
 )
+from mnemo.service_topics import TopicsAPI
 from mnemo.storage import open_store
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage, Store
+from mnemo.tiers import topics as topic_tier
 
 Progress = Callable[[int], None]
 
@@ -39,7 +41,7 @@ def embed_text(content: str, name: str | None = None) -> str:
     return f"{name}: {content}" if name else content
 
 
-class Memory:
+class Memory(TopicsAPI):
     """Long-term memory over one store.
 
     ``Memory(path)`` opens (or creates) a SQLite file; ``Memory(url=...)`` a PostgreSQL
@@ -75,6 +77,11 @@ class Memory:
         self._check_embedder()
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
         self.handlers: dict[str, job_runner.Handler] = {}
+        self.topic_memory = topic_tier.TopicMemory(
+            self.store, self.settings, self.embedder, self.add_messages
+        )
+        if self.settings.topics_enabled:
+            self.handlers[topic_tier.JOB_KIND] = self.topic_memory.handle_job
 
     def _check_embedder(self) -> None:
         in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]

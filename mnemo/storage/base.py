@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats
+from mnemo.storage.topic_records import TopicStore
 
 MESSAGE = 0
 MEMORY = 1
@@ -108,7 +109,7 @@ class ListFilter:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Store(Protocol):
+class Store(TopicStore, Protocol):
     """Persistence for mnemo. Every method is one transaction; writes are durable on return."""
 
     location: str

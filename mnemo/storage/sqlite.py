@@ -23,6 +23,7 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.sqlite_conn import Connections
+from mnemo.storage.sqlite_topics import SQLiteTopics
 
 _MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
 
@@ -36,7 +37,7 @@ def _blob(vec: np.ndarray | None) -> bytes | None:
     return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteTopics):
     """Store protocol over one SQLite file; safe to share between threads and processes."""
 
     def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
@@ -198,7 +199,16 @@ class SQLiteStore:
         """Erase every row of a user (FTS rows go with their rows through triggers)."""
         counts = {}
         with self.db.write() as c:
-            for table in ("messages", "memories", "profile_facts", "history", "topics", "jobs"):
+            for table in (
+                "messages",
+                "memories",
+                "profile_facts",
+                "history",
+                "topics",
+                "topic_messages",
+                "topic_conversations",
+                "jobs",
+            ):
                 cur = c.execute(
                     f"DELETE FROM {table} WHERE tenant=? AND user_id=?", (tenant, user_id)
                 )
