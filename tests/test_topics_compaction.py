@@ -81,7 +81,8 @@ def test_compaction_above_twelve_keeps_four_and_loses_nothing(tmp_path: Path) ->
         about(0, 6),
     ]
     full = mem.topic_history("u1", "s1", include_compressed=True)
-    assert len(full) == 13 and [m["timestamp"] for m in full] == sorted(m["timestamp"] for m in full)
+    stamps = [m["timestamp"] for m in full]
+    assert len(full) == 13 and stamps == sorted(stamps)
     assert full[0] == {"role": "user", "content": about(0, 0), "timestamp": T0}
     assert len(mem.topic_history("u1", "s1", include_compressed=False)) == 4
     assert len(mem.messages("u1", session_id="s1")) == 13  # raw rows stay
