@@ -215,6 +215,42 @@ def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
 
 
 @app.command()
+def worker(
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+    once: Annotated[bool, typer.Option("--once", help="Run every ready job, then exit.")] = False,
+    worker_poll_s: Annotated[
+        float | None,
+        typer.Option(
+            "--worker-poll-s", min=0.01, help="Idle poll interval, s (env MNEMO_WORKER_POLL_S)."
+        ),
+    ] = None,
+) -> None:
+    """Run background jobs until SIGINT/SIGTERM (the current job finishes first)."""
+    import logging
+
+    from mnemo.jobs import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+
+    def run() -> None:
+        with open_memory(db, embedder, worker_poll_s=worker_poll_s) as mem:
+            runner = Worker(mem)
+            if once:
+                runner.run_once()
+            else:
+                err.print(
+                    f"mnemo worker: {mem.store.location}, polling every {runner.poll_s:g}s; "
+                    "Ctrl-C stops after the current job",
+                    soft_wrap=True,
+                )
+                runner.run_until_signalled()
+        err.print(f"mnemo worker: ran {runner.jobs_run} job(s)")
+
+    guarded(run)
+
+
+@app.command()
 def demo(
     db: Annotated[str, typer.Option("--db", help="SQLite file to create.")] = "mnemo-demo.db",
     embedder: EmbedderOpt = None,

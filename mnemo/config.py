@@ -133,6 +133,27 @@ class Settings(BaseModel):
     upstream_base_url: str | None = Field(
         None, description="The proxy's upstream chat URL; defaults to `llm_base_url`."
     )
+    llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one chat request, seconds.")
+    llm_max_retries: int = Field(
+        3, ge=0, le=20, description="Retries of a chat request after a timeout, 429 or 5xx."
+    )
+    llm_backoff_cap_s: float = Field(
+        30.0, gt=0, description="Longest wait between chat retries, also caps `Retry-After`."
+    )
+
+    # --- background jobs ---------------------------------------------------------------------
+    job_lease_s: float = Field(
+        300.0,
+        gt=0,
+        description="A running job whose worker stops renewing it for this long (killed) is "
+        "claimed again.",
+    )
+    job_max_attempts: int = Field(
+        5, ge=1, le=100, description="Tries of a failing job before it is marked dead."
+    )
+    worker_poll_s: float = Field(
+        1.0, gt=0, description="How often an idle worker looks for ready jobs, seconds."
+    )
 
     # --- storage ---------------------------------------------------------------------------
     busy_timeout_ms: int = Field(

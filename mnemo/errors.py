@@ -8,8 +8,13 @@ Every error mnemo raises on purpose is a :class:`MnemoError`, so callers can cat
     ├── NotFoundError         an id names no live row (also a KeyError)
     ├── StorageError          the database failed or holds something unexpected
     │   └── SchemaError       the database was written by a newer mnemo, or its embedder changed
-    └── EmbeddingError        an embedder could not produce vectors
-        └── TransientError    a network failure worth retrying (timeouts, 429, 5xx)
+    ├── EmbeddingError        an embedder could not produce vectors
+    │   └── TransientError    a network failure worth retrying (timeouts, 429, 5xx)
+    └── LLMError              the chat model failed or answered unusably
+        ├── LLMTransientError a network failure after retries (also a TransientError)
+        └── LLMOutputError    JSON output still unparseable after one repair attempt
+
+``except TransientError`` catches transient embedder and LLM failures alike.
 
 Input errors are raised before anything is written, so a rejected call changes nothing.
 """
@@ -52,9 +57,24 @@ class TransientError(EmbeddingError):
     """A retryable network failure: timeout, connection error, HTTP 429 or 5xx."""
 
 
+class LLMError(MnemoError):
+    """The chat model could not be reached usefully or rejected the request."""
+
+
+class LLMTransientError(LLMError, TransientError):
+    """A chat request failed on a timeout, connection error, 429 or 5xx after its retries."""
+
+
+class LLMOutputError(LLMError):
+    """The chat model's JSON output was still unparseable after one repair attempt."""
+
+
 __all__ = [
     "ConfigError",
     "EmbeddingError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMTransientError",
     "MnemoError",
     "NotFoundError",
     "SchemaError",

@@ -156,6 +156,8 @@ class Job(BaseModel):
     attempts: int
     run_after: datetime
     last_error: str | None = None
+    usage: dict[str, int] | None = None
+    lease_until: datetime | None = None
 
 
 class Topic(BaseModel):

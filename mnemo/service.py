@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -394,9 +395,14 @@ class Memory(TopicsAPI):
         self.pipeline.indexes.drop(self.tenant, user_id)
         return counts
 
-    def drain(self, max_jobs: int | None = None) -> int:
-        """Run pending jobs inline until none is ready; returns how many ran."""
-        return job_runner.run_ready(self.store, self.handlers, max_jobs)
+    def drain(self, max_jobs: int | None = None, stop: threading.Event | None = None) -> int:
+        """Run pending jobs inline until none is ready (or ``stop`` is set); returns how many."""
+        options = job_runner.RunOptions(
+            max_attempts=self.settings.job_max_attempts,
+            lease_s=self.settings.job_lease_s,
+            stop=stop,
+        )
+        return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
 
     def stats(self) -> Stats:
         """Counts of what the store holds for this tenant."""

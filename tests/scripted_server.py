@@ -9,6 +9,12 @@ response from a FIFO queue; when the queue is empty a default handler answers:
   server-sent ``chat.completion.chunk`` events ending with ``data: [DONE]``.
 * anything else: 404 with an OpenAI-style error body.
 
+Rules added with :meth:`ScriptedServer.when` answer every request they match (before the
+queue), e.g. a server that rejects ``response_format``::
+
+    server.when(lambda r: "response_format" in (r.json or {}), status=400,
+                json={"error": {"message": "response_format is not supported"}})
+
 Usage::
 
     with ScriptedServer() as server:
@@ -26,6 +32,7 @@ import json as jsonlib
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -130,6 +137,7 @@ class ScriptedServer:
         self.embedding_dim = embedding_dim
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Scripted] = deque()
+        self._rules: list[tuple[Callable[[RecordedRequest], bool], Scripted]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -175,10 +183,31 @@ class ScriptedServer:
         with self._lock:
             self._queue.append(Scripted(status=status, delay=delay, chat=text))
 
+    def when(
+        self,
+        match: Callable[[RecordedRequest], bool],
+        status: int = 200,
+        json: Any = None,
+        *,
+        headers: dict[str, str] | None = None,
+        raw: bytes | str | None = None,
+        chat: str | None = None,
+    ) -> None:
+        """Answer every request for which ``match(request)`` is true with this reply.
+
+        Rules are checked in the order added, before the scripted queue; ``chat`` answers a
+        chat completion with that text. The fields are those of :meth:`enqueue`.
+        """
+        body = raw.encode("utf-8") if isinstance(raw, str) else raw
+        item = Scripted(status, json, dict(headers or {}), body, chat=chat)
+        with self._lock:
+            self._rules.append((match, item))
+
     def reset(self) -> None:
-        """Forget recorded requests and unused scripted replies."""
+        """Forget recorded requests, rules and unused scripted replies."""
         with self._lock:
             self._queue.clear()
+            self._rules.clear()
             self.requests.clear()
 
     def start(self) -> ScriptedServer:
@@ -210,6 +239,9 @@ class ScriptedServer:
     def _next(self, request: RecordedRequest) -> Scripted | None:
         with self._lock:
             self.requests.append(request)
+            for match, reply in self._rules:
+                if match(request):
+                    return replace(reply)
             return self._queue.popleft() if self._queue else None
 
     def default_reply(self, req: RecordedRequest) -> Scripted:

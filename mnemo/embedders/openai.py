@@ -10,59 +10,30 @@ including a malformed response, raises :class:`~mnemo.errors.EmbeddingError` at 
 
 from __future__ import annotations
 
-import math
-import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
 
 from mnemo.embedders.base import Embedder
 from mnemo.errors import EmbeddingError, TransientError
+from mnemo.http_retry import (
+    BACKOFF_CAP_S,
+    RetryPolicy,
+    endpoint_url,
+    excerpt,
+    post_with_retries,
+    server_message,
+)
 
-#: First backoff delay in seconds; it doubles on every retry up to ``BACKOFF_CAP_S``.
-BACKOFF_BASE_S = 0.5
-#: Longest wait between two attempts, also the cap of a server's ``Retry-After``.
-BACKOFF_CAP_S = 8.0
-_EXCERPT_CHARS = 300
-_NETWORK_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+__all__ = ["BACKOFF_CAP_S", "OpenAIEmbedder", "embeddings_url"]
 
 
 def embeddings_url(base_url: str) -> str:
     """The embeddings endpoint of ``base_url``: ``/v1`` is appended unless the path ends in it."""
-    url = base_url.rstrip("/")
-    if not urlsplit(url).path.endswith("/v1"):
-        url += "/v1"
-    return url + "/embeddings"
-
-
-def _excerpt(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else an excerpt of the body."""
-    try:
-        error = response.json().get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-        if isinstance(message, str) and message:
-            return _excerpt(message)
-    except (ValueError, AttributeError):
-        pass
-    return _excerpt(response.text) or "(empty body)"
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """A numeric ``Retry-After`` header in seconds, capped at ``BACKOFF_CAP_S``; else None."""
-    try:
-        seconds = float(response.headers.get("retry-after", ""))
-    except ValueError:
-        return None
-    return min(seconds, BACKOFF_CAP_S) if math.isfinite(seconds) and seconds >= 0 else None
+    return endpoint_url(base_url, "embeddings")
 
 
 def _is_number(x: Any) -> bool:
@@ -129,45 +100,23 @@ class OpenAIEmbedder(Embedder):
 
     def _post(self, payload: dict[str, Any]) -> Any:
         """POST ``payload``, retrying transient failures; returns the decoded JSON body."""
-        attempts = self.max_retries + 1
-        for attempt in range(attempts):
-            wait: float | None = None
-            try:
-                response = self._client.post(self.url, json=payload)
-            except _NETWORK_ERRORS as exc:
-                kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "failed"
-                problem = f"{kind} ({type(exc).__name__}: {exc or 'no detail'})"
-            except httpx.HTTPError as exc:
-                raise EmbeddingError(f"POST {self.url} failed: {exc}") from exc
-            else:
-                status = response.status_code
-                if 200 <= status < 300:
-                    try:
-                        return response.json()
-                    except ValueError:
-                        raise EmbeddingError(
-                            f"POST {self.url} returned invalid JSON: {_excerpt(response.text)!r}"
-                        ) from None
-                message = _server_message(response)
-                if status not in (408, 429) and status < 500:
-                    raise EmbeddingError(f"POST {self.url} -> HTTP {status}: {message}")
-                problem = f"-> HTTP {status}: {message}"
-                wait = _retry_after(response)
-            if attempt == attempts - 1:
-                raise TransientError(
-                    f"POST {self.url} {problem}; gave up after {attempts} attempts"
-                )
-            if wait is None:
-                delay = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**attempt)
-                wait = delay / 2 + random.uniform(0, delay / 2)
-            self._sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
+        policy = RetryPolicy(self.max_retries, TransientError, EmbeddingError, sleep=self._sleep)
+        response = post_with_retries(self._client, self.url, payload, policy)
+        status = response.status_code
+        if not 200 <= status < 300:
+            raise EmbeddingError(f"POST {self.url} -> HTTP {status}: {server_message(response)}")
+        try:
+            return response.json()
+        except ValueError:
+            raise EmbeddingError(
+                f"POST {self.url} returned invalid JSON: {excerpt(response.text)!r}"
+            ) from None
 
     def _parse(self, body: Any, expected: int) -> np.ndarray:
         """Validate an embeddings response and return its vectors sorted by ``index``."""
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
-            raise EmbeddingError(f"{self.url} response has no 'data' list: {_excerpt(str(body))}")
+            raise EmbeddingError(f"{self.url} response has no 'data' list: {excerpt(str(body))}")
         if len(data) != expected:
             raise EmbeddingError(f"{self.url} returned {len(data)} embeddings for {expected} texts")
         rows: list[tuple[int, list[float]]] = []

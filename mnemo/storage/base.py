@@ -208,16 +208,32 @@ class Store(TopicStore, Protocol):
         """Add jobs outside a turn write."""
         ...
 
-    def claim_job(self, kinds: tuple[str, ...] | None = None) -> Job | None:
-        """Mark the oldest ready job running and return it."""
+    def claim_job(
+        self, kinds: tuple[str, ...] | None = None, *, lease_s: float = 300.0, owner: str = ""
+    ) -> Job | None:
+        """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
+
+        Ready: pending and due, or running with an expired lease (its worker died).
+        """
         ...
 
-    def finish_job(self, job_id: int) -> None:
-        """Mark a job done."""
+    def extend_lease(self, job_id: int, owner: str, lease_s: float) -> bool:
+        """Renew the lease of a job ``owner`` still holds; False if it lost the job."""
         ...
 
-    def fail_job(self, job_id: int, error: str, retry_in_s: float | None) -> None:
-        """Record a failure: back to pending after ``retry_in_s``, or dead when None."""
+    def finish_job(
+        self, job_id: int, usage: dict[str, int] | None = None, owner: str | None = None
+    ) -> bool:
+        """Mark a job done with its token usage; with ``owner``, only if it still holds it."""
+        ...
+
+    def fail_job(
+        self, job_id: int, error: str, retry_in_s: float | None, owner: str | None = None
+    ) -> bool:
+        """Record a failure: back to pending after ``retry_in_s``, or dead when None.
+
+        With ``owner``, only if that worker still holds the job.
+        """
         ...
 
     def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:

@@ -114,6 +114,8 @@ def job(r: sqlite3.Row) -> Job:
         attempts=r["attempts"],
         run_after=parse_time(r["run_after"]),
         last_error=r["last_error"],
+        usage=None if r["usage"] is None else json.loads(r["usage"]),
+        lease_until=None if r["lease_until"] is None else parse_time(r["lease_until"]),
     )
 
 
