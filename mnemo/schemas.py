@@ -178,6 +178,8 @@ class Topic(BaseModel):
     in_working_set: bool = True
     evicted_at: datetime | None = None
     merged_into: str | None = None
+    summary_actor: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class TopicStats(BaseModel):

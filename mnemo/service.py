@@ -81,6 +81,7 @@ class Memory(TopicsAPI):
         self.topic_memory = topic_tier.TopicMemory(
             self.store, self.settings, self.embedder, self.add_messages
         )
+        self.handlers[topic_tier.SUMMARY_JOB] = self.topic_memory.handle_summary_job
         if self.settings.topics_enabled:
             self.handlers[topic_tier.JOB_KIND] = self.topic_memory.handle_job
 

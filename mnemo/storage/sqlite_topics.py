@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from mnemo.schemas import format_time, parse_time
+from mnemo.schemas import format_time, parse_time, utcnow
 from mnemo.storage.sqlite_conn import Connections
 from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
 
@@ -183,6 +183,12 @@ class SQLiteTopics:
         c.executemany(
             "UPDATE messages SET topic_id=? WHERE id=?",
             [(tid, mid) for mid, (tid, *_rest) in conv.links.items()],
+        )
+        now = format_time(utcnow())
+        c.executemany(
+            "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(conv.tenant, conv.user_id, k, json.dumps(p), now, now, now) for k, p in conv.jobs],
         )
         c.execute(
             "INSERT INTO topic_conversations (tenant, user_id, session_id, active_topic_id,"

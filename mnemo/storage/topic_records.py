@@ -2,8 +2,8 @@
 
 The tier's decisions are pure functions over a :class:`Conversation`; a store loads one inside a
 write transaction, lets the tier change it, and writes back what changed (``dirty`` topics,
-``links``, the cursor), all in that one transaction. That is what keeps concurrent writers to
-one conversation consistent.
+``links``, the cursor, follow-up ``jobs``), all in that one transaction. That is what keeps
+concurrent writers to one conversation consistent.
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ class Conversation:
     dirty: set[str] = field(default_factory=set)
     links: dict[str, tuple[str, bool, float, int]] = field(default_factory=dict)
     moved: dict[str, str] = field(default_factory=dict)
+    jobs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def link(self, topic_id: str, entry: Entry, compacted: bool) -> None:
         """Record that ``entry``'s message belongs to ``topic_id`` (compacted or active)."""

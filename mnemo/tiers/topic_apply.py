@@ -15,6 +15,7 @@ from mnemo.ids import new_id
 from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
 from mnemo.tiers import compaction
 from mnemo.tiers.decay import DecayPolicy, half_life_seconds, priority
+from mnemo.tiers.topic_llm import SUMMARY_JOB, summary_payload
 from mnemo.tiers.topic_summary import rules_summary
 
 TOPIC_PREFIX = "top_"
@@ -37,6 +38,7 @@ class TopicPolicy:
     incremental: bool = True
     summary_max_chars: int = 1200
     feedback_rate: float = 0.2
+    llm_summaries: bool = False
     decay: DecayPolicy = field(default_factory=DecayPolicy)
 
     @classmethod
@@ -53,6 +55,7 @@ class TopicPolicy:
             incremental=s.topic_incremental_summary,
             summary_max_chars=s.topic_summary_max_chars,
             feedback_rate=s.topic_feedback_rate,
+            llm_summaries=s.llm_enabled,
             decay=DecayPolicy(
                 base_half_life_s=s.topic_base_half_life_seconds,
                 max_half_life_s=s.topic_max_half_life_seconds,
@@ -160,16 +163,19 @@ def compact(conv: Conversation, topic: TopicRow, policy: TopicPolicy, summarize:
     old, recent = split
     earlier = compaction.decompress(topic.compressed) if topic.compressed else []
     history = compaction.time_order(earlier + old)
-    if policy.incremental:
-        topic.summary, topic.summary_actor = summarize(topic.summary, old)
-    else:
-        topic.summary, topic.summary_actor = summarize(None, history)
+    previous, summarised = (topic.summary, old) if policy.incremental else (None, history)
+    topic.summary, topic.summary_actor = summarize(previous, summarised)
     topic.compressed = compaction.compress(history)
     topic.compressed_count = len(history)
     topic.compacted = compaction.time_order(topic.compacted + old)
     topic.messages = recent
     for e in old:
         conv.link(topic.id, e, compacted=True)
+    if policy.llm_summaries:
+        payload = summary_payload(
+            topic.id, topic.compressed_count, topic.summary, previous, summarised
+        )
+        conv.jobs.append((SUMMARY_JOB, payload))
     conv.touch(topic)
     return True
 

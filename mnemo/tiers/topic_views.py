@@ -33,6 +33,8 @@ def topic_model(t: TopicRow) -> Topic:
         in_working_set=t.in_working_set,
         evicted_at=None if t.evicted_at is None else _dt(t.evicted_at),
         merged_into=t.merged_into,
+        summary_actor=t.summary_actor,
+        metadata=t.metadata,
     )
 
 

@@ -27,11 +27,13 @@ from mnemo import validation as check
 from mnemo.config import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
+from mnemo.llm import Usage, create_chat_model
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
 from mnemo.storage.base import Store
 from mnemo.storage.topic_records import Conversation, TopicRow, Turn
 from mnemo.tiers import topic_apply as ops
 from mnemo.tiers import topic_views as views
+from mnemo.tiers.topic_llm import SUMMARY_JOB, TopicSummaries
 
 #: Metadata key under which a turn carries the importance its writer gave the topic.
 IMPORTANCE_KEY = "topic_importance"
@@ -127,6 +129,7 @@ class TopicMemory:
         self.policy = ops.TopicPolicy.from_settings(settings)
         self.clock = clock
         self.summarize = summarizer or ops.rules_summarizer(settings.topic_summary_max_chars)
+        self.summaries = TopicSummaries(store, self.tenant, create_chat_model(settings))
 
     # ---- write path ------------------------------------------------------------------------
     def apply(self, user_id: str, session_id: str) -> dict[str, str]:
@@ -141,6 +144,10 @@ class TopicMemory:
     def handle_job(self, payload: dict[str, Any]) -> None:
         """The ``turns.topics`` job: apply the batch's conversation."""
         self.apply(str(payload["user_id"]), str(payload["session_id"]))
+
+    def handle_summary_job(self, payload: dict[str, Any]) -> Usage:
+        """The ``topics.summary`` job: an LLM rewrite of a compaction's summary."""
+        return self.summaries.handle(payload)
 
     def add_message(
         self,
@@ -264,6 +271,7 @@ class TopicMemory:
 __all__ = [
     "IMPORTANCE_KEY",
     "JOB_KIND",
+    "SUMMARY_JOB",
     "TopicMemory",
     "apply_pending",
     "feedback_importance",
