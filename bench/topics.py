@@ -16,6 +16,7 @@ Two measurements over the LoCoMo dev conversations (``../shared/data/locomo-dev.
     .venv/bin/python bench/topics.py                                  # hashing embedder
     .venv/bin/python bench/topics.py --embedder local --json bench/results/topics-local.json
     .venv/bin/python bench/topics.py --scope session                  # one session = one chat
+    .venv/bin/python bench/topics.py --inline          # cost of the inline topic apply per turn
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ from typing import Any
 from common import ROOT, console, machine, make_embedder, now, stats_ms, write_json
 from mnemo import Memory
 from mnemo.eval.locomo import Conversation, load_locomo
+from mnemo.eval.longmemeval import load_longmemeval
 from mnemo.storage.topic_records import Entry
 from mnemo.tiers import compaction
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
+DEFAULT_LME = ROOT.parent / "shared" / "data" / "longmemeval-s-dev.json"
 
 
 def entries_of(conv: Conversation) -> list[Entry]:
@@ -45,14 +48,30 @@ def entries_of(conv: Conversation) -> list[Entry]:
     ]
 
 
-def measure_histories(convs: list[Conversation], sizes: list[int], reps: int) -> list[dict]:
-    """Compression of consecutive N-turn windows of every conversation."""
+def lme_sequences(path: str) -> list[list[Entry]]:
+    """LongMemEval haystack sessions (each once), one turn sequence per question's haystack."""
+    seen: set[str] = set()
+    out = []
+    for q in load_longmemeval(path).questions:
+        seq = []
+        for s in q.sessions:
+            if s.id in seen:
+                continue
+            seen.add(s.id)
+            t0 = s.date.timestamp()
+            seq += [Entry(t.role, t.content, t0 + t.index, "", t.index) for t in s.turns]
+        if seq:
+            out.append(seq)
+    return out
+
+
+def measure_histories(seqs: list[list[Entry]], sizes: list[int], reps: int) -> list[dict]:
+    """Compression of consecutive N-turn windows of every turn sequence."""
     rows = []
     for n in sizes:
         raw_total = stored_total = gzip_total = 0
         ratios, comp_s, decomp_s = [], [], []
-        for conv in convs:
-            turns = entries_of(conv)
+        for turns in seqs:
             for start in range(0, len(turns) - n + 1, n):
                 window = turns[start : start + n]
                 raw = len(compaction.history_json(window))
@@ -151,27 +170,41 @@ def replay(
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run both measurements and print them (and write JSON with ``--json``)."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo JSON file")
-    ap.add_argument("--embedder", default="hashing", help="hashing | local | openai")
-    ap.add_argument("--preset", default="topics", help="settings preset of the replay")
-    ap.add_argument("--scope", choices=["conversation", "session"], default="conversation")
-    ap.add_argument("--threshold", type=float, help="topic_similarity_threshold override")
-    ap.add_argument("--sizes", default="10,20,50", help="history sizes, in messages")
-    ap.add_argument("--reps", type=int, default=20, help="repetitions per history timing")
-    ap.add_argument("--json", help="write the results here")
-    args = ap.parse_args(argv)
-    convs = load_locomo(args.data).conversations
-    sizes = [int(x) for x in args.sizes.split(",")]
-    histories = measure_histories(convs, sizes, args.reps)
-    console.print("[bold]Compressed histories (JSON -> gzip -> base64)[/bold]")
+def inline_cost(turns: int = 200) -> dict[str, dict[str, dict[str, float]]]:
+    """Per-turn cost of the topic apply: ``add_messages`` alone, ``add_user_message`` (write +
+    inline apply) and an apply with nothing pending, at synchronous FULL and NORMAL."""
+    out = {}
+    for sync in ("FULL", "NORMAL"):
+        with tempfile.TemporaryDirectory() as tmp:
+            mem = Memory(str(Path(tmp) / "m.db"), embedder="hashing", synchronous=sync)
+            times: dict[str, list[float]] = {k: [] for k in ("add_messages", "add_user_message")}
+            times["apply"] = []
+            for k in range(turns):
+                words = " ".join(f"w{k % 5}x{i}" for i in range(8))
+                text = f"turn {k} about subject {k % 5}: {words}"
+                t0 = now()
+                mem.add_messages([{"role": "user", "content": text}], "u1", "plain")
+                t1 = now()
+                mem.add_user_message("u1", text, "topic")
+                t2 = now()
+                mem.topic_memory.apply("u1", "topic")
+                t3 = now()
+                times["add_messages"].append(t1 - t0)
+                times["add_user_message"].append(t2 - t1)
+                times["apply"].append(t3 - t2)
+            mem.close()
+        out[sync] = {k: stats_ms(v) for k, v in times.items()}
+    return out
+
+
+def print_histories(name: str, rows: list[dict]) -> None:
+    """One Markdown table of history compression."""
+    console.print(f"[bold]{name}: compressed histories (JSON -> gzip -> base64)[/bold]")
     console.print(
         "| messages | histories | JSON KB | stored KB | reduction (pooled, min-max) |"
         " gzip alone | compress p50 ms | decompress p50 ms |"
     )
-    for r in histories:
+    for r in rows:
         console.print(
             f"| {r['messages']} | {r['histories']} | {r['json_kb_mean']:.2f} |"
             f" {r['stored_kb_mean']:.2f} | {r['reduction_pooled']:.1%}"
@@ -179,6 +212,36 @@ def main(argv: list[str] | None = None) -> int:
             f" {r['reduction_gzip_only']:.1%} |"
             f" {r['compress_ms']['p50']:.3f} | {r['decompress_ms']['p50']:.3f} |"
         )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both measurements and print them (and write JSON with ``--json``)."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo JSON file")
+    ap.add_argument("--lme", default=str(DEFAULT_LME), help="LongMemEval JSON ('' to skip)")
+    ap.add_argument("--embedder", default="hashing", help="hashing | local | openai")
+    ap.add_argument("--preset", default="topics", help="settings preset of the replay")
+    ap.add_argument("--scope", choices=["conversation", "session"], default="conversation")
+    ap.add_argument("--threshold", type=float, help="topic_similarity_threshold override")
+    ap.add_argument("--sizes", default="10,20,50", help="history sizes, in messages")
+    ap.add_argument("--reps", type=int, default=20, help="repetitions per history timing")
+    ap.add_argument("--inline", action="store_true", help="only measure the inline apply cost")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    if args.inline:
+        cost = inline_cost()
+        for sync, rows in cost.items():
+            cells = ", ".join(f"{k} p50 {v['p50']:.2f} ms" for k, v in rows.items())
+            console.print(f"synchronous={sync}: {cells}")
+        write_json(args.json, {"machine": machine(), "inline": cost})
+        return 0
+    convs = load_locomo(args.data).conversations
+    sizes = [int(x) for x in args.sizes.split(",")]
+    histories = {"locomo": measure_histories([entries_of(c) for c in convs], sizes, args.reps)}
+    if args.lme:
+        histories["longmemeval"] = measure_histories(lme_sequences(args.lme), sizes, args.reps)
+    for name, rows in histories.items():
+        print_histories(name, rows)
     overrides = {} if args.threshold is None else {"topic_similarity_threshold": args.threshold}
     result = replay(convs, args.embedder, args.preset, args.scope, **overrides)
     console.print("[bold]Replay through add_user_message / add_assistant_message[/bold]")
