@@ -15,7 +15,18 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
-from mnemo.schemas import HistoryEntry, Hit, Job, MemoryItem, Message, MessageIn, Stats
+from mnemo.schemas import (
+    HistoryEntry,
+    Hit,
+    Job,
+    MemoryItem,
+    Message,
+    MessageIn,
+    Stats,
+    Topic,
+    TopicHit,
+    TopicStats,
+)
 from mnemo.service import Memory
 
 __version__ = "0.1.0"
@@ -37,6 +48,9 @@ __all__ = [
     "Settings",
     "Stats",
     "StorageError",
+    "Topic",
+    "TopicHit",
+    "TopicStats",
     "TransientError",
     "ValidationError",
 ]

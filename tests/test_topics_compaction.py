@@ -147,3 +147,27 @@ def test_regenerated_and_incremental_summaries(tmp_path: Path) -> None:
         [topic] = mem.topics("u1", "s1")
         assert topic.summary and len(topic.summary) <= mem.settings.topic_summary_max_chars
         mem.close()
+
+
+def test_a_failing_apply_changes_nothing_and_the_job_finishes_later(tmp_path: Path) -> None:
+    clock = Clock()
+    mem = _mem(tmp_path, clock, topics_enabled=True)
+    first = {_exchange(mem, clock, 0, k) for k in range(7)}.pop()  # compacted
+    _exchange(mem, clock, 1, 0)  # another topic is active
+    mem.drain()
+    db = tmp_path / "m.db"
+    with sqlite3.connect(db) as c:
+        good = c.execute("SELECT compressed FROM topics WHERE id=?", (first,)).fetchone()[0]
+        c.execute("UPDATE topics SET compressed='H4sIbroken' WHERE id=?", (first,))
+        cursor = c.execute("SELECT applied_seq FROM topic_conversations").fetchone()[0]
+    with pytest.raises(StorageError):
+        mem.add_user_message("u1", about(0, 50), "s1")  # would restore the corrupt history
+    with sqlite3.connect(db) as c:  # the turn is stored; the topic apply rolled back whole
+        assert c.execute("SELECT applied_seq FROM topic_conversations").fetchone()[0] == cursor
+        assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 17
+        c.execute("UPDATE topics SET compressed=? WHERE id=?", (good, first))
+    assert mem.drain() == 1  # the turn's job applies it now
+    stats = mem.topic_stats("u1", "s1")
+    assert stats is not None and stats.topic_id == first and stats.compressed_messages == 0
+    assert stats.total_messages == 15
+    mem.close()
