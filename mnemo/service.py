@@ -413,6 +413,7 @@ class Memory(TopicsAPI):
         """Close the store and the embedder's network clients."""
         self.store.close()
         self.embedder.close()
+        self.topic_memory.close()
 
     def __enter__(self) -> Memory:
         return self

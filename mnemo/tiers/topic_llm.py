@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from mnemo.config import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
-from mnemo.llm import ChatModel, Usage, render_prompt
+from mnemo.llm import ChatModel, LLMClient, Usage, create_chat_model, render_prompt
 from mnemo.storage.base import Store
 from mnemo.storage.topic_records import Conversation, Entry
 
@@ -54,15 +55,30 @@ def summary_prompt(previous: str | None, lines: list[str]) -> str:
 class TopicSummaries:
     """Runs ``topics.summary`` jobs against a chat model (or records that none is set)."""
 
-    def __init__(self, store: Store, tenant: str, chat: ChatModel | None) -> None:
-        self.store, self.tenant, self.chat = store, tenant, chat
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store, self.tenant, self.settings = store, settings.tenant, settings
+        self._chat: LLMClient | None = None
+
+    @property
+    def chat(self) -> ChatModel | None:
+        """The configured chat model, opened on first use; None without ``llm_base_url``."""
+        if self._chat is None:
+            self._chat = create_chat_model(self.settings)
+        return self._chat
+
+    def close(self) -> None:
+        """Close the chat model's connections, if one was opened."""
+        if self._chat is not None:
+            self._chat.close()
+            self._chat = None
 
     def handle(self, payload: dict[str, Any]) -> Usage:
         """Rewrite one compaction's summary with the LLM; returns the tokens it used."""
         row = self.store.get_topic(self.tenant, str(payload["topic_id"]))
         if row is None or not self._current(row.compressed_count, row.summary, payload):
             return Usage()
-        if self.chat is None:
+        chat = self.chat
+        if chat is None:
             self._record(row.user_id, row.session_id, payload, None, "no LLM configured")
             return Usage()
         lines = []
@@ -72,7 +88,7 @@ class TopicSummaries:
                 lines.append(f"{msg.role}: {msg.content}")
         prompt = summary_prompt(payload.get("previous"), lines)
         try:
-            result = self.chat.complete([{"role": "user", "content": prompt}], max_tokens=400)
+            result = chat.complete([{"role": "user", "content": prompt}], max_tokens=400)
         except (LLMTransientError, LLMOutputError) as exc:
             log.warning("topic summary of %s fell back to rules: %s", row.id, exc)
             self._record(row.user_id, row.session_id, payload, None, f"{type(exc).__name__}")

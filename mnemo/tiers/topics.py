@@ -27,7 +27,7 @@ from mnemo import validation as check
 from mnemo.config import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
-from mnemo.llm import Usage, create_chat_model
+from mnemo.llm import Usage
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
 from mnemo.storage.base import Store
 from mnemo.storage.topic_records import Conversation, TopicRow, Turn
@@ -129,7 +129,7 @@ class TopicMemory:
         self.policy = ops.TopicPolicy.from_settings(settings)
         self.clock = clock
         self.summarize = summarizer or ops.rules_summarizer(settings.topic_summary_max_chars)
-        self.summaries = TopicSummaries(store, self.tenant, create_chat_model(settings))
+        self.summaries = TopicSummaries(store, settings)
 
     # ---- write path ------------------------------------------------------------------------
     def apply(self, user_id: str, session_id: str) -> dict[str, str]:
@@ -148,6 +148,10 @@ class TopicMemory:
     def handle_summary_job(self, payload: dict[str, Any]) -> Usage:
         """The ``topics.summary`` job: an LLM rewrite of a compaction's summary."""
         return self.summaries.handle(payload)
+
+    def close(self) -> None:
+        """Close the LLM connections the tier opened."""
+        self.summaries.close()
 
     def add_message(
         self,
