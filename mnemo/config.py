@@ -255,7 +255,7 @@ class Settings(BaseModel):
         ge=-1,
         le=1,
         description="Two topics of a conversation merge when their embeddings' cosine exceeds "
-        "this; unset disables merging.",
+        "this; 1 or unset disables merging.",
     )
     topic_incremental_summary: bool = Field(
         True,
