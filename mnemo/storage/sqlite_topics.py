@@ -54,6 +54,17 @@ def topic_row(r: sqlite3.Row) -> TopicRow:
     )
 
 
+def _entries(c: sqlite3.Connection, topic_id: str, compacted: bool) -> list[Entry]:
+    """A topic's active (or compacted) messages in time order."""
+    cur = c.execute(
+        "SELECT m.role, m.content, tm.at, m.id, tm.seq FROM topic_messages tm"
+        " JOIN messages m ON m.id = tm.message_id WHERE tm.topic_id=? AND tm.compacted=?"
+        " ORDER BY tm.at, tm.seq",
+        (topic_id, int(compacted)),
+    )
+    return [Entry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
+
+
 class SQLiteTopics:
     """The TopicStore methods of :class:`~mnemo.storage.sqlite.SQLiteStore`."""
 
@@ -127,6 +138,7 @@ class SQLiteTopics:
         conv = Conversation(
             tenant, user_id, session_id, cur[0] if cur else None, cur[1] if cur else 0, topics
         )
+        conv.loader = lambda tid: _entries(c, tid, compacted=True)
         if pending:
             conv.pending = self._pending(c, conv)
         return conv
@@ -134,14 +146,7 @@ class SQLiteTopics:
     @staticmethod
     def _load_members(c: sqlite3.Connection, topics: dict[str, TopicRow]) -> None:
         for tid, topic in topics.items():
-            for r in c.execute(
-                "SELECT tm.compacted, m.id, m.role, m.content, tm.at, tm.seq FROM topic_messages tm"
-                " JOIN messages m ON m.id = tm.message_id WHERE tm.topic_id=?"
-                " ORDER BY tm.at, tm.seq",
-                (tid,),
-            ):
-                entry = Entry(r[2], r[3], r[4], r[1], r[5])
-                (topic.compacted if r[0] else topic.messages).append(entry)
+            topic.messages = _entries(c, tid, compacted=False)
 
     @staticmethod
     def _pending(c: sqlite3.Connection, conv: Conversation) -> list[Turn]:

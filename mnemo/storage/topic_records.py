@@ -34,8 +34,8 @@ class Entry:
 
 @dataclass
 class TopicRow:
-    """One topic and, when loaded for a conversation, its active and compacted messages (each in
-    time order; the compacted ones are the rows behind ``compressed``)."""
+    """One topic and, when loaded for a conversation, its active messages and (on demand) the
+    compacted rows behind ``compressed``, each in time order."""
 
     id: str
     tenant: str
@@ -58,7 +58,7 @@ class TopicRow:
     merged_into: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     messages: list[Entry] = field(default_factory=list)
-    compacted: list[Entry] = field(default_factory=list)
+    compacted: list[Entry] | None = None  # None until loaded: see Conversation.compacted
 
     @property
     def in_working_set(self) -> bool:
@@ -95,6 +95,14 @@ class Conversation:
     links: dict[str, tuple[str, bool, float, int]] = field(default_factory=dict)
     moved: dict[str, str] = field(default_factory=dict)
     jobs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    loader: Callable[[str], list[Entry]] | None = None
+
+    def compacted(self, topic: TopicRow) -> list[Entry]:
+        """A topic's compacted rows, read through ``loader`` on first use (they are only needed
+        to compact, restore or merge, so plain turns never read a long history)."""
+        if topic.compacted is None:
+            topic.compacted = self.loader(topic.id) if self.loader else []
+        return topic.compacted
 
     def link(self, topic_id: str, entry: Entry, compacted: bool) -> None:
         """Record that ``entry``'s message belongs to ``topic_id`` (compacted or active)."""

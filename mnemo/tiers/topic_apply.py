@@ -130,7 +130,7 @@ def restore(conv: Conversation, topic: TopicRow) -> bool:
     and the compressed field is cleared. Returns whether there was anything to restore."""
     if not topic.compressed:
         return False
-    old = with_ids(compaction.decompress(topic.compressed), topic.compacted)
+    old = with_ids(compaction.decompress(topic.compressed), conv.compacted(topic))
     topic.messages = compaction.time_order(old + topic.messages)
     for e in old:
         conv.link(topic.id, e, compacted=False)
@@ -167,7 +167,7 @@ def compact(conv: Conversation, topic: TopicRow, policy: TopicPolicy, summarize:
     topic.summary, topic.summary_actor = summarize(previous, summarised)
     topic.compressed = compaction.compress(history)
     topic.compressed_count = len(history)
-    topic.compacted = compaction.time_order(topic.compacted + old)
+    topic.compacted = compaction.time_order(conv.compacted(topic) + old)
     topic.messages = recent
     for e in old:
         conv.link(topic.id, e, compacted=True)
@@ -228,7 +228,7 @@ def absorb(conv: Conversation, keep: TopicRow, gone: TopicRow) -> None:
     if history:
         keep.compressed = compaction.compress(compaction.time_order(history))
     keep.compressed_count = len(history)
-    keep.compacted = compaction.time_order(keep.compacted + gone.compacted)
+    keep.compacted = compaction.time_order(conv.compacted(keep) + conv.compacted(gone))
     keep.messages = compaction.time_order(keep.messages + gone.messages)
     keep.summary = " | ".join(s for s in (keep.summary, gone.summary) if s) or None
     keep.message_count += gone.message_count
