@@ -125,7 +125,14 @@ def test_returning_to_a_compacted_topic_restores_its_history(tmp_path: Path) -> 
         row = c.execute("SELECT compressed FROM topics WHERE id=?", (first,)).fetchone()
         assert row[0] is None
         assert c.execute("SELECT sum(compacted) FROM topic_messages").fetchone()[0] == 0
+    [restored] = [t for t in mem.topics("u1", "s1") if t.id == first]
+    summary = restored.summary
+    assert summary is not None
     mem.add_assistant_message("u1", "welcome back", "s1")  # the next append compacts again
+    [again] = [t for t in mem.topics("u1", "s1") if t.id == first]
+    assert again.summary is not None and again.summary.startswith(summary)  # extended, and
+    parts = again.summary.split(" | ")  # the restored messages were not summarised twice
+    assert len(parts) == len(set(parts)) and len(parts) > len(summary.split(" | "))
     stats = mem.topic_stats("u1", "s1")
     assert stats is not None
     assert (stats.active_messages, stats.compressed_messages, stats.total_messages) == (4, 12, 16)

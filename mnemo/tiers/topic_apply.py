@@ -163,21 +163,42 @@ def compact(conv: Conversation, topic: TopicRow, policy: TopicPolicy, summarize:
     old, recent = split
     earlier = compaction.decompress(topic.compressed) if topic.compressed else []
     history = compaction.time_order(earlier + old)
-    previous, summarised = (topic.summary, old) if policy.incremental else (None, history)
-    topic.summary, topic.summary_actor = summarize(previous, summarised)
     topic.compressed = compaction.compress(history)
     topic.compressed_count = len(history)
     topic.compacted = compaction.time_order(conv.compacted(topic) + old)
     topic.messages = recent
     for e in old:
         conv.link(topic.id, e, compacted=True)
-    if policy.llm_summaries:
-        payload = summary_payload(
-            topic.id, topic.compressed_count, topic.summary, previous, summarised
-        )
-        conv.jobs.append((SUMMARY_JOB, payload))
+    _summarise(conv, topic, policy, summarize, old, history)
     conv.touch(topic)
     return True
+
+
+def _summarise(
+    conv: Conversation,
+    topic: TopicRow,
+    policy: TopicPolicy,
+    summarize: Summarizer,
+    old: list[Entry],
+    history: list[Entry],
+) -> None:
+    """Incremental: extend the summary with the compacted messages it does not cover yet
+    (``metadata.summary_through``: the newest (time, seq) it covers; a restored history that
+    is compacted again is not summarised twice). Otherwise regenerate it from the history."""
+    through = tuple(topic.metadata.get("summary_through") or (float("-inf"), -1))
+    if policy.incremental:
+        previous: str | None = topic.summary
+        fresh = [e for e in old if (e.timestamp, e.seq) > through]
+    else:
+        previous, fresh = None, history
+    if not fresh:
+        return
+    topic.summary, topic.summary_actor = summarize(previous, fresh)
+    newest = max((e.timestamp, e.seq) for e in old)
+    topic.metadata = {**topic.metadata, "summary_through": list(max(newest, through))}
+    if policy.llm_summaries:
+        payload = summary_payload(topic.id, topic.compressed_count, topic.summary, previous, fresh)
+        conv.jobs.append((SUMMARY_JOB, payload))
 
 
 def topic_priority(topic: TopicRow, now: float, decay: DecayPolicy) -> float:
