@@ -16,6 +16,7 @@ from mnemo.errors import (
     ValidationError,
 )
 from mnemo.schemas import (
+    Document,
     HistoryEntry,
     Hit,
     Job,
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PRESETS",
     "ConfigError",
+    "Document",
     "EmbeddingError",
     "HistoryEntry",
     "Hit",

@@ -206,9 +206,12 @@ def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
             ("messages", s.messages),
             ("memories", s.memories or "none"),
             ("jobs", s.jobs or "none"),
+            ("LLM fallbacks", s.llm_fallbacks),
             ("embedder", s.embedder),
         ):
             table.add_row(key, str(value))
+        for error in s.job_errors:
+            table.add_row("job error", error)
         console.print(table)
 
     guarded(run)

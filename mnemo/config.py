@@ -25,27 +25,43 @@ ENV_PREFIX = "MNEMO_"
 PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tiered", "topics"]
 
 #: Each seed design's documented numbers, applied over the defaults when the preset is chosen.
+# The seeds rank by their own formulas: none of mnemo's context or speaker signals.
+_SEED_RANKING: dict[str, Any] = {
+    "neighbor_weight": 0.0,
+    "speaker_weight": 0.0,
+    "strip_speaker_names": False,
+}
+
 PRESETS: dict[str, dict[str, Any]] = {
+    # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
     "default": {},
-    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors.
+    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors;
+    # a session summary every 10 pairs and key/value user facts (the profile).
     "llmplatform": {
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 8,
         "min_similarity": 0.45,
         "lexical_weight": 0.0,
         "cross_session_threshold": 50,
+        "fact_extraction": "off",
+        "episodes_enabled": False,
+        "session_summary_enabled": True,
     },
-    # seed 001: top-5 by cosine over >= 0.5.
+    # seed 001: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
     "llm-managed": {
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 5,
         "min_similarity": 0.5,
         "lexical_weight": 0.0,
+        "fact_extraction": "single",
+        "profile_enabled": False,
+        "episodes_enabled": False,
     },
-    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35.
+    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
+    # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
     "agent-cli": {
         "fusion": "rrf",
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 5,
         "pool_factor": 3,
         "recency_weight": 0.2,
@@ -53,16 +69,29 @@ PRESETS: dict[str, dict[str, Any]] = {
         "use_mmr": True,
         "mmr_lambda": 0.7,
         "score_threshold": 0.35,
+        "fact_extraction": "atomic",
+        "profile_enabled": False,
+        "episodes_enabled": False,
+        "rolling_summary_enabled": True,
+        "max_entries": 500,
     },
-    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6).
+    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6); structured profile facts
+    # and the short-term window compressed into episodes.
     "tiered": {
-        "neighbor_weight": 0.0,
+        **_SEED_RANKING,
         "search_limit": 3,
         "min_similarity": 0.6,
         "lexical_weight": 0.0,
+        "fact_extraction": "off",
+        "profile_enabled": True,
+        "episodes_enabled": True,
     },
-    # seed 004: topic memory as written: matching on, no topic merging, summaries regenerated.
+    # seed 004: topic memory as written: matching on, no topic merging, summaries regenerated;
+    # retrieval keeps the defaults.
     "topics": {
+        "fact_extraction": "off",
+        "profile_enabled": False,
+        "episodes_enabled": False,
         "topics_enabled": True,
         "topic_merge_threshold": None,
         "topic_incremental_summary": False,
@@ -198,6 +227,24 @@ class Settings(BaseModel):
         "0 turns it off.",
     )
     neighbor_span: int = Field(1, ge=1, le=5, description="How many turns away a neighbour is.")
+    speaker_weight: float = Field(
+        0.5,
+        ge=0,
+        description="Turns by the speakers a query names (else by the user, or by the assistant "
+        "when the query recalls what it said) get relevance x (1 + this); 0 turns it off.",
+    )
+    strip_speaker_names: bool = Field(
+        True,
+        description="Cut the speaker names a query mentions from the text embedded for the "
+        "dense side (turns are embedded without their speaker name).",
+    )
+    session_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="A turn gains this share of its session's normalised top-3 relevance; "
+        "0 turns session aggregation off.",
+    )
     min_similarity: float = Field(
         0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
     )
@@ -216,6 +263,96 @@ class Settings(BaseModel):
         0.7, ge=0, le=1, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."
     )
 
+    # --- profile, episodes and summaries (seeds 000, 002, 003) ------------------------------
+    profile_enabled: bool = Field(
+        True, description="Distil structured profile facts from user turns (job turns.profile)."
+    )
+    profile_min_confidence: float = Field(
+        0.4, ge=0, le=1, description="Profile candidates below this confidence are dropped."
+    )
+    profile_min_importance: float = Field(
+        0.2, ge=0, le=1, description="Profile candidates below this importance are dropped."
+    )
+    profile_context_min_importance: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Stage 1 of retrieval: active profile facts at or above this importance.",
+    )
+    episodes_enabled: bool = Field(
+        True,
+        description="Compress the short-term window of each session into episodes "
+        "(job turns.episodes).",
+    )
+    window_max_turns: int = Field(
+        20, ge=2, le=10_000, description="Short-term window size that triggers compression."
+    )
+    window_keep_turns: int = Field(
+        10, ge=1, le=10_000, description="Most recent turns the window keeps after compression."
+    )
+    session_summary_enabled: bool = Field(
+        False, description="Write a session summary every `summary_interval` pairs (seed 000)."
+    )
+    summary_interval: int = Field(
+        10, ge=1, le=10_000, description="Message pairs between two session summaries."
+    )
+    summary_messages: int = Field(
+        12, ge=2, le=1000, description="Latest messages a session summary covers."
+    )
+    summary_max_tokens: int = Field(
+        120, ge=16, le=4096, description="Token limit of an LLM session summary (4-6 bullets)."
+    )
+    summary_temperature: float = Field(
+        0.2, ge=0, le=2, description="Sampling temperature of LLM summaries."
+    )
+    rolling_summary_enabled: bool = Field(
+        False, description="Keep one rolling summary per conversation (seed 002)."
+    )
+    rolling_summary_max_points: int = Field(
+        12, ge=1, le=200, description="Key points a rule-based rolling summary keeps."
+    )
+    max_entries: int | None = Field(
+        None,
+        ge=1,
+        description="Per-conversation cap on turns and facts in the working set; the oldest are "
+        "evicted from search (turns stay stored). Unset: no eviction.",
+    )
+    # --- facts (write path) -----------------------------------------------------------------
+    fact_extraction: Literal["single", "atomic", "off"] = Field(
+        "atomic",
+        description="How facts are drawn from turns: atomic (0-3 facts from each user message, "
+        "seed 002), single (one fact or nothing per user/assistant exchange, seed 001) or off.",
+    )
+    fact_max_per_turn: int = Field(
+        3, ge=1, le=20, description="Most facts taken from one user message in atomic mode."
+    )
+    fact_min_chars: int = Field(10, ge=1, description="Shorter extracted facts are discarded.")
+    fact_max_chars: int = Field(500, ge=10, description="Longer extracted facts are discarded.")
+    fact_dedupe_threshold: float = Field(
+        0.90,
+        ge=0,
+        le=1,
+        description="A new fact whose cosine with an existing fact or a document chunk reaches "
+        "this is a duplicate and is not stored.",
+    )
+    fact_context_k: int = Field(
+        8, ge=0, le=100, description="Existing facts shown to the single-fact extractor."
+    )
+    fact_reconcile_k: int = Field(
+        5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
+    )
+    document_chunk_words: int = Field(
+        150,
+        ge=10,
+        le=5000,
+        description="Words per chunk of an attached document (fits the embedder's window).",
+    )
+    document_chunk_overlap: int = Field(
+        25, ge=0, le=1000, description="Words shared by neighbouring document chunks."
+    )
+    max_document_chars: int = Field(
+        1_000_000, ge=1, description="Longest context document accepted, in characters."
+    )
     # --- topics (seed 004) ----------------------------------------------------------------
     topics_enabled: bool = Field(
         False,
@@ -283,6 +420,13 @@ class Settings(BaseModel):
         if preset not in PRESETS:
             raise ConfigError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
         return {**PRESETS[preset], **layered}
+
+    @model_validator(mode="after")
+    def _check_window(self) -> Settings:
+        """The window must keep fewer turns than the size that triggers compression."""
+        if self.window_keep_turns >= self.window_max_turns:
+            raise ValueError("window_keep_turns must be smaller than window_max_turns")
+        return self
 
     def __init__(self, **data: Any) -> None:
         try:

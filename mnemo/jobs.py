@@ -5,9 +5,9 @@ one. :func:`run_ready` claims ready jobs one at a time; a handler that raises is
 ``min(base * 2**(attempts-1), cap)`` seconds, and after ``max_attempts`` the job is ``dead``
 and stays visible with its last error. Handlers must be idempotent.
 
-A claimed job is held under a lease of ``lease_s`` seconds that a heartbeat thread renews
-while the handler runs. If the worker dies (``kill -9``, power loss) the lease expires and the
-job is claimed again; a job whose worker died more than ``max_attempts`` times is dead. A
+A claimed job is held under a lease of ``lease_s`` seconds that a :class:`LeaseKeeper` thread
+renews while the handler runs. If the worker dies (``kill -9``, power loss) the lease expires
+and the job is claimed again; a job whose worker died more than ``max_attempts`` times is dead. A
 worker that lost its lease cannot mark the job done or failed any more.
 
 A handler may return its token usage (a :class:`~mnemo.llm.Usage` or a dict of ints); it is
@@ -24,12 +24,12 @@ import socket
 import threading
 import traceback
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from mnemo.config import Settings
 from mnemo.llm.base import Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import Store
@@ -70,37 +70,89 @@ def usage_of(result: Any) -> dict[str, int] | None:
     return None
 
 
-@contextmanager
-def held(store: Store, job: Job, owner: str, lease_s: float) -> Iterator[None]:
-    """Renew ``job``'s lease every ``lease_s / 3`` seconds while the body runs."""
-    done = threading.Event()
+class LeaseKeeper:
+    """One thread that renews the lease of the job being run, every ``lease_s / 3`` seconds.
 
-    def renew() -> None:
-        while not done.wait(lease_s / 3):
-            try:
-                if not store.extend_lease(job.id, owner, lease_s):
-                    log.warning("job %s: lease lost to another worker", job.id)
+    ``hold(job_id)`` before running a job, ``release()`` after; ``close()`` ends the thread.
+    One keeper serves a whole run (or a worker's life), so a long-lived worker uses one extra
+    thread, and one database connection, however many jobs it runs.
+    """
+
+    def __init__(self, store: Store, owner: str, lease_s: float) -> None:
+        self.store, self.owner, self.lease_s = store, owner, lease_s
+        self.renewals = 0
+        self._job: int | None = None
+        self._gen = 0
+        self._closed = False
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def hold(self, job_id: int) -> None:
+        """Start renewing ``job_id``'s lease (the claim just set it)."""
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="mnemo-lease", daemon=True)
+                self._thread.start()
+            self._job, self._gen = job_id, self._gen + 1
+            self._cond.notify_all()
+
+    def release(self) -> None:
+        """Stop renewing (the job is finished or failed)."""
+        with self._cond:
+            self._job, self._gen = None, self._gen + 1
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """End the renewal thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._closed and self._job is None:
+                    self._cond.wait()
+                if self._closed:
                     return
-            except Exception:  # the runner logs every failure; the next renewal may work
-                log.exception("job %s: renewing its lease failed", job.id)
+                gen = self._gen
+                self._cond.wait(self.lease_s / 3)
+                if self._closed:
+                    return
+                if self._gen != gen or self._job is None:
+                    continue  # another job (or none) since the wait began: restart the clock
+                job_id = self._job
+            self._renew(job_id)
 
-    thread = threading.Thread(target=renew, name=f"mnemo-lease-{job.id}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
+    def _renew(self, job_id: int) -> None:
+        try:
+            if self.store.extend_lease(job_id, self.owner, self.lease_s):
+                self.renewals += 1
+            else:
+                log.warning("job %s: lease lost to another worker", job_id)
+        except Exception:  # the runner logs every failure; the next renewal may work
+            log.exception("job %s: renewing its lease failed", job_id)
 
 
 @dataclass
 class RunOptions:
-    """How :func:`run_ready` runs jobs; the defaults match the Settings defaults."""
+    """How :func:`run_ready` runs jobs; the defaults match the Settings defaults.
+
+    ``keeper`` renews leases; without one, each ``run_ready`` call makes its own.
+    """
 
     max_attempts: int = MAX_ATTEMPTS
     lease_s: float = LEASE_S
     owner: str = ""
     stop: threading.Event | None = None
+    keeper: LeaseKeeper | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **more: Any) -> RunOptions:
+        """Options with ``job_max_attempts`` and ``job_lease_s`` from ``settings``."""
+        return cls(max_attempts=settings.job_max_attempts, lease_s=settings.job_lease_s, **more)
 
 
 def run_ready(
@@ -115,23 +167,29 @@ def run_ready(
     Returns how many jobs were claimed.
     """
     opts = options or RunOptions(max_attempts=max_attempts)
-    owner = opts.owner or worker_id()
+    owner = opts.owner or (opts.keeper.owner if opts.keeper else worker_id())
+    keeper = opts.keeper or LeaseKeeper(store, owner, opts.lease_s)
     ran = 0
-    while max_jobs is None or ran < max_jobs:
-        if opts.stop is not None and opts.stop.is_set():
-            break
-        job = store.claim_job(lease_s=opts.lease_s, owner=owner)
-        if job is None:
-            break
-        ran += 1
-        run_one(store, handlers, job, owner, opts)
+    try:
+        while max_jobs is None or ran < max_jobs:
+            if opts.stop is not None and opts.stop.is_set():
+                break
+            job = store.claim_job(lease_s=opts.lease_s, owner=owner)
+            if job is None:
+                break
+            ran += 1
+            run_one(store, handlers, job, keeper, opts)
+    finally:
+        if opts.keeper is None:
+            keeper.close()
     return ran
 
 
 def run_one(
-    store: Store, handlers: dict[str, Handler], job: Job, owner: str, opts: RunOptions
+    store: Store, handlers: dict[str, Handler], job: Job, keeper: LeaseKeeper, opts: RunOptions
 ) -> None:
     """Run one claimed job and record the outcome (done with usage, retry, or dead)."""
+    owner = keeper.owner
     handler = handlers.get(job.kind)
     if handler is None:
         store.fail_job(job.id, f"no handler for job kind {job.kind!r}", None, owner)
@@ -140,15 +198,17 @@ def run_one(
         error = f"abandoned: its worker stopped {job.attempts - 1} times (lease expired)"
         store.fail_job(job.id, error, None, owner)
         return
+    keeper.hold(job.id)
     try:
-        with held(store, job, owner, opts.lease_s):
-            result = handler(job.payload)
+        result = handler(job.payload)
     except Exception as exc:  # the runner records every failure; see module docstring
+        keeper.release()
         error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         retry = None if job.attempts >= opts.max_attempts else backoff(job.attempts)
         log.warning("job %s (%s) failed, attempt %d: %s", job.id, job.kind, job.attempts, error)
         store.fail_job(job.id, error, retry, owner)
     else:
+        keeper.release()
         if not store.finish_job(job.id, usage_of(result), owner):
             log.warning("job %s finished after its lease passed to another worker", job.id)
 
@@ -176,21 +236,33 @@ class Worker:
 
     def run_once(self) -> int:
         """Run every ready job now (unless stopped); returns how many ran."""
-        ran = self.memory.drain(stop=self._stop)
+        keeper = LeaseKeeper(self.memory.store, worker_id(), self.memory.settings.job_lease_s)
+        try:
+            return self._drain(keeper)
+        finally:
+            keeper.close()
+
+    def _drain(self, keeper: LeaseKeeper) -> int:
+        options = RunOptions.from_settings(self.memory.settings, stop=self._stop, keeper=keeper)
+        ran = run_ready(self.memory.store, self.memory.handlers, options=options)
         self.jobs_run += ran
         return ran
 
     def run(self) -> None:
         """Poll and run jobs in this thread until :meth:`stop` is called."""
-        while not self._stop.is_set():
-            try:
-                ran = self.run_once()
-            except Exception:  # a store failure must not end the worker; it is logged
-                self.errors += 1
-                log.exception("worker: running jobs failed; retrying in %.1fs", self.poll_s)
-                ran = 0
-            if ran == 0:
-                self._stop.wait(self.poll_s)
+        keeper = LeaseKeeper(self.memory.store, worker_id(), self.memory.settings.job_lease_s)
+        try:
+            while not self._stop.is_set():
+                try:
+                    ran = self._drain(keeper)
+                except Exception:  # a store failure must not end the worker; it is logged
+                    self.errors += 1
+                    log.exception("worker: running jobs failed; retrying in %.1fs", self.poll_s)
+                    ran = 0
+                if ran == 0:
+                    self._stop.wait(self.poll_s)
+        finally:
+            keeper.close()
 
     def start(self) -> Worker:
         """Run :meth:`run` in a daemon thread; returns self."""

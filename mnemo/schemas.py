@@ -146,6 +146,46 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
 
 
+ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
+PROFILE_CATEGORIES: tuple[str, ...] = ("identity", "preference", "constraint", "instruction")
+
+
+class ProfileFact(BaseModel):
+    """A structured fact about a user: one active row per (category, key); replaced rows stay
+    as inactive history (seed 003)."""
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    category: ProfileCategory
+    key: str
+    value: str
+    confidence: float = 1.0
+    importance: float = 0.8
+    active: bool = True
+    source_message_ids: list[str] = Field(default_factory=list)
+    observed_at: datetime | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
+class Document(BaseModel):
+    """A context document attached to a user (every session) or to one of their sessions.
+
+    New facts already stated in an attached document are not stored (seed 001's context files).
+    """
+
+    id: str
+    tenant: str = "default"
+    user_id: str
+    session_id: str | None = None
+    title: str | None = None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    chunks: int = 0
+
+
 class Job(BaseModel):
     """A durable unit of follow-up work."""
 
@@ -216,18 +256,23 @@ class Stats(BaseModel):
     jobs: dict[str, int]
     embedder: str | None
     path: str
+    llm_fallbacks: int = 0  # times a job's LLM call failed and rules decided instead
+    job_errors: list[str] = Field(default_factory=list)  # latest errors of retrying/dead jobs
 
 
 __all__ = [
     "HIT_KINDS",
     "MEMORY_KINDS",
+    "PROFILE_CATEGORIES",
     "ROLES",
+    "Document",
     "HistoryEntry",
     "Hit",
     "Job",
     "MemoryItem",
     "Message",
     "MessageIn",
+    "ProfileFact",
     "Stats",
     "Topic",
     "TopicHit",

@@ -9,7 +9,15 @@ from typing import Any
 import pydantic
 
 from mnemo.errors import ValidationError
-from mnemo.schemas import HIT_KINDS, MEMORY_KINDS, ROLES, MessageIn, format_time, parse_time
+from mnemo.schemas import (
+    HIT_KINDS,
+    MEMORY_KINDS,
+    PROFILE_CATEGORIES,
+    ROLES,
+    MessageIn,
+    format_time,
+    parse_time,
+)
 
 MAX_ID_CHARS = 256
 
@@ -90,6 +98,13 @@ def memory_kind(value: Any) -> str:
     """One of fact, episode, summary, note."""
     if value not in MEMORY_KINDS:
         raise ValidationError(f"kind must be one of {list(MEMORY_KINDS)}, got {value!r}")
+    return str(value)
+
+
+def profile_category(value: Any) -> str:
+    """One of identity, preference, constraint, instruction."""
+    if value not in PROFILE_CATEGORIES:
+        raise ValidationError(f"category must be one of {list(PROFILE_CATEGORIES)}, got {value!r}")
     return str(value)
 
 

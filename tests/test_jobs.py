@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -10,11 +11,22 @@ from mnemo import Memory
 from mnemo.jobs import backoff
 from mnemo.schemas import format_time, utcnow
 
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+
 
 def make_due(mem: Memory) -> None:
     """Move every pending job's run_after into the past (skips the backoff wait)."""
     with mem.store.db.write() as c:  # type: ignore[attr-defined]
         c.execute("UPDATE jobs SET run_after=?", (format_time(utcnow() - timedelta(days=1)),))
+
+
+@pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """A Memory whose only turn handlers are the ones a test registers (no fact tier)."""
+    m = Memory(db_path, embedder="hashing", **JOBS_ONLY)
+    yield m
+    m.close()
 
 
 def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
@@ -66,11 +78,11 @@ def test_backoff_doubles_and_caps() -> None:
 
 
 def test_jobs_survive_reopen(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     mem.handlers["turns.later"] = lambda payload: None
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     mem.close()
-    again = Memory(db_path, embedder="hashing")
+    again = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     ran: list[dict] = []
     again.handlers["turns.later"] = ran.append
     assert again.drain() == 1 and len(ran) == 1

@@ -145,7 +145,12 @@ def test_neighbouring_turn_of_a_match_is_recalled(db_path: str) -> None:
     other = [{"role": "user", "content": f"filler note {i} about groceries"} for i in range(20)]
     for weight, expect_reply in ((0.0, False), (0.3, True)):
         mem = Memory(
-            db_path, embedder="hashing", neighbor_weight=weight, fusion="blend", dense_weight=0.0
+            db_path,
+            embedder="hashing",
+            neighbor_weight=weight,
+            fusion="blend",
+            dense_weight=0.0,
+            speaker_weight=0.0,
         )
         if weight == 0.0:
             mem.add_messages(other, "u", "s0")

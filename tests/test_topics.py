@@ -4,18 +4,27 @@ path, cross-topic search, merging, feedback, bad input and the preset."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from topic_helpers import DAY, T0, Clock, about, subject
+from topic_helpers import DAY, T0, TOPICS_ONLY, Clock, about, subject
 
 from mnemo import Memory, NotFoundError, Settings, ValidationError
 from mnemo.schemas import TopicStats
 from mnemo.tiers.topics import feedback_importance
 
 
+@pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """A Memory with only the topic tier on."""
+    m = Memory(db_path, embedder="hashing", **TOPICS_ONLY)  # type: ignore[arg-type]
+    yield m
+    m.close()
+
+
 def _mem(path: Path | str, clock: Clock | None = None, **kw: object) -> Memory:
-    mem = Memory(str(path), embedder="hashing", **kw)  # type: ignore[arg-type]
+    mem = Memory(str(path), embedder="hashing", **TOPICS_ONLY, **kw)  # type: ignore[arg-type]
     mem.topic_memory.clock = clock or Clock()
     return mem
 

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from topic_helpers import T0, Clock, about
+from topic_helpers import T0, TOPICS_ONLY, Clock, about
 
 from mnemo import Memory, StorageError
 from mnemo.storage.topic_records import Entry
@@ -47,7 +47,7 @@ def test_split_keeps_the_most_recent() -> None:
 
 
 def _mem(tmp_path: Path, clock: Clock, **kw: object) -> Memory:
-    mem = Memory(str(tmp_path / "m.db"), embedder="hashing", **kw)  # type: ignore[arg-type]
+    mem = Memory(str(tmp_path / "m.db"), embedder="hashing", **TOPICS_ONLY, **kw)  # type: ignore[arg-type]
     mem.topic_memory.clock = clock
     return mem
 

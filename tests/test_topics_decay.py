@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from topic_helpers import DAY, T0, Clock, about
+from topic_helpers import DAY, T0, TOPICS_ONLY, Clock, about
 
 from mnemo import Memory
 from mnemo.tiers.decay import (
@@ -93,7 +93,8 @@ def test_priority_formula_and_survival() -> None:
 
 
 def _conversation(tmp_path: Path, clock: Clock) -> Memory:
-    mem = Memory(str(tmp_path / "m.db"), embedder="hashing", topic_merge_threshold=None)
+    path = str(tmp_path / "m.db")
+    mem = Memory(path, embedder="hashing", **TOPICS_ONLY, topic_merge_threshold=None)
     mem.topic_memory.clock = clock
     return mem
 

@@ -8,10 +8,18 @@ from pathlib import Path
 
 import pytest
 from scripted_server import ScriptedServer
-from topic_helpers import Clock, about
+from topic_helpers import TOPICS_ONLY, Clock, about
 
 from mnemo import Memory
 from mnemo.tiers.topics import SUMMARY_JOB
+
+
+@pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """A Memory with only the topic tier on."""
+    m = Memory(db_path, embedder="hashing", **TOPICS_ONLY)  # type: ignore[arg-type]
+    yield m
+    m.close()
 
 
 @pytest.fixture
@@ -24,6 +32,7 @@ def _mem(tmp_path: Path, server: ScriptedServer) -> Memory:
     mem = Memory(
         str(tmp_path / "m.db"),
         embedder="hashing",
+        **TOPICS_ONLY,
         llm_base_url=server.url,
         llm_max_retries=0,
         llm_timeout_s=5,

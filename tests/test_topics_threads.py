@@ -6,7 +6,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from topic_helpers import about
+from topic_helpers import TOPICS_ONLY, about
 
 from mnemo import Memory
 
@@ -45,7 +45,7 @@ def _check_consistent(mem: Memory, db: Path) -> None:
 
 def test_threads_sharing_one_memory(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    mem = Memory(str(db), embedder="hashing")
+    mem = Memory(str(db), embedder="hashing", **TOPICS_ONLY)
     errors: list[BaseException] = []
     threads = [threading.Thread(target=_writer, args=(mem, w, errors)) for w in range(THREADS)]
     for t in threads:
@@ -59,7 +59,8 @@ def test_threads_sharing_one_memory(tmp_path: Path) -> None:
 
 def test_threads_with_their_own_memory_and_the_job_path(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    mems = [Memory(str(db), embedder="hashing", topics_enabled=True) for _ in range(THREADS)]
+    settings = {**TOPICS_ONLY, "topics_enabled": True}
+    mems = [Memory(str(db), embedder="hashing", **settings) for _ in range(THREADS)]
     errors: list[BaseException] = []
     threads = [threading.Thread(target=_writer, args=(m, w, errors)) for w, m in enumerate(mems)]
     for t in threads:

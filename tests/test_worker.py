@@ -31,7 +31,7 @@ from worker_proc import counts, effect
 from mnemo import Memory
 from mnemo.cli import app
 from mnemo.errors import LLMTransientError
-from mnemo.jobs import Worker, usage_of
+from mnemo.jobs import LeaseKeeper, Worker, usage_of
 from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
@@ -99,6 +99,10 @@ class Proc:
         self.wait()
 
 
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+
+
 def only_job(mem: Memory) -> Job:
     [job] = mem.store.list_jobs()
     return job
@@ -113,6 +117,14 @@ def wait_for(predicate: Any, timeout: float = WAIT_S, step: float = 0.02) -> Non
 
 
 @pytest.fixture
+def mem(db_path: str) -> Iterator[Memory]:
+    """A Memory whose only turn handlers are the ones a test registers (no fact tier)."""
+    m = Memory(db_path, embedder="hashing", **JOBS_ONLY)
+    yield m
+    m.close()
+
+
+@pytest.fixture
 def effects_db(tmp_path: Path) -> str:
     return str(tmp_path / "effects.db")
 
@@ -122,7 +134,7 @@ def test_killed_worker_job_is_reclaimed_after_lease_and_done_once(
     tmp_path: Path, db_path: str, effects_db: str
 ) -> None:
     lease = 3.0
-    mem = Memory(db_path, embedder="hashing", job_lease_s=lease)
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY, job_lease_s=lease)
     mem.handlers["turns.effect"] = lambda payload: effect(effects_db, payload)
     ids = mem.add_messages([{"role": "user", "content": "I moved to Porto"}], "u1")
     proc = Proc([str(PROC), db_path, effects_db, "block"], tmp_path, MNEMO_JOB_LEASE_S=str(lease))
@@ -146,12 +158,12 @@ def test_killed_worker_job_is_reclaimed_after_lease_and_done_once(
 
 
 def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", job_lease_s=0.6, worker_poll_s=0.02)
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY, job_lease_s=1.0, worker_poll_s=0.02)
     calls: list[float] = []
 
     def slow(payload: dict[str, Any]) -> None:
         calls.append(time.monotonic())
-        time.sleep(2.0)
+        time.sleep(2.5)  # 2.5 leases
 
     mem.handlers["turns.slow"] = slow
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
@@ -159,12 +171,55 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
     wait_for(lambda: calls)
     stolen = []
     while only_job(mem).status == "running":
-        stolen.append(mem.store.claim_job(lease_s=0.6, owner="thief"))
+        stolen.append(mem.store.claim_job(lease_s=1.0, owner="thief"))
         time.sleep(0.05)
     assert worker.stop(timeout=WAIT_S)
     assert len(stolen) > 10 and not any(stolen)
     job = only_job(mem)
     assert job.status == "done" and job.attempts == 1 and len(calls) == 1
+    mem.close()
+
+
+def test_lease_keeper_renews_only_the_job_it_holds(mem: Memory) -> None:
+    mem.store.enqueue([NewJob(kind="k", payload={}, user_id="u")])
+    job = mem.store.claim_job(lease_s=0.3, owner="me")
+    assert job is not None
+    keeper = LeaseKeeper(mem.store, "me", 0.3)
+    keeper.hold(job.id)
+    time.sleep(0.75)
+    assert keeper.renewals >= 2 and only_job(mem).lease_until > job.lease_until
+    keeper.release()
+    time.sleep(0.05)  # a renewal already under way when released may still land
+    count, held = keeper.renewals, only_job(mem).lease_until
+    time.sleep(0.35)
+    assert keeper.renewals == count and only_job(mem).lease_until == held
+    keeper.close()
+    assert mem.store.claim_job(lease_s=1.0, owner="other") is not None  # expired: reclaimed
+
+
+def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: str) -> None:
+    import sqlite3
+
+    from mnemo.storage.sqlite_conn import migration_files, split_statements
+
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    for version, script in migration_files():
+        if version < 3:
+            for statement in split_statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+    at = "2024-01-01T00:00:00.000000Z"
+    conn.execute(
+        "INSERT INTO jobs (tenant, user_id, kind, payload, status, attempts, run_after,"
+        " created_at, updated_at) VALUES ('default', 'u', 'turns.x', '{}', 'running', 1, ?, ?, ?)",
+        (at, at, at),
+    )
+    conn.close()
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
+    ran: list[dict[str, Any]] = []
+    mem.handlers["turns.x"] = ran.append
+    assert mem.drain() == 1 and ran == [{}]
+    assert only_job(mem).status == "done" and only_job(mem).attempts == 2
     mem.close()
 
 
@@ -183,7 +238,7 @@ def test_stale_worker_cannot_finish_or_fail_a_reclaimed_job(mem: Memory) -> None
 
 
 def test_job_whose_workers_keep_dying_ends_dead(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", job_max_attempts=2)
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY, job_max_attempts=2)
     ran: list[dict[str, Any]] = []
     mem.handlers["turns.crashy"] = ran.append
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
@@ -256,7 +311,7 @@ def test_worker_stop_lets_the_current_job_finish(mem: Memory) -> None:
 
 
 def test_worker_survives_a_store_failure(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     worker = Worker(mem, poll_s=0.01)
     mem.store.close()  # every claim now raises StorageError
     worker.start()
@@ -269,7 +324,7 @@ def test_worker_survives_a_store_failure(db_path: str) -> None:
 def test_sigterm_finishes_the_current_job_then_exits(
     tmp_path: Path, db_path: str, effects_db: str
 ) -> None:
-    mem = Memory(db_path, embedder="hashing")
+    mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
     mem.handlers["turns.effect"] = lambda payload: None
     first = mem.add_messages([{"role": "user", "content": "first"}], "u1")
     mem.add_messages([{"role": "user", "content": "second"}], "u1")
@@ -297,37 +352,63 @@ def test_mnemo_worker_command_stops_on_sigterm(tmp_path: Path, db_path: str) -> 
 
 
 def test_mnemo_worker_once_drains_and_exits(db_path: str) -> None:
-    with Memory(db_path, embedder="hashing") as mem:
+    with Memory(db_path, embedder="hashing", **JOBS_ONLY) as mem:
         mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")])
     env = {"MNEMO_PATH": db_path, "MNEMO_EMBEDDER": "hashing"}
     out = CliRunner().invoke(app, ["worker", "--once"], env=env)
     assert out.exit_code == 0, out.output
     assert "ran 1 job(s)" in out.output
-    with Memory(db_path, embedder="hashing") as mem:
+    with Memory(db_path, embedder="hashing", **JOBS_ONLY) as mem:
         assert only_job(mem).status == "dead"  # this CLI registers no handler of that kind
 
 
 # ---- the write path never waits for the LLM --------------------------------------------------
 @pytest.fixture
-def hanging_llm() -> Iterator[LLMClient]:
+def hanging_server() -> Iterator[ScriptedServer]:
     with ScriptedServer() as server:
         for _ in range(4):
             server.enqueue(delay=5.0)
-        client = LLMClient(server.url, "m", timeout_s=0.3, max_retries=0)
-        yield client
-        client.close()
+        yield server
 
 
-def test_add_messages_only_enqueues_llm_work(mem: Memory, hanging_llm: LLMClient) -> None:
+def test_add_messages_only_enqueues_llm_work(mem: Memory, hanging_server: ScriptedServer) -> None:
+    llm = LLMClient(hanging_server.url, "m", timeout_s=0.3, max_retries=0)
+
     def extract(payload: dict[str, Any]) -> Usage:
-        return hanging_llm.complete([{"role": "user", "content": "facts?"}], json=True).usage
+        return llm.complete([{"role": "user", "content": "facts?"}], json=True).usage
 
     mem.handlers["turns.extract"] = extract
     started = time.monotonic()
     mem.add_messages([{"role": "user", "content": "I am vegetarian"}], "u1")
-    assert time.monotonic() - started < 0.25  # well under the LLM's timeout
+    assert time.monotonic() - started < 3.0  # far below the 5 s the server hangs
+    assert hanging_server.requests == []  # no LLM call on the write path
     assert only_job(mem).status == "pending"
     assert mem.drain() == 1
     job = only_job(mem)
     assert job.status == "pending" and job.attempts == 1  # will be retried with backoff
     assert LLMTransientError.__name__ in (job.last_error or "")
+    assert len(hanging_server.requests) == 1
+    llm.close()
+
+
+def test_two_workers_on_one_file_run_each_job_once(db_path: str) -> None:
+    mems = [Memory(db_path, embedder="hashing", **JOBS_ONLY) for _ in range(2)]
+    runs: list[tuple[int, str]] = []
+    lock = threading.Lock()
+    for n, m in enumerate(mems):
+
+        def record(payload: dict[str, Any], n: int = n) -> None:
+            time.sleep(0.02)
+            with lock:
+                runs.append((n, payload["message_ids"][0]))
+
+        m.handlers["turns.record"] = record
+    ids = [mems[0].add_messages([{"role": "user", "content": f"t{i}"}], "u1")[0] for i in range(40)]
+    workers = [Worker(m, poll_s=0.01).start() for m in mems]
+    wait_for(lambda: len(runs) >= 40)
+    assert all(w.stop(timeout=WAIT_S) for w in workers)
+    assert sorted(i for _, i in runs) == sorted(ids)  # every job once, none twice
+    assert {n for n, _ in runs} == {0, 1}  # both workers took part
+    assert mems[0].stats().jobs == {"done": 40}
+    for m in mems:
+        m.close()

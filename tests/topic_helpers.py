@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import random
 
+#: Settings that leave only the topic tier on (the default preset also runs facts, profile and
+#: episodes, whose jobs would mix with the topic jobs these tests count).
+TOPICS_ONLY = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+
 T0 = 1_700_000_000.0  # a fixed "now" for the tests' clock (2023-11-14)
 DAY = 86_400.0
 

@@ -27,6 +27,9 @@ from mnemo import Memory
 from mnemo.jobs import Worker
 from mnemo.llm import Usage
 
+# Only the jobs a test registers: the write-path tiers (on by default) stay off.
+JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+
 
 def emit(obj: dict[str, Any]) -> None:
     """Print one JSON line and flush it."""
@@ -60,7 +63,7 @@ def counts(effects_db: str) -> tuple[int, int]:
 
 
 def main(db: str, effects_db: str, mode: str) -> int:
-    with Memory(db, embedder="hashing") as mem:
+    with Memory(db, embedder="hashing", **JOBS_ONLY) as mem:
 
         def handler(payload: dict[str, Any]) -> Usage:
             effect(effects_db, payload)

@@ -26,3 +26,26 @@ def neighbor_boost(
         if best > 0:
             out[key] = relevance.get(key, 0.0) + weight * best
     return out
+
+
+def session_boost(
+    relevance: Mapping[K, float], session_of: Mapping[K, int], weight: float, top: int = 3
+) -> dict[K, float]:
+    """rel'(d) = rel(d) + weight * S(session(d)) / max_s S(s), where S(s) is the sum of the
+    session's ``top`` best relevances / ``top``: a turn in a session that matches as a whole
+    ranks higher.
+
+    Keys without a session are left as they are.
+    """
+    per: dict[int, list[float]] = {}
+    for key, value in relevance.items():
+        if key in session_of:
+            per.setdefault(session_of[key], []).append(value)
+    score = {s: sum(sorted(v, reverse=True)[:top]) / top for s, v in per.items()}
+    best = max(score.values(), default=0.0)
+    if best <= 0:
+        return dict(relevance)
+    return {
+        k: v + weight * score[session_of[k]] / best if k in session_of else v
+        for k, v in relevance.items()
+    }

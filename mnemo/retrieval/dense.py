@@ -51,8 +51,12 @@ class VectorIndex:
         self.session_codes = np.zeros(0, dtype=np.int32)
         self.kind_codes = np.zeros(0, dtype=np.int8)
         self.times = np.zeros(0, dtype=np.float64)
+        self.role_codes = np.zeros(0, dtype=np.int8)
+        self.name_codes = np.zeros(0, dtype=np.int32)
         self.session_names: dict[str | None, int] = {}
         self.kind_names: dict[str, int] = {}
+        self.role_names: dict[str | None, int] = {None: 0}
+        self.speaker_names: dict[str | None, int] = {None: 0}
         self.pos: dict[tuple[int, int], int] = {}
         self.lock = threading.Lock()
 
@@ -73,6 +77,8 @@ class VectorIndex:
         self.n = 0
         self.session_names.clear()
         self.kind_names.clear()
+        self.role_names = {None: 0}
+        self.speaker_names = {None: 0}
         self.pos.clear()
 
     def _append(self, rows: VectorRows) -> None:
@@ -93,6 +99,13 @@ class VectorIndex:
         self.kind_codes[sl] = [
             self.kind_names.setdefault(k, len(self.kind_names)) for k in rows.kinds
         ]
+        roles = rows.roles or [None] * m
+        names = rows.names or [None] * m
+        self.role_codes[sl] = [self.role_names.setdefault(r, len(self.role_names)) for r in roles]
+        self.name_codes[sl] = [
+            self.speaker_names.setdefault(n.strip().lower() if n else None, len(self.speaker_names))
+            for n in names
+        ]
         for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
             self.pos[(t, r)] = self.n + i
         self.n += m
@@ -110,6 +123,8 @@ class VectorIndex:
         self.session_codes = grow(self.session_codes, (capacity,))
         self.kind_codes = grow(self.kind_codes, (capacity,))
         self.times = grow(self.times, (capacity,))
+        self.role_codes = grow(self.role_codes, (capacity,))
+        self.name_codes = grow(self.name_codes, (capacity,))
 
     def mask(self, session_id: str | None, kinds: tuple[str, ...] | None) -> np.ndarray | None:
         """Boolean row mask for a session and a set of kinds; None means every row."""
@@ -153,6 +168,24 @@ class VectorIndex:
             for p in range(lo, hi)
             if p != position and self.session_codes[p] == code and self.tables[p] == 0
         ]
+
+    def names(self) -> list[str]:
+        """The distinct speaker names of this user's turns, lower-cased."""
+        return [n for n in self.speaker_names if n]
+
+    def spoken_by(self, names: frozenset[str], role: str | None) -> np.ndarray:
+        """Rows said by one of ``names`` (lower-cased) when given, else by ``role``.
+
+        Memories count as the user's: they are distilled from what the user said.
+        """
+        if names:
+            codes = [c for n, c in self.speaker_names.items() if n in names]
+            return np.isin(self.name_codes[: self.n], codes)
+        code = self.role_names.get(role, -1) if role is not None else -1
+        spoken = self.role_codes[: self.n] == code
+        if role == "user":
+            spoken |= self.tables[: self.n] == 1
+        return np.asarray(spoken)
 
     def ref(self, position: int) -> tuple[int, int]:
         """The (table, rowid) ref held at a position."""

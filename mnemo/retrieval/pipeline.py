@@ -4,7 +4,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine);
-2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1];
+2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
+   context: a share of the best neighbouring turn's relevance, a speaker prior (see
+   ``retrieval.speakers``) and, optionally, a share of the session's relevance;
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
 4. optional MMR over embedding cosine, then the top ``limit``.
 
@@ -24,9 +26,9 @@ import numpy as np
 
 from mnemo.config import Settings
 from mnemo.embedders.base import Embedder
-from mnemo.retrieval import fusion, lexical
+from mnemo.retrieval import fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
-from mnemo.retrieval.context import neighbor_boost
+from mnemo.retrieval.context import neighbor_boost, session_boost
 from mnemo.retrieval.dense import IndexCache, VectorIndex
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.scoring import blend, recency
@@ -117,18 +119,23 @@ class Pipeline:
         cands = Candidates()
         terms = lexical.query_terms(req.query)
         match = lexical.match_expression(terms)
-        qvec = self.queries.vector(self.embedder, req.query) if s.dense_weight > 0 else None
-        for scope in self.scopes(req):
+        scoped = [
+            (scope, self.indexes.get(self.store, req.tenant, scope.user_id, self.embedder.id))
+            for scope in self.scopes(req)
+        ]
+        names = sorted({n for _, index in scoped for n in index.names()})
+        about = speakers.analyze(req.query, names, s.strip_speaker_names)
+        qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
+        for scope, index in scoped:
             if match is not None and s.lexical_weight > 0:
                 for ref, score in self.store.lexical(
                     req.tenant, scope.user_id, match, pool, scope.session_id, req.kinds
                 ):
                     cands.lexical[ref] = max(score, cands.lexical.get(ref, -np.inf))
-            index = self.indexes.get(self.store, req.tenant, scope.user_id, self.embedder.id)
             if qvec is not None:
                 self._dense(index, qvec, scope, req, pool, cands)
             self._locate(index, cands)
-        return self._rank(req, cands)
+        return self._rank(req, cands, about)
 
     def _dense(
         self,
@@ -155,7 +162,9 @@ class Pipeline:
         for ref, p in index.positions(missing).items():
             cands.located[ref] = (index, p)
 
-    def _rank(self, req: SearchRequest, cands: Candidates) -> list[Hit]:
+    def _rank(
+        self, req: SearchRequest, cands: Candidates, about: speakers.QuerySpeakers
+    ) -> list[Hit]:
         s = self.settings
         weights = {"lexical": s.lexical_weight, "dense": s.dense_weight}
         lists: dict[str, dict[Ref, float]] = {
@@ -168,6 +177,10 @@ class Pipeline:
             relevance = fusion.weighted_blend(lists, weights)
         if s.neighbor_weight > 0:
             relevance = self._neighbors(relevance, cands)
+        if s.speaker_weight > 0:
+            relevance = self._speakers(relevance, cands, about)
+        if s.session_weight > 0:
+            relevance = self._sessions(relevance, cands)
         refs: list[Ref] = [r for r, v in relevance.items() if v >= s.score_threshold]
         if not refs:
             return []
@@ -210,6 +223,37 @@ class Pipeline:
                 cands.located.setdefault(other, (index, p))
                 near.setdefault(other, []).append(ref)
         return neighbor_boost(relevance, near, self.settings.neighbor_weight)
+
+    def _speakers(
+        self, relevance: dict[Ref, float], cands: Candidates, about: speakers.QuerySpeakers
+    ) -> dict[Ref, float]:
+        """Relevance times the speaker prior of each located candidate."""
+        spoken: dict[int, np.ndarray] = {}
+        out = dict(relevance)
+        for ref, value in relevance.items():
+            loc = cands.located.get(ref)
+            if loc is None:
+                continue
+            index, pos = loc
+            if id(index) not in spoken:
+                spoken[id(index)] = speakers.speaker_prior(
+                    index.spoken_by(about.names, about.role), self.settings.speaker_weight
+                )
+            out[ref] = value * float(spoken[id(index)][pos])
+        return out
+
+    def _sessions(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
+        """Session aggregation (see retrieval.context.session_boost)."""
+        codes: dict[tuple[int, str | None], int] = {}
+        session_of: dict[Ref, int] = {}
+        for ref in relevance:
+            loc = cands.located.get(ref)
+            if loc is None:
+                continue
+            index, pos = loc
+            key = (id(index), str(index.session_codes[pos]))
+            session_of[ref] = codes.setdefault(key, len(codes))
+        return session_boost(relevance, session_of, self.settings.session_weight)
 
     def _times(self, refs: list[Ref], cands: Candidates) -> np.ndarray:
         out = np.zeros(len(refs))

@@ -9,12 +9,21 @@ A *ref* names a searchable row: ``(MESSAGE, rowid)`` or ``(MEMORY, rowid)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats
+from mnemo.schemas import (
+    Document,
+    HistoryEntry,
+    Job,
+    MemoryItem,
+    Message,
+    ProfileFact,
+    Stats,
+)
 from mnemo.storage.topic_records import TopicStore
 
 MESSAGE = 0
@@ -62,6 +71,30 @@ class NewMemory:
 
 
 @dataclass
+class NewProfileFact:
+    """A validated profile fact candidate; ``observed_*`` place its statement in time."""
+
+    id: str
+    tenant: str
+    user_id: str
+    category: str
+    key: str
+    value: str
+    confidence: float
+    importance: float
+    source_message_ids: list[str]
+    observed_at: str | None = None
+    observed_seq: int = 0
+    note: dict[str, Any] | None = None  # recorded with the history entry (e.g. a fallback)
+
+
+ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "NONE"]
+#: Decides what a candidate does to the current active fact (None when there is none), given
+#: the current fact and its observed_seq; see ``mnemo.tiers.profile.decide``.
+ProfileDecide = Callable[[ProfileFact | None, int], ProfileDecision]
+
+
+@dataclass
 class NewJob:
     """Follow-up work to enqueue in the same transaction as the rows that caused it."""
 
@@ -69,6 +102,61 @@ class NewJob:
     payload: dict[str, Any]
     tenant: str = "default"
     user_id: str = ""
+
+
+@dataclass
+class NewDocument:
+    """A validated context document and its embedded chunks, ready to be written."""
+
+    id: str
+    tenant: str
+    user_id: str
+    session_id: str | None
+    title: str | None
+    content: str
+    metadata: dict[str, Any]
+    created_at: str
+    chunks: list[str]
+    embedder: str | None
+    embeddings: np.ndarray | None  # float32 (len(chunks), dim)
+
+
+@dataclass
+class DocumentChunks:
+    """The chunks of a user's documents: texts, the document each belongs to, vectors."""
+
+    texts: list[str]
+    document_ids: list[str]
+    vectors: np.ndarray  # float32 (n, dim); rows made by another embedder are zero
+
+
+@dataclass(frozen=True)
+class TurnRun:
+    """A turn the fact tier has finished with: who decided and what was noted."""
+
+    message_id: str
+    actor: str
+    note: str | None = None
+
+
+@dataclass
+class FactBatch:
+    """What the fact tier decided for some turns, applied in one transaction.
+
+    ``updates`` map a memory id to its changes (as ``update_memory`` takes them); history
+    rows carry ``actor`` and ``source_message_ids``. The ``turns`` are recorded as done in the
+    same transaction, so a job that is run again skips them; a batch any of whose turns is
+    already recorded is not applied at all.
+    """
+
+    tenant: str
+    user_id: str
+    actor: str
+    source_message_ids: list[str]
+    turns: list[TurnRun]
+    adds: list[NewMemory] = field(default_factory=list)
+    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deletes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -81,6 +169,8 @@ class VectorRows:
     kinds: list[str]  # "message" or the memory kind
     times: np.ndarray  # float64 epoch seconds of created_at
     vectors: np.ndarray  # float32 (n, dim)
+    roles: list[str | None] = field(default_factory=list)  # a message's role; None for memories
+    names: list[str | None] = field(default_factory=list)  # a message's speaker name, if any
 
 
 @dataclass(frozen=True)
@@ -135,6 +225,33 @@ class Store(TopicStore, Protocol):
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
         """Soft-delete a memory (it leaves search) and record DELETE in history."""
+        ...
+
+    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
+        """Apply a fact batch with history; None (and no change) if its turns were done."""
+        ...
+
+    def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
+        """Which of these turns the fact tier has already finished with."""
+        ...
+
+    def add_document(self, row: NewDocument) -> Document:
+        """Insert a context document and its chunks."""
+        ...
+
+    def delete_document(self, tenant: str, document_id: str) -> Document:
+        """Remove a document and its chunks; NotFoundError when it does not exist."""
+        ...
+
+    def list_documents(
+        self, tenant: str, user_id: str, session_id: str | None = None
+    ) -> list[Document]:
+        """A user's documents, oldest first; with ``session_id``, those attached to that
+        session plus those attached to every session."""
+        ...
+
+    def document_chunks(self, tenant: str, user_id: str, embedder: str) -> DocumentChunks:
+        """Every chunk of a user's documents, with vectors made by ``embedder``."""
         ...
 
     def get_message(self, tenant: str, message_id: str) -> Message | None:
@@ -242,6 +359,55 @@ class Store(TopicStore, Protocol):
 
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
+        ...
+
+    # ---- conversation tiers (profile, episodes, summaries, eviction) ----------------------
+    def profile_facts(
+        self,
+        tenant: str,
+        user_id: str,
+        *,
+        include_inactive: bool = False,
+        min_importance: float | None = None,
+        category: str | None = None,
+        key: str | None = None,
+    ) -> list[ProfileFact]:
+        """A user's profile facts: active ones by importance, then inactive history."""
+        ...
+
+    def put_profile_fact(
+        self, row: NewProfileFact, actor: str, decide: ProfileDecide
+    ) -> tuple[ProfileDecision, ProfileFact | None]:
+        """Atomically read the active fact of (category, key), apply ``decide`` and record
+        history; returns the decision and the resulting (or unchanged) active fact."""
+        ...
+
+    def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:
+        """History entries of every profile fact of a user, oldest first."""
+        ...
+
+    def session_messages(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        after_seq: int = 0,
+        ids: list[str] | None = None,
+    ) -> list[Message]:
+        """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
+        ...
+
+    def evict_oldest(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        max_entries: int,
+        kinds: tuple[str, ...],
+        actor: str,
+    ) -> int:
+        """Take the oldest turns and memories of ``kinds`` of a conversation out of the
+        working set (search) until ``max_entries`` remain; turns stay stored. Returns how many."""
         ...
 
     def close(self) -> None:

@@ -9,15 +9,33 @@ from typing import Any
 import numpy as np
 
 from mnemo.errors import NotFoundError, StorageError
-from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, Stats, format_time, utcnow
+from mnemo.schemas import (
+    Document,
+    HistoryEntry,
+    Job,
+    MemoryItem,
+    Message,
+    ProfileFact,
+    Stats,
+    format_time,
+    utcnow,
+)
+from mnemo.storage import sqlite_docs as docs
+from mnemo.storage import sqlite_profile as profile_sql
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import (
     MEMORY,
     MESSAGE,
+    DocumentChunks,
+    FactBatch,
     ListFilter,
+    NewDocument,
     NewJob,
     NewMemory,
     NewMessage,
+    NewProfileFact,
+    ProfileDecide,
+    ProfileDecision,
     Ref,
     VectorRows,
     VectorState,
@@ -25,7 +43,15 @@ from mnemo.storage.base import (
 from mnemo.storage.sqlite_conn import Connections
 from mnemo.storage.sqlite_topics import SQLiteTopics
 
-_MEMORY_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
+_MEMORY_FIELDS = (
+    "content",
+    "tags",
+    "metadata",
+    "importance",
+    "confidence",
+    "session_id",
+    "source_message_ids",
+)
 
 
 def owner_token(tenant: str, user_id: str) -> str:
@@ -96,40 +122,7 @@ class SQLiteStore(SQLiteTopics):
         """Insert a memory and its ADD history entry."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            self._ensure_user(c, row.tenant, row.user_id, now)
-            cur = c.execute(
-                "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
-                " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
-                " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    row.id,
-                    row.tenant,
-                    row.user_id,
-                    row.session_id,
-                    row.kind,
-                    row.content,
-                    json.dumps(row.tags),
-                    json.dumps(row.metadata),
-                    row.importance,
-                    row.confidence,
-                    json.dumps(row.source_message_ids),
-                    row.created_at,
-                    now,
-                    row.content_hash,
-                    row.embedder,
-                    _blob(row.embedding),
-                ),
-            )
-            rowid = cur.lastrowid
-            c.executemany(
-                "INSERT OR IGNORE INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
-                [(rowid, t) for t in row.tags],
-            )
-            item = self._memory(c, row.tenant, row.id)
-            self._history(
-                c, item, "ADD", None, rows.snapshot(item), actor, row.source_message_ids, now
-            )
-        return item
+            return self._insert_memory(c, row, actor, row.source_message_ids, now)
 
     def update_memory(
         self,
@@ -142,58 +135,59 @@ class SQLiteStore(SQLiteTopics):
         """Apply ``changes`` to a live memory and record UPDATE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            old = self._live_memory(c, tenant, memory_id)
-            sets: list[str] = ["updated_at = ?"]
-            args: list[Any] = [now]
-            for key in _MEMORY_FIELDS:
-                if key in changes:
-                    value = changes[key]
-                    if key in ("tags", "metadata"):
-                        value = json.dumps(value)
-                    sets.append(f"{key} = ?")
-                    args.append(value)
-            if "embedding" in changes:
-                sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
-                args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
-            c.execute(
-                f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
-                [*args, tenant, memory_id],
+            return self._update_memory(
+                c, tenant, memory_id, changes, actor, source_message_ids or [], now
             )
-            if "tags" in changes:
-                rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[
-                    0
-                ]
-                c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
-                c.executemany(
-                    "INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
-                    [(rowid, t) for t in changes["tags"]],
-                )
-            new = self._memory(c, tenant, memory_id)
-            self._bump(c, tenant, old.user_id)
-            self._history(
-                c,
-                new,
-                "UPDATE",
-                rows.snapshot(old),
-                rows.snapshot(new),
-                actor,
-                source_message_ids or [],
-                now,
-            )
-        return new
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
         """Soft-delete a live memory and record DELETE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            old = self._live_memory(c, tenant, memory_id)
-            c.execute(
-                "UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
-                (now, now, tenant, memory_id),
-            )
-            self._bump(c, tenant, old.user_id)
-            self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
-            return self._memory(c, tenant, memory_id)
+            return self._delete_memory(c, tenant, memory_id, actor, [], now)
+
+    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
+        """Apply a fact batch with history; None (and no change) if its turns were done."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            if docs.processed(c, batch.tenant, [t.message_id for t in batch.turns]):
+                return None
+            src = batch.source_message_ids
+            out = [self._insert_memory(c, row, batch.actor, src, now) for row in batch.adds]
+            for memory_id, changes in batch.updates.items():
+                out.append(
+                    self._update_memory(c, batch.tenant, memory_id, changes, batch.actor, src, now)
+                )
+            for memory_id in batch.deletes:
+                out.append(self._delete_memory(c, batch.tenant, memory_id, batch.actor, src, now))
+            docs.mark_processed(c, batch, now)
+        return out
+
+    def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
+        """Which of these turns the fact tier has already finished with."""
+        return docs.processed(self.db.get(), tenant, message_ids)
+
+    def add_document(self, row: NewDocument) -> Document:
+        """Insert a context document and its chunks."""
+        with self.db.write() as c:
+            self._ensure_user(c, row.tenant, row.user_id, row.created_at)
+            return docs.insert(c, row)
+
+    def delete_document(self, tenant: str, document_id: str) -> Document:
+        """Remove a document and its chunks; NotFoundError when it does not exist."""
+        with self.db.write() as c:
+            return docs.delete(c, tenant, document_id)
+
+    def list_documents(
+        self, tenant: str, user_id: str, session_id: str | None = None
+    ) -> list[Document]:
+        """A user's documents, oldest first; with ``session_id``, those attached to that
+        session plus those attached to every session."""
+        return docs.listed(self.db.get(), tenant, user_id, session_id)
+
+    def document_chunks(self, tenant: str, user_id: str, embedder: str) -> DocumentChunks:
+        """Every chunk of a user's documents, with vectors made by ``embedder``."""
+        with self.db.read() as c:
+            return docs.chunks(c, tenant, user_id, embedder)
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user (FTS rows go with their rows through triggers)."""
@@ -208,6 +202,8 @@ class SQLiteStore(SQLiteTopics):
                 "topic_messages",
                 "topic_conversations",
                 "jobs",
+                "documents",
+                "fact_runs",
             ):
                 cur = c.execute(
                     f"DELETE FROM {table} WHERE tenant=? AND user_id=?", (tenant, user_id)
@@ -365,9 +361,12 @@ class SQLiteStore(SQLiteTopics):
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
         sql = (
-            "SELECT 0, rowid, session_id, 'message', created_at, embedding FROM messages"
+            "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name"
+            " FROM messages"
             " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
-            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding FROM memories"
+            " AND evicted_at IS NULL"
+            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL"
+            " FROM memories"
             " WHERE tenant=? AND user_id=? AND embedder=? AND rowid>? AND rowid<=?"
             " AND deleted_at IS NULL"
         )
@@ -521,6 +520,19 @@ class SQLiteStore(SQLiteTopics):
                     "SELECT status, count(*) FROM jobs WHERE tenant=? GROUP BY status", (tenant,)
                 ).fetchall()
             )
+            fallbacks = one(
+                "SELECT coalesce(sum(json_extract(usage, '$.fallbacks')), 0) FROM jobs"
+                " WHERE tenant=? AND usage IS NOT NULL"
+            )
+            errors = [
+                f"job {r[0]} {r[1]} ({r[2]}, attempt {r[3]}): {r[4]}"
+                for r in c.execute(
+                    "SELECT rowid, kind, status, attempts, last_error FROM jobs WHERE tenant=?"
+                    " AND status IN ('pending', 'dead') AND last_error IS NOT NULL"
+                    " ORDER BY updated_at DESC LIMIT 5",
+                    (tenant,),
+                )
+            ]
             return Stats(
                 users=one("SELECT count(*) FROM users WHERE tenant=?"),
                 sessions=one(
@@ -532,7 +544,85 @@ class SQLiteStore(SQLiteTopics):
                 jobs=jobs,
                 embedder=next(iter(self.embedders_in_use()), None),
                 path=self.location,
+                llm_fallbacks=int(fallbacks),
+                job_errors=errors,
             )
+
+    # ---- conversation tiers --------------------------------------------------------------
+    def profile_facts(
+        self,
+        tenant: str,
+        user_id: str,
+        *,
+        include_inactive: bool = False,
+        min_importance: float | None = None,
+        category: str | None = None,
+        key: str | None = None,
+    ) -> list[ProfileFact]:
+        """A user's profile facts: active ones by importance, then inactive history."""
+        return profile_sql.select_facts(
+            self.db.get(), tenant, user_id, include_inactive, min_importance, category, key
+        )
+
+    def put_profile_fact(
+        self, row: NewProfileFact, actor: str, decide: ProfileDecide
+    ) -> tuple[ProfileDecision, ProfileFact | None]:
+        """Apply ``decide`` to a candidate against the active fact, in one transaction."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            self._ensure_user(c, row.tenant, row.user_id, now)
+            decision, fact = profile_sql.put_fact(c, row, actor, decide, now)
+        return decision, fact
+
+    def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:
+        """History entries of every profile fact of a user, oldest first."""
+        with self.db.read() as c:
+            ids = [
+                r[0]
+                for r in c.execute(
+                    "SELECT id FROM profile_facts WHERE tenant=? AND user_id=?", (tenant, user_id)
+                )
+            ]
+            return [rows.history(r) for r in profile_sql.profile_history(c, tenant, ids)]
+
+    def session_messages(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        after_seq: int = 0,
+        ids: list[str] | None = None,
+    ) -> list[Message]:
+        """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
+        return profile_sql.session_messages(
+            self.db.get(), tenant, user_id, session_id, after_seq, ids
+        )
+
+    def evict_oldest(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        max_entries: int,
+        kinds: tuple[str, ...],
+        actor: str,
+    ) -> int:
+        """Evict the oldest turns (kept, flagged) and memories (soft-deleted, with history)."""
+        now = format_time(utcnow())
+        with self.db.write() as c:
+            msg_ids, mem_ids = profile_sql.evict_oldest(
+                c, tenant, user_id, session_id, max_entries, kinds, now
+            )
+            for memory_id in mem_ids:
+                old = self._live_memory(c, tenant, memory_id)
+                c.execute(
+                    "UPDATE memories SET deleted_at=?, updated_at=? WHERE id=?",
+                    (now, now, memory_id),
+                )
+                self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
+            if msg_ids or mem_ids:
+                self._bump(c, tenant, user_id)
+        return len(msg_ids) + len(mem_ids)
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file ('ok' when sound)."""
@@ -568,6 +658,99 @@ class SQLiteStore(SQLiteTopics):
         if item.deleted_at is not None:
             raise NotFoundError(f"memory {memory_id!r} was deleted")
         return item
+
+    def _insert_memory(
+        self, c: sqlite3.Connection, row: NewMemory, actor: str, sources: list[str], now: str
+    ) -> MemoryItem:
+        self._ensure_user(c, row.tenant, row.user_id, now)
+        cur = c.execute(
+            "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
+            " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
+            " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                row.id,
+                row.tenant,
+                row.user_id,
+                row.session_id,
+                row.kind,
+                row.content,
+                json.dumps(row.tags),
+                json.dumps(row.metadata),
+                row.importance,
+                row.confidence,
+                json.dumps(row.source_message_ids),
+                row.created_at,
+                now,
+                row.content_hash,
+                row.embedder,
+                _blob(row.embedding),
+            ),
+        )
+        rowid = cur.lastrowid
+        c.executemany(
+            "INSERT OR IGNORE INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
+            [(rowid, t) for t in row.tags],
+        )
+        item = self._memory(c, row.tenant, row.id)
+        self._history(c, item, "ADD", None, rows.snapshot(item), actor, sources, now)
+        return item
+
+    def _update_memory(
+        self,
+        c: sqlite3.Connection,
+        tenant: str,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        sources: list[str],
+        now: str,
+    ) -> MemoryItem:
+        old = self._live_memory(c, tenant, memory_id)
+        sets: list[str] = ["updated_at = ?"]
+        args: list[Any] = [now]
+        for key in _MEMORY_FIELDS:
+            if key in changes:
+                value = changes[key]
+                if key in ("tags", "metadata", "source_message_ids"):
+                    value = json.dumps(value)
+                sets.append(f"{key} = ?")
+                args.append(value)
+        if "embedding" in changes:
+            sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
+            args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
+        c.execute(
+            f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
+            [*args, tenant, memory_id],
+        )
+        if "tags" in changes:
+            rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[0]
+            c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
+            c.executemany(
+                "INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
+                [(rowid, t) for t in changes["tags"]],
+            )
+        new = self._memory(c, tenant, memory_id)
+        self._bump(c, tenant, old.user_id)
+        self._history(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now)
+        return new
+
+    def _delete_memory(
+        self,
+        c: sqlite3.Connection,
+        tenant: str,
+        memory_id: str,
+        actor: str,
+        sources: list[str],
+        now: str,
+    ) -> MemoryItem:
+        old = self._live_memory(c, tenant, memory_id)
+        c.execute(
+            "UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
+            (now, now, tenant, memory_id),
+        )
+        self._bump(c, tenant, old.user_id)
+        self._history(c, old, "DELETE", rows.snapshot(old), None, actor, sources, now)
+        return self._memory(c, tenant, memory_id)
 
     def _history(
         self,

@@ -142,7 +142,7 @@ def epoch_seconds(stamps: list[str]) -> np.ndarray:
 
 
 def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
-    """Pack (table, rowid, session, kind, created_at, blob) rows into arrays."""
+    """Pack (table, rowid, session, kind, created_at, blob, role, name) rows into arrays."""
     n = len(data)
     if n == 0:
         return VectorRows(
@@ -162,6 +162,8 @@ def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
         kinds=[r[3] for r in data],
         times=epoch_seconds([r[4] for r in data]),
         vectors=vectors,
+        roles=[r[6] for r in data],
+        names=[r[7] for r in data],
     )
 
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from mnemo.config import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
-from mnemo.llm import ChatModel, LLMClient, Usage, create_chat_model, render_prompt
+from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.storage.base import Store
 from mnemo.storage.topic_records import Conversation, Entry
 
@@ -55,22 +54,8 @@ def summary_prompt(previous: str | None, lines: list[str]) -> str:
 class TopicSummaries:
     """Runs ``topics.summary`` jobs against a chat model (or records that none is set)."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
-        self.store, self.tenant, self.settings = store, settings.tenant, settings
-        self._chat: LLMClient | None = None
-
-    @property
-    def chat(self) -> ChatModel | None:
-        """The configured chat model, opened on first use; None without ``llm_base_url``."""
-        if self._chat is None:
-            self._chat = create_chat_model(self.settings)
-        return self._chat
-
-    def close(self) -> None:
-        """Close the chat model's connections, if one was opened."""
-        if self._chat is not None:
-            self._chat.close()
-            self._chat = None
+    def __init__(self, store: Store, tenant: str, chat: ChatModel | None) -> None:
+        self.store, self.tenant, self.chat = store, tenant, chat
 
     def handle(self, payload: dict[str, Any]) -> Usage:
         """Rewrite one compaction's summary with the LLM; returns the tokens it used."""

@@ -27,7 +27,7 @@ from mnemo import validation as check
 from mnemo.config import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
-from mnemo.llm import Usage
+from mnemo.llm import ChatModel, Usage
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
 from mnemo.storage.base import Store
 from mnemo.storage.topic_records import Conversation, TopicRow, Turn
@@ -113,7 +113,8 @@ def on_other_turn(
 
 
 class TopicMemory:
-    """The topic tier over a store; ``clock`` (epoch seconds) is injectable for tests."""
+    """The topic tier over a store; ``clock`` (epoch seconds) is injectable for tests, ``chat``
+    (the Memory's chat model, None without an LLM) writes summaries in ``topics.summary`` jobs."""
 
     def __init__(
         self,
@@ -123,13 +124,14 @@ class TopicMemory:
         write: Writer,
         clock: Callable[[], float] = time.time,
         summarizer: ops.Summarizer | None = None,
+        chat: ChatModel | None = None,
     ) -> None:
         self.store, self.settings, self.embedder, self.write = store, settings, embedder, write
         self.tenant = settings.tenant
         self.policy = ops.TopicPolicy.from_settings(settings)
         self.clock = clock
         self.summarize = summarizer or ops.rules_summarizer(settings.topic_summary_max_chars)
-        self.summaries = TopicSummaries(store, settings)
+        self.summaries = TopicSummaries(store, self.tenant, chat)
 
     # ---- write path ------------------------------------------------------------------------
     def apply(self, user_id: str, session_id: str) -> dict[str, str]:
@@ -148,10 +150,6 @@ class TopicMemory:
     def handle_summary_job(self, payload: dict[str, Any]) -> Usage:
         """The ``topics.summary`` job: an LLM rewrite of a compaction's summary."""
         return self.summaries.handle(payload)
-
-    def close(self) -> None:
-        """Close the LLM connections the tier opened."""
-        self.summaries.close()
 
     def add_message(
         self,
