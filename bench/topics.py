@@ -36,6 +36,9 @@ from mnemo.eval.longmemeval import load_longmemeval
 from mnemo.storage.topic_records import Entry
 from mnemo.tiers import compaction
 
+#: Only the topic tier runs in the replay (the default preset also enqueues fact, profile and
+#: episode jobs with every turn).
+TOPICS_ONLY = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
 DEFAULT_LME = ROOT.parent / "shared" / "data" / "longmemeval-s-dev.json"
 
@@ -124,7 +127,7 @@ def replay(
     embedder = make_embedder(embedder_name)
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "topics.db")
-        mem = Memory(path, embedder=embedder, preset=preset, **overrides)
+        mem = Memory(path, embedder=embedder, preset=preset, **{**TOPICS_ONLY, **overrides})
         compressed: dict[str, int] = {}
         for conv in convs:
             for session_id, turns in _chats(conv, scope):
@@ -176,7 +179,8 @@ def inline_cost(turns: int = 200) -> dict[str, dict[str, dict[str, float]]]:
     out = {}
     for sync in ("FULL", "NORMAL"):
         with tempfile.TemporaryDirectory() as tmp:
-            mem = Memory(str(Path(tmp) / "m.db"), embedder="hashing", synchronous=sync)
+            path = str(Path(tmp) / "m.db")
+            mem = Memory(path, embedder="hashing", synchronous=sync, **TOPICS_ONLY)
             times: dict[str, list[float]] = {k: [] for k in ("add_messages", "add_user_message")}
             times["apply"] = []
             for k in range(turns):
