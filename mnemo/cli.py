@@ -264,6 +264,14 @@ def demo(
     guarded(lambda: run_demo(db, embedder, console))
 
 
+def _mount_server() -> None:
+    from mnemo.api import cli as server_cli  # imports fastapi only when a command runs
+
+    app.command("serve")(server_cli.serve_command)
+    app.command("chat")(server_cli.chat_command)
+    app.add_typer(server_cli.keys_app, name="keys")
+
+
 def _mount_eval() -> None:
     try:
         from mnemo.eval.cli import app as eval_app
@@ -278,3 +286,4 @@ def sample_path() -> Path:
 
 
 _mount_eval()
+_mount_server()

@@ -184,6 +184,28 @@ class Settings(BaseModel):
         1.0, gt=0, description="How often an idle worker looks for ready jobs, seconds."
     )
 
+    upstream_api_key: str | None = Field(
+        None,
+        description="Key the proxy sends upstream; unset forwards the client's bearer token "
+        "(never a mnemo API key), else `llm_api_key`.",
+    )
+    upstream_timeout_s: float = Field(
+        120.0, gt=0, description="Timeout of one upstream request of the proxy, in seconds."
+    )
+
+    # --- server ----------------------------------------------------------------------------
+    host: str = Field(
+        "127.0.0.1",
+        description="Address `mnemo serve` binds; anything but loopback needs API keys.",
+    )
+    port: int = Field(8000, ge=0, le=65535, description="Port `mnemo serve` listens on.")
+    serve_worker: bool = Field(
+        True, description="Run the job worker in a thread inside `mnemo serve`."
+    )
+    context_budget_tokens: int = Field(
+        1500, ge=50, le=1_000_000, description="Token budget of the memory a prompt gets."
+    )
+
     # --- storage ---------------------------------------------------------------------------
     busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a writer waits for SQLite's lock before retrying."
@@ -258,6 +280,32 @@ class Settings(BaseModel):
         description="w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off.",
     )
     recency_tau_days: float = Field(30.0, gt=0, description="Recency decay constant tau, in days.")
+    reranker: str | None = Field(
+        None,
+        description="Rerank the best fused candidates with this model kind: cross-encoder "
+        "(needs `reranker_model`); unset turns reranking off.",
+    )
+    reranker_model: str | None = Field(
+        None,
+        description="Local directory of the reranker's model (a sentence-transformers / "
+        "Hugging Face cross-encoder with one output); none is bundled or downloaded.",
+    )
+    rerank_top_n: int = Field(
+        30,
+        ge=1,
+        le=1000,
+        description="How many candidates of highest fused relevance the reranker rescores.",
+    )
+    rerank_weight: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="w in rel' = (1-w)*rel + w*rerank, the reranker score mapped onto the "
+        "rescored set's relevance range; 1 orders that set by the reranker alone.",
+    )
+    rerank_batch_size: int = Field(
+        32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."
+    )
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
     mmr_lambda: float = Field(
         0.7, ge=0, le=1, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."

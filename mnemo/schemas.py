@@ -260,11 +260,67 @@ class Stats(BaseModel):
     job_errors: list[str] = Field(default_factory=list)  # latest errors of retrying/dead jobs
 
 
+class ContextItem(BaseModel):
+    """One line of a context section: a turn, a memory, a profile fact or a plain text."""
+
+    id: str | None = None
+    kind: str
+    content: str
+    role: str | None = None
+    name: str | None = None
+    score: float | None = None
+    created_at: datetime | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ContextSection(BaseModel):
+    """A titled group of context items, in the order they are rendered."""
+
+    name: str
+    title: str
+    items: list[ContextItem] = Field(default_factory=list)
+
+
+class ContextBundle(BaseModel):
+    """The memory assembled for one query within a token budget (see ``mnemo.context``).
+
+    ``text`` is the rendering for a prompt; ``placement`` says where it goes: ``system``
+    (a system message) or ``user`` (it replaces the last user message, seed 002).
+    """
+
+    preset: str
+    query: str
+    user_id: str
+    session_id: str | None = None
+    placement: Literal["system", "user"] = "system"
+    sections: list[ContextSection] = Field(default_factory=list)
+    text: str = ""
+    token_count: int = 0
+    budget_tokens: int = 0
+    dropped: int = 0
+
+    def render(self) -> str:
+        """The bundle as prompt text."""
+        return self.text
+
+    def section(self, name: str) -> ContextSection | None:
+        """The section called ``name``, or None."""
+        return next((s for s in self.sections if s.name == name), None)
+
+    def hits(self) -> list[ContextItem]:
+        """Every recalled item (all sections but the query), in rendering order."""
+        return [i for s in self.sections if s.name != "query" for i in s.items]
+
+
 __all__ = [
     "HIT_KINDS",
     "MEMORY_KINDS",
     "PROFILE_CATEGORIES",
     "ROLES",
+    "ContextBundle",
+    "ContextItem",
+    "ContextSection",
     "Document",
     "HistoryEntry",
     "Hit",

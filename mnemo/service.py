@@ -14,12 +14,14 @@ import numpy as np
 from mnemo import jobs as job_runner
 from mnemo import validation as check
 from mnemo.config import Settings
+from mnemo.context import build_context
 from mnemo.embedders import Embedder, content_hash, create_embedder
 from mnemo.errors import NotFoundError, SchemaError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.llm import create_chat_model
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
+    ContextBundle,
     Document,
     HistoryEntry,
     Hit,
@@ -84,6 +86,7 @@ class Memory(TopicsAPI):
             overrides["database_url"] = url
         self.settings = settings.replace(**overrides) if settings else Settings(**overrides)
         self.tenant = self.settings.tenant
+        self._owns_embedder = embedder is None  # a caller's embedder is the caller's to close
         self.embedder = embedder or create_embedder(self.settings)
         self.store = store or open_store(self.settings)
         self._check_embedder()
@@ -185,6 +188,7 @@ class Memory(TopicsAPI):
             "message_ids": [r.id for r in rows],
             "user_id": rows[0].user_id,
             "session_id": rows[0].session_id,
+            "tenant": self.tenant,
         }
         return [
             NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)
@@ -459,6 +463,19 @@ class Memory(TopicsAPI):
                 hit.scores = {k: v for k, v in hit.scores.items() if not k.endswith("_rank")}
         return hits
 
+    def context(
+        self,
+        query: str,
+        user_id: str,
+        session_id: str | None = None,
+        budget_tokens: int = 1500,
+        **options: Any,
+    ) -> ContextBundle:
+        """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
+        format; ``bundle.render()`` is the text. Options: see :func:`mnemo.context.build_context`.
+        """
+        return build_context(self, query, user_id, session_id, budget_tokens, **options)
+
     def profile(
         self,
         user_id: str,
@@ -502,10 +519,11 @@ class Memory(TopicsAPI):
         return self.store.stats(self.tenant)
 
     def close(self) -> None:
-        """Close the store and the embedder's network clients."""
+        """Close the store, and the embedder's network clients when this Memory made it."""
         self.conversation.close()
         self.store.close()
-        self.embedder.close()
+        if self._owns_embedder:
+            self.embedder.close()
         if self.chat is not None:
             self.chat.close()
 

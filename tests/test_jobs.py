@@ -36,7 +36,7 @@ def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
     [job] = mem.store.list_jobs()
     assert job.status == "pending" and job.payload["message_ids"] == ids
     assert mem.drain() == 1
-    assert seen == [{"message_ids": ids, "user_id": "u1", "session_id": "s1"}]
+    assert seen == [{"message_ids": ids, "user_id": "u1", "session_id": "s1", "tenant": "default"}]
     assert mem.store.list_jobs()[0].status == "done"
     assert mem.drain() == 0
 

@@ -130,4 +130,5 @@ class LocalEmbedder(Embedder):
 
     def count_tokens(self, text: str) -> int:
         """Number of word-piece tokens the model's tokenizer makes of ``text``."""
-        return len(self.model.tokenizer.tokenize(text))
+        ids = self.model.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
+        return len(ids)  # verbose=False: counting a long text is not an error to warn about

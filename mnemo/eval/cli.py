@@ -152,12 +152,17 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
         with Memory(settings=settings) as mem:
             ingest = _ingest(bench, mem, dataset, opts, status)
         rows: list[tuple[str, Report]] = []
+        shared: Memory | None = None  # configurations share one embedder and query cache
         for label, config in configs:
+            embedder = shared.embedder if shared and config.embedder == settings.embedder else None
             with (
-                Memory(settings=config) as mem,
+                Memory(settings=config, embedder=embedder) as mem,
                 progress_bar(status, f"questions: {label}", len(dataset.questions)) as advance,
             ):
+                if shared is not None and embedder is not None:
+                    mem.pipeline.queries = shared.pipeline.queries
                 rows.append((label, bench.evaluate(mem, dataset, ks, advance)))
+                shared = shared or mem
     finally:
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)

@@ -74,12 +74,11 @@ class VectorIndex:
             self.state = current
 
     def _reset(self) -> None:
+        # New dicts rather than clear(): a search running in another thread keeps the old ones.
         self.n = 0
-        self.session_names.clear()
-        self.kind_names.clear()
+        self.session_names, self.kind_names, self.pos = {}, {}, {}
         self.role_names = {None: 0}
         self.speaker_names = {None: 0}
-        self.pos.clear()
 
     def _append(self, rows: VectorRows) -> None:
         m = len(rows.rowids)
@@ -133,7 +132,8 @@ class VectorIndex:
             code = self.session_names.get(session_id, -1)
             mask = self.session_codes[: self.n] == code
         if kinds is not None:
-            codes = [self.kind_names[k] for k in kinds if k in self.kind_names]
+            names = self.kind_names  # one dict even if another thread resets the index
+            codes = [names[k] for k in kinds if k in names]
             kmask = np.isin(self.kind_codes[: self.n], codes)
             mask = kmask if mask is None else mask & kmask
         return mask
@@ -142,14 +142,17 @@ class VectorIndex:
         self, query: np.ndarray, limit: int, mask: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Positions and cosines of the ``limit`` rows most similar to the unit ``query``."""
-        if self.n == 0 or limit <= 0:
+        # Rows only grow between resets; a mask built before rows were appended by another
+        # thread covers fewer rows, so search the rows it covers.
+        n = self.n if mask is None else min(self.n, len(mask))
+        if n == 0 or limit <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         with single_blas_thread():
-            sims = self.matrix[: self.n] @ query.astype(np.float32)
+            sims = self.matrix[:n] @ query.astype(np.float32)
         if mask is not None:
-            sims = np.where(mask, sims, -np.inf)
-            limit = min(limit, int(mask.sum()))
-        limit = min(limit, self.n)
+            sims = np.where(mask[:n], sims, -np.inf)
+            limit = min(limit, int(mask[:n].sum()))
+        limit = min(limit, n)
         if limit <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         top = np.argpartition(-sims, limit - 1)[:limit]
@@ -193,7 +196,8 @@ class VectorIndex:
 
     def positions(self, refs: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
         """Map refs to their row positions in this index (refs not held are left out)."""
-        return {ref: self.pos[ref] for ref in refs if ref in self.pos}
+        pos = self.pos  # one dict even if another thread resets the index meanwhile
+        return {ref: pos[ref] for ref in refs if ref in pos}
 
 
 class IndexCache:

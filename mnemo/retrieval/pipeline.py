@@ -7,6 +7,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``) and, optionally, a share of the session's relevance;
+   optionally ``rerank``: a cross-encoder rescores the ``rerank_top_n`` best candidates and its
+   score is blended into their relevance (see ``retrieval.rerank``);
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
 4. optional MMR over embedding cosine, then the top ``limit``.
 
@@ -31,6 +33,7 @@ from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.context import neighbor_boost, session_boost
 from mnemo.retrieval.dense import IndexCache, VectorIndex
 from mnemo.retrieval.mmr import mmr_select
+from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref, Store
@@ -93,10 +96,17 @@ class QueryCache:
 class Pipeline:
     """Runs searches for one store and embedder with one Settings."""
 
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        reranker: Reranker | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.reranker = reranker if reranker is not None else create_reranker(settings)
         self.indexes = IndexCache()
         self.queries = QueryCache(settings.query_cache_size)
 
@@ -181,6 +191,9 @@ class Pipeline:
             relevance = self._speakers(relevance, cands, about)
         if s.session_weight > 0:
             relevance = self._sessions(relevance, cands)
+        reranked: dict[Ref, float] = {}
+        if self.reranker is not None:
+            relevance, reranked = self._rerank(self.reranker, req.query, relevance)
         refs: list[Ref] = [r for r, v in relevance.items() if v >= s.score_threshold]
         if not refs:
             return []
@@ -205,10 +218,30 @@ class Pipeline:
                 if ref in lists.get(name, {}):
                     scores[name] = float(lists[name][ref])
                     scores[f"{name}_rank"] = float(ranks[name][ref])
+            if ref in reranked:
+                scores["rerank"] = reranked[ref]
             if s.recency_weight > 0:
                 scores["recency"] = float(rec[i])
             hits.append(hit_rows.to_hit(ref, rows[ref], float(final[i]), scores))
         return hits
+
+    def _rerank(
+        self, reranker: Reranker, query: str, relevance: dict[Ref, float]
+    ) -> tuple[dict[Ref, float], dict[Ref, float]]:
+        """Relevance with the reranker's score blended in for the ``rerank_top_n`` best
+        candidates (see retrieval.rerank.rerank_blend), and the raw score of each of them."""
+        best = top_n(relevance, self.settings.rerank_top_n)
+        rows = self.store.fetch(best)
+        head = [r for r in best if r in rows]  # a row erased meanwhile is not rescored
+        if not head:
+            return relevance, {}
+        raw = reranker.score(query, [str(rows[r]["content"]) for r in head])
+        blended = rerank_blend(
+            np.array([relevance[r] for r in head]), raw, self.settings.rerank_weight
+        )
+        out = dict(relevance)
+        out.update({r: float(v) for r, v in zip(head, blended, strict=True)})
+        return out, {r: float(v) for r, v in zip(head, raw, strict=True)}
 
     def _neighbors(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
         """Adjacent turns of every candidate, boosted by it (see retrieval.context)."""
@@ -239,7 +272,9 @@ class Pipeline:
                 spoken[id(index)] = speakers.speaker_prior(
                     index.spoken_by(about.names, about.role), self.settings.speaker_weight
                 )
-            out[ref] = value * float(spoken[id(index)][pos])
+            prior = spoken[id(index)]
+            if pos < len(prior):  # a reload in another thread may have shrunk the index
+                out[ref] = value * float(prior[pos])
         return out
 
     def _sessions(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:

@@ -270,6 +270,10 @@ class Store(TopicStore, Protocol):
         """Messages matching ``flt``, in conversation order."""
         ...
 
+    def recent_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, newest first (the tail of a conversation)."""
+        ...
+
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Every recorded change of a memory, oldest first."""
         ...

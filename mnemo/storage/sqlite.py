@@ -41,6 +41,7 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.sqlite_conn import Connections
+from mnemo.storage.sqlite_keys import SQLiteKeys
 from mnemo.storage.sqlite_topics import SQLiteTopics
 
 _MEMORY_FIELDS = (
@@ -74,6 +75,7 @@ class SQLiteStore(SQLiteTopics):
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
+        self.api_keys = SQLiteKeys(self.db)
 
     # ---- writes --------------------------------------------------------------------------
     def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
@@ -260,6 +262,16 @@ class SQLiteStore(SQLiteTopics):
         sql = (
             f"SELECT * FROM messages WHERE {' AND '.join(where)}"
             " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?"
+        )
+        cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
+        return [rows.message(r) for r in cur]
+
+    def recent_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, newest first (the tail of a conversation)."""
+        where, args = rows.list_where(flt, time_col="created_at")
+        sql = (
+            f"SELECT * FROM messages WHERE {' AND '.join(where)}"
+            " ORDER BY created_at DESC, session_id DESC, seq DESC LIMIT ? OFFSET ?"
         )
         cur = self.db.get().execute(sql, [*args, flt.limit, flt.offset])
         return [rows.message(r) for r in cur]

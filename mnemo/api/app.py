@@ -1,0 +1,106 @@
+"""The FastAPI application: routes, auth, errors, metrics and the upstream client.
+
+``create_app(settings)`` opens the store and embedder once; each tenant gets a Memory over
+them (see :mod:`mnemo.api.auth`). The sync core runs in FastAPI's thread pool. OpenAPI is at
+``/openapi.json`` and ``/docs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import Response
+
+from mnemo import __version__
+from mnemo.api import errors, memories, proxy, query, upstream
+from mnemo.api.auth import Tenants, key_store
+from mnemo.api.deps import AppState, StateDep
+from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
+from mnemo.api.models import Health
+from mnemo.api.worker import tenant_worker
+from mnemo.config import Settings
+from mnemo.embedders import Embedder, create_embedder
+from mnemo.storage import open_store
+from mnemo.storage.base import Store
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store: Store | None = None,
+    embedder: Embedder | None = None,
+    require_keys: bool = False,
+) -> FastAPI:
+    """The mnemo server app. ``require_keys`` refuses every request without a valid key
+    (``mnemo serve`` sets it when binding anything but loopback)."""
+    settings = settings or Settings()
+    embedder = embedder or create_embedder(settings)
+    store = store or open_store(settings)
+    metrics = Metrics()
+    state = AppState(
+        settings=settings,
+        tenants=Tenants(settings, store, embedder),
+        keys=key_store(store),
+        metrics=metrics,
+        require_keys=require_keys,
+    )
+    state.tenants.get(settings.tenant)  # fail fast: embedder mismatch, unreadable store
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.upstream = upstream.make_client(settings)
+        worker = tenant_worker(state.tenants) if settings.serve_worker else None
+        if worker is not None:
+            worker.start()
+        try:
+            yield
+        finally:
+            if worker is not None:
+                worker.stop(timeout=30)
+            if state.upstream is not None:
+                await state.upstream.aclose()
+            state.tenants.close()
+
+    app = FastAPI(
+        title="mnemo",
+        version=__version__,
+        description="Long-term memory for LLM chat apps: REST API and OpenAI-compatible proxy.",
+        lifespan=lifespan,
+    )
+    app.state.mnemo = state
+    errors.install(app)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    for router in (memories.router, memories.topics_router(), query.router, proxy.router):
+        if router is not None:
+            app.include_router(router)
+    _ops_routes(app)
+    return app
+
+
+def _ops_routes(app: FastAPI) -> None:
+    @app.get("/health", response_model=Health, tags=["ops"])
+    def health(state: StateDep) -> Health:
+        """Liveness and the main settings (no auth)."""
+        s = state.settings
+        return Health(
+            status="ok",
+            version=__version__,
+            preset=s.preset,
+            embedder=state.tenants.embedder.id,
+            llm=s.llm_enabled,
+            upstream=upstream.base_url(s) is not None,
+            auth=state.require_keys or state.keys.any_live(),
+        )
+
+    @app.get("/metrics", tags=["ops"], response_class=Response)
+    def metrics(state: StateDep) -> Response:
+        """Prometheus metrics (text exposition format)."""
+        return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)
+
+
+def app_from_env() -> Any:
+    """Factory for ``uvicorn --factory mnemo.api.app:app_from_env`` (settings from env)."""
+    return create_app(Settings())

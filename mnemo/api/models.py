@@ -1,0 +1,177 @@
+"""Request and response bodies of the REST API (pydantic; they make the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mnemo.schemas import HistoryEntry, Hit, MemoryItem, Message, MessageIn
+
+T = TypeVar("T")
+
+Id = Field(min_length=1, max_length=256)
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong."""
+
+    type: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error response: ``{"error": {"type", "message"}}``."""
+
+    error: ErrorDetail
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a listing; ``next_offset`` is None on the last page."""
+
+    data: list[T]
+    limit: int
+    offset: int
+    next_offset: int | None = None
+
+
+class MemoryCreate(BaseModel):
+    """A memory to store."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str
+    user_id: str = Id
+    kind: str = "fact"
+    session_id: str | None = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    importance: float = 0.5
+    confidence: float = 1.0
+    created_at: str | None = None
+
+
+class MemoryPatch(BaseModel):
+    """Fields of a memory to change (at least one)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str | None = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    importance: float | None = None
+    confidence: float | None = None
+
+
+class MemoryPage(Page[MemoryItem]):
+    """A page of memories, newest first."""
+
+
+class MessagePage(Page[Message]):
+    """A page of turns, in conversation order."""
+
+
+class HistoryList(BaseModel):
+    """Every change of one memory, oldest first."""
+
+    data: list[HistoryEntry]
+
+
+class MessagesCreate(BaseModel):
+    """Turns to store for one user and session."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str = Id
+    session_id: str = Field("default", min_length=1, max_length=256)
+    messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+
+
+class MessagesCreated(BaseModel):
+    """Ids of the stored turns, in order."""
+
+    ids: list[str]
+
+
+class SearchRequest(BaseModel):
+    """A search over one user's memories and turns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str
+    user_id: str = Id
+    session_id: str | None = None
+    limit: int | None = Field(None, ge=1, le=1000)
+    kinds: list[str] | None = None
+    explain: bool = False
+
+
+class SearchResults(BaseModel):
+    """Hits, best first."""
+
+    data: list[Hit]
+
+
+class ContextRequestBody(BaseModel):
+    """What to assemble the context of."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str
+    user_id: str = Id
+    session_id: str | None = None
+    budget_tokens: int | None = Field(None, ge=50, le=1_000_000)
+    location: str | None = None
+    top_k: int | None = Field(None, ge=0, le=1000)
+
+
+class ProfileResponse(BaseModel):
+    """A user's active profile facts with importance >= ``min_importance``."""
+
+    user_id: str
+    facts: list[dict[str, Any]]
+
+
+class ErasedResponse(BaseModel):
+    """Rows erased per table."""
+
+    user_id: str
+    deleted: dict[str, int]
+
+
+class QueryRequest(BaseModel):
+    """Seed 000's ``/query`` body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1)
+    user_id: str = Id
+    session_id: str = Field("default", min_length=1, max_length=256)
+    use_memory: bool = True
+    top_k: int = Field(8, ge=1, le=100)
+    location: str | None = None
+
+
+class QueryResponse(BaseModel):
+    """Seed 000's ``/query`` answer."""
+
+    response: str
+    citations: list[dict[str, Any]]
+    memory_context: dict[str, Any]
+    intent: str
+    agents_used: list[str]
+    need_memory: bool
+    memory_reason: str
+    answered_by: str = Field(description="`llm`, or `rules` when no LLM answered.")
+
+
+class Health(BaseModel):
+    """Liveness and the main settings."""
+
+    status: str
+    version: str
+    preset: str
+    embedder: str
+    llm: bool
+    upstream: bool
+    auth: bool

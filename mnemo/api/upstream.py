@@ -1,0 +1,52 @@
+"""The proxy's upstream: an OpenAI-compatible chat server reached with httpx.
+
+The base URL is ``upstream_base_url`` (default ``llm_base_url``), including ``/v1`` as with
+the OpenAI client. The key sent upstream is ``upstream_api_key``, else the client's bearer
+token when it is not a mnemo key, else ``llm_api_key``.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from mnemo.api.auth import KEY_PREFIX
+from mnemo.config import Settings
+from mnemo.errors import ConfigError, TransientError
+
+
+class UpstreamError(TransientError):
+    """The upstream could not be reached or timed out (HTTP 502 to the client)."""
+
+
+def base_url(settings: Settings) -> str | None:
+    """The upstream base URL without a trailing slash, or None when none is configured."""
+    url = settings.upstream_base_url or settings.llm_base_url
+    return url.rstrip("/") if url else None
+
+
+def make_client(settings: Settings) -> httpx.AsyncClient | None:
+    """An async client for the upstream, or None without one."""
+    url = base_url(settings)
+    if url is None:
+        return None
+    timeout = httpx.Timeout(settings.upstream_timeout_s, connect=10.0)
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
+    return httpx.AsyncClient(base_url=url + "/", timeout=timeout, limits=limits)
+
+
+def auth_headers(settings: Settings, client_token: str | None) -> dict[str, str]:
+    """The Authorization header to send upstream (maybe none); a mnemo key never leaves."""
+    token = settings.upstream_api_key
+    if token is None and client_token and not client_token.startswith(KEY_PREFIX):
+        token = client_token
+    token = token or settings.llm_api_key
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def require(client: httpx.AsyncClient | None) -> httpx.AsyncClient:
+    """The client, or ConfigError when no upstream is configured."""
+    if client is None:
+        raise ConfigError(
+            "no upstream configured: set MNEMO_UPSTREAM_BASE_URL or MNEMO_LLM_BASE_URL"
+        )
+    return client

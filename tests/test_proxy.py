@@ -1,0 +1,270 @@
+"""The OpenAI-compatible proxy, driven by the official `openai` client over real HTTP, with
+tests/scripted_server.py as the upstream."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from api_support import served
+from scripted_server import ScriptedServer
+
+from mnemo.api.auth import create_key
+
+
+@pytest.fixture
+def upstream() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as server:
+        yield server
+
+
+def chat_requests(server: ScriptedServer) -> list[dict[str, Any]]:
+    return [r.json for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def stored(client: httpx.Client, user: str, session: str | None = None) -> list[dict[str, Any]]:
+    params = {"user_id": user, **({"session_id": session} if session else {})}
+    return client.get("/v1/messages", params=params).json()["data"]  # type: ignore[no-any-return]
+
+
+def test_non_streaming_injects_memory_and_stores_the_turn(
+    db_path: str, upstream: ScriptedServer
+) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        http.post("/v1/memories", json={"user_id": "u1", "content": "Ann is allergic to peanuts"})
+        jobs: list[dict[str, Any]] = []
+        srv.server.config.app.state.mnemo.tenants.get("default").handlers["turns.seen"] = (
+            jobs.append
+        )
+        upstream.enqueue_chat("Avoid the satay, Ann.")
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="sk-client")
+        reply = client.chat.completions.create(
+            model="gpt-test",
+            messages=[{"role": "user", "content": "What is Ann allergic to? peanuts?"}],
+            user="u1",
+            extra_body={"memory_id": "s1", "memory_top_k": 3},
+        )
+        assert reply.choices[0].message.content == "Avoid the satay, Ann."
+        hits = reply.model_extra["memory_hits"]  # type: ignore[index]
+        assert hits[0]["content"] == "Ann is allergic to peanuts" and "score" in hits[0]
+        sent = chat_requests(upstream)[0]
+        assert (
+            sent["model"] == "gpt-test" and "memory_id" not in sent and "memory_top_k" not in sent
+        )
+        assert sent["messages"][0]["role"] == "system"
+        assert "Ann is allergic to peanuts" in sent["messages"][0]["content"]
+        assert sent["messages"][-1]["content"] == "What is Ann allergic to? peanuts?"
+        assert upstream.requests[0].headers["authorization"] == "Bearer sk-client"
+        turns = stored(http, "u1", "s1")
+        assert [(t["role"], t["content"]) for t in turns] == [
+            ("user", "What is Ann allergic to? peanuts?"),
+            ("assistant", "Avoid the satay, Ann."),
+        ]
+        mem = srv.server.config.app.state.mnemo.tenants.get("default")
+        assert mem.drain() >= 1 and [j["session_id"] for j in jobs] == ["s1"]
+
+
+def test_streaming_passes_events_through_and_stores_the_reply(
+    db_path: str, upstream: ScriptedServer
+) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        upstream.enqueue_chat("Luna is your cat")
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="x")
+        stream = client.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "Who is Luna?"}],
+            user="u2",
+            stream=True,
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+        assert text == "Luna is your cat"
+        assert chat_requests(upstream)[0]["stream"] is True
+        turns = stored(http, "u2", "default")  # stored before [DONE] was relayed
+        assert [(t["role"], t["content"]) for t in turns] == [
+            ("user", "Who is Luna?"),
+            ("assistant", "Luna is your cat"),
+        ]
+
+
+def test_agent_cli_preset_replaces_the_last_user_message(
+    db_path: str, upstream: ScriptedServer
+) -> None:
+    with served(db_path, upstream_base_url=upstream.url, preset="agent-cli") as (srv, http):
+        cello = [{"role": "user", "content": "I play the cello"}]
+        http.post("/v1/messages", json={"user_id": "u1", "session_id": "c1", "messages": cello})
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="x")
+        client.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "what instrument do I play? cello"}],
+            user="u1",
+            extra_body={
+                "memory_id": "c1",
+                "memory_recency_weight": 0.0,
+                "memory_score_threshold": 0.0,
+            },
+        )
+        last = chat_requests(upstream)[0]["messages"][-1]["content"]
+        assert last.startswith("Long-term memory (most relevant first):\n- [user] I play the cello")
+        assert last.endswith("Current message: what instrument do I play? cello")
+        client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "cello?"}], user="u1",
+            extra_body={"memory_id": "c1", "memory_top_k": 0},
+        )  # fmt: skip
+        assert "Long-term memory" not in chat_requests(upstream)[1]["messages"][-1]["content"]
+
+
+def test_models_and_upstream_errors(db_path: str, upstream: ScriptedServer) -> None:
+    with served(db_path, upstream_base_url=upstream.url, upstream_api_key="sk-up") as (srv, http):
+        model = {"id": "m1", "object": "model", "created": 0, "owned_by": "me"}
+        upstream.enqueue(json={"object": "list", "data": [model]})
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="sk-client", max_retries=0)
+        assert [m.id for m in client.models.list()] == ["m1"]
+        assert upstream.requests[-1].headers["authorization"] == "Bearer sk-up"
+        upstream.enqueue(status=500)
+        with pytest.raises(openai.InternalServerError):
+            client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], user="u3"
+            )
+        assert stored(http, "u3") == []  # nothing acknowledged, nothing stored
+        bad = http.post("/v1/chat/completions", json={"model": "m", "messages": []})
+        assert bad.status_code == 422
+        bad = http.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user",
+                        "content": "x"}], "memory_top_k": -1})  # fmt: skip
+        assert bad.status_code == 422
+
+
+def test_unreachable_upstream_is_a_502(db_path: str) -> None:
+    with served(db_path, upstream_base_url="http://127.0.0.1:9/v1") as (_, http):
+        r = http.post(
+            "/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+        )
+        assert r.status_code == 502 and "upstream" in r.json()["error"]["message"]
+    with served(db_path) as (_, http):
+        r = http.post(
+            "/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+        )
+        assert r.status_code == 400 and "no upstream" in r.json()["error"]["message"]
+
+
+def test_mnemo_key_is_never_forwarded_upstream(db_path: str, upstream: ScriptedServer) -> None:
+    with served(db_path, upstream_base_url=upstream.url, llm_api_key="sk-llm") as (srv, _):
+        key, _ = create_key(srv.server.config.app.state.mnemo.keys, "acme")
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key=key)
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        assert upstream.requests[-1].headers["authorization"] == "Bearer sk-llm"
+        other = openai.OpenAI(
+            base_url=srv.url + "/v1", api_key="sk-client", default_headers={"X-API-Key": key}
+        )
+        other.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        assert upstream.requests[-1].headers["authorization"] == "Bearer sk-client"
+        with pytest.raises(openai.AuthenticationError):
+            openai.OpenAI(base_url=srv.url + "/v1", api_key="sk-nokey", max_retries=0).models.list()
+
+
+class SlowStream(BaseHTTPRequestHandler):
+    """An upstream that streams one chunk every 0.2 s, forever (until the client goes)."""
+
+    closed = threading.Event()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        try:
+            for i in range(200):
+                chunk = {"choices": [{"index": 0, "delta": {"content": f"w{i} "}}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+                time.sleep(0.2)
+        except (BrokenPipeError, ConnectionResetError):
+            SlowStream.closed.set()
+
+
+def test_client_disconnect_stores_the_partial_reply(db_path: str) -> None:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), SlowStream)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    try:
+        with served(db_path, upstream_base_url=url) as (srv, http):
+            body = {
+                "model": "m",
+                "stream": True,
+                "user": "u9",
+                "messages": [{"role": "user", "content": "talk"}],
+            }
+            with (
+                httpx.Client(base_url=srv.url) as c,
+                c.stream("POST", "/v1/chat/completions", json=body) as r,
+            ):
+                lines = r.iter_lines()
+                got = [next(lines) for _ in range(4)]  # two events and their blank lines
+                assert got[0].startswith("data: ")
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                turns = stored(http, "u9")
+                if len(turns) == 2:
+                    break
+                time.sleep(0.1)
+            assert turns[0]["content"] == "talk"
+            assert turns[1]["role"] == "assistant" and turns[1]["content"].startswith("w0 w1")
+            assert turns[1]["metadata"]["incomplete"] is True
+            assert SlowStream.closed.wait(10)  # the upstream connection was closed too
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_mnemo_chat_shows_what_was_recalled(db_path: str, upstream: ScriptedServer) -> None:
+    from typer.testing import CliRunner
+
+    from mnemo.cli import app as cli_app
+
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        http.post("/v1/memories", json={"user_id": "ann", "content": "Ann's sister is called Mia"})
+        upstream.enqueue_chat("Your sister is Mia.")
+        args = ["chat", "--user", "ann", "--url", srv.url, "--model", "m"]
+        out = CliRunner().invoke(cli_app, args, input="who is my sister Mia?\n/quit\n")
+        assert out.exit_code == 0, out.output
+        assert "recalled" in out.output and "Ann's sister is called Mia" in out.output
+        assert "assistant> Your sister is Mia." in out.output
+        assert [t["role"] for t in stored(http, "ann")] == ["user", "assistant"]
+    bad = CliRunner().invoke(cli_app, ["chat", "--url", "http://127.0.0.1:9"], input="hi\n")
+    assert bad.exit_code == 2 and "cannot reach" in bad.output
+
+
+def test_stream_without_done_and_garbage_replies(db_path: str, upstream: ScriptedServer) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        chunk = {"choices": [{"index": 0, "delta": {"content": "half an answer"}}]}
+        upstream.enqueue(sse=[chunk])  # the upstream ends the stream without [DONE]
+        body = {
+            "model": "m",
+            "stream": True,
+            "user": "u5",
+            "messages": [{"role": "user", "content": "q"}],
+        }
+        with (
+            httpx.Client(base_url=srv.url) as c,
+            c.stream("POST", "/v1/chat/completions", json=body) as r,
+        ):
+            events = [line for line in r.iter_lines() if line.startswith("data: ")]
+        assert len(events) == 1 and "half an answer" in events[0]
+        turns = stored(http, "u5")
+        assert [t["content"] for t in turns] == ["q", "half an answer"]
+        assert "incomplete" not in turns[1]["metadata"]
+        upstream.enqueue(raw=b"<html>not json</html>")
+        r = http.post("/v1/chat/completions", json={**body, "stream": False, "user": "u6"})
+        assert r.status_code == 502 and "not a chat completion" in r.json()["error"]["message"]
+        assert stored(http, "u6") == []
