@@ -241,6 +241,20 @@ class TopicMemory:
         scored.sort(key=lambda x: -x[0])
         return [TopicHit(topic=views.topic_model(t), score=s) for s, t in scored[:limit]]
 
+    def context_topic(self, query: str, user_id: str, session_id: str) -> TopicRow | None:
+        """The topic a message ``query`` would join (read-only), else the active topic; loaded
+        with its active messages."""
+        vec = self.embedder.embed([query])[0] if query.strip() else None
+        probe = Turn("", 0, "user", query, self.clock(), vec, self.embedder.id)
+
+        def pick(conv: Conversation) -> TopicRow | None:
+            best, score = ops.best_topic(conv, probe)
+            if best is not None and score > self.policy.similarity_threshold:
+                return best
+            return conv.topics.get(conv.active_topic_id or "")
+
+        return self.store.apply_topics(self.tenant, user_id, session_id, pick, write=False)
+
     # ---- helpers ---------------------------------------------------------------------------
     def _now(self, now: Any) -> float:
         return self.clock() if now is None else parse_time(now, "now").timestamp()
