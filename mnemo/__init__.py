@@ -24,6 +24,9 @@ from mnemo.schemas import (
     Message,
     MessageIn,
     Stats,
+    Topic,
+    TopicHit,
+    TopicStats,
 )
 from mnemo.service import Memory
 
@@ -47,6 +50,9 @@ __all__ = [
     "Settings",
     "Stats",
     "StorageError",
+    "Topic",
+    "TopicHit",
+    "TopicStats",
     "TransientError",
     "ValidationError",
 ]

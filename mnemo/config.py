@@ -86,8 +86,16 @@ PRESETS: dict[str, dict[str, Any]] = {
         "profile_enabled": True,
         "episodes_enabled": True,
     },
-    # seed 004: topic memory; retrieval keeps the defaults.
-    "topics": {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False},
+    # seed 004: topic memory as written: matching on, no topic merging, summaries regenerated;
+    # retrieval keeps the defaults.
+    "topics": {
+        "fact_extraction": "off",
+        "profile_enabled": False,
+        "episodes_enabled": False,
+        "topics_enabled": True,
+        "topic_merge_threshold": None,
+        "topic_incremental_summary": False,
+    },
 }
 
 
@@ -395,6 +403,58 @@ class Settings(BaseModel):
     )
     max_document_chars: int = Field(
         1_000_000, ge=1, description="Longest context document accepted, in characters."
+    )
+    # --- topics (seed 004) ----------------------------------------------------------------
+    topics_enabled: bool = Field(
+        False,
+        description="Match every turn written by add_messages to a topic (a turns.topics job); "
+        "the topic API (add_user_message...) matches inline either way.",
+    )
+    topic_similarity_threshold: float = Field(
+        0.7, ge=-1, le=1, description="A user turn joins its best topic when cosine > this."
+    )
+    topic_title_chars: int = Field(80, ge=1, description="A new topic's title: first N chars.")
+    topic_default_importance: float = Field(
+        0.5, ge=0, le=1, description="Importance of a new topic when none is given."
+    )
+    topic_max_messages_per_topic: int = Field(
+        12, ge=1, description="Active messages above which a topic is compacted."
+    )
+    topic_recent_message_keep: int = Field(
+        4, ge=0, description="Most recent messages a compaction keeps active."
+    )
+    topic_max_topics: int = Field(
+        20, ge=1, description="Working-set topics per conversation above which decay runs."
+    )
+    topic_min_priority: float = Field(
+        0.05, ge=0, le=1, description="Decay removes topics whose priority is below this."
+    )
+    topic_base_half_life_seconds: float = Field(
+        86_400.0, gt=0, description="Half-life of a short-term topic (1 day)."
+    )
+    topic_max_half_life_seconds: float = Field(
+        2_592_000.0, gt=0, description="Longest half-life of a long-term topic (30 days)."
+    )
+    topic_access_threshold_for_lt: int = Field(
+        5, ge=1, description="The half-life doubles every this many accesses."
+    )
+    topic_merge_threshold: float | None = Field(
+        0.85,
+        ge=-1,
+        le=1,
+        description="Two topics of a conversation merge when their embeddings' cosine exceeds "
+        "this; 1 or unset disables merging.",
+    )
+    topic_incremental_summary: bool = Field(
+        True,
+        description="A compaction extends the previous summary with the newly compacted "
+        "messages instead of summarising the whole history again.",
+    )
+    topic_summary_max_chars: int = Field(
+        1200, ge=80, description="Longest rule-based topic summary, in characters."
+    )
+    topic_feedback_rate: float = Field(
+        0.2, gt=0, le=1, description="How far one feedback signal moves a topic's importance."
     )
 
     @model_validator(mode="before")

@@ -4,7 +4,9 @@ A *layout* per preset gathers sections, renders them and says which items go fir
 rendering exceeds the budget (items are dropped from the end of the sections in
 ``drop_order``, about as many as the excess needs, and the text measured again until it fits):
 
-* ``default`` (also ``topics``): ``# Long-term Memory`` with the user profile (stage 1), the
+* ``topics`` (seed 004): the current topic's ``Topic summary:`` and recent messages
+  (:mod:`mnemo.context_topics`).
+* ``default``: ``# Long-term Memory`` with the user profile (stage 1), the
   relevant memories of the default search (the best measured pipeline; dated, most relevant
   first, as many as fill the budget) and the newest summaries, as a system message.
 * ``llmplatform`` (seed 000): history 10 x 200 chars, summaries 3 x 240, facts 5 in full,
@@ -29,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mnemo import context_render as render
+from mnemo import context_topics as topic_ctx
 from mnemo import validation as check
+from mnemo.context_topics import gather_topics, render_topics
 from mnemo.errors import ValidationError
 from mnemo.schemas import MEMORY_KINDS, ContextBundle, ContextItem, ContextSection, Hit
 from mnemo.tokens import TokenCounter, token_counter
@@ -358,7 +362,7 @@ def gather_tiered(mem: Memory, req: ContextRequest) -> list[ContextSection]:
 # ---- layouts and injection ---------------------------------------------------------------
 LAYOUTS: dict[str, Layout] = {
     "default": Layout(gather_default, render.render_default, ("memories", "summaries", "profile")),
-    "topics": Layout(gather_default, render.render_default, ("memories", "summaries", "profile")),
+    "topics": Layout(gather_topics, render_topics, (topic_ctx.MESSAGES, topic_ctx.SUMMARY)),
     "llmplatform": Layout(
         gather_llmplatform,
         render.render_llmplatform,

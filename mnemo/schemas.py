@@ -200,6 +200,52 @@ class Job(BaseModel):
     lease_until: datetime | None = None
 
 
+class Topic(BaseModel):
+    """A topic of a conversation (seed 004): its title, summary, counts and decay state."""
+
+    id: str
+    user_id: str
+    session_id: str
+    title: str
+    summary: str | None = None
+    importance: float
+    access_count: int
+    message_count: int
+    active_messages: int
+    compressed_messages: int
+    created_at: datetime
+    last_active_at: datetime
+    in_working_set: bool = True
+    evicted_at: datetime | None = None
+    merged_into: str | None = None
+    summary_actor: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class TopicStats(BaseModel):
+    """Seed 004's ``get_topic_stats`` fields, for one topic."""
+
+    topic_id: str
+    topic_title: str
+    active_messages: int
+    compressed_messages: int
+    total_messages: int
+    has_summary: bool
+    importance_score: float
+    access_count: int
+    memory_type: Literal["short-term", "transitioning", "long-term"]
+    half_life_days: float
+    age_seconds: float
+    inactive_seconds: float
+
+
+class TopicHit(BaseModel):
+    """A topic found by a cross-topic search, with its cosine to the query."""
+
+    topic: Topic
+    score: float
+
+
 class Stats(BaseModel):
     """Counts of what a store holds."""
 
@@ -284,6 +330,9 @@ __all__ = [
     "MessageIn",
     "ProfileFact",
     "Stats",
+    "Topic",
+    "TopicHit",
+    "TopicStats",
     "format_time",
     "parse_time",
     "utcnow",

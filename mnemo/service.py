@@ -22,21 +22,21 @@ from mnemo.llm import create_chat_model
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
     ContextBundle,
-    Document,
     HistoryEntry,
     Hit,
     MemoryItem,
     Message,
-    ProfileFact,
     Stats,
     format_time,
     parse_time,
     utcnow,
 )
+from mnemo.service_tiers import TiersAPI
+from mnemo.service_topics import TopicsAPI
 from mnemo.storage import open_store
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage, Store
-from mnemo.tiers import documents as doc_tier
 from mnemo.tiers import facts as fact_tier
+from mnemo.tiers import topics as topic_tier
 from mnemo.tiers.conversation import ConversationTiers
 
 Progress = Callable[[int], None]
@@ -53,7 +53,7 @@ def embed_text(content: str, name: str | None = None) -> str:
     return content
 
 
-class Memory:
+class Memory(TiersAPI, TopicsAPI):
     """Long-term memory over one store.
 
     ``Memory(path)`` opens (or creates) a SQLite file; ``Memory(url=...)`` a PostgreSQL
@@ -105,6 +105,12 @@ class Memory:
             self.store, self.embedder, self.settings, chat=self.chat
         )
         self.handlers.update(self.conversation.handlers())
+        self.topic_memory = topic_tier.TopicMemory(
+            self.store, self.settings, self.embedder, self.add_messages, chat=self.chat
+        )
+        self.handlers[topic_tier.SUMMARY_JOB] = self.topic_memory.handle_summary_job
+        if self.settings.topics_enabled:
+            self.handlers[topic_tier.JOB_KIND] = self.topic_memory.handle_job
 
     def _check_embedder(self) -> None:
         in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]
@@ -374,44 +380,6 @@ class Memory:
         if not id.startswith(MEMORY_PREFIX):
             raise NotFoundError(f"no memory with id {id!r}")
 
-    # ---- context documents -----------------------------------------------------------------
-    def attach_document(
-        self,
-        content: str,
-        user_id: str,
-        *,
-        session_id: str | None = None,
-        title: str | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> Document:
-        """Attach a context document to a user's session (or all sessions when None).
-
-        Facts the document already states are not extracted from later turns (seed 001).
-        """
-        row = doc_tier.new_document(
-            content,
-            user_id,
-            session_id,
-            title,
-            metadata,
-            tenant=self.tenant,
-            settings=self.settings,
-            embedder_id=self.embedder.id,
-            embed=self._embed,
-        )
-        return self.store.add_document(row)
-
-    def detach_document(self, id: str) -> Document:
-        """Remove an attached document; NotFoundError for an unknown id."""
-        return self.store.delete_document(self.tenant, doc_tier.document_id(id))
-
-    def documents(self, user_id: str, *, session_id: str | None = None) -> builtins.list[Document]:
-        """A user's documents, oldest first; with ``session_id``, those that session sees."""
-        user_id = check.identifier(user_id, "user_id")
-        if session_id is not None:
-            session_id = check.identifier(session_id, "session_id")
-        return self.store.list_documents(self.tenant, user_id, session_id)
-
     # ---- reading -------------------------------------------------------------------------
     def search(
         self,
@@ -467,31 +435,6 @@ class Memory:
         format; ``bundle.render()`` is the text. Options: see :func:`mnemo.context.build_context`.
         """
         return build_context(self, query, user_id, session_id, budget_tokens, **options)
-
-    def profile(
-        self,
-        user_id: str,
-        *,
-        min_importance: float | None = None,
-        include_inactive: bool = False,
-        category: str | None = None,
-    ) -> builtins.list[ProfileFact]:
-        """A user's profile facts: the active ones, most important first (then by category
-        and key). ``min_importance=0.5`` is stage 1 of retrieval (seed 003);
-        ``include_inactive`` appends replaced values, oldest first."""
-        user_id = check.identifier(user_id, "user_id")
-        floor = (
-            None if min_importance is None else check.unit_float(min_importance, "min_importance")
-        )
-        if category is not None:
-            category = check.profile_category(category)
-        return self.store.profile_facts(
-            self.tenant,
-            user_id,
-            include_inactive=include_inactive,
-            min_importance=floor,
-            category=category,
-        )
 
     # ---- users, jobs, lifecycle ------------------------------------------------------------
     def delete_user(self, user_id: str) -> dict[str, int]:

@@ -246,7 +246,7 @@ def test_eviction_leaves_messages_intact(open_mem: Callable[..., Memory]) -> Non
         ("llmplatform", ["turns.profile", "turns.summary"]),
         ("agent-cli", ["turns.facts", "turns.rolling_summary", "turns.evict"]),
         ("llm-managed", ["turns.facts"]),
-        ("topics", []),
+        ("topics", ["turns.topics"]),
     ],
 )
 def test_presets_register_their_seed_tiers(db_path: str, preset: str, kinds: list[str]) -> None:

@@ -24,6 +24,7 @@ from mnemo.schemas import (
     ProfileFact,
     Stats,
 )
+from mnemo.storage.topic_records import TopicStore
 
 MESSAGE = 0
 MEMORY = 1
@@ -198,7 +199,7 @@ class ListFilter:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Store(Protocol):
+class Store(TopicStore, Protocol):
     """Persistence for mnemo. Every method is one transaction; writes are durable on return."""
 
     location: str

@@ -25,6 +25,7 @@ from mnemo.storage.postgres_jobs import PgJobs
 from mnemo.storage.postgres_memories import MEMORY_COLS, lock_user
 from mnemo.storage.postgres_search import PgSearch
 from mnemo.storage.postgres_tiers import PgTiers
+from mnemo.storage.postgres_topics import PgTopics
 from mnemo.storage.sqlite_keys import SQLiteKeys
 
 MESSAGE_COLS = (
@@ -38,13 +39,15 @@ USER_TABLES = (
     "profile_facts",
     "history",
     "topics",
+    "topic_messages",
+    "topic_conversations",
     "jobs",
     "documents",
     "fact_runs",
 )
 
 
-class PostgresStore(PgSearch, PgJobs, PgTiers):
+class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
 
     def __init__(

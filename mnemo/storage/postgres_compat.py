@@ -9,7 +9,8 @@ which rewrites the few SQLite-only spellings they use:
 * ``INSERT OR IGNORE INTO t ...`` becomes ``INSERT INTO t ... ON CONFLICT DO NOTHING``;
 * the two-argument scalar ``max(a, b)`` becomes ``greatest(a, b)``;
 * ``cursor.lastrowid`` is filled by appending ``RETURNING rowid`` to single-row inserts into
-  tables that have a ``rowid`` column.
+  tables that have a ``rowid`` column;
+* a pgvector value comes back as SQLite stores vectors: little-endian float32 bytes.
 
 Rows index by position and by column name, like ``sqlite3.Row``. Anything else (a dialect
 difference these rules do not cover) belongs in the PostgreSQL store's own SQL.
@@ -21,6 +22,10 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from psycopg.adapt import Loader
+from psycopg.pq import Format
 
 if TYPE_CHECKING:
     from mnemo.storage.postgres_conn import Conn, PgConnections
@@ -75,6 +80,15 @@ def _row_factory(cursor: Any) -> Any:
     return make
 
 
+class _VectorBlob(Loader):
+    """A binary pgvector value as SQLite stores vectors: little-endian float32 bytes."""
+
+    format = Format.BINARY
+
+    def load(self, data: Any) -> bytes:
+        return np.frombuffer(bytes(data)[4:], dtype=">f4").astype("<f4").tobytes()
+
+
 class CompatCursor:
     """The parts of ``sqlite3.Cursor`` the shared statement modules use."""
 
@@ -108,7 +122,10 @@ class CompatConn:
         returning = table in ROWID_TABLES and "RETURNING" not in text.upper()
         if returning:
             text += " RETURNING rowid"
-        cur = self.conn.cursor(row_factory=_row_factory)
+        cur = self.conn.cursor(row_factory=_row_factory, binary=True)
+        info = self.conn.adapters.types.get("vector")
+        if info is not None:
+            cur.adapters.register_loader(info.oid, _VectorBlob)
         cur.execute(text.encode("utf-8"), list(args))
         rows = cur.fetchall() if cur.description else []
         lastrowid = int(rows[0][0]) if returning and rows else None

@@ -8,11 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.errors import NotFoundError, StorageError
+from mnemo.errors import StorageError
 from mnemo.schemas import (
     Document,
     HistoryEntry,
-    Job,
     MemoryItem,
     Message,
     ProfileFact,
@@ -21,6 +20,7 @@ from mnemo.schemas import (
     utcnow,
 )
 from mnemo.storage import sqlite_docs as docs
+from mnemo.storage import sqlite_memories as mem_sql
 from mnemo.storage import sqlite_profile as profile_sql
 from mnemo.storage import sqlite_rows as rows
 from mnemo.storage.base import (
@@ -41,17 +41,9 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.sqlite_conn import Connections
+from mnemo.storage.sqlite_jobs import SQLiteJobs
 from mnemo.storage.sqlite_keys import SQLiteKeys
-
-_MEMORY_FIELDS = (
-    "content",
-    "tags",
-    "metadata",
-    "importance",
-    "confidence",
-    "session_id",
-    "source_message_ids",
-)
+from mnemo.storage.sqlite_topics import SQLiteTopics
 
 
 def owner_token(tenant: str, user_id: str) -> str:
@@ -59,11 +51,7 @@ def owner_token(tenant: str, user_id: str) -> str:
     return "o" + (tenant + "\x1f" + user_id).encode("utf-8").hex().upper()
 
 
-def _blob(vec: np.ndarray | None) -> bytes | None:
-    return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
-
-
-class SQLiteStore:
+class SQLiteStore(SQLiteJobs, SQLiteTopics):
     """Store protocol over one SQLite file; safe to share between threads and processes."""
 
     def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
@@ -86,7 +74,7 @@ class SQLiteStore:
             for m in new:
                 key = (m.tenant, m.user_id, m.session_id)
                 if key not in next_seq:
-                    self._ensure_user(c, m.tenant, m.user_id, now)
+                    mem_sql.ensure_user(c, m.tenant, m.user_id, now)
                     row = c.execute(
                         "SELECT coalesce(max(seq), 0) FROM messages"
                         " WHERE tenant=? AND user_id=? AND session_id=?",
@@ -112,7 +100,7 @@ class SQLiteStore:
                         json.dumps(m.metadata),
                         m.content_hash,
                         m.embedder,
-                        _blob(m.embedding),
+                        mem_sql.blob(m.embedding),
                     ),
                 )
                 out.append(rows.message_from_new(m, seq))
@@ -123,7 +111,7 @@ class SQLiteStore:
         """Insert a memory and its ADD history entry."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            return self._insert_memory(c, row, actor, row.source_message_ids, now)
+            return mem_sql.insert_memory(c, row, actor, row.source_message_ids, now)
 
     def update_memory(
         self,
@@ -136,7 +124,7 @@ class SQLiteStore:
         """Apply ``changes`` to a live memory and record UPDATE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            return self._update_memory(
+            return mem_sql.update_memory(
                 c, tenant, memory_id, changes, actor, source_message_ids or [], now
             )
 
@@ -144,7 +132,7 @@ class SQLiteStore:
         """Soft-delete a live memory and record DELETE in history."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            return self._delete_memory(c, tenant, memory_id, actor, [], now)
+            return mem_sql.delete_memory(c, tenant, memory_id, actor, [], now)
 
     def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
@@ -153,13 +141,15 @@ class SQLiteStore:
             if docs.processed(c, batch.tenant, [t.message_id for t in batch.turns]):
                 return None
             src = batch.source_message_ids
-            out = [self._insert_memory(c, row, batch.actor, src, now) for row in batch.adds]
+            out = [mem_sql.insert_memory(c, row, batch.actor, src, now) for row in batch.adds]
             for memory_id, changes in batch.updates.items():
                 out.append(
-                    self._update_memory(c, batch.tenant, memory_id, changes, batch.actor, src, now)
+                    mem_sql.update_memory(
+                        c, batch.tenant, memory_id, changes, batch.actor, src, now
+                    )
                 )
             for memory_id in batch.deletes:
-                out.append(self._delete_memory(c, batch.tenant, memory_id, batch.actor, src, now))
+                out.append(mem_sql.delete_memory(c, batch.tenant, memory_id, batch.actor, src, now))
             docs.mark_processed(c, batch, now)
         return out
 
@@ -170,7 +160,7 @@ class SQLiteStore:
     def add_document(self, row: NewDocument) -> Document:
         """Insert a context document and its chunks."""
         with self.db.write() as c:
-            self._ensure_user(c, row.tenant, row.user_id, row.created_at)
+            mem_sql.ensure_user(c, row.tenant, row.user_id, row.created_at)
             return docs.insert(c, row)
 
     def delete_document(self, tenant: str, document_id: str) -> Document:
@@ -200,6 +190,8 @@ class SQLiteStore:
                 "profile_facts",
                 "history",
                 "topics",
+                "topic_messages",
+                "topic_conversations",
                 "jobs",
                 "documents",
                 "fact_runs",
@@ -210,11 +202,6 @@ class SQLiteStore:
                 counts[table] = cur.rowcount
             c.execute("DELETE FROM users WHERE tenant=? AND user_id=?", (tenant, user_id))
         return counts
-
-    def enqueue(self, jobs: list[NewJob]) -> None:
-        """Add jobs outside a turn write."""
-        with self.db.write() as c:
-            self._enqueue(c, jobs, format_time(utcnow()))
 
     # ---- reads ---------------------------------------------------------------------------
     def get_message(self, tenant: str, message_id: str) -> Message | None:
@@ -433,86 +420,6 @@ class SQLiteStore:
         )
         return sorted(r[0] for r in cur)
 
-    # ---- jobs ----------------------------------------------------------------------------
-    def claim_job(
-        self, kinds: tuple[str, ...] | None = None, *, lease_s: float = 300.0, owner: str = ""
-    ) -> Job | None:
-        """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
-
-        Ready: pending and due, or running with an expired lease (its worker died).
-        """
-        now = utcnow()
-        at = format_time(now)
-        with self.db.write() as c:
-            sql = (
-                "SELECT rowid FROM jobs WHERE ((status='pending' AND run_after<=?)"
-                " OR (status='running' AND lease_until<=?))"
-            )
-            args: list[Any] = [at, at]
-            if kinds:
-                sql += f" AND kind IN ({','.join('?' * len(kinds))})"
-                args += list(kinds)
-            r = c.execute(sql + " ORDER BY run_after, rowid LIMIT 1", args).fetchone()
-            if r is None:
-                return None
-            c.execute(
-                "UPDATE jobs SET status='running', attempts=attempts+1, lease_owner=?,"
-                " lease_until=?, updated_at=? WHERE rowid=?",
-                (owner, format_time(rows.later(now, lease_s)), at, r["rowid"]),
-            )
-            job = c.execute("SELECT * FROM jobs WHERE rowid=?", (r["rowid"],)).fetchone()
-        return rows.job(job)
-
-    def extend_lease(self, job_id: int, owner: str, lease_s: float) -> bool:
-        """Renew the lease of a job ``owner`` still holds; False if it lost the job."""
-        now = utcnow()
-        with self.db.write() as c:
-            cur = c.execute(
-                "UPDATE jobs SET lease_until=? WHERE rowid=? AND status='running'"
-                " AND lease_owner=?",
-                (format_time(rows.later(now, lease_s)), job_id, owner),
-            )
-        return cur.rowcount > 0
-
-    def finish_job(
-        self, job_id: int, usage: dict[str, int] | None = None, owner: str | None = None
-    ) -> bool:
-        """Mark a job done with its token usage; with ``owner``, only if it still holds it."""
-        sql = "UPDATE jobs SET status='done', usage=?, lease_until=NULL, updated_at=? WHERE rowid=?"
-        args: list[Any] = [None if usage is None else json.dumps(usage)]
-        args += [format_time(utcnow()), job_id]
-        with self.db.write() as c:
-            cur = c.execute(*_owned(sql, args, owner))
-        return cur.rowcount > 0
-
-    def fail_job(
-        self, job_id: int, error: str, retry_in_s: float | None, owner: str | None = None
-    ) -> bool:
-        """Record a failure: back to pending after ``retry_in_s``, or dead when None.
-
-        With ``owner``, only if that worker still holds the job.
-        """
-        now = utcnow()
-        status = "dead" if retry_in_s is None else "pending"
-        run_after = format_time(now if retry_in_s is None else rows.later(now, retry_in_s))
-        sql = (
-            "UPDATE jobs SET status=?, last_error=?, run_after=?, lease_until=NULL, updated_at=?"
-            " WHERE rowid=?"
-        )
-        args: list[Any] = [status, error[:2000], run_after, format_time(now), job_id]
-        with self.db.write() as c:
-            cur = c.execute(*_owned(sql, args, owner))
-        return cur.rowcount > 0
-
-    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
-        """Jobs, newest first."""
-        sql, args = "SELECT * FROM jobs", []
-        if status:
-            sql += " WHERE status=?"
-            args.append(status)
-        cur = self.db.get().execute(sql + " ORDER BY rowid DESC LIMIT ?", [*args, limit])
-        return [rows.job(r) for r in cur]
-
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         with self.db.read() as c:
@@ -579,7 +486,7 @@ class SQLiteStore:
         """Apply ``decide`` to a candidate against the active fact, in one transaction."""
         now = format_time(utcnow())
         with self.db.write() as c:
-            self._ensure_user(c, row.tenant, row.user_id, now)
+            mem_sql.ensure_user(c, row.tenant, row.user_id, now)
             decision, fact = profile_sql.put_fact(c, row, actor, decide, now)
         return decision, fact
 
@@ -623,14 +530,14 @@ class SQLiteStore:
                 c, tenant, user_id, session_id, max_entries, kinds, now
             )
             for memory_id in mem_ids:
-                old = self._live_memory(c, tenant, memory_id)
+                old = mem_sql.live_memory(c, tenant, memory_id)
                 c.execute(
                     "UPDATE memories SET deleted_at=?, updated_at=? WHERE id=?",
                     (now, now, memory_id),
                 )
-                self._history(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
+                mem_sql.record(c, old, "DELETE", rows.snapshot(old), None, actor, [], now)
             if msg_ids or mem_ids:
-                self._bump(c, tenant, user_id)
+                mem_sql.bump(c, tenant, user_id)
         return len(msg_ids) + len(mem_ids)
 
     def integrity_check(self) -> str:
@@ -640,164 +547,3 @@ class SQLiteStore:
     def close(self) -> None:
         """Close every connection."""
         self.db.close()
-
-    # ---- helpers -------------------------------------------------------------------------
-    def _ensure_user(self, c: sqlite3.Connection, tenant: str, user_id: str, now: str) -> None:
-        c.execute(
-            "INSERT OR IGNORE INTO users (tenant, user_id, created_at) VALUES (?,?,?)",
-            (tenant, user_id, now),
-        )
-
-    def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> None:
-        c.execute(
-            "UPDATE users SET generation = generation + 1 WHERE tenant=? AND user_id=?",
-            (tenant, user_id),
-        )
-
-    def _memory(self, c: sqlite3.Connection, tenant: str, memory_id: str) -> MemoryItem:
-        r = c.execute(
-            "SELECT * FROM memories WHERE tenant=? AND id=?", (tenant, memory_id)
-        ).fetchone()
-        if r is None:
-            raise NotFoundError(f"no memory with id {memory_id!r}")
-        return rows.memory(r)
-
-    def _live_memory(self, c: sqlite3.Connection, tenant: str, memory_id: str) -> MemoryItem:
-        item = self._memory(c, tenant, memory_id)
-        if item.deleted_at is not None:
-            raise NotFoundError(f"memory {memory_id!r} was deleted")
-        return item
-
-    def _insert_memory(
-        self, c: sqlite3.Connection, row: NewMemory, actor: str, sources: list[str], now: str
-    ) -> MemoryItem:
-        self._ensure_user(c, row.tenant, row.user_id, now)
-        cur = c.execute(
-            "INSERT INTO memories (id, tenant, user_id, session_id, kind, content, tags,"
-            " metadata, importance, confidence, source_message_ids, created_at, updated_at,"
-            " content_hash, embedder, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                row.id,
-                row.tenant,
-                row.user_id,
-                row.session_id,
-                row.kind,
-                row.content,
-                json.dumps(row.tags),
-                json.dumps(row.metadata),
-                row.importance,
-                row.confidence,
-                json.dumps(row.source_message_ids),
-                row.created_at,
-                now,
-                row.content_hash,
-                row.embedder,
-                _blob(row.embedding),
-            ),
-        )
-        rowid = cur.lastrowid
-        c.executemany(
-            "INSERT OR IGNORE INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
-            [(rowid, t) for t in row.tags],
-        )
-        item = self._memory(c, row.tenant, row.id)
-        self._history(c, item, "ADD", None, rows.snapshot(item), actor, sources, now)
-        return item
-
-    def _update_memory(
-        self,
-        c: sqlite3.Connection,
-        tenant: str,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        sources: list[str],
-        now: str,
-    ) -> MemoryItem:
-        old = self._live_memory(c, tenant, memory_id)
-        sets: list[str] = ["updated_at = ?"]
-        args: list[Any] = [now]
-        for key in _MEMORY_FIELDS:
-            if key in changes:
-                value = changes[key]
-                if key in ("tags", "metadata", "source_message_ids"):
-                    value = json.dumps(value)
-                sets.append(f"{key} = ?")
-                args.append(value)
-        if "embedding" in changes:
-            sets += ["embedding = ?", "embedder = ?", "content_hash = ?"]
-            args += [_blob(changes["embedding"]), changes["embedder"], changes["content_hash"]]
-        c.execute(
-            f"UPDATE memories SET {', '.join(sets)} WHERE tenant=? AND id=?",
-            [*args, tenant, memory_id],
-        )
-        if "tags" in changes:
-            rowid = c.execute("SELECT rowid FROM memories WHERE id=?", (memory_id,)).fetchone()[0]
-            c.execute("DELETE FROM memory_tags WHERE memory_rowid=?", (rowid,))
-            c.executemany(
-                "INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
-                [(rowid, t) for t in changes["tags"]],
-            )
-        new = self._memory(c, tenant, memory_id)
-        self._bump(c, tenant, old.user_id)
-        self._history(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now)
-        return new
-
-    def _delete_memory(
-        self,
-        c: sqlite3.Connection,
-        tenant: str,
-        memory_id: str,
-        actor: str,
-        sources: list[str],
-        now: str,
-    ) -> MemoryItem:
-        old = self._live_memory(c, tenant, memory_id)
-        c.execute(
-            "UPDATE memories SET deleted_at=?, updated_at=? WHERE tenant=? AND id=?",
-            (now, now, tenant, memory_id),
-        )
-        self._bump(c, tenant, old.user_id)
-        self._history(c, old, "DELETE", rows.snapshot(old), None, actor, sources, now)
-        return self._memory(c, tenant, memory_id)
-
-    def _history(
-        self,
-        c: sqlite3.Connection,
-        item: MemoryItem,
-        event: str,
-        old: dict[str, Any] | None,
-        new: dict[str, Any] | None,
-        actor: str,
-        sources: list[str],
-        now: str,
-    ) -> None:
-        c.execute(
-            "INSERT INTO history (tenant, user_id, memory_id, event, old, new, actor, at,"
-            " source_message_ids) VALUES (?,?,?,?,?,?,?,?,?)",
-            (
-                item.tenant,
-                item.user_id,
-                item.id,
-                event,
-                None if old is None else json.dumps(old),
-                None if new is None else json.dumps(new),
-                actor,
-                now,
-                json.dumps(sources),
-            ),
-        )
-
-    def _enqueue(self, c: sqlite3.Connection, jobs: list[NewJob], now: str) -> None:
-        c.executemany(
-            "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [(j.tenant, j.user_id, j.kind, json.dumps(j.payload), now, now, now) for j in jobs],
-        )
-
-
-def _owned(sql: str, args: list[Any], owner: str | None) -> tuple[str, list[Any]]:
-    """``sql``/``args`` restricted to a running job held by ``owner`` (when given)."""
-    if owner is None:
-        return sql, args
-    return sql + " AND status='running' AND lease_owner=?", [*args, owner]
