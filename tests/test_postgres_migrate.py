@@ -47,6 +47,7 @@ def seed(path: str) -> Memory:
             mem.delete(item.id)
     mem.store.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
     mem.attach_document("Ann's allergies: peanuts. Her cat is called Miso.", "u0", title="notes")
+    mem.add_user_message("u1", "planning a hiking trip to the Alps in June", "s0")  # a topic
     mem.store.api_keys.add("key_1", "default", "ci", "f" * 64)  # type: ignore[attr-defined]
     return mem
 
@@ -55,8 +56,9 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
     src, back = str(tmp_path / "src.db"), str(tmp_path / "back.db")
     seed(src).close()
     there = migrate(src, pg_url, searches=10, embedder="hashing")
-    assert there.lossless and there.copied["messages"] == 72 and there.copied["history"] == 7
+    assert there.lossless and there.copied["messages"] == 73 and there.copied["history"] == 7
     assert there.copied["document_chunks"] >= 1 and there.copied["api_keys"] == 1
+    assert there.copied["topics"] >= 1 and there.copied["topic_messages"] >= 1
     assert there.searches["dense"] == (10, 10, 1.0)  # same vectors, same exact search
     assert there.searches["default"][2] > 0.5  # the lexical scorers differ
     again = migrate(pg_url, back, searches=10, embedder="hashing")
@@ -75,6 +77,7 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
         ]
         assert a.stats().model_dump(exclude={"path"}) == b.stats().model_dump(exclude={"path"})
         assert a.documents("u0") == b.documents("u0")
+        assert a.topics("u1") == b.topics("u1")
         chunks_a = a.store.document_chunks("default", "u0", "hashing:384")
         chunks_b = b.store.document_chunks("default", "u0", "hashing:384")
         assert chunks_a.texts == chunks_b.texts and (chunks_a.vectors == chunks_b.vectors).all()
@@ -133,7 +136,7 @@ def test_cli_migrate_prints_the_checks(tmp_path: Path, pg_url: str) -> None:
         app, ["migrate", src, pg_url, "--embedder", "hashing", "--searches", "5"]
     )
     assert out.exit_code == 0, out.output
-    assert "messages" in out.output and "72" in out.output and "NO" not in out.output
+    assert "messages" in out.output and "73" in out.output and "NO" not in out.output
     assert "dense searches with identical top-10 ids: 5/5" in out.output
     out = CliRunner().invoke(app, ["migrate", src, pg_url, "--searches", "0"])
     assert out.exit_code == 2 and "not empty" in out.output
