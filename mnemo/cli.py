@@ -274,12 +274,11 @@ def worker(
             if once:
                 runner.run_once()
             else:
-                err.print(
+                banner = (
                     f"mnemo worker: {mem.store.location}, polling every {runner.poll_s:g}s; "
-                    "Ctrl-C stops after the current job",
-                    soft_wrap=True,
+                    "Ctrl-C stops after the current job"
                 )
-                runner.run_until_signalled()
+                runner.run_until_signalled(lambda: err.print(banner, soft_wrap=True))
         err.print(f"mnemo worker: ran {runner.jobs_run} job(s)")
 
     guarded(run)

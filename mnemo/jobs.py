@@ -283,10 +283,12 @@ class Worker:
             self._thread.join(timeout)
         return not self.running
 
-    def run_until_signalled(self) -> None:
+    def run_until_signalled(self, on_ready: Callable[[], None] | None = None) -> None:
         """Run in the foreground (main thread) until SIGINT or SIGTERM, then stop gracefully.
 
         The first signal lets the current job finish; a second one interrupts at once.
+        ``on_ready`` is called once the signal handlers are in place (e.g. to announce the
+        worker, so whoever waits for that line may signal it safely).
         """
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -300,6 +302,8 @@ class Worker:
         for signum in previous:
             signal.signal(signum, on_signal)
         try:
+            if on_ready is not None:
+                on_ready()
             self.run()
         finally:
             for signum, handler in previous.items():
