@@ -133,7 +133,12 @@ def search(
 @app.command("import")
 def import_(
     path: Annotated[Path, typer.Argument(help="File to import.")],
-    fmt: Annotated[str, typer.Option("--format", help="jsonl, locomo or longmemeval.")] = "jsonl",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", help="jsonl, locomo, longmemeval or mnemo (a `mnemo export` file)."
+        ),
+    ] = "jsonl",
     user: Annotated[
         str | None, typer.Option("--user", "-u", help="User for lines without one.")
     ] = None,
@@ -142,7 +147,12 @@ def import_(
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
-    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file."""
+    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file; or a whole
+    store from a `mnemo export` file (detected by its header line) into an empty store."""
+
+    if fmt == "mnemo" or (fmt == "jsonl" and path.is_file() and _is_export(path)):
+        guarded(lambda: _import_export(path, db))
+        return
 
     def run() -> None:
         with open_memory(db, embedder) as mem:
@@ -151,8 +161,68 @@ def import_(
             elif fmt in ("locomo", "longmemeval"):
                 total = _import_benchmark(mem, path, fmt)
             else:
-                raise typer.BadParameter("--format must be jsonl, locomo or longmemeval")
+                raise typer.BadParameter("--format must be jsonl, locomo, longmemeval or mnemo")
             console.print(f"imported {total} turns into {mem.store.location}")
+
+    guarded(run)
+
+
+def store_location(db: str | None) -> str:
+    """The store a maintenance command works on: ``--db``, else the configured URL or path."""
+    from mnemo.config import Settings
+
+    if db is not None:
+        return db
+    settings = Settings()
+    return settings.database_url or settings.path
+
+
+def _is_export(path: Path) -> bool:
+    from mnemo.export import is_export
+
+    return is_export(path)
+
+
+def _import_export(path: Path, db: str | None) -> None:
+    from mnemo.export import import_store
+
+    if not path.is_file():
+        raise typer.BadParameter(f"no such file: {path}")
+    location = store_location(db)
+    with path.open(encoding="utf-8") as src, progress_bar(err, "importing", None) as advance:
+        report = import_store(location, src, advance)
+    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
+
+
+@app.command()
+def export(
+    out: Annotated[Path, typer.Argument(help="JSONL file to write ('-' for stdout).")],
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="Export only this user's data.")
+    ] = None,
+    tenant: Annotated[str | None, typer.Option(help="Tenant of --user (env MNEMO_TENANT).")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Export every table of the store (or one user's rows) as JSONL; see `mnemo import`."""
+    import sys
+
+    from mnemo.config import Settings
+    from mnemo.export import export_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        scope = None
+        if user is not None:
+            scope = (tenant or Settings().tenant, user)
+        location = store_location(db)
+        if str(out) == "-":
+            report = export_store(location, sys.stdout, scope)
+        else:
+            with out.open("w", encoding="utf-8") as fh:
+                report = export_store(location, fh, scope, bar)
+        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {location}")
 
     guarded(run)
 
