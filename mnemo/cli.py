@@ -320,6 +320,41 @@ def migrate(
 
 
 @app.command()
+def reembed(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only count the vectors to rebuild.")
+    ] = False,
+    batch_size: Annotated[int, typer.Option(help="Rows per transaction.", min=1)] = 256,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Rebuild every stored vector with the configured embedder (resumable: run it again)."""
+    from mnemo.config import Settings
+    from mnemo.embedders import create_embedder
+    from mnemo.reembed import reembed as run_reembed
+    from mnemo.storage import open_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
+        settings = Settings(**overrides)
+        emb = create_embedder(settings)
+        store = open_store(settings)
+        try:
+            report = run_reembed(store, emb, batch_size, dry_run, bar)
+        finally:
+            store.close()
+            emb.close()
+        verb = "would re-embed" if dry_run else "re-embedded"
+        parts = ", ".join(f"{t} {n}" for t, n in report.rows.items())
+        console.print(f"{verb} {report.total} rows with {emb.id} ({parts})")
+
+    guarded(run)
+
+
+@app.command()
 def worker(
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
