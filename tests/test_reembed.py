@@ -137,3 +137,27 @@ def partly_done(path: str) -> bool:
     finally:
         c.close()
     return bool(n >= 100)
+
+
+def test_reembed_on_postgres(pg_url: str) -> None:
+    from mnemo.config import Settings
+
+    with Memory(url=pg_url, **OLD, **QUIET) as mem:
+        mem.add_messages(
+            [{"role": "user", "content": f"{w} and {w}s"} for w in WORDS], user_id="u0"
+        )
+        mem.add("Ann loves pizza", user_id="u0")
+        mem.attach_document("Ann's allergies: peanuts.", "u0", title="notes")
+        mem.add_user_message("u0", "planning a hiking trip to the Alps in June", "s0")
+    settings = Settings(database_url=pg_url, **NEW)
+    store, emb = open_store(settings), create_embedder(settings)
+    try:
+        done = reembed(store, emb, batch_size=4)
+        assert done.rows["messages"] == 11 and done.rows["memories"] == 1
+        assert set(stale_count(store, emb.id).values()) == {0}
+        assert store.embedders_in_use() == [emb.id]
+    finally:
+        store.close()
+    with Memory(url=pg_url, **NEW, **QUIET, lexical_weight=0.0) as mem:
+        hits = mem.search("pizza", user_id="u0", limit=3)
+        assert hits and "pizza" in hits[0].content
