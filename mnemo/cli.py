@@ -355,6 +355,39 @@ def reembed(
 
 
 @app.command()
+def repair(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report the drift.")] = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Re-sync the full-text indexes, missing vectors and user rows with the stored rows."""
+    from mnemo.config import Settings
+    from mnemo.embedders import create_embedder
+    from mnemo.repair import repair as run_repair
+    from mnemo.storage import open_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
+        settings = Settings(**overrides)
+        emb, store = create_embedder(settings), open_store(settings)
+        try:
+            report = run_repair(store, emb, dry_run, progress=bar)
+        finally:
+            store.close()
+            emb.close()
+        for what, n in report.fixes.items():
+            if n:
+                console.print(f"{what}: {n}")
+        verb = "found" if dry_run else "fixed"
+        console.print(f"{verb} {report.total} drifted entries in {store.location}")
+
+    guarded(run)
+
+
+@app.command()
 def worker(
     db: DbOpt = None,
     embedder: EmbedderOpt = None,

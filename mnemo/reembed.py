@@ -65,14 +65,18 @@ def stale_count(store: Store, embedder_id: str) -> dict[str, int]:
     return out
 
 
-def _batch(c: Any, table: str, embedder_id: str, size: int) -> list[Any]:
+#: Which rows a pass rebuilds: vectors of another embedder, or no vector at all (repair).
+STALE = "embedder IS NOT NULL AND embedder <> ?"
+MISSING = "embedding IS NULL AND content <> '' AND ? IS NOT NULL"
+
+
+def _batch(c: Any, table: str, embedder_id: str, size: int, which: str) -> list[Any]:
     keys, text, _ = TABLES[table]
     cols = ", ".join((*keys, text))
     order = ", ".join(keys)
     return list(
         c.execute(
-            f"SELECT {cols} FROM {table} WHERE embedder IS NOT NULL AND embedder <> ?"
-            f" ORDER BY {order} LIMIT ?",
+            f"SELECT {cols} FROM {table} WHERE {which} ORDER BY {order} LIMIT ?",
             (embedder_id, size),
         ).fetchall()
     )
@@ -83,8 +87,16 @@ def _vector(v: np.ndarray, pg_vector: bool, pg: bool) -> Any:
     return v if (pg and pg_vector) else v.tobytes()
 
 
-def reembed_table(store: Store, embedder: Embedder, table: str, size: int, advance: Advance) -> int:
-    """Re-embed the stale rows of one table, ``size`` rows per transaction."""
+def reembed_table(
+    store: Store,
+    embedder: Embedder,
+    table: str,
+    size: int,
+    advance: Advance,
+    which: str = STALE,
+) -> int:
+    """Re-embed the rows of one table that ``which`` selects (:data:`STALE` or
+    :data:`MISSING`), ``size`` rows per transaction."""
     keys, _, pg_vector = TABLES[table]
     pg = hasattr(store, "compat")
     where = " AND ".join(f"{k}=?" for k in keys)
@@ -93,7 +105,7 @@ def reembed_table(store: Store, embedder: Embedder, table: str, size: int, advan
     done = 0
     while True:
         with _db(store).read() as c:
-            rows = _batch(c, table, embedder.id, size)
+            rows = _batch(c, table, embedder.id, size, which)
         if not rows:
             return done
         texts = [r[len(keys)] for r in rows]
@@ -165,4 +177,13 @@ def _nothing() -> AbstractContextManager[Advance]:
     return nullcontext(lambda n: None)
 
 
-__all__ = ["TABLES", "ReembedReport", "reembed", "reembed_table", "refold_topics", "stale_count"]
+__all__ = [
+    "MISSING",
+    "STALE",
+    "TABLES",
+    "ReembedReport",
+    "reembed",
+    "reembed_table",
+    "refold_topics",
+    "stale_count",
+]
