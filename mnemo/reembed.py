@@ -66,8 +66,10 @@ def stale_count(store: Store, embedder_id: str) -> dict[str, int]:
 
 
 #: Which rows a pass rebuilds: vectors of another embedder, or no vector at all (repair).
+#: Both take the embedder id as their one parameter; MISSING ignores it (the CAST lets
+#: PostgreSQL type the otherwise unused parameter).
 STALE = "embedder IS NOT NULL AND embedder <> ?"
-MISSING = "embedding IS NULL AND content <> '' AND ? IS NOT NULL"
+MISSING = "embedding IS NULL AND content <> '' AND CAST(? AS TEXT) IS NOT NULL"
 
 
 def _batch(c: Any, table: str, embedder_id: str, size: int, which: str) -> list[Any]:

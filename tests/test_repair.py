@@ -92,3 +92,20 @@ def test_cli_repair(tmp_path: Path) -> None:
     assert r.exit_code == 0 and "fixed 5 drifted" in r.output, r.output
     r = CliRunner().invoke(app, ["repair", "--db", path, "--embedder", "hashing"])
     assert "fixed 0 drifted" in r.output
+
+
+def test_repair_on_postgres_embeds_missing_vectors(pg_url: str) -> None:
+    with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
+        item = mem.add("Ann loves pizza", user_id="u0")
+    settings = Settings(database_url=pg_url, embedder="hashing")
+    store, emb = open_store(settings), create_embedder(settings)
+    try:
+        with store.db.write() as c:  # type: ignore[attr-defined]
+            c.execute("UPDATE memories SET embedding = NULL, embedder = NULL")
+        assert repair(store, emb, dry_run=True).fixes["memories vectors missing"] == 1
+        assert repair(store, emb).fixes["memories vectors missing"] == 1
+        assert set(repair(store, emb, dry_run=True).fixes.values()) == {0}
+    finally:
+        store.close()
+    with Memory(url=pg_url, embedder="hashing", **QUIET, lexical_weight=0.0) as mem:
+        assert mem.search("Ann loves pizza", user_id="u0")[0].id == item.id
