@@ -133,7 +133,12 @@ def search(
 @app.command("import")
 def import_(
     path: Annotated[Path, typer.Argument(help="File to import.")],
-    fmt: Annotated[str, typer.Option("--format", help="jsonl, locomo or longmemeval.")] = "jsonl",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", help="jsonl, locomo, longmemeval or mnemo (a `mnemo export` file)."
+        ),
+    ] = "jsonl",
     user: Annotated[
         str | None, typer.Option("--user", "-u", help="User for lines without one.")
     ] = None,
@@ -142,7 +147,12 @@ def import_(
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
-    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file."""
+    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file; or a whole
+    store from a `mnemo export` file (detected by its header line) into an empty store."""
+
+    if fmt == "mnemo" or (fmt == "jsonl" and path.is_file() and _is_export(path)):
+        guarded(lambda: _import_export(path, db))
+        return
 
     def run() -> None:
         with open_memory(db, embedder) as mem:
@@ -151,8 +161,68 @@ def import_(
             elif fmt in ("locomo", "longmemeval"):
                 total = _import_benchmark(mem, path, fmt)
             else:
-                raise typer.BadParameter("--format must be jsonl, locomo or longmemeval")
+                raise typer.BadParameter("--format must be jsonl, locomo, longmemeval or mnemo")
             console.print(f"imported {total} turns into {mem.store.location}")
+
+    guarded(run)
+
+
+def store_location(db: str | None) -> str:
+    """The store a maintenance command works on: ``--db``, else the configured URL or path."""
+    from mnemo.config import Settings
+
+    if db is not None:
+        return db
+    settings = Settings()
+    return settings.database_url or settings.path
+
+
+def _is_export(path: Path) -> bool:
+    from mnemo.export import is_export
+
+    return is_export(path)
+
+
+def _import_export(path: Path, db: str | None) -> None:
+    from mnemo.export import import_store
+
+    if not path.is_file():
+        raise typer.BadParameter(f"no such file: {path}")
+    location = store_location(db)
+    with path.open(encoding="utf-8") as src, progress_bar(err, "importing", None) as advance:
+        report = import_store(location, src, advance)
+    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
+
+
+@app.command()
+def export(
+    out: Annotated[Path, typer.Argument(help="JSONL file to write ('-' for stdout).")],
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="Export only this user's data.")
+    ] = None,
+    tenant: Annotated[str | None, typer.Option(help="Tenant of --user (env MNEMO_TENANT).")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Export every table of the store (or one user's rows) as JSONL; see `mnemo import`."""
+    import sys
+
+    from mnemo.config import Settings
+    from mnemo.export import export_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        scope = None
+        if user is not None:
+            scope = (tenant or Settings().tenant, user)
+        location = store_location(db)
+        if str(out) == "-":
+            report = export_store(location, sys.stdout, scope)
+        else:
+            with out.open("w", encoding="utf-8") as fh:
+                report = export_store(location, fh, scope, bar)
+        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {location}")
 
     guarded(run)
 
@@ -247,6 +317,74 @@ def migrate(
     if not report.lossless:
         err.print("[bold red]error:[/] the target differs from the source (see above)")
         raise typer.Exit(1)
+
+
+@app.command()
+def reembed(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only count the vectors to rebuild.")
+    ] = False,
+    batch_size: Annotated[int, typer.Option(help="Rows per transaction.", min=1)] = 256,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Rebuild every stored vector with the configured embedder (resumable: run it again)."""
+    from mnemo.config import Settings
+    from mnemo.embedders import create_embedder
+    from mnemo.reembed import reembed as run_reembed
+    from mnemo.storage import open_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
+        settings = Settings(**overrides)
+        emb = create_embedder(settings)
+        store = open_store(settings)
+        try:
+            report = run_reembed(store, emb, batch_size, dry_run, bar)
+        finally:
+            store.close()
+            emb.close()
+        verb = "would re-embed" if dry_run else "re-embedded"
+        parts = ", ".join(f"{t} {n}" for t, n in report.rows.items())
+        console.print(f"{verb} {report.total} rows with {emb.id} ({parts})")
+
+    guarded(run)
+
+
+@app.command()
+def repair(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report the drift.")] = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Re-sync the full-text indexes, missing vectors and user rows with the stored rows."""
+    from mnemo.config import Settings
+    from mnemo.embedders import create_embedder
+    from mnemo.repair import repair as run_repair
+    from mnemo.storage import open_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
+        settings = Settings(**overrides)
+        emb, store = create_embedder(settings), open_store(settings)
+        try:
+            report = run_repair(store, emb, dry_run, progress=bar)
+        finally:
+            store.close()
+            emb.close()
+        for what, n in report.fixes.items():
+            if n:
+                console.print(f"{what}: {n}")
+        verb = "found" if dry_run else "fixed"
+        console.print(f"{verb} {report.total} drifted entries in {store.location}")
+
+    guarded(run)
 
 
 @app.command()

@@ -117,7 +117,8 @@ class Memory(TiersAPI, TopicsAPI):
         if in_use:
             raise SchemaError(
                 f"{self.store.location} holds vectors made by {in_use}, but the embedder is "
-                f"{self.embedder.id!r}; use that embedder, or re-embed the store"
+                f"{self.embedder.id!r}; use that embedder, or re-embed the store with "
+                f"`mnemo reembed` (see docs/maintenance.md)"
             )
 
     # ---- writing turns -------------------------------------------------------------------
