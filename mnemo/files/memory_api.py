@@ -32,8 +32,8 @@ class FilesAPI:
         from mnemo.files.sync import FileSync
 
         mirror = FileMirror(tenant_root(self.settings.files_dir, self.tenant))
-        self.store = MirroredStore(self.store, mirror)  # type: ignore[assignment]
-        self._file_sync = FileSync(self, mirror)
+        self.store = MirroredStore(self.store, mirror)
+        self._file_sync = FileSync(self, mirror)  # type: ignore[arg-type]
 
     def _open_files(self) -> None:
         """The startup reconcile, once the Memory is built (files_reconcile_on_open)."""
