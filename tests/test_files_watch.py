@@ -60,7 +60,7 @@ def file_of(root: Path, id: str, under: str = "entries") -> Path:
 
 
 def test_hand_edit_updates_the_memory(watched: tuple[Memory, Batches, Path]) -> None:
-    mem, batches, root = watched
+    mem, _batches, root = watched
     item = mem.add("User likes tea", "u1", tags=["drinks"])
     path = file_of(root, item.id)
     before = layout.parse(path.read_text()).front["updated_at"]
@@ -73,7 +73,7 @@ def test_hand_edit_updates_the_memory(watched: tuple[Memory, Batches, Path]) -> 
 
 
 def test_hand_delete_soft_deletes(watched: tuple[Memory, Batches, Path]) -> None:
-    mem, batches, root = watched
+    mem, _batches, root = watched
     item = mem.add("User owns a bike", "u1")
     file_of(root, item.id).unlink()
     wait_for(lambda: mem.history(item.id)[-1].event == "DELETE", "the delete")
@@ -83,7 +83,7 @@ def test_hand_delete_soft_deletes(watched: tuple[Memory, Batches, Path]) -> None
 
 
 def test_new_hand_file_adds_a_memory(watched: tuple[Memory, Batches, Path]) -> None:
-    mem, batches, root = watched
+    mem, _batches, root = watched
     folder = root / "entries/u1/_global/facts"
     folder.mkdir(parents=True)
     (folder / "note.md").write_text("---\nuser_id: u1\n---\nUser plays chess\n")
@@ -95,7 +95,7 @@ def test_new_hand_file_adds_a_memory(watched: tuple[Memory, Batches, Path]) -> N
 
 
 def test_api_writes_do_not_echo(watched: tuple[Memory, Batches, Path]) -> None:
-    mem, batches, root = watched
+    mem, batches, _root = watched
     item = mem.add("User likes tea", "u1")
     mem.update(item.id, content="User likes coffee")
     mem.add_messages([{"role": "user", "content": "hello"}], user_id="u1")
@@ -109,7 +109,7 @@ def test_api_writes_do_not_echo(watched: tuple[Memory, Batches, Path]) -> None:
 
 
 def test_edit_through_file_then_api_no_loop(watched: tuple[Memory, Batches, Path]) -> None:
-    mem, batches, root = watched
+    mem, _batches, root = watched
     item = mem.add("one", "u1")
     path = file_of(root, item.id)
     path.write_text(path.read_text().replace("\none\n", "\ntwo\n"))

@@ -11,6 +11,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from mnemo.files import layout
 from mnemo.files.sync import FileSync, rel_of
@@ -69,10 +70,20 @@ class FileWatcher:
         )
         for changes in batches:
             self._ready.set()
-            rels = {r for _, p in changes if (r := rel_of(self.sync.root, p)) is not None}
+            rels = self._paths({p for _, p in changes})
             if not rels:
                 continue
             counts = self.sync.apply_batch(rels)
             log.info("file store: applied %s", dict(counts))
             if self.on_batch is not None:
                 self.on_batch(counts)
+
+    def _paths(self, paths: set[str]) -> set[str]:
+        """Entry files named by a batch; a new folder stands for every file in it (a file
+        written into a brand-new folder can beat the folder's watch and send no event)."""
+        out: set[str] = set()
+        for raw in paths:
+            path = Path(raw)
+            found = path.rglob(f"*{layout.SUFFIX}") if path.is_dir() else [path]
+            out.update(r for p in found if (r := rel_of(self.sync.root, p)) is not None)
+        return out
