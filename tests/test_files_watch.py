@@ -138,3 +138,21 @@ def test_stop_ends_the_thread(tmp_path: Path) -> None:
     mem.stop_files()
     assert not watcher.running
     mem.close()
+
+
+def test_server_mirrors_and_watches(tmp_path: Path) -> None:
+    from api_support import served
+
+    root = (tmp_path / "files").resolve()
+    with served(str(tmp_path / "db.sqlite"), files_dir=str(root), files_debounce_ms=20) as (
+        _,
+        client,
+    ):
+        item = client.post("/v1/memories", json={"user_id": "u1", "content": "likes tea"}).json()
+        path = file_of(root, item["id"])
+        path.write_text(path.read_text().replace("likes tea", "likes mint tea"))
+
+        def content() -> str:
+            return str(client.get(f"/v1/memories/{item['id']}").json()["content"])
+
+        wait_for(lambda: content() == "likes mint tea", "the server's watcher")
