@@ -35,8 +35,8 @@ SUFFIX = ".md"
 FENCE = "---"
 #: Front-matter keys, in the order they are written.
 KEYS = (
-    "id", "user_id", "session_id", "role", "kind", "name", "summary_kind", "created_at",
-    "updated_at", "tags", "importance", "confidence",
+    "id", "user_id", "session_id", "role", "kind", "name", "seq", "summary_kind", "created_at",
+    "updated_at", "tags", "importance", "confidence", "sources", "metadata",
 )  # fmt: skip
 
 
@@ -91,7 +91,7 @@ def deleted_path(rel: PurePosixPath) -> PurePosixPath:
 
 def from_message(msg: Message) -> Entry:
     """The entry of a stored turn."""
-    front: dict[str, Any] = {"name": msg.name} if msg.name else {}
+    front: dict[str, Any] = {"name": msg.name, "seq": msg.seq, "metadata": msg.metadata or None}
     return Entry(
         id=msg.id,
         user_id=msg.user_id,
@@ -111,6 +111,8 @@ def from_memory(item: MemoryItem) -> Entry:
         "tags": list(item.tags),
         "importance": item.importance,
         "confidence": item.confidence,
+        "sources": list(item.source_message_ids) or None,
+        "metadata": item.metadata or None,
     }
     if item.metadata.get("summary_kind"):
         front["summary_kind"] = item.metadata["summary_kind"]

@@ -55,11 +55,14 @@ def entry_files(root: Path) -> dict[str, Path]:
     }
 
 
-def all_rows(store: Store, tenant: str) -> Iterator[MemoryItem | Message]:
-    """Every memory (deleted ones too) and every turn of a tenant, page by page."""
+def all_rows(
+    store: Store, tenant: str, user_id: str | None = None
+) -> Iterator[MemoryItem | Message]:
+    """Every memory (deleted ones too) and every turn of a tenant (or one of its users),
+    page by page."""
     offset = 0
     while True:
-        flt = ListFilter(tenant, include_deleted=True, limit=PAGE, offset=offset)
+        flt = ListFilter(tenant, user_id, include_deleted=True, limit=PAGE, offset=offset)
         page = store.list_memories(flt)
         yield from page
         if len(page) < PAGE:
@@ -67,7 +70,7 @@ def all_rows(store: Store, tenant: str) -> Iterator[MemoryItem | Message]:
         offset += PAGE
     offset = 0
     while True:
-        msgs = store.list_messages(ListFilter(tenant, limit=PAGE, offset=offset))
+        msgs = store.list_messages(ListFilter(tenant, user_id, limit=PAGE, offset=offset))
         yield from msgs
         if len(msgs) < PAGE:
             break
