@@ -161,6 +161,18 @@ def test_bad_file_is_reported_and_left(tmp_path: Path, caplog: pytest.LogCapture
     assert bad.exists() and "bad.md ignored" in caplog.text
 
 
+def test_binary_and_emptied_files_do_not_block_startup(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    with open_mem(tmp_path) as mem:
+        item = mem.add("User likes tea", "u1")
+    (root / "entries/u1/_global/facts/blob.md").write_bytes(b"\xff\xfe\x00binary")
+    path = file_of(root, item.id)
+    path.write_text(path.read_text().replace("User likes tea", "   "))
+    with open_mem(tmp_path) as mem:
+        assert mem.get(item.id).content == "User likes tea"  # type: ignore[union-attr]
+        assert mem.reconcile_files() == {"invalid": 2}
+
+
 def test_file_error_does_not_lose_the_db_write(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -92,6 +92,9 @@ class FileSync:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return self.removed(rel)
+        except UnicodeDecodeError:
+            log.warning("file store: %s ignored: not UTF-8 text", rel)
+            return "invalid"
         sha = layout.digest(text)
         if self.mirror.snapshot.sha(rel) == sha:
             return "unchanged"
