@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mnemo.config import Settings
 from mnemo.errors import ConfigError
@@ -67,7 +66,3 @@ class FilesAPI:
             self._file_watcher.stop()
             self._file_watcher = None
 
-
-def counts(batch: Counter[str]) -> dict[str, Any]:
-    """A watcher batch's outcome counts as a plain dict."""
-    return dict(batch)
