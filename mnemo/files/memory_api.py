@@ -65,4 +65,3 @@ class FilesAPI:
         if self._file_watcher is not None:
             self._file_watcher.stop()
             self._file_watcher = None
-
