@@ -136,7 +136,9 @@ def import_(
     fmt: Annotated[
         str,
         typer.Option(
-            "--format", help="jsonl, locomo, longmemeval or mnemo (a `mnemo export` file)."
+            "--format",
+            help="jsonl, locomo, longmemeval, mnemo (a `mnemo export` file) or markdown "
+            "(a folder in the file-store layout).",
         ),
     ] = "jsonl",
     user: Annotated[
@@ -153,6 +155,9 @@ def import_(
     if fmt == "mnemo" or (fmt == "jsonl" and path.is_file() and _is_export(path)):
         guarded(lambda: _import_export(path, db))
         return
+    if fmt == "markdown":
+        guarded(lambda: _markdown(path, db, embedder, None, export=False))
+        return
 
     def run() -> None:
         with open_memory(db, embedder) as mem:
@@ -161,7 +166,9 @@ def import_(
             elif fmt in ("locomo", "longmemeval"):
                 total = _import_benchmark(mem, path, fmt)
             else:
-                raise typer.BadParameter("--format must be jsonl, locomo, longmemeval or mnemo")
+                raise typer.BadParameter(
+                    "--format must be jsonl, locomo, longmemeval, mnemo or markdown"
+                )
             console.print(f"imported {total} turns into {mem.store.location}")
 
     guarded(run)
@@ -194,17 +201,40 @@ def _import_export(path: Path, db: str | None) -> None:
     console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
 
 
+def _markdown(path: Path, db: str | None, embedder: str | None, user: str | None, *,
+              export: bool, tenant: str | None = None) -> None:  # fmt: skip
+    from mnemo.files.markdown import export_markdown, import_markdown
+
+    with open_memory(db, embedder, tenant=tenant) as mem:
+        counts = export_markdown(mem, path, user) if export else import_markdown(mem, path)
+        verb = "exported to" if export else "imported from"
+        console.print(f"{verb} {path}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
 @app.command()
 def export(
-    out: Annotated[Path, typer.Argument(help="JSONL file to write ('-' for stdout).")],
+    out: Annotated[
+        Path, typer.Argument(help="JSONL file to write ('-' for stdout), or a folder (markdown).")
+    ],
     user: Annotated[
         str | None, typer.Option("--user", "-u", help="Export only this user's data.")
     ] = None,
     tenant: Annotated[str | None, typer.Option(help="Tenant of --user (env MNEMO_TENANT).")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="mnemo (JSONL, every table) or markdown.")
+    ] = "mnemo",
     db: DbOpt = None,
+    embedder: EmbedderOpt = None,
 ) -> None:
-    """Export every table of the store (or one user's rows) as JSONL; see `mnemo import`."""
+    """Export every table of the store (or one user's rows) as JSONL, or turns, memories and
+    summaries as Markdown files (the file-store layout); see `mnemo import`."""
     import sys
+
+    if fmt == "markdown":
+        guarded(lambda: _markdown(out, db, embedder, user, export=True, tenant=tenant))
+        return
+    if fmt not in ("mnemo", "jsonl"):
+        raise typer.BadParameter("--format must be mnemo or markdown")
 
     from mnemo.config import Settings
     from mnemo.export import export_store

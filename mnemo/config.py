@@ -126,6 +126,20 @@ class Settings(BaseModel):
         None, description="Optional TOML file whose keys are settings (below the env vars)."
     )
 
+    files_dir: str | None = Field(
+        None,
+        description="Folder of seed 002's Markdown file store: every fact, turn and summary also "
+        "as a file, kept in step both ways (None: off). See docs/files.md.",
+    )
+    files_reconcile_on_open: bool = Field(
+        True,
+        description="With files_dir, reconcile files and store when a Memory opens (apply "
+        "offline edits and deletions, write missing files).",
+    )
+    files_debounce_ms: int = Field(
+        100, ge=1, le=60_000, description="The file watcher's debounce window, milliseconds."
+    )
+
     # --- embedders ----------------------------------------------------------------------
     embedder: str = Field("local", description="Embedder name: local, openai or hashing.")
     embedder_model: str | None = Field(

@@ -17,6 +17,7 @@ from mnemo.config import Settings
 from mnemo.context import build_context
 from mnemo.embedders import Embedder, content_hash, create_embedder
 from mnemo.errors import NotFoundError, SchemaError, ValidationError
+from mnemo.files.memory_api import FilesAPI
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.llm import create_chat_model
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
@@ -53,7 +54,7 @@ def embed_text(content: str, name: str | None = None) -> str:
     return content
 
 
-class Memory(TiersAPI, TopicsAPI):
+class Memory(TiersAPI, TopicsAPI, FilesAPI):
     """Long-term memory over one store.
 
     ``Memory(path)`` opens (or creates) a SQLite file; ``Memory(url=...)`` a PostgreSQL
@@ -88,6 +89,7 @@ class Memory(TiersAPI, TopicsAPI):
         self.embedder = embedder or create_embedder(self.settings)
         self.store = store or open_store(self.settings)
         self._check_embedder()
+        self._attach_files()  # files_dir set: every write mirrored to a Markdown file
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
         self.handlers: dict[str, job_runner.Handler] = {}
         self.chat = create_chat_model(self.settings)
@@ -111,6 +113,7 @@ class Memory(TiersAPI, TopicsAPI):
         self.handlers[topic_tier.SUMMARY_JOB] = self.topic_memory.handle_summary_job
         if self.settings.topics_enabled:
             self.handlers[topic_tier.JOB_KIND] = self.topic_memory.handle_job
+        self._open_files()
 
     def _check_embedder(self) -> None:
         in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]
@@ -456,6 +459,7 @@ class Memory(TiersAPI, TopicsAPI):
 
     def close(self) -> None:
         """Close the store, and the embedder's network clients when this Memory made it."""
+        self.stop_files()
         self.conversation.close()
         self.store.close()
         if self._owns_embedder:

@@ -55,9 +55,14 @@ def create_app(
         worker = tenant_worker(state.tenants) if settings.serve_worker else None
         if worker is not None:
             worker.start()
+        files = state.tenants.get(settings.tenant) if settings.files_dir else None
+        if files is not None:
+            files.watch_files()  # seed 002: hand edits of the Markdown files reach the store
         try:
             yield
         finally:
+            if files is not None:
+                files.stop_files()
             if worker is not None:
                 worker.stop(timeout=30)
             if state.upstream is not None:

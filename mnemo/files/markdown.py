@@ -1,0 +1,139 @@
+"""``mnemo export --format markdown DIR`` / ``mnemo import DIR --format markdown``.
+
+The export writes the file store's layout (:mod:`mnemo.files.layout`) for a whole tenant or
+one user: live turns and memories under ``entries/``, deleted memories under ``deleted/``, and
+a snapshot index, so the folder can also serve as ``MNEMO_FILES_DIR``. The import reads such a
+folder into a store keeping every id, time, tag, score and source: turns in their session's
+order (``seq``) without follow-up jobs (the facts and summaries come from the files), memories
+with history actor ``import``; rows whose id the store already holds are skipped, so an import
+can be run again. Vectors are not in the files: they are recomputed by the store's embedder.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from itertools import groupby
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mnemo.errors import ValidationError
+from mnemo.files import layout
+from mnemo.files.mirror import FileMirror
+from mnemo.files.sync import all_rows
+from mnemo.schemas import MEMORY_KINDS, MemoryItem, format_time, utcnow
+from mnemo.storage.base import NewMemory, NewMessage
+
+if TYPE_CHECKING:
+    from mnemo.service import Memory
+
+ACTOR = "import"
+
+
+def export_markdown(mem: Memory, out_dir: Path, user_id: str | None = None) -> Counter[str]:
+    """Write the tenant's (or one user's) rows as Markdown files; returns counts per kind."""
+    mirror = FileMirror(out_dir)
+    out: Counter[str] = Counter()
+    for row in all_rows(mem.store, mem.tenant, user_id):
+        if isinstance(row, MemoryItem):
+            entry = layout.from_memory(row)
+            if row.deleted_at is not None:
+                mirror.remove(entry, save=False)
+                out["deleted"] += 1
+                continue
+        else:
+            entry = layout.from_message(row)
+        mirror.write(entry, save=False)
+        out["turns" if entry.is_turn else "memories"] += 1
+    mirror.snapshot.save()
+    return out
+
+
+def _entries(in_dir: Path, folder: str) -> list[layout.Entry]:
+    base = in_dir / folder
+    if not base.is_dir():
+        return []
+    paths = sorted(p for p in base.rglob(f"*{layout.SUFFIX}") if not p.name.startswith("."))
+    return [layout.parse(p.read_text(encoding="utf-8")) for p in paths]
+
+
+def import_markdown(mem: Memory, in_dir: Path) -> Counter[str]:
+    """Read a Markdown folder (``entries/`` and ``deleted/``) into ``mem``'s store; returns
+    counts per kind. A file that does not parse raises ValidationError before any write."""
+    if not (in_dir / layout.ENTRIES).is_dir():
+        raise ValidationError(f"{in_dir} has no {layout.ENTRIES}/ folder (not a Markdown export)")
+    live, gone = _entries(in_dir, layout.ENTRIES), _entries(in_dir, layout.DELETED)
+    out: Counter[str] = Counter()
+    out["turns"] = _import_turns(mem, [e for e in live if e.is_turn])
+    memories = [(e, False) for e in live if not e.is_turn] + [(e, True) for e in gone]
+    memories.sort(key=lambda m: (m[0].created_at or "", m[0].id or ""))  # the original order
+    out.update(_import_memories(mem, memories))
+    return out
+
+
+def _session_key(e: layout.Entry) -> tuple[str, str]:
+    return (e.user_id, e.session_id or "default")
+
+
+def _import_turns(mem: Memory, entries: list[layout.Entry]) -> int:
+    fresh = [e for e in entries if e.id and mem.store.get_message(mem.tenant, e.id) is None]
+    fresh.sort(key=lambda e: (_session_key(e), int(e.front.get("seq") or 0), e.created_at or ""))
+    n = 0
+    for (user, session), group in groupby(fresh, key=_session_key):
+        turns = list(group)
+        hashes, vectors = mem._embed([e.body for e in turns])
+        rows = [
+            NewMessage(
+                id=str(e.id),
+                tenant=mem.tenant,
+                user_id=user,
+                session_id=session,
+                role=e.role or "user",
+                name=e.front.get("name"),
+                content=e.body,
+                created_at=e.created_at or format_time(utcnow()),
+                metadata=_mapping(e.front.get("metadata")),
+                content_hash=h,
+                embedder=mem.embedder.id,
+                embedding=v,
+            )
+            for e, h, v in zip(turns, hashes, vectors, strict=True)
+        ]
+        n += len(mem.store.add_messages(rows, []))
+    return n
+
+
+def _import_memories(mem: Memory, entries: Iterable[tuple[layout.Entry, bool]]) -> Counter[str]:
+    n: Counter[str] = Counter(memories=0, deleted=0)
+    for e, deleted in entries:
+        if e.is_turn:
+            continue
+        if not e.id or mem.store.get_memory(mem.tenant, e.id) is not None:
+            continue
+        hashes, vectors = mem._embed([e.body])
+        row = NewMemory(
+            id=e.id,
+            tenant=mem.tenant,
+            user_id=e.user_id,
+            session_id=e.session_id,
+            kind=e.kind if e.kind in MEMORY_KINDS else "fact",
+            content=e.body,
+            tags=layout.tags_of(e) or [],
+            metadata=_mapping(e.front.get("metadata")),
+            importance=float(e.front.get("importance", 0.5)),
+            confidence=float(e.front.get("confidence", 1.0)),
+            source_message_ids=[str(s) for s in e.front.get("sources") or []],
+            created_at=e.created_at or format_time(utcnow()),
+            content_hash=hashes[0],
+            embedder=mem.embedder.id,
+            embedding=vectors[0],
+        )
+        mem.store.add_memory(row, ACTOR)
+        if deleted:
+            mem.store.delete_memory(mem.tenant, e.id, ACTOR)
+        n["deleted" if deleted else "memories"] += 1
+    return n
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}

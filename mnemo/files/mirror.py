@@ -1,0 +1,166 @@
+"""Store -> files: every write that reaches the store is mirrored to its Markdown file.
+
+:class:`MirroredStore` wraps a store: the write methods (turns, memories, fact batches,
+eviction, user erasure) call the real store first, then write the files. The database is the
+write of record: a file-system error after a committed write is logged and left for the
+startup reconcile (:func:`mnemo.files.sync.reconcile`) to repair, never raised. Every other
+attribute is the wrapped store's.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from mnemo.files import layout
+from mnemo.files.snapshot import Snapshot, write_atomic
+from mnemo.schemas import MemoryItem, Message
+from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage, Store
+
+log = logging.getLogger(__name__)
+
+
+def tenant_root(files_dir: str, tenant: str) -> Path:
+    """The file store of one tenant: ``files_dir`` itself for ``default``, else
+    ``files_dir/tenants/<tenant>``."""
+    root = Path(files_dir).resolve()
+    return root if tenant == "default" else root / "tenants" / layout.segment(tenant)
+
+
+class FileMirror:
+    """Writes rows as files under ``root`` and keeps the snapshot in step."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.snapshot = Snapshot(root)
+
+    def write(self, entry: layout.Entry, save: bool = True) -> PurePosixPath:
+        """Write (or rewrite) an entry's file; the snapshot learns its hash first, so the
+        watcher sees the write as mnemo's own."""
+        rel = layout.relpath(entry)
+        text = layout.render(entry)
+        self.snapshot.record(str(rel), entry.id, layout.digest(text))
+        write_atomic(self.root / rel, text)
+        if save:
+            self.snapshot.save()
+        return rel
+
+    def remove(self, entry: layout.Entry, save: bool = True) -> None:
+        """Soft delete: the file's last form goes to ``deleted/``, the live file away."""
+        rel = layout.relpath(entry)
+        self.snapshot.forget(str(rel))
+        write_atomic(self.root / layout.deleted_path(rel), layout.render(entry))
+        (self.root / rel).unlink(missing_ok=True)
+        if save:
+            self.snapshot.save()
+
+    def remove_user(self, user_id: str) -> None:
+        """Erase a user's folders (live and ``deleted/``) after ``delete_user``: erasure is
+        not a soft delete."""
+        rel = PurePosixPath(layout.ENTRIES, layout.segment(user_id))
+        for path in self.snapshot.under(f"{rel}/"):
+            self.snapshot.forget(path)
+        for folder in (self.root / rel, self.root / layout.deleted_path(rel)):
+            if folder.exists():
+                shutil.rmtree(folder)
+        self.snapshot.save()
+
+    def memory(self, item: MemoryItem) -> None:
+        """Mirror a memory: its file when live, ``deleted/`` when soft-deleted."""
+        entry = layout.from_memory(item)
+        if item.deleted_at is None:
+            self.write(entry)
+        else:
+            self.remove(entry)
+
+    def message(self, msg: Message, save: bool = True) -> None:
+        """Mirror a turn."""
+        self.write(layout.from_message(msg), save)
+
+
+class MirroredStore:
+    """A store whose writes are mirrored to a :class:`FileMirror` once they commit."""
+
+    def __init__(self, store: Store, mirror: FileMirror) -> None:
+        self.inner = store
+        self.mirror = mirror
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def _safely(self, what: str, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except OSError:
+            log.exception("file store: could not mirror %s (startup reconcile repairs it)", what)
+
+    def add_messages(self, rows: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
+        """Store turns, then write their files."""
+        out = self.inner.add_messages(rows, jobs)
+        self._safely("turns", self._messages, out)
+        return out
+
+    def _messages(self, msgs: list[Message]) -> None:
+        for msg in msgs:
+            self.mirror.message(msg, save=False)
+        self.mirror.snapshot.save()
+
+    def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
+        """Store a memory, then write its file."""
+        item = self.inner.add_memory(row, actor)
+        self._safely(item.id, self.mirror.memory, item)
+        return item
+
+    def update_memory(
+        self,
+        tenant: str,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        source_message_ids: list[str] | None = None,
+    ) -> MemoryItem:
+        """Change a memory, then rewrite its file."""
+        item = self.inner.update_memory(tenant, memory_id, changes, actor, source_message_ids)
+        self._safely(memory_id, self.mirror.memory, item)
+        return item
+
+    def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
+        """Soft-delete a memory, then move its file to ``deleted/``."""
+        item = self.inner.delete_memory(tenant, memory_id, actor)
+        self._safely(memory_id, self.mirror.memory, item)
+        return item
+
+    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
+        """Apply a fact batch, then mirror every memory it added, changed or deleted."""
+        out = self.inner.apply_facts(batch)
+        for item in out or []:
+            self._safely(item.id, self.mirror.memory, item)
+        return out
+
+    def evict_oldest(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        max_entries: int,
+        kinds: tuple[str, ...],
+        actor: str,
+    ) -> int:
+        """Evict, then move the files of the memories it soft-deleted to ``deleted/``."""
+        n = self.inner.evict_oldest(tenant, user_id, session_id, max_entries, kinds, actor)
+        if n:
+            flt = ListFilter(tenant, user_id, session_id, include_deleted=True, limit=100_000)
+            for item in self.inner.list_memories(flt):
+                rel = str(layout.relpath(layout.from_memory(item)))
+                if item.deleted_at is not None and self.mirror.snapshot.sha(rel) is not None:
+                    self._safely(item.id, self.mirror.memory, item)
+        return n
+
+    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+        """Erase a user's rows, then move the user's folder to ``deleted/``."""
+        counts = self.inner.delete_user(tenant, user_id)
+        self._safely(user_id, self.mirror.remove_user, user_id)
+        return counts

@@ -1,0 +1,247 @@
+"""Files -> store: apply hand edits and deletions of Markdown files, and reconcile at startup.
+
+Rules (the watcher and the startup reconcile share them):
+
+* A file whose hash matches the snapshot is mnemo's own write (or already applied): ignored.
+* **Facts and summaries.** An edited body or ``tags`` list updates the memory (re-embedded,
+  history actor ``file``); a new file (no ``id``, or an id the store does not know) adds a
+  memory with actor ``file`` and is replaced by a file at the canonical path with the new id;
+  a deleted file soft-deletes the memory (actor ``file``), whose last form goes to
+  ``deleted/``. A file of a memory deleted in the store moves to ``deleted/``.
+* **Turns are the event log.** A hand edit or deletion of a turn file is reported (a warning)
+  and undone: the file is rewritten from the stored turn. A turn file the store does not know
+  is reported and left alone.
+* A file that does not parse (no front matter, bad YAML, empty body) is reported and left
+  alone; it is retried when it changes again.
+
+The startup reconcile (seed 002's initial index) applies every file that changed since the
+snapshot, every file deleted since, then writes a file for each row that has none (or whose
+file is the stale mnemo-written version), moves files of deleted memories to ``deleted/``,
+and saves the snapshot.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from mnemo.errors import MnemoError, ValidationError
+from mnemo.files import layout
+from mnemo.files.mirror import FileMirror
+from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX
+from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
+from mnemo.storage.base import ListFilter, Store
+
+if TYPE_CHECKING:
+    from mnemo.service import Memory
+
+log = logging.getLogger(__name__)
+ACTOR = "file"
+PAGE = 1000
+
+
+def entry_files(root: Path) -> dict[str, Path]:
+    """Every Markdown file under ``root/entries``, by relative POSIX path (temp files out)."""
+    base = root / layout.ENTRIES
+    if not base.exists():
+        return {}
+    return {
+        p.relative_to(root).as_posix(): p
+        for p in base.rglob(f"*{layout.SUFFIX}")
+        if not p.name.startswith(".") and p.is_file()
+    }
+
+
+def all_rows(
+    store: Store, tenant: str, user_id: str | None = None
+) -> Iterator[MemoryItem | Message]:
+    """Every memory (deleted ones too) and every turn of a tenant (or one of its users),
+    page by page."""
+    offset = 0
+    while True:
+        flt = ListFilter(tenant, user_id, include_deleted=True, limit=PAGE, offset=offset)
+        page = store.list_memories(flt)
+        yield from page
+        if len(page) < PAGE:
+            break
+        offset += PAGE
+    offset = 0
+    while True:
+        msgs = store.list_messages(ListFilter(tenant, user_id, limit=PAGE, offset=offset))
+        yield from msgs
+        if len(msgs) < PAGE:
+            break
+        offset += PAGE
+
+
+class FileSync:
+    """Applies file changes under a mirror's root to a :class:`mnemo.Memory`."""
+
+    def __init__(self, mem: Memory, mirror: FileMirror) -> None:
+        self.mem = mem
+        self.mirror = mirror
+        self.root = mirror.root
+
+    def changed(self, rel: str) -> str:
+        """Apply the file at ``rel`` (added or modified); returns the outcome's name."""
+        path = self.root / rel
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return self.removed(rel)
+        except UnicodeDecodeError:
+            log.warning("file store: %s ignored: not UTF-8 text", rel)
+            return "invalid"
+        sha = layout.digest(text)
+        if self.mirror.snapshot.sha(rel) == sha:
+            return "unchanged"
+        try:
+            entry = layout.parse(text)
+            if entry.is_turn:
+                return self._turn_changed(rel, entry, sha)
+            return self._memory_changed(rel, entry, sha)
+        except ValidationError as exc:
+            log.warning("file store: %s ignored: %s", rel, exc)
+            return "invalid"
+
+    def _turn_changed(self, rel: str, entry: layout.Entry, sha: str) -> str:
+        msg = self._message(entry.id)
+        if msg is None:
+            log.warning("file store: %s is a turn the store does not know; left alone", rel)
+            self.mirror.snapshot.record(rel, entry.id, sha)
+            return "unknown_turn"
+        if entry.body == msg.content:
+            self.mirror.snapshot.record(rel, msg.id, sha)
+            return "unchanged"
+        log.warning("file store: %s: turns are the event log; the hand edit is undone", rel)
+        self.mirror.message(msg)
+        return "turn_restored"
+
+    def _memory_changed(self, rel: str, entry: layout.Entry, sha: str) -> str:
+        item = self._memory(entry.id)
+        if item is None:
+            return self._memory_added(rel, entry)
+        if item.deleted_at is not None:
+            self.mirror.snapshot.forget(rel)
+            self.mirror.memory(item)
+            return "deleted"
+        tags = layout.tags_of(entry)
+        content = entry.body if entry.body.strip() != item.content.strip() else None
+        new_tags = tags if tags is not None and tags != item.tags else None
+        if content is None and new_tags is None:
+            self.mirror.snapshot.record(rel, item.id, sha)
+            return "unchanged"
+        self.mem.update(item.id, content=content, tags=new_tags, actor=ACTOR)
+        return "updated"
+
+    def _memory_added(self, rel: str, entry: layout.Entry) -> str:
+        kind = entry.kind if entry.kind in MEMORY_KINDS else "fact"
+        item = self.mem.add(
+            entry.body,
+            entry.user_id,
+            kind=kind,
+            session_id=entry.session_id,
+            tags=layout.tags_of(entry),
+            actor=ACTOR,
+        )
+        new_rel = str(layout.relpath(layout.from_memory(item)))
+        if new_rel != rel:
+            self.mirror.snapshot.forget(rel)
+            (self.root / rel).unlink(missing_ok=True)
+            self.mirror.snapshot.save()
+        return "added"
+
+    def removed(self, rel: str) -> str:
+        """Apply the deletion of the file at ``rel``; returns the outcome's name."""
+        rec = self.mirror.snapshot.forget(rel)
+        if rec is None or (self.root / rel).exists():
+            return "unknown"
+        id = rec.get("id")
+        msg = self._message(id)
+        if msg is not None:
+            log.warning("file store: %s: turns are the event log; the file is restored", rel)
+            self.mirror.message(msg)
+            return "turn_restored"
+        item = self._memory(id)
+        self.mirror.snapshot.save()
+        if item is None or item.deleted_at is not None:
+            return "unknown"
+        self.mem.delete(item.id, actor=ACTOR)
+        return "deleted"
+
+    def _message(self, id: object) -> Message | None:
+        if not isinstance(id, str) or not id.startswith(MESSAGE_PREFIX):
+            return None
+        return self.mem.store.get_message(self.mem.tenant, id)
+
+    def _memory(self, id: object) -> MemoryItem | None:
+        if not isinstance(id, str) or not id.startswith(MEMORY_PREFIX):
+            return None
+        return self.mem.store.get_memory(self.mem.tenant, id)
+
+    def apply_batch(self, rels: set[str]) -> Counter[str]:
+        """Apply a batch of changed paths (from the watcher); each path's current state
+        (present or gone) decides. Errors are reported per file, never raised."""
+        out: Counter[str] = Counter()
+        for rel in sorted(rels):
+            try:
+                out[self.changed(rel)] += 1
+            except (MnemoError, OSError):
+                log.exception("file store: could not apply %s", rel)
+                out["error"] += 1
+        self.mirror.snapshot.save()
+        return out
+
+    def reconcile(self) -> Counter[str]:
+        """Seed 002's initial index: files -> store, then store -> files; returns counts."""
+        out: Counter[str] = Counter()
+        files = entry_files(self.root)
+        for rel in sorted(files):
+            out[self.changed(rel)] += 1
+        for rel in self.mirror.snapshot.under(f"{layout.ENTRIES}/"):
+            if rel not in files:
+                out[self.removed(rel)] += 1
+        for row in all_rows(self.mem.store, self.mem.tenant):
+            out[self._row(row)] += 1
+        self.mirror.snapshot.save()
+        out.pop("unchanged", None)
+        out.pop("in_step", None)
+        return out
+
+    def _row(self, row: MemoryItem | Message) -> str:
+        """Store -> files for one row: write a missing or stale file, move a deleted one."""
+        if isinstance(row, MemoryItem):
+            entry = layout.from_memory(row)
+            if row.deleted_at is not None:
+                if (self.root / layout.relpath(entry)).exists():
+                    self.mirror.remove(entry, save=False)
+                    return "moved_to_deleted"
+                return "in_step"
+        else:
+            entry = layout.from_message(row)
+        rel = layout.relpath(entry)
+        path = self.root / rel
+        if not path.exists():
+            self.mirror.write(entry, save=False)
+            return "written"
+        current = layout.digest(path.read_text(encoding="utf-8"))
+        expected = layout.digest(layout.render(entry))
+        if current != expected and current == self.mirror.snapshot.sha(str(rel)):
+            self.mirror.write(entry, save=False)
+            return "rewritten"
+        return "in_step"
+
+
+def rel_of(root: Path, path: str | Path) -> str | None:
+    """``path`` relative to ``root`` as POSIX text when it is an entry file, else None."""
+    p = Path(path)
+    try:
+        rel = PurePosixPath(p.relative_to(root).as_posix())
+    except ValueError:
+        return None
+    if rel.parts[:1] != (layout.ENTRIES,) or rel.suffix != layout.SUFFIX:
+        return None
+    return None if rel.name.startswith(".") else str(rel)
