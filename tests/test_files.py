@@ -205,3 +205,21 @@ def test_tenant_has_its_own_root(tmp_path: Path) -> None:
     with open_mem(tmp_path, tenant="acme") as mem:
         item = mem.add("fact", "u1")
     file_of(tmp_path / "files/tenants/acme", item.id)
+
+
+def test_the_rolling_summary_is_summaries_summary_md(tmp_path: Path) -> None:
+    mem = open_mem(tmp_path, preset="agent-cli", fact_extraction="off")
+    turns = [
+        {"role": "user", "content": "I am planning a trip to Kyoto in April."},
+        {"role": "assistant", "content": "April is cherry blossom season in Kyoto."},
+    ]
+    mem.add_messages(turns, "u1", "s1")
+    mem.drain()
+    mem.add_messages([{"role": "user", "content": "I also want to visit Nara."}], "u1", "s1")
+    mem.drain()
+    path = tmp_path / "files" / "entries" / "u1" / "s1" / "summaries" / "summary.md"
+    entry = layout.parse(path.read_text(encoding="utf-8"))
+    assert entry.kind == "summary" and entry.front["summary_kind"] == "rolling"
+    assert "Nara" in entry.body  # rewritten in place as the conversation goes on
+    assert len(list(path.parent.glob("*.md"))) == 1
+    mem.close()

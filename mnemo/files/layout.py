@@ -5,7 +5,8 @@ Seed 002's layout, one folder per user and conversation (session)::
     <root>/entries/<user>/<session>/turns/user/<created>__<id>.md
     <root>/entries/<user>/<session>/turns/assistant/<created>__<id>.md
     <root>/entries/<user>/<session>/facts/<created>__<id>.md        (fact, note, episode)
-    <root>/entries/<user>/<session>/summaries/<created>__<id>.md    (summaries)
+    <root>/entries/<user>/<session>/summaries/summary.md            (the rolling summary, seed 002)
+    <root>/entries/<user>/<session>/summaries/<created>__<id>.md    (other summaries)
     <root>/deleted/...                                              (same paths, soft-deleted)
 
 A memory without a session lives under the session folder ``_global``. User and session ids
@@ -79,8 +80,12 @@ def relpath(entry: Entry) -> PurePosixPath:
     base = PurePosixPath(ENTRIES, segment(entry.user_id), session)
     if entry.is_turn:
         folder = base / "turns" / segment(entry.role or "user")
+    elif entry.kind == "summary":
+        folder = base / "summaries"
+        if entry.front.get("summary_kind") == "rolling":  # one per conversation (seed 002)
+            return folder / f"summary{SUFFIX}"
     else:
-        folder = base / ("summaries" if entry.kind == "summary" else "facts")
+        folder = base / "facts"
     return folder / f"{stamp(entry.created_at)}__{entry.id}{SUFFIX}"
 
 
