@@ -131,6 +131,16 @@ class Settings(BaseModel):
         description="Folder of seed 002's Markdown file store: every fact, turn and summary also "
         "as a file, kept in step both ways (None: off). See docs/files.md.",
     )
+    reembed_on_open: bool = Field(
+        False,
+        description="When the store holds vectors of another embedder, re-embed them as the "
+        "Memory opens (seed 001) instead of raising SchemaError. Resumable if interrupted.",
+    )
+    repair_on_open: bool = Field(
+        False,
+        description="Run seed 001's sync-on-startup repair as the Memory opens: re-sync "
+        "full-text rows, embed rows without a vector, restore missing users rows.",
+    )
     files_reconcile_on_open: bool = Field(
         True,
         description="With files_dir, reconcile files and store when a Memory opens (apply "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -39,6 +40,8 @@ from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage, Store
 from mnemo.tiers import facts as fact_tier
 from mnemo.tiers import topics as topic_tier
 from mnemo.tiers.conversation import ConversationTiers
+
+log = logging.getLogger("mnemo")
 
 Progress = Callable[[int], None]
 
@@ -116,7 +119,19 @@ class Memory(TiersAPI, TopicsAPI, FilesAPI):
         self._open_files()
 
     def _check_embedder(self) -> None:
+        """Raise SchemaError when the store holds another embedder's vectors, unless
+        ``reembed_on_open`` (then rebuild them); run the startup repair when asked."""
         in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]
+        if in_use and self.settings.reembed_on_open:
+            from mnemo.reembed import reembed
+
+            log.warning("re-embedding vectors of %s with %s", in_use, self.embedder.id)
+            reembed(self.store, self.embedder, self.settings.embed_batch_size)
+            in_use = []
+        if self.settings.repair_on_open:
+            from mnemo.repair import repair
+
+            log.info("startup repair: %s", repair(self.store, self.embedder))
         if in_use:
             raise SchemaError(
                 f"{self.store.location} holds vectors made by {in_use}, but the embedder is "

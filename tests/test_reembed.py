@@ -161,3 +161,12 @@ def test_reembed_on_postgres(pg_url: str) -> None:
     with Memory(url=pg_url, **NEW, **QUIET, lexical_weight=0.0) as mem:
         hits = mem.search("pizza", user_id="u0", limit=3)
         assert hits and "pizza" in hits[0].content
+
+
+def test_reembed_on_open_rebuilds_instead_of_refusing(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    seed(path)
+    with Memory(path, **NEW, **QUIET, reembed_on_open=True, lexical_weight=0.0) as mem:
+        assert mem.store.embedders_in_use() == ["hashing:96"]
+        assert mem.search("pizza", user_id="u0")[0].content == "Ann loves pizza"
+    assert embedders_left(path) == {"hashing:96"}

@@ -109,3 +109,12 @@ def test_repair_on_postgres_embeds_missing_vectors(pg_url: str) -> None:
         store.close()
     with Memory(url=pg_url, embedder="hashing", **QUIET, lexical_weight=0.0) as mem:
         assert mem.search("Ann loves pizza", user_id="u0")[0].id == item.id
+
+
+def test_repair_on_open_fixes_the_drift_before_the_first_search(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    seed(path)
+    damage(path)
+    assert "turn about the cat" not in search(path, "cat", dense_weight=0.0)
+    assert "turn about the cat" in search(path, "cat", dense_weight=0.0, repair_on_open=True)
+    assert sum(run(path, dry_run=True).values()) == 0  # nothing left to fix
