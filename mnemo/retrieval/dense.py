@@ -175,20 +175,21 @@ class VectorIndex:
 
     def names(self) -> list[str]:
         """The distinct speaker names of this user's turns, lower-cased."""
-        return [n for n in self.speaker_names if n]
+        return [n for n in list(self.speaker_names) if n]  # a copy: appends may run meanwhile
 
     def spoken_by(self, names: frozenset[str], role: str | None) -> np.ndarray:
         """Rows said by one of ``names`` (lower-cased) when given, else by ``role``.
 
         Memories count as the user's: they are distilled from what the user said.
         """
+        n = self.n  # read once: another thread may append meanwhile
         if names:
-            codes = [c for n, c in self.speaker_names.items() if n in names]
-            return np.isin(self.name_codes[: self.n], codes)
+            codes = [c for name, c in list(self.speaker_names.items()) if name in names]
+            return np.isin(self.name_codes[:n], codes)
         code = self.role_names.get(role, -1) if role is not None else -1
-        spoken = self.role_codes[: self.n] == code
+        spoken = self.role_codes[:n] == code
         if role == "user":
-            spoken |= self.tables[: self.n] == 1
+            spoken |= self.tables[:n] == 1
         return np.asarray(spoken)
 
     def ref(self, position: int) -> tuple[int, int]:
