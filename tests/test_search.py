@@ -168,3 +168,20 @@ def test_neighbours_stay_inside_their_session(open_mem: OpenMem) -> None:
     mem.add_messages([{"role": "user", "content": "the submarine sonar report"}], "u", "b")
     hits = mem.search("submarine sonar", user_id="u")
     assert [h.session_id for h in hits] == ["b"]
+
+
+def test_a_reload_builds_a_new_index_and_leaves_the_old_one_whole(mem: Memory) -> None:
+    mem.add_messages(
+        [{"role": "user", "content": f"turn {i} about otters"} for i in range(3)], "u1"
+    )
+    item = mem.add("a fact about otters", user_id="u1")
+    cache, args = mem.pipeline.indexes, (mem.store, mem.tenant, "u1", mem.embedder.id)
+    old = cache.get(*args)
+    rows = old.n
+    mem.add_messages([{"role": "user", "content": "one more otter turn"}], "u1")
+    assert cache.get(*args) is old and old.n == rows + 1  # an insert appends in place
+    mem.update(item.id, content="a changed fact about otters")  # a reload
+    new = cache.get(*args)
+    assert new is not old and new.n == rows + 1
+    assert old.n == rows + 1  # a search still holding the old index sees it whole
+    assert cache.get(*args) is new

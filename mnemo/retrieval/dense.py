@@ -60,25 +60,25 @@ class VectorIndex:
         self.pos: dict[tuple[int, int], int] = {}
         self.lock = threading.Lock()
 
-    def refresh(self, store: Store, tenant: str, user_id: str, embedder: str) -> None:
-        """Bring the index in line with the store (append new rows, or reload)."""
+    def refresh(self, store: Store, tenant: str, user_id: str, embedder: str) -> VectorIndex:
+        """Bring the index in line with the store and return the index to search.
+
+        New inserts are appended in place (the row count grows last, so a concurrent search
+        sees a consistent prefix). A reload (update, delete, re-embed) builds a *new* index and
+        returns it: searches already running on this one keep a consistent, older view.
+        """
         with self.lock:
             current = store.vector_state(tenant, user_id)
             if current == self.state:
-                return
-            if self.state is None or current.generation != self.state.generation:
-                self._reset()
-                self._append(store.load_vectors(tenant, user_id, embedder, None, current))
-            else:
-                self._append(store.load_vectors(tenant, user_id, embedder, self.state, current))
+                return self
+            if self.state is not None and current.generation != self.state.generation:
+                fresh = VectorIndex()
+                fresh._append(store.load_vectors(tenant, user_id, embedder, None, current))
+                fresh.state = current
+                return fresh
+            self._append(store.load_vectors(tenant, user_id, embedder, self.state, current))
             self.state = current
-
-    def _reset(self) -> None:
-        # New dicts rather than clear(): a search running in another thread keeps the old ones.
-        self.n = 0
-        self.session_names, self.kind_names, self.pos = {}, {}, {}
-        self.role_names = {None: 0}
-        self.speaker_names = {None: 0}
+            return self
 
     def _append(self, rows: VectorRows) -> None:
         m = len(rows.rowids)
@@ -220,8 +220,12 @@ class IndexCache:
             self._indexes.move_to_end(key)
             while len(self._indexes) > self.max_users:
                 self._indexes.popitem(last=False)
-        index.refresh(store, tenant, user_id, embedder)
-        return index
+        fresh = index.refresh(store, tenant, user_id, embedder)
+        if fresh is not index:
+            with self._lock:
+                if self._indexes.get(key) is index:
+                    self._indexes[key] = fresh
+        return fresh
 
     def drop(self, tenant: str, user_id: str) -> None:
         """Forget a user's index."""
