@@ -140,7 +140,8 @@ class LeaseKeeper:
 class RunOptions:
     """How :func:`run_ready` runs jobs; the defaults match the Settings defaults.
 
-    ``keeper`` renews leases; without one, each ``run_ready`` call makes its own.
+    ``keeper`` renews leases; without one, each ``run_ready`` call makes its own. ``tenant``
+    confines the run to one tenant's jobs (None: every tenant's).
     """
 
     max_attempts: int = MAX_ATTEMPTS
@@ -148,6 +149,7 @@ class RunOptions:
     owner: str = ""
     stop: threading.Event | None = None
     keeper: LeaseKeeper | None = None
+    tenant: str | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, **more: Any) -> RunOptions:
@@ -174,7 +176,7 @@ def run_ready(
         while max_jobs is None or ran < max_jobs:
             if opts.stop is not None and opts.stop.is_set():
                 break
-            job = store.claim_job(lease_s=opts.lease_s, owner=owner)
+            job = store.claim_job(lease_s=opts.lease_s, owner=owner, tenant=opts.tenant)
             if job is None:
                 break
             ran += 1
@@ -221,9 +223,14 @@ class Worker:
     worker``). ``stop()`` lets the current job finish, then the loop ends.
     """
 
-    def __init__(self, memory: Memory, poll_s: float | None = None) -> None:
+    def __init__(
+        self, memory: Memory, poll_s: float | None = None, any_tenant: bool = False
+    ) -> None:
         self.memory = memory
         self.poll_s = memory.settings.worker_poll_s if poll_s is None else poll_s
+        # Only the Memory's own tenant's jobs, whose handlers write that tenant's rows; a
+        # dispatcher by tenant (the server's) sets any_tenant.
+        self.any_tenant = any_tenant
         self.jobs_run = 0
         self.errors = 0
         self._stop = threading.Event()
@@ -243,7 +250,10 @@ class Worker:
             keeper.close()
 
     def _drain(self, keeper: LeaseKeeper) -> int:
-        options = RunOptions.from_settings(self.memory.settings, stop=self._stop, keeper=keeper)
+        tenant = None if self.any_tenant else self.memory.tenant
+        options = RunOptions.from_settings(
+            self.memory.settings, stop=self._stop, keeper=keeper, tenant=tenant
+        )
         ran = run_ready(self.memory.store, self.memory.handlers, options=options)
         self.jobs_run += ran
         return ran

@@ -464,8 +464,8 @@ class Memory(TiersAPI, TopicsAPI, FilesAPI):
         return counts
 
     def drain(self, max_jobs: int | None = None) -> int:
-        """Run pending jobs inline until none is ready; returns how many ran."""
-        options = job_runner.RunOptions.from_settings(self.settings)
+        """Run this tenant's pending jobs inline until none is ready; returns how many ran."""
+        options = job_runner.RunOptions.from_settings(self.settings, tenant=self.tenant)
         return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
 
     def stats(self) -> Stats:

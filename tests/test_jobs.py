@@ -91,3 +91,19 @@ def test_jobs_survive_reopen(open_mem: OpenMem) -> None:
     assert again.drain() == 1 and len(ran) == 1
     with pytest.raises(KeyError):
         again.handlers["missing"]
+
+
+def test_a_memory_runs_only_its_own_tenants_jobs(db_path: str) -> None:
+    tiers = {"profile_enabled": False, "episodes_enabled": False}  # the fact tier alone
+    a = Memory(db_path, embedder="hashing", tenant="a", **tiers)
+    b = Memory(db_path, embedder="hashing", tenant="b", **tiers)
+    a.add_messages([{"role": "user", "content": "I live in Lyon."}], "u1")
+    b.add_messages([{"role": "user", "content": "I live in Oslo."}], "u1")
+    assert a.drain() == 1  # tenant b's job waits for a worker of tenant b
+    assert ["Lyon" in f.content for f in a.list("u1", kind="fact")] == [True]
+    assert b.list("u1", kind="fact") == []
+    assert b.drain() == 1
+    assert ["Oslo" in f.content for f in b.list("u1", kind="fact")] == [True]
+    assert ["Lyon" in f.content for f in a.list("u1", kind="fact")] == [True]
+    a.close()
+    b.close()

@@ -29,4 +29,4 @@ def tenant_worker(tenants: Tenants) -> Worker:
     base = tenants.get(tenants.settings.tenant)
     view = copy.copy(base)
     view.handlers = {kind: dispatcher(tenants, kind) for kind in base.handlers}
-    return Worker(view)
+    return Worker(view, any_tenant=True)

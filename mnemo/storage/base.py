@@ -330,11 +330,17 @@ class Store(TopicStore, Protocol):
         ...
 
     def claim_job(
-        self, kinds: tuple[str, ...] | None = None, *, lease_s: float = 300.0, owner: str = ""
+        self,
+        kinds: tuple[str, ...] | None = None,
+        *,
+        lease_s: float = 300.0,
+        owner: str = "",
+        tenant: str | None = None,
     ) -> Job | None:
         """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
 
-        Ready: pending and due, or running with an expired lease (its worker died).
+        Ready: pending and due, or running with an expired lease (its worker died). With
+        ``tenant``, only that tenant's jobs.
         """
         ...
 

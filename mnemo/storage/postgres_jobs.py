@@ -44,7 +44,12 @@ class PgJobs:
         )
 
     def claim_job(
-        self, kinds: tuple[str, ...] | None = None, *, lease_s: float = 300.0, owner: str = ""
+        self,
+        kinds: tuple[str, ...] | None = None,
+        *,
+        lease_s: float = 300.0,
+        owner: str = "",
+        tenant: str | None = None,
     ) -> Job | None:
         """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
 
@@ -59,6 +64,9 @@ class PgJobs:
         if kinds:
             ready += " AND kind = ANY(%s)"
             args.append(list(kinds))
+        if tenant is not None:
+            ready += " AND tenant = %s"
+            args.append(tenant)
         with self.db.write() as c:
             r = c.execute(
                 "UPDATE jobs SET status='running', attempts=attempts+1, updated_at=%s,"

@@ -24,7 +24,12 @@ class SQLiteJobs:
             self._enqueue(c, jobs, now)
 
     def claim_job(
-        self, kinds: tuple[str, ...] | None = None, *, lease_s: float = 300.0, owner: str = ""
+        self,
+        kinds: tuple[str, ...] | None = None,
+        *,
+        lease_s: float = 300.0,
+        owner: str = "",
+        tenant: str | None = None,
     ) -> Job | None:
         """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
 
@@ -41,6 +46,9 @@ class SQLiteJobs:
             if kinds:
                 sql += f" AND kind IN ({','.join('?' * len(kinds))})"
                 args += list(kinds)
+            if tenant is not None:
+                sql += " AND tenant=?"
+                args.append(tenant)
             r = c.execute(sql + " ORDER BY run_after, rowid LIMIT 1", args).fetchone()
             if r is None:
                 return None
