@@ -159,7 +159,7 @@ def reembed(
         emb = create_embedder(settings)
         store = open_store(settings)
         try:
-            report = run_reembed(store, emb, batch_size, dry_run, bar)
+            report = run_reembed(store, emb, batch_size, dry_run, bar, settings.key_chunk_words)
         finally:
             store.close()
             emb.close()
@@ -189,7 +189,9 @@ def repair(
         settings = Settings(**overrides)
         emb, store = create_embedder(settings), open_store(settings)
         try:
-            report = run_repair(store, emb, dry_run, progress=bar)
+            report = run_repair(
+                store, emb, dry_run, progress=bar, key_words=settings.key_chunk_words
+            )
         finally:
             store.close()
             emb.close()

@@ -30,6 +30,8 @@ _SEED_RANKING: dict[str, Any] = {
     "neighbor_weight": 0.0,
     "speaker_weight": 0.0,
     "strip_speaker_names": False,
+    "key_chunk_words": 0,
+    "key_weight": 0.0,
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -293,6 +295,20 @@ class Settings(BaseModel):
         le=1,
         description="A turn gains this share of its session's normalised top-3 relevance; "
         "0 turns session aggregation off.",
+    )
+    key_chunk_words: int = Field(
+        64,
+        ge=0,
+        description="A user turn longer than this many words also gets extra index keys: runs "
+        "of whole sentences of at most this many words, each embedded (see retrieval.keys); "
+        "0 writes no keys. Applies to turns written afterwards (and `mnemo repair`).",
+    )
+    key_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A keyed turn's cosine is (1 - w) x its own + w x max(its own, its best "
+        "key's); 0 ignores keys.",
     )
     min_similarity: float = Field(
         0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."

@@ -104,6 +104,8 @@ def reembed_table(
     where = " AND ".join(f"{k}=?" for k in keys)
     has_hash = table != "document_chunks"
     sets = "embedder=?, embedding=?" + (", content_hash=?" if has_hash else "")
+    if table == "messages":
+        sets += ", key_vectors=NULL"  # made by the old embedder; see mnemo.keyfill
     done = 0
     while True:
         with _db(store).read() as c:
@@ -153,8 +155,12 @@ def reembed(
     batch_size: int = 256,
     dry_run: bool = False,
     progress: ProgressFactory | None = None,
+    key_words: int = 0,
 ) -> ReembedReport:
-    """Rebuild every vector not made by ``embedder``; see the module docstring."""
+    """Rebuild every vector not made by ``embedder``, then (``key_words`` > 0) the extra keys
+    of the re-embedded turns (see mnemo.keyfill); see the module docstring."""
+    from mnemo.keyfill import fill_keys, pending_keys
+
     counts = stale_count(store, embedder.id)
     report = ReembedReport(dry_run=dry_run)
     if dry_run:
@@ -164,6 +170,9 @@ def reembed(
         with _bar(progress, f"reembed {table}", counts[table]) as advance:
             report.rows[table] = reembed_table(store, embedder, table, batch_size, advance)
     report.rows["topics"] = refold_topics(store, embedder.id)
+    if key_words > 0:
+        with _bar(progress, "message keys", pending_keys(store, embedder.id)) as advance:
+            report.rows["message keys"] = fill_keys(store, embedder, key_words, batch_size, advance)
     return report
 
 

@@ -21,6 +21,7 @@ from mnemo.errors import NotFoundError, SchemaError, ValidationError
 from mnemo.files.memory_api import FilesAPI
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.llm import create_chat_model
+from mnemo.retrieval import keys
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import (
     ContextBundle,
@@ -126,12 +127,20 @@ class Memory(TiersAPI, TopicsAPI, FilesAPI):
             from mnemo.reembed import reembed
 
             log.warning("re-embedding vectors of %s with %s", in_use, self.embedder.id)
-            reembed(self.store, self.embedder, self.settings.embed_batch_size)
+            reembed(
+                self.store,
+                self.embedder,
+                self.settings.embed_batch_size,
+                key_words=self.settings.key_chunk_words,
+            )
             in_use = []
         if self.settings.repair_on_open:
             from mnemo.repair import repair
 
-            log.info("startup repair: %s", repair(self.store, self.embedder))
+            log.info(
+                "startup repair: %s",
+                repair(self.store, self.embedder, key_words=self.settings.key_chunk_words),
+            )
         if in_use:
             raise SchemaError(
                 f"{self.store.location} holds vectors made by {in_use}, but the embedder is "
@@ -158,6 +167,13 @@ class Memory(TiersAPI, TopicsAPI, FilesAPI):
         turns = check.messages(messages, self.settings.max_content_chars)
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self._embed(texts, progress)
+        key_vectors = keys.embed_keys(
+            self.embedder,
+            self.store,
+            [(t.role, t.content) for t in turns],
+            hashes,
+            self.settings.key_chunk_words,
+        )
         now = utcnow()
         rows = [
             NewMessage(
@@ -173,8 +189,9 @@ class Memory(TiersAPI, TopicsAPI, FilesAPI):
                 content_hash=h,
                 embedder=self.embedder.id,
                 embedding=v,
+                key_vectors=kv,
             )
-            for t, h, v in zip(turns, hashes, vectors, strict=True)
+            for t, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
         ]
         stored = self.store.add_messages(rows, self._followups(rows))
         return [m.id for m in stored]

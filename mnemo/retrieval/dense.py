@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mnemo.retrieval.keys import blend_keys
 from mnemo.storage.base import Store, VectorRows, VectorState
 
 
@@ -58,6 +59,10 @@ class VectorIndex:
         self.role_names: dict[str | None, int] = {None: 0}
         self.speaker_names: dict[str | None, int] = {None: 0}
         self.pos: dict[tuple[int, int], int] = {}
+        # extra keys of long turns (see retrieval.keys) and the row position owning each
+        self.k = 0
+        self.key_matrix = np.zeros((0, 0), dtype=np.float32)
+        self.key_owners = np.zeros(0, dtype=np.int64)
         self.lock = threading.Lock()
 
     def refresh(self, store: Store, tenant: str, user_id: str, embedder: str) -> VectorIndex:
@@ -107,7 +112,26 @@ class VectorIndex:
         ]
         for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
             self.pos[(t, r)] = self.n + i
+        self._append_keys(rows, dim)
         self.n += m
+
+    def _append_keys(self, rows: VectorRows, dim: int) -> None:
+        """Append a batch's keys (before its rows count: a search never sees a key whose
+        row it cannot see, see :meth:`search`)."""
+        k = len(rows.key_owners)
+        if k == 0 or rows.key_vectors.shape[1] != dim:
+            return
+        if self.k + k > len(self.key_owners) or self.key_matrix.shape[1] != dim:
+            capacity = max(2 * (self.k + k), 64)
+            matrix = np.zeros((capacity, dim), np.float32)
+            owners = np.zeros(capacity, np.int64)
+            if self.k and self.key_matrix.shape[1] == dim:
+                matrix[: self.k] = self.key_matrix[: self.k]
+                owners[: self.k] = self.key_owners[: self.k]
+            self.key_matrix, self.key_owners = matrix, owners
+        self.key_matrix[self.k : self.k + k] = rows.key_vectors
+        self.key_owners[self.k : self.k + k] = rows.key_owners + self.n
+        self.k += k
 
     def _grow(self, capacity: int, dim: int) -> None:
         def grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -140,16 +164,29 @@ class VectorIndex:
         return mask
 
     def search(
-        self, query: np.ndarray, limit: int, mask: np.ndarray | None = None
+        self,
+        query: np.ndarray,
+        limit: int,
+        mask: np.ndarray | None = None,
+        key_weight: float = 0.0,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Positions and cosines of the ``limit`` rows most similar to the unit ``query``."""
+        """Positions and cosines of the ``limit`` rows most similar to the unit ``query``;
+        with ``key_weight`` > 0 a keyed row's cosine is blended with its best key's
+        (see retrieval.keys.blend_keys)."""
         # Rows only grow between resets; a mask built before rows were appended by another
         # thread covers fewer rows, so search the rows it covers.
         n = self.n if mask is None else min(self.n, len(mask))
+        k = self.k  # read after n: keys of rows appended meanwhile are cut below
         if n == 0 or limit <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        q = query.astype(np.float32)
         with single_blas_thread():
-            sims = self.matrix[:n] @ query.astype(np.float32)
+            sims = self.matrix[:n] @ q
+            if key_weight > 0 and k:
+                owners = self.key_owners[:k]
+                seen = owners < n
+                key_sims = self.key_matrix[:k] @ q
+                sims = blend_keys(sims, key_sims[seen], owners[seen], key_weight)
         if mask is not None:
             sims = np.where(mask[:n], sims, -np.inf)
             limit = min(limit, int(mask[:n].sum()))

@@ -157,7 +157,7 @@ class Pipeline:
         cands: Candidates,
     ) -> None:
         mask = index.mask(scope.session_id, req.kinds)
-        positions, sims = index.search(qvec, pool, mask)
+        positions, sims = index.search(qvec, pool, mask, self.settings.key_weight)
         floor = self.settings.min_similarity
         for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
             if sim < floor:

@@ -47,6 +47,9 @@ class NewMessage:
     content_hash: str
     embedder: str | None
     embedding: np.ndarray | None
+    #: Extra index keys (k, dim) of a long user turn (see retrieval.keys); (0, dim) for none,
+    #: None when not computed.
+    key_vectors: np.ndarray | None = None
 
 
 @dataclass
@@ -171,6 +174,9 @@ class VectorRows:
     vectors: np.ndarray  # float32 (n, dim)
     roles: list[str | None] = field(default_factory=list)  # a message's role; None for memories
     names: list[str | None] = field(default_factory=list)  # a message's speaker name, if any
+    #: Extra index keys (see retrieval.keys): float32 (k, dim), and the row each belongs to.
+    key_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    key_owners: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 @dataclass(frozen=True)
@@ -319,6 +325,10 @@ class Store(TopicStore, Protocol):
 
     def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
         """Already-stored vectors for content hashes made by ``embedder``."""
+        ...
+
+    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
         ...
 
     def embedders_in_use(self) -> list[str]:

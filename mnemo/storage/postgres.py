@@ -87,8 +87,8 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
                 out.append(rows.message_from_new(m, seq))
             c.cursor().executemany(
                 "INSERT INTO messages (id, tenant, user_id, session_id, seq, role, name,"
-                " content, created_at, metadata, content_hash, embedder, embedding)"
-                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                " content, created_at, metadata, content_hash, embedder, embedding,"
+                " key_vectors) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 params,
             )
             self._enqueue(c, jobs, now)
@@ -271,4 +271,5 @@ def message_params(m: NewMessage, seq: int) -> tuple[Any, ...]:
         m.content_hash,
         m.embedder,
         m.embedding,
+        rows.key_blob(m.key_vectors),
     )

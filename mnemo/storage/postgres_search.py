@@ -134,9 +134,10 @@ class PgSearch:
         lo_mem = after.max_memory_rowid if after else 0
         query = (
             "SELECT 0::int2 AS t, rowid, session_id, 'message'::text AS kind, created_at,"
-            " embedding, role, name FROM messages WHERE tenant=%s AND user_id=%s AND embedder=%s"
-            " AND rowid>%s AND rowid<=%s AND evicted_at IS NULL UNION ALL SELECT 1::int2,"
-            " rowid, session_id, kind, created_at, embedding, NULL, NULL FROM memories"
+            " embedding, role, name, key_vectors FROM messages WHERE tenant=%s AND user_id=%s"
+            " AND embedder=%s AND rowid>%s AND rowid<=%s AND evicted_at IS NULL UNION ALL"
+            " SELECT 1::int2, rowid, session_id, kind, created_at, embedding, NULL, NULL,"
+            " NULL::bytea FROM memories"
             " WHERE tenant=%s AND user_id=%s AND embedder=%s AND rowid>%s AND rowid<=%s"
             " AND deleted_at IS NULL"
             " ORDER BY 1, 2"  # SQLite's order: equal rows give bit-equal products
@@ -149,15 +150,21 @@ class PgSearch:
         n = len(data)
         if n == 0:
             return rows.vector_rows([])
+        vectors = unpack_vectors([r["embedding"] for r in data])
+        key_vectors, key_owners = rows.packed_keys(
+            [r["key_vectors"] for r in data], vectors.shape[1]
+        )
         return VectorRows(
             tables=np.fromiter((r["t"] for r in data), dtype=np.int8, count=n),
             rowids=np.fromiter((r["rowid"] for r in data), dtype=np.int64, count=n),
             sessions=[r["session_id"] for r in data],
             kinds=[r["kind"] for r in data],
             times=rows.epoch_seconds([r["created_at"] for r in data]),
-            vectors=unpack_vectors([r["embedding"] for r in data]),
+            vectors=vectors,
             roles=[r["role"] for r in data],
             names=[r["name"] for r in data],
+            key_vectors=key_vectors,
+            key_owners=key_owners,
         )
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
@@ -195,6 +202,28 @@ class PgSearch:
                 ).fetchall()
                 vecs = unpack_vectors([r["embedding"] for r in data])
                 out.update(zip((r["content_hash"] for r in data), vecs, strict=True))
+        return out
+
+    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
+        out: dict[str, np.ndarray] = {}
+        uniq = list(dict.fromkeys(hashes))
+        if not uniq:
+            return out
+        with self.db.connection() as c:
+            data = (
+                raw_vector_cursor(c)
+                .execute(
+                    "SELECT DISTINCT ON (content_hash) content_hash, embedding, key_vectors"
+                    " FROM messages WHERE content_hash = ANY(%s) AND embedder=%s"
+                    " AND octet_length(key_vectors) > 0 AND embedding IS NOT NULL",
+                    (uniq, embedder),
+                )
+                .fetchall()
+            )
+        for r in data:
+            dim = len(r["embedding"]) // 4 - 1  # binary pgvector: a 4-byte header, then floats
+            out[r["content_hash"]] = rows.unpack_keys(r["key_vectors"], dim)
         return out
 
     def embedders_in_use(self) -> list[str]:

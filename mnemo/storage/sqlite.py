@@ -85,8 +85,8 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics):
                 next_seq[key] = seq + 1
                 c.execute(
                     "INSERT INTO messages (id, tenant, user_id, session_id, seq, role, name,"
-                    " content, created_at, metadata, content_hash, embedder, embedding)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " content, created_at, metadata, content_hash, embedder, embedding,"
+                    " key_vectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         m.id,
                         m.tenant,
@@ -101,6 +101,7 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics):
                         m.content_hash,
                         m.embedder,
                         mem_sql.blob(m.embedding),
+                        rows.key_blob(m.key_vectors),
                     ),
                 )
                 out.append(rows.message_from_new(m, seq))
@@ -357,12 +358,12 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics):
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
         sql = (
-            "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name"
-            " FROM messages"
+            "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
+            " key_vectors FROM messages"
             " WHERE tenant=? AND user_id=? AND +embedder=? AND rowid>? AND rowid<=?"
             " AND evicted_at IS NULL"
-            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL"
-            " FROM memories"
+            " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL,"
+            " NULL FROM memories"
             " WHERE tenant=? AND user_id=? AND +embedder=? AND rowid>? AND rowid<=?"
             " AND deleted_at IS NULL"
         )
@@ -410,6 +411,22 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics):
                     [*chunk, embedder],
                 ):
                     out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
+        out: dict[str, np.ndarray] = {}
+        c = self.db.get()
+        uniq = list(dict.fromkeys(hashes))
+        for start in range(0, len(uniq), 500):
+            chunk = uniq[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for h, vec, keys in c.execute(
+                f"SELECT content_hash, embedding, key_vectors FROM messages"
+                f" WHERE content_hash IN ({marks}) AND +embedder=? AND length(key_vectors) > 0",
+                [*chunk, embedder],
+            ):
+                out[h] = rows.unpack_keys(keys, len(vec) // 4)
         return out
 
     def embedders_in_use(self) -> list[str]:

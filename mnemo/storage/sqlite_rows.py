@@ -141,8 +141,30 @@ def epoch_seconds(stamps: list[str]) -> np.ndarray:
     return micros.astype(np.int64) / 1e6
 
 
+def key_blob(vectors: np.ndarray | None) -> bytes | None:
+    """Key vectors as the float32 bytes of a ``key_vectors`` column (None stays NULL)."""
+    return None if vectors is None else np.asarray(vectors, dtype=np.float32).tobytes()
+
+
+def unpack_keys(blob: bytes | memoryview | None, dim: int) -> np.ndarray:
+    """A ``key_vectors`` blob as float32 (k, dim); k = 0 for NULL, empty or mis-sized blobs."""
+    if not blob or dim <= 0 or len(blob) % (4 * dim):
+        return np.zeros((0, max(dim, 0)), np.float32)
+    return np.frombuffer(bytes(blob), dtype=np.float32).reshape(-1, dim)
+
+
+def packed_keys(blobs: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stack the key blobs of rows into (vectors (k, dim), owning row index (k,))."""
+    mats = [unpack_keys(b, dim) for b in blobs]
+    owners = [np.full(len(m), i, np.int64) for i, m in enumerate(mats) if len(m)]
+    if not owners:
+        return np.zeros((0, dim), np.float32), np.zeros(0, np.int64)
+    return np.concatenate([m for m in mats if len(m)]), np.concatenate(owners)
+
+
 def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
-    """Pack (table, rowid, session, kind, created_at, blob, role, name) rows into arrays."""
+    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys) rows into
+    arrays."""
     n = len(data)
     if n == 0:
         return VectorRows(
@@ -155,6 +177,7 @@ def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
         )
     dim = len(data[0][5]) // 4
     vectors = np.frombuffer(b"".join(r[5] for r in data), dtype=np.float32).reshape(n, dim)
+    key_vectors, key_owners = packed_keys([r[8] for r in data], dim)
     return VectorRows(
         tables=np.fromiter((r[0] for r in data), dtype=np.int8, count=n),
         rowids=np.fromiter((r[1] for r in data), dtype=np.int64, count=n),
@@ -164,6 +187,8 @@ def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
         vectors=vectors,
         roles=[r[6] for r in data],
         names=[r[7] for r in data],
+        key_vectors=key_vectors,
+        key_owners=key_owners,
     )
 
 

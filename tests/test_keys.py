@@ -1,0 +1,126 @@
+"""Extra index keys of long user turns: chunking, storage on both stores, search, repair."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from mnemo import Memory
+from mnemo.config import Settings
+from mnemo.embedders import content_hash, create_embedder
+from mnemo.keyfill import pending_keys
+from mnemo.reembed import reembed
+from mnemo.repair import repair
+from mnemo.retrieval.keys import blend_keys, chunk_text, keyed, sentences
+from mnemo.storage import open_store
+
+QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+FILLER = (
+    "The quarterly planning meeting ran long again and the slides were not ready. "
+    "Our team lead wants every ticket estimated before Friday, which feels rushed. "
+    "The new build server keeps timing out on the integration suite every afternoon. "
+    "I spent most of the morning rewriting the deployment checklist for the release. "
+)
+NEEDLE = "By the way, my sister Lucia is getting married in Lisbon next spring."
+LONG = FILLER + NEEDLE  # 62 words: the needle is one sentence among five
+
+
+def test_short_text_and_off_give_no_chunks() -> None:
+    assert chunk_text("Just a short note. Nothing more.", 64) == []
+    assert chunk_text(LONG, 0) == []
+    assert chunk_text(LONG, 500) == []
+
+
+def test_chunks_are_whole_sentences_in_order_within_the_word_limit() -> None:
+    chunks = chunk_text(LONG, 20)
+    assert len(chunks) >= 3
+    assert " ".join(chunks) == " ".join(sentences(LONG))
+    for chunk in chunks:
+        assert len(chunk.split()) <= 20 or len(sentences(chunk)) == 1
+    assert chunks[-1].endswith(NEEDLE)
+
+
+def test_a_sentence_longer_than_the_limit_stands_alone() -> None:
+    long_sentence = " ".join(["word"] * 30) + "."
+    assert chunk_text(f"Short one. {long_sentence} Another short one.", 10) == [
+        "Short one.",
+        long_sentence,
+        "Another short one.",
+    ]
+
+
+def test_only_user_turns_are_keyed() -> None:
+    assert keyed("user", LONG, 20)
+    assert keyed("assistant", LONG, 20) == []
+    assert keyed("system", LONG, 20) == []
+
+
+def test_blend_takes_the_best_key_per_row() -> None:
+    sims = np.array([0.2, 0.5, 0.1], np.float32)
+    key_sims = np.array([0.9, 0.3, 0.4], np.float32)
+    owners = np.array([0, 0, 2])
+    out = blend_keys(sims, key_sims, owners, 0.5)
+    assert np.allclose(out, [0.55, 0.5, 0.25])  # row 1 has no key; a key below stays out
+    assert np.allclose(blend_keys(sims, key_sims, owners, 0.0), sims)
+
+
+def test_keys_are_stored_and_loaded_on_both_stores(open_mem: Callable[..., Memory]) -> None:
+    mem = open_mem(key_chunk_words=20, **QUIET)
+    mem.add_messages(
+        [
+            {"role": "user", "content": LONG},
+            {"role": "assistant", "content": LONG},
+            {"role": "user", "content": "short turn"},
+        ],
+        user_id="u",
+    )
+    index = mem.pipeline.indexes.get(mem.store, mem.tenant, "u", mem.embedder.id)
+    n_chunks = len(chunk_text(LONG, 20))
+    assert index.k == n_chunks
+    assert set(index.key_owners[: index.k].tolist()) == {0}  # the long user turn's position
+    stored = mem.store.key_vectors_for(mem.embedder.id, [content_hash(LONG)])
+    vectors = mem.embedder.embed(chunk_text(LONG, 20))
+    assert np.allclose(stored[content_hash(LONG)], vectors, atol=1e-6)
+
+
+def test_keys_lift_a_turn_whose_one_sentence_answers(open_mem: Callable[..., Memory]) -> None:
+    mem = open_mem(key_chunk_words=20, **QUIET)
+    mem.add_messages([{"role": "user", "content": LONG}], user_id="u")
+    query = "Where is my sister Lucia getting married?"
+    with_keys = mem.search(query, user_id="u")[0].scores["dense"]
+    without = open_mem(key_chunk_words=20, key_weight=0.0, **QUIET)
+    plain = without.search(query, user_id="u")[0].scores["dense"]
+    needle = float(mem.embedder.embed([NEEDLE])[0] @ mem.embedder.embed([query])[0])
+    assert needle > plain  # the sentence alone matches better than the whole turn
+    assert np.isclose(with_keys, 0.5 * plain + 0.5 * needle, atol=1e-5)
+
+
+def test_keys_off_writes_none_and_repair_fills_them(open_mem: Callable[..., Memory]) -> None:
+    off = open_mem(key_chunk_words=0, **QUIET)
+    off.add_messages([{"role": "user", "content": LONG}, {"role": "user", "content": "hi"}], "u")
+    assert pending_keys(off.store, off.embedder.id) == 2
+    dry = repair(off.store, off.embedder, dry_run=True, key_words=20)
+    assert dry.fixes["message keys missing"] == 2
+    repair(off.store, off.embedder, key_words=20)
+    assert pending_keys(off.store, off.embedder.id) == 0
+    on = open_mem(key_chunk_words=20, **QUIET)
+    index = on.pipeline.indexes.get(on.store, on.tenant, "u", on.embedder.id)
+    assert index.k == len(chunk_text(LONG, 20))  # the short turn got an empty blob
+
+
+def test_reembed_rebuilds_keys_with_the_new_embedder(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    with Memory(path, embedder="hashing", embedder_dim=64, key_chunk_words=20, **QUIET) as old:
+        old.add_messages([{"role": "user", "content": LONG}], user_id="u")
+    settings = Settings(path=path, embedder="hashing", embedder_dim=96)
+    store, emb = open_store(settings), create_embedder(settings)
+    try:
+        report = reembed(store, emb, key_words=20)
+        assert report.rows["messages"] == 1 and report.rows["message keys"] == 1
+        keys = store.key_vectors_for(emb.id, [content_hash(LONG)])[content_hash(LONG)]
+        assert keys.shape == (len(chunk_text(LONG, 20)), 96)
+    finally:
+        store.close()
+        emb.close()
