@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from mnemo import Memory, StorageError, ValidationError
 from mnemo.cli import app
+from mnemo.embedders import content_hash
 from mnemo.migrate import compare_searches, migrate, sample_queries
 from mnemo.migrate_sides import SQLiteSide
 from mnemo.storage.base import NewJob
@@ -17,6 +18,12 @@ from mnemo.storage.postgres import PostgresStore
 from mnemo.storage.postgres_search import index_name
 
 #: No write-path tiers: the rows of a test are the ones it writes.
+LONG = " ".join(
+    f"Sentence {i} says {WORD} and more words follow here."
+    for i, WORD in enumerate(
+        ("cat", "dog", "river", "lake", "trip", "piano", "book", "movie", "pizza", "summer")
+    )
+)
 QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 WORDS = [
     *("cat", "dog", "river", "mountain", "pizza", "guitar", "piano"),
@@ -45,6 +52,7 @@ def seed(path: str) -> Memory:
         mem.update(item.id, content=f"loves {WORDS[u]}", tags=["pref"])
         if u == 1:
             mem.delete(item.id)
+    mem.add_messages([{"role": "user", "content": LONG}], user_id="u2", session_id="s9")  # keys
     mem.store.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
     mem.attach_document("Ann's allergies: peanuts. Her cat is called Miso.", "u0", title="notes")
     mem.add_user_message("u1", "planning a hiking trip to the Alps in June", "s0")  # a topic
@@ -56,7 +64,7 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
     src, back = str(tmp_path / "src.db"), str(tmp_path / "back.db")
     seed(src).close()
     there = migrate(src, pg_url, searches=10, embedder="hashing")
-    assert there.lossless and there.copied["messages"] == 73 and there.copied["history"] == 7
+    assert there.lossless and there.copied["messages"] == 74 and there.copied["history"] == 7
     assert there.copied["document_chunks"] >= 1 and there.copied["api_keys"] == 1
     assert there.copied["topics"] >= 1 and there.copied["topic_messages"] >= 1
     assert there.searches["dense"] == (10, 10, 1.0)  # same vectors, same exact search
@@ -81,6 +89,10 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
         chunks_a = a.store.document_chunks("default", "u0", "hashing:384")
         chunks_b = b.store.document_chunks("default", "u0", "hashing:384")
         assert chunks_a.texts == chunks_b.texts and (chunks_a.vectors == chunks_b.vectors).all()
+        keys_a = a.store.key_vectors_for("hashing:384", [content_hash(LONG)])
+        keys_b = b.store.key_vectors_for("hashing:384", [content_hash(LONG)])
+        assert len(keys_a[content_hash(LONG)]) >= 2
+        assert (keys_a[content_hash(LONG)] == keys_b[content_hash(LONG)]).all()
 
 
 def test_migrated_postgres_store_keeps_working(tmp_path: Path, pg_url: str) -> None:
@@ -136,7 +148,7 @@ def test_cli_migrate_prints_the_checks(tmp_path: Path, pg_url: str) -> None:
         app, ["migrate", src, pg_url, "--embedder", "hashing", "--searches", "5"]
     )
     assert out.exit_code == 0, out.output
-    assert "messages" in out.output and "73" in out.output and "NO" not in out.output
+    assert "messages" in out.output and "74" in out.output and "NO" not in out.output
     assert "dense searches with identical top-10 ids: 5/5" in out.output
     out = CliRunner().invoke(app, ["migrate", src, pg_url, "--searches", "0"])
     assert out.exit_code == 2 and "not empty" in out.output
