@@ -32,6 +32,7 @@ _SEED_RANKING: dict[str, Any] = {
     "strip_speaker_names": False,
     "key_chunk_words": 0,
     "key_weight": 0.0,
+    "recency_weight": 0.0,
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -317,10 +318,11 @@ class Settings(BaseModel):
         0.0, ge=0, le=1, description="Hits whose normalised relevance is below this are dropped."
     )
     recency_weight: float = Field(
-        0.0,
+        0.15,
         ge=0,
         le=1,
-        description="w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off.",
+        description="w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off. "
+        "A newer statement wins over an older one of equal relevance (knowledge updates).",
     )
     recency_tau_days: float = Field(30.0, gt=0, description="Recency decay constant tau, in days.")
     reranker: str | None = Field(

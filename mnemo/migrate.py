@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -207,9 +208,10 @@ def compare_searches(
     """Run ``queries`` on two Memory objects: (how many return the same ids in the same
     order, how many ran, mean share of top-``limit`` ids both returned)."""
     same, overlap = 0, 0.0
+    now = time.time()  # one clock for both sides: recency is part of the score
     for user, query in queries:
-        a = [h.id for h in source.search(query, user_id=user, limit=limit)]
-        b = [h.id for h in target.search(query, user_id=user, limit=limit)]
+        a = [h.id for h in source.search(query, user_id=user, limit=limit, now=now)]
+        b = [h.id for h in target.search(query, user_id=user, limit=limit, now=now)]
         same += a == b
         overlap += len(set(a) & set(b)) / max(len(a), len(b), 1)
     return same, len(queries), overlap / max(len(queries), 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -47,11 +48,14 @@ def seed(path: str) -> None:
         mem.store.api_keys.add("key_1", "default", "ci", "f" * 64)  # type: ignore[attr-defined]
 
 
+NOW = datetime(2030, 1, 1, tzinfo=UTC)  # one clock for both searches: recency is in the score
+
+
 def results(path: str, user: str, **settings: float) -> list[list[tuple[str, float]]]:
     """Ids and scores of every query in QUERIES for ``user``."""
     with Memory(path, embedder="hashing", **QUIET, **settings) as mem:
         return [
-            [(h.id, round(h.score, 9)) for h in mem.search(q, user_id=user, limit=10)]
+            [(h.id, round(h.score, 9)) for h in mem.search(q, user_id=user, limit=10, now=NOW)]
             for q in QUERIES
         ]
 
