@@ -33,6 +33,7 @@ _SEED_RANKING: dict[str, Any] = {
     "key_chunk_words": 0,
     "key_weight": 0.0,
     "recency_weight": 0.0,
+    "date_weight": 0.0,
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -284,6 +285,13 @@ class Settings(BaseModel):
         ge=0,
         description="Turns by the speakers a query names (else by the user, or by the assistant "
         "when the query recalls what it said) get relevance x (1 + this); 0 turns it off.",
+    )
+    date_weight: float = Field(
+        0.5,
+        ge=0,
+        description='Turns written inside the time window of a date the query names ("in '
+        'June", "on 1 February, 2023", "last week"; see retrieval.dates) get relevance '
+        "x (1 + this); 0 turns it off.",
     )
     strip_speaker_names: bool = Field(
         True,

@@ -136,7 +136,7 @@ def test_revoked_key_and_hash_at_rest(db_path: str) -> None:
     assert not keys.any_live()
     store.close()
     raw = sqlite3.connect(db_path).execute("SELECT * FROM api_keys").fetchall()
-    assert key not in repr(raw) and key.split("_")[2] not in repr(raw)
+    assert key not in repr(raw) and key.split("_", 2)[2] not in repr(raw)
     with served(db_path, require_keys=True) as (_, http):
         assert http.get("/v1/memories", headers={"X-API-Key": key}).status_code == 401
         assert http.get("/v1/memories").status_code == 401  # no keys + required: closed

@@ -6,7 +6,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine);
 2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
-   ``retrieval.speakers``) and, optionally, a share of the session's relevance;
+   ``retrieval.speakers``), a date prior for turns written when the query's date expressions
+   say (see ``retrieval.dates``) and, optionally, a share of the session's relevance;
    optionally ``rerank``: a cross-encoder rescores the ``rerank_top_n`` best candidates and its
    score is blended into their relevance (see ``retrieval.rerank``);
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
@@ -28,7 +29,7 @@ import numpy as np
 
 from mnemo.config import Settings
 from mnemo.embedders.base import Embedder
-from mnemo.retrieval import fusion, lexical, speakers
+from mnemo.retrieval import dates, fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.context import neighbor_boost, session_boost
 from mnemo.retrieval.dense import IndexCache, VectorIndex
@@ -189,6 +190,10 @@ class Pipeline:
             relevance = self._neighbors(relevance, cands)
         if s.speaker_weight > 0:
             relevance = self._speakers(relevance, cands, about)
+        if s.date_weight > 0:
+            spans = dates.windows(req.query, req.now)
+            if spans:
+                relevance = self._dates(relevance, cands, spans)
         if s.session_weight > 0:
             relevance = self._sessions(relevance, cands)
         reranked: dict[Ref, float] = {}
@@ -275,6 +280,19 @@ class Pipeline:
             prior = spoken[id(index)]
             if pos < len(prior):  # a reload in another thread may have shrunk the index
                 out[ref] = value * float(prior[pos])
+        return out
+
+    def _dates(
+        self, relevance: dict[Ref, float], cands: Candidates, spans: list[tuple[float, float]]
+    ) -> dict[Ref, float]:
+        """Relevance times the date prior (see retrieval.dates) of each located candidate."""
+        located = [r for r in relevance if r in cands.located]
+        if not located:
+            return relevance
+        times = np.array([cands.located[r][0].times[cands.located[r][1]] for r in located])
+        prior = dates.date_prior(times, spans, self.settings.date_weight)
+        out = dict(relevance)
+        out.update({r: relevance[r] * float(p) for r, p in zip(located, prior, strict=True)})
         return out
 
     def _sessions(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
