@@ -65,10 +65,22 @@ def plot(path: Path, rows: list[tuple[str, Report]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, rep in rows:
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    styles = ["-", "--", ":", "-."]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (label, rep) in enumerate(rows):
         ks = rep.ks
-        ax.plot(ks, [rep.overall[f"R@{k}"] for k in ks], marker="o", label=label)
+        first_row = i == 0  # the run's own settings: drawn bold, on top
+        ax.plot(
+            ks,
+            [rep.overall[f"R@{k}"] for k in ks],
+            marker="o",
+            label=label if len(label) <= 60 else label[:57] + "...",
+            color="black" if first_row else colors[(i - 1) % len(colors)],
+            linestyle="-" if first_row else styles[(i - 1) // len(colors) % len(styles)],
+            linewidth=2.6 if first_row else 1.3,
+            zorder=3 if first_row else 2,
+        )
     first = rows[0][1]
     ax.set_xscale("log")
     ax.set_xticks(first.ks, [str(k) for k in first.ks])
@@ -77,7 +89,7 @@ def plot(path: Path, rows: list[tuple[str, Report]]) -> None:
     ax.set_ylim(0, 1)
     ax.grid(True, alpha=0.3)
     ax.set_title(f"{first.benchmark}: recall@k per configuration")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
