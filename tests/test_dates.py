@@ -30,6 +30,7 @@ def days(query: str) -> list[tuple[str, str]]:
     [
         ("What painting did she show on October 13, 2023?", [("2023-10-13", "2023-10-17")]),
         ("What did Gina find on 1 February, 2023?", [("2023-02-01", "2023-02-05")]),
+        ("a picture shared on December 1,2022", [("2022-12-01", "2022-12-05")]),
         ("what happened on 2023-03-09", [("2023-03-09", "2023-03-13")]),
         ("What setback did Melanie face in October 2023?", [("2023-10-01", "2023-11-15")]),
         ("When did Melanie go camping in June?", [("2023-06-01", "2023-07-15")]),

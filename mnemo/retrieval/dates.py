@@ -9,7 +9,8 @@ written inside a window (see :func:`date_prior`).
 People report events after they happen, so every window is extended forwards: by 3 days for
 a day, 14 days for a week or a month, 31 days for a year. A day or month named without a year
 is the latest one not after ``now``. "May" alone is a month only after a preposition ("in May",
-"during May", "last May", "early May"), never the verb.
+"during May", "last May", "early May"), never the verb. Seasons ("last summer") were measured
+and left out: they cost LoCoMo 0.2 points of R@10 (people tell of a summer's events in autumn).
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ _NUM |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a few": 3, "few": 3, "co
 
 #: (pattern, kind), most specific first; a span matched by one is not matched again.
 _PATTERNS = [
-    (re.compile(rf"\b{_MON}\s+{_DAYN},?\s+{_YEAR}\b", re.I), "day"),
-    (re.compile(rf"\b{_DAYN}\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b", re.I), "day"),
+    (re.compile(rf"\b{_MON}\s+{_DAYN}(?:,\s*|\s+){_YEAR}\b", re.I), "day"),
+    (re.compile(rf"\b{_DAYN}\s+(?:of\s+)?{_MON}(?:,\s*|\s+){_YEAR}\b", re.I), "day"),
     (re.compile(r"\b(?P<year>(?:19|20)\d{2})-(?P<mnum>[01]\d)-(?P<day>[0-3]\d)\b"), "day"),
     (re.compile(rf"\b{_MON}\s+{_DAYN}\b(?!\s*,?\s*(?:19|20)\d{{2}})", re.I), "day"),
     (re.compile(rf"\b{_DAYN}\s+(?:of\s+)?{_MON}\b", re.I), "day"),
