@@ -13,7 +13,13 @@ from mnemo.errors import ValidationError
 from mnemo.files.markdown import export_markdown, import_markdown
 
 NOW = "2026-06-01T00:00:00Z"
-QUERIES = ("cat", "where does she live", "tea or coffee", "chess club")
+QUERIES = ("cat", "where does she live", "tea or coffee", "chess club", "violin lessons")
+LONG = (
+    " ".join(  # a long user turn: indexed with extra keys (see retrieval.keys)
+        f"Week {i} was busy with work, errands and far too many meetings again." for i in range(8)
+    )
+    + " On Sundays I now take violin lessons with my neighbour."
+)
 
 
 def fill(mem: Memory) -> None:
@@ -27,6 +33,7 @@ def fill(mem: Memory) -> None:
         session_id="s1",
     )
     mem.add_messages([{"role": "user", "content": "I play chess at the club"}], user_id="u2")
+    mem.add_messages([{"role": "user", "content": LONG}], user_id="u1", session_id="s2")  # keys
     mem.add("Ann lives in Lyon", "u1", session_id="s1", tags=["place"], importance=0.9)
     mem.add("Ann prefers tea over coffee", "u1", metadata={"source": "chat"})
     mem.add("Session about pets and moving", "u1", session_id="s1", kind="summary")
@@ -49,9 +56,9 @@ def test_round_trip_gives_identical_search(tmp_path: Path) -> None:
         before = {u: results(src, u) for u in ("u1", "u2")}
         listed = [(m.id, m.tags, m.importance, m.metadata) for m in src.list("u1")]
         turns = [(m.id, m.seq, m.name, m.created_at) for m in src.messages("u1")]
-    assert counts == {"turns": 4, "memories": 4, "deleted": 1}
+    assert counts == {"turns": 5, "memories": 4, "deleted": 1}
     with Memory(str(tmp_path / "b.db"), embedder="hashing") as dst:
-        assert import_markdown(dst, tmp_path / "md") == {"turns": 4, "memories": 4, "deleted": 1}
+        assert import_markdown(dst, tmp_path / "md") == {"turns": 5, "memories": 4, "deleted": 1}
         assert {u: results(dst, u) for u in ("u1", "u2")} == before
         assert [(m.id, m.tags, m.importance, m.metadata) for m in dst.list("u1")] == listed
         assert [(m.id, m.seq, m.name, m.created_at) for m in dst.messages("u1")] == turns

@@ -21,6 +21,7 @@ from mnemo.errors import ValidationError
 from mnemo.files import layout
 from mnemo.files.mirror import FileMirror
 from mnemo.files.sync import all_rows
+from mnemo.retrieval import keys
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, format_time, utcnow
 from mnemo.storage.base import NewMemory, NewMessage
 
@@ -82,6 +83,13 @@ def _import_turns(mem: Memory, entries: list[layout.Entry]) -> int:
     for (user, session), group in groupby(fresh, key=_session_key):
         turns = list(group)
         hashes, vectors = mem._embed([e.body for e in turns])
+        key_vectors = keys.embed_keys(
+            mem.embedder,
+            mem.store,
+            [(e.role or "user", e.body) for e in turns],
+            hashes,
+            mem.settings.key_chunk_words,
+        )
         rows = [
             NewMessage(
                 id=str(e.id),
@@ -96,8 +104,9 @@ def _import_turns(mem: Memory, entries: list[layout.Entry]) -> int:
                 content_hash=h,
                 embedder=mem.embedder.id,
                 embedding=v,
+                key_vectors=kv,
             )
-            for e, h, v in zip(turns, hashes, vectors, strict=True)
+            for e, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
         ]
         n += len(mem.store.add_messages(rows, []))
     return n
