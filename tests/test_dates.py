@@ -87,4 +87,6 @@ def test_search_prefers_the_turn_written_in_the_named_month(
     on = {h.content: h.score for h in hits}
     june, september = turns[0][1], turns[1][1]
     assert on[june] == pytest.approx(1.5 * scores[june])
+    assert hits[0].scores["date_prior"] == 1.5  # the stage shows on the hit
+    assert all("date_prior" not in h.scores for h in hits if h.content == september)
     assert on[september] == pytest.approx(scores[september])

@@ -69,6 +69,8 @@ def test_named_speaker_turns_rank_first(mem: Memory) -> None:
     for name in ("Jon", "Gina"):
         hits = mem.search(f"What does {name} love painting?", user_id="u", explain=True)
         assert hits[0].content == next(t["content"] for t in turns if t["name"] == name)
+        assert hits[0].scores["speaker_prior"] == 1.5  # the stage shows on the hit
+        assert "speaker_prior" not in hits[1].scores
 
 
 def test_user_turns_are_preferred_unless_the_assistant_is_recalled(db_path: str) -> None:

@@ -68,6 +68,8 @@ class Candidates:
     lexical: dict[Ref, float] = field(default_factory=dict)
     dense: dict[Ref, float] = field(default_factory=dict)
     located: dict[Ref, tuple[VectorIndex, int]] = field(default_factory=dict)
+    #: multipliers other than 1 applied to a candidate's relevance, by name (shown on hits)
+    priors: dict[Ref, dict[str, float]] = field(default_factory=dict)
 
 
 class QueryCache:
@@ -223,6 +225,7 @@ class Pipeline:
                 if ref in lists.get(name, {}):
                     scores[name] = float(lists[name][ref])
                     scores[f"{name}_rank"] = float(ranks[name][ref])
+            scores.update(cands.priors.get(ref, {}))
             if ref in reranked:
                 scores["rerank"] = reranked[ref]
             if s.recency_weight > 0:
@@ -280,6 +283,8 @@ class Pipeline:
             prior = spoken[id(index)]
             if pos < len(prior):  # a reload in another thread may have shrunk the index
                 out[ref] = value * float(prior[pos])
+                if prior[pos] != 1.0:
+                    cands.priors.setdefault(ref, {})["speaker_prior"] = float(prior[pos])
         return out
 
     def _dates(
@@ -292,7 +297,10 @@ class Pipeline:
         times = np.array([cands.located[r][0].times[cands.located[r][1]] for r in located])
         prior = dates.date_prior(times, spans, self.settings.date_weight)
         out = dict(relevance)
-        out.update({r: relevance[r] * float(p) for r, p in zip(located, prior, strict=True)})
+        for r, p in zip(located, prior.tolist(), strict=True):
+            out[r] = relevance[r] * p
+            if p != 1.0:
+                cands.priors.setdefault(r, {})["date_prior"] = p
         return out
 
     def _sessions(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
