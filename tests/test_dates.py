@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mnemo import Memory
 from mnemo.retrieval.dates import date_prior, windows
@@ -90,3 +92,32 @@ def test_search_prefers_the_turn_written_in_the_named_month(
     assert hits[0].scores["date_prior"] == 1.5  # the stage shows on the hit
     assert all("date_prior" not in h.scores for h in hits if h.content == september)
     assert on[september] == pytest.approx(scores[september])
+
+
+@given(st.text(max_size=200), st.floats(min_value=0, max_value=4e9))
+def test_any_text_gives_well_formed_windows(query: str, now: float) -> None:
+    for start, end in windows(query, now):
+        assert start < end
+
+
+@given(
+    st.sampled_from(["on", "in", "since", ""]),
+    st.integers(min_value=0, max_value=40),
+    st.sampled_from(["January", "February", "april", "Sept.", "dec", "May"]),
+    st.integers(min_value=1890, max_value=2110),
+)
+def test_odd_dates_never_raise(prep: str, day: int, month: str, year: int) -> None:
+    for text in (f"{prep} {month} {day}, {year}", f"{prep} {day} {month} {year}", f"{month} {day}"):
+        for start, end in windows(text, NOW):
+            assert start < end
+
+
+def test_an_absurd_number_is_not_a_date() -> None:
+    assert windows("9" * 400 + " days ago", NOW) == []  # no overflow, no window
+
+
+def test_dates_at_the_end_of_time_are_skipped(mem: Memory) -> None:
+    mem.add_messages([{"role": "user", "content": "camping in June"}], user_id="u")
+    end = "9999-12-31T23:59:59"
+    assert windows("What did I do in December?", datetime(9999, 12, 31, tzinfo=UTC)) == []
+    assert len(mem.search("What did I do in December?", user_id="u", now=end)) == 1

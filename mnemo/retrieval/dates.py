@@ -66,7 +66,7 @@ _PATTERNS = [
     (re.compile(r"\blast (?P<unit>week|weekend|month|year)\b", re.I), "last"),
     (
         re.compile(
-            r"\b(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|"
+            r"\b(?P<n>\d{1,4}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|"
             r"couple of)\s+(?P<unit>day|week|month|year)s?\s+ago\b",
             re.I,
         ),
@@ -134,7 +134,10 @@ def windows(query: str, now: datetime | float) -> list[tuple[float, float]]:
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
             taken.append(m.span())
-            found = _window(m, kind, ref)
+            try:
+                found = _window(m, kind, ref)
+            except (ValueError, OverflowError):  # a date past datetime's range (year 9999)
+                found = None
             if found is not None:
                 out.append(found)
     return out
