@@ -36,16 +36,17 @@ def fill_keys(store: Store, embedder: Embedder, max_words: int, size: int, advan
     """
     if max_words <= 0:
         return 0
-    done = 0
+    done, last = 0, 0
     while True:
-        with _db(store).read() as c:
+        with _db(store).read() as c:  # keyset pagination: each batch seeks past the last one
             rows = c.execute(
                 f"SELECT rowid, role, content, content_hash FROM messages WHERE {PENDING}"
-                " ORDER BY rowid LIMIT ?",
-                (embedder.id, size),
+                " AND rowid > ? ORDER BY rowid LIMIT ?",
+                (embedder.id, last, size),
             ).fetchall()
         if not rows:
             return done
+        last = int(rows[-1][0])
         found = keys.embed_keys(
             embedder, store, [(r[1], r[2]) for r in rows], [r[3] for r in rows], max_words
         )
