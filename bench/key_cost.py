@@ -5,8 +5,9 @@ the first ``--questions`` haystacks, deduplicated by session id, user and assist
 given. Two arms, each into its own fresh SQLite database, interleaved session by session with
 the order alternating, so a noisy neighbour slows both alike:
 
-* **keys** (the default): ``key_chunk_words`` 64;
-* **no keys** (the baseline): ``key_chunk_words`` 0.
+* **chunk + fact keys** (the default): ``key_chunk_words`` 64, ``fact_keys`` on;
+* **chunk keys**: ``key_chunk_words`` 64, ``fact_keys`` off;
+* **no keys** (the baseline): ``key_chunk_words`` 0, ``fact_keys`` off.
 
 Reported: turns/s of each arm, the ratio, how many turns got keys and how many keys.
 
@@ -64,34 +65,38 @@ def main() -> None:
     work = sessions(args.data, args.questions)
     embedder = common.make_embedder(args.embedder)
     common.warm_up(embedder)
-    arms = {"keys": 64, "no keys": 0}
+    arms = {
+        "chunk + fact keys": {"key_chunk_words": 64, "fact_keys": True},
+        "chunk keys": {"key_chunk_words": 64, "fact_keys": False},
+        "no keys": {"key_chunk_words": 0, "fact_keys": False},
+    }
     elapsed = dict.fromkeys(arms, 0.0)
     with tempfile.TemporaryDirectory() as tmp:
         mems = {
-            name: Memory(
-                str(Path(tmp) / f"{i}.db"), embedder=embedder, key_chunk_words=words, **QUIET
-            )
-            for i, (name, words) in enumerate(arms.items())
+            name: Memory(str(Path(tmp) / f"{i}.db"), embedder=embedder, **QUIET, **keys)
+            for i, (name, keys) in enumerate(arms.items())
         }
         for i, turns in enumerate(work):
-            order = list(arms) if i % 2 == 0 else list(reversed(arms))
+            order = list(arms)[i % 3 :] + list(arms)[: i % 3]  # rotate the order
             for name in order:
                 start = time.perf_counter()
                 mems[name].add_messages(turns, user_id="u", session_id=f"s{i}")
                 elapsed[name] += time.perf_counter() - start
-        db = sqlite3.connect(str(Path(tmp) / "0.db"))
-        keyed, size = db.execute(
-            "SELECT count(*), coalesce(sum(length(key_vectors)), 0) FROM messages"
-            " WHERE length(key_vectors) > 0"
-        ).fetchone()
-        db.close()
+        counted = {}
+        for i, name in enumerate(arms):
+            db = sqlite3.connect(str(Path(tmp) / f"{i}.db"))
+            counted[name] = db.execute(
+                "SELECT count(*), coalesce(sum(length(key_vectors)), 0) / (4 * ?) FROM messages"
+                " WHERE length(key_vectors) > 0",
+                (embedder.dim,),
+            ).fetchone()
+            db.close()
         for m in mems.values():
             m.close()
     turns_total = sum(len(t) for t in work)
-    keys_total = size // (4 * embedder.dim)
     rate = {name: turns_total / elapsed[name] for name in arms}
     table = Table(title=f"add_messages, {turns_total} LongMemEval turns, {embedder.id}")
-    for col in ("arm", "seconds", "turns/s", "vs no keys"):
+    for col in ("arm", "seconds", "turns/s", "vs no keys", "keyed turns", "keys"):
         table.add_column(col, justify="right")
     for name in arms:
         table.add_row(
@@ -99,9 +104,10 @@ def main() -> None:
             fmt(elapsed[name]),
             fmt(rate[name], 1),
             fmt(elapsed[name] / elapsed["no keys"]) + "x",
+            str(counted[name][0]),
+            str(counted[name][1]),
         )
     console.print(table)
-    console.print(f"{keyed} of {turns_total} turns got keys ({keys_total} keys)")
     common.write_json(
         args.json,
         {
@@ -109,11 +115,11 @@ def main() -> None:
             "machine": common.machine(embedder),
             "turns": turns_total,
             "sessions": len(work),
-            "keyed_turns": keyed,
-            "keys": keys_total,
+            "keyed_turns": {name: c[0] for name, c in counted.items()},
+            "keys": {name: c[1] for name, c in counted.items()},
             "seconds": elapsed,
             "turns_per_s": rate,
-            "ratio": elapsed["keys"] / elapsed["no keys"],
+            "ratio": {name: elapsed[name] / elapsed["no keys"] for name in arms},
         },
     )
 

@@ -148,6 +148,7 @@ def reembed(
     from mnemo.config import Settings
     from mnemo.embedders import create_embedder
     from mnemo.reembed import reembed as run_reembed
+    from mnemo.retrieval.keys import KeySpec
     from mnemo.storage import open_store
 
     def bar(label: str, total: int) -> Any:
@@ -159,7 +160,9 @@ def reembed(
         emb = create_embedder(settings)
         store = open_store(settings)
         try:
-            report = run_reembed(store, emb, batch_size, dry_run, bar, settings.key_chunk_words)
+            report = run_reembed(
+                store, emb, batch_size, dry_run, bar, KeySpec.from_settings(settings)
+            )
         finally:
             store.close()
             emb.close()
@@ -179,6 +182,7 @@ def repair(
     from mnemo.config import Settings
     from mnemo.embedders import create_embedder
     from mnemo.repair import repair as run_repair
+    from mnemo.retrieval.keys import KeySpec
     from mnemo.storage import open_store
 
     def bar(label: str, total: int) -> Any:
@@ -190,7 +194,7 @@ def repair(
         emb, store = create_embedder(settings), open_store(settings)
         try:
             report = run_repair(
-                store, emb, dry_run, progress=bar, key_words=settings.key_chunk_words
+                store, emb, dry_run, progress=bar, keys=KeySpec.from_settings(settings)
             )
         finally:
             store.close()

@@ -234,6 +234,11 @@ class Settings(BaseModel):
         "of whole sentences of at most this many words, each embedded (see retrieval.keys); "
         "0 writes no keys. Applies to turns written afterwards (and `mnemo repair`).",
     )
+    fact_keys: bool = Field(
+        True,
+        description='Every turn also gets the facts the rules find in it ("I adopted a beagle '
+        'called Biscuit" inside a longer message) as extra index keys (see retrieval.keys).',
+    )
     key_weight: float = Field(
         0.5,
         ge=0,

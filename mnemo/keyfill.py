@@ -29,12 +29,14 @@ def pending_keys(store: Store, embedder_id: str) -> int:
         )
 
 
-def fill_keys(store: Store, embedder: Embedder, max_words: int, size: int, advance: Advance) -> int:
+def fill_keys(
+    store: Store, embedder: Embedder, spec: keys.KeySpec, size: int, advance: Advance
+) -> int:
     """Compute and store the keys of every pending turn; returns how many turns were done.
 
-    Does nothing when keys are off (``max_words`` 0): the turns stay pending.
+    Does nothing when keys are off: the turns stay pending.
     """
-    if max_words <= 0:
+    if spec.off:
         return 0
     done, last = 0, 0
     while True:
@@ -48,7 +50,7 @@ def fill_keys(store: Store, embedder: Embedder, max_words: int, size: int, advan
             return done
         last = int(rows[-1][0])
         found = keys.embed_keys(
-            embedder, store, [(r[1], r[2]) for r in rows], [r[3] for r in rows], max_words
+            embedder, store, [(r[1], r[2]) for r in rows], [r[3] for r in rows], spec
         )
         params: list[list[Any]] = [
             [b"" if vecs is None else vecs.astype("float32").tobytes(), r[0]]

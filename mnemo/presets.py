@@ -14,6 +14,7 @@ _SEED_RANKING: dict[str, Any] = {
     "speaker_weight": 0.0,
     "strip_speaker_names": False,
     "key_chunk_words": 0,
+    "fact_keys": False,
     "key_weight": 0.0,
     "recency_weight": 0.0,
     "date_weight": 0.0,

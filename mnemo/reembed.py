@@ -17,12 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mnemo.embedders import Embedder, content_hash
 from mnemo.storage.base import Store
+
+if TYPE_CHECKING:
+    from mnemo.retrieval.keys import KeySpec
 
 #: Re-embedded tables: table -> (key columns, text column, column holding a pgvector).
 TABLES: dict[str, tuple[tuple[str, ...], str, bool]] = {
@@ -155,10 +158,10 @@ def reembed(
     batch_size: int = 256,
     dry_run: bool = False,
     progress: ProgressFactory | None = None,
-    key_words: int = 0,
+    keys: KeySpec | None = None,
 ) -> ReembedReport:
-    """Rebuild every vector not made by ``embedder``, then (``key_words`` > 0) the extra keys
-    of the re-embedded turns (see mnemo.keyfill); see the module docstring."""
+    """Rebuild every vector not made by ``embedder``, then (when ``keys`` are on) the extra
+    keys of the re-embedded turns (see mnemo.keyfill); see the module docstring."""
     from mnemo.keyfill import fill_keys, pending_keys
 
     counts = stale_count(store, embedder.id)
@@ -170,9 +173,9 @@ def reembed(
         with _bar(progress, f"reembed {table}", counts[table]) as advance:
             report.rows[table] = reembed_table(store, embedder, table, batch_size, advance)
     report.rows["topics"] = refold_topics(store, embedder.id)
-    if key_words > 0:
+    if keys is not None and not keys.off:
         with _bar(progress, "message keys", pending_keys(store, embedder.id)) as advance:
-            report.rows["message keys"] = fill_keys(store, embedder, key_words, batch_size, advance)
+            report.rows["message keys"] = fill_keys(store, embedder, keys, batch_size, advance)
     return report
 
 

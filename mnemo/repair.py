@@ -10,7 +10,7 @@ older version, a restore of a partial backup, or a hand edit of the database:
   full-text vectors in generated columns, which cannot drift.
 * Vectors: turns, memories and document chunks with text but no vector are embedded with the
   configured embedder (vectors of *another* embedder are ``mnemo reembed``'s job).
-* Extra index keys of long user turns (:mod:`mnemo.keyfill`): turns whose keys were never
+* Extra index keys of turns (:mod:`mnemo.keyfill`): turns whose keys were never
   computed (written before keys existed, or with keys off) get them, when keys are on.
 * The ``users`` rows that hold each user's cache generation: one is added for every user that
   has rows but none. Finally every generation is bumped, so cached vector indexes reload.
@@ -27,6 +27,7 @@ from typing import Any
 from mnemo.embedders import Embedder
 from mnemo.keyfill import fill_keys, pending_keys
 from mnemo.reembed import MISSING, TABLES, ProgressFactory, _bar, _db, reembed_table
+from mnemo.retrieval.keys import KeySpec
 from mnemo.storage.base import Store
 
 OWNER = "'o' || hex(t.tenant || char(31) || t.user_id)"
@@ -125,7 +126,7 @@ def repair(
     dry_run: bool = False,
     batch_size: int = 256,
     progress: ProgressFactory | None = None,
-    key_words: int = 0,
+    keys: KeySpec | None = None,
 ) -> RepairReport:
     """Find, and unless ``dry_run`` fix, every drift described in the module docstring."""
     report = RepairReport(dry_run=dry_run)
@@ -140,11 +141,11 @@ def repair(
         if n and not dry_run:
             with _bar(progress, f"embed {table}", n) as advance:
                 reembed_table(store, embedder, table, batch_size, advance, MISSING)
-    if key_words > 0:
+    if keys is not None and not keys.off:
         n = report.fixes["message keys missing"] = pending_keys(store, embedder.id)
         if n and not dry_run:
             with _bar(progress, "message keys", n) as advance:
-                fill_keys(store, embedder, key_words, batch_size, advance)
+                fill_keys(store, embedder, keys, batch_size, advance)
     if report.total and not dry_run:
         with db.write() as c:
             c.execute("UPDATE users SET generation = generation + 1")

@@ -129,7 +129,7 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
                 self.store,
                 self.embedder,
                 self.settings.embed_batch_size,
-                key_words=self.settings.key_chunk_words,
+                keys=keys.KeySpec.from_settings(self.settings),
             )
             in_use = []
         if self.settings.repair_on_open:
@@ -137,7 +137,7 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
 
             log.info(
                 "startup repair: %s",
-                repair(self.store, self.embedder, key_words=self.settings.key_chunk_words),
+                repair(self.store, self.embedder, keys=keys.KeySpec.from_settings(self.settings)),
             )
         if in_use:
             raise SchemaError(
@@ -170,7 +170,7 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
             self.store,
             [(t.role, t.content) for t in turns],
             hashes,
-            self.settings.key_chunk_words,
+            keys.KeySpec.from_settings(self.settings),
         )
         now = utcnow()
         rows = [

@@ -13,10 +13,15 @@ from mnemo.embedders import content_hash, create_embedder
 from mnemo.keyfill import pending_keys
 from mnemo.reembed import reembed
 from mnemo.repair import repair
-from mnemo.retrieval.keys import blend_keys, chunk_text, keyed, sentences
+from mnemo.retrieval.keys import KeySpec, blend_keys, chunk_text, keyed, sentences
 from mnemo.storage import open_store
 
-QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
+QUIET: dict = {
+    "fact_extraction": "off",
+    "profile_enabled": False,
+    "episodes_enabled": False,
+    "fact_keys": False,  # chunk keys alone; fact keys are tested on their own
+}
 FILLER = (
     "The quarterly planning meeting ran long again and the slides were not ready. "
     "Our team lead wants every ticket estimated before Friday, which feels rushed. "
@@ -51,10 +56,23 @@ def test_a_sentence_longer_than_the_limit_stands_alone() -> None:
     ]
 
 
-def test_only_user_turns_are_keyed() -> None:
-    assert keyed("user", LONG, 20)
-    assert keyed("assistant", LONG, 20) == []
-    assert keyed("system", LONG, 20) == []
+CHUNKS = KeySpec(max_words=20)
+
+
+def test_only_user_turns_get_chunk_keys() -> None:
+    assert keyed("user", LONG, CHUNKS)
+    assert keyed("assistant", LONG, CHUNKS) == []
+    assert keyed("system", LONG, CHUNKS) == []
+
+
+def test_any_turn_gets_the_facts_the_rules_find() -> None:
+    spec = KeySpec(max_words=0, facts=True)
+    turn = "Hey Mel! Good to see you. I adopted a beagle called Biscuit last week."
+    assert keyed("assistant", turn, spec) == ["User adopted a beagle called Biscuit last week"]
+    assert keyed("user", "How are you today?", spec) == []
+    both = keyed("user", LONG, KeySpec(max_words=20, facts=True))
+    assert both[: len(chunk_text(LONG, 20))] == chunk_text(LONG, 20)  # chunks first, then facts
+    assert KeySpec().off and not spec.off
 
 
 def test_blend_takes_the_best_key_per_row() -> None:
@@ -98,12 +116,12 @@ def test_keys_lift_a_turn_whose_one_sentence_answers(open_mem: Callable[..., Mem
 
 
 def test_keys_off_writes_none_and_repair_fills_them(open_mem: Callable[..., Memory]) -> None:
-    off = open_mem(key_chunk_words=0, **QUIET)
+    off = open_mem(key_chunk_words=0, **QUIET)  # keys off entirely
     off.add_messages([{"role": "user", "content": LONG}, {"role": "user", "content": "hi"}], "u")
     assert pending_keys(off.store, off.embedder.id) == 2
-    dry = repair(off.store, off.embedder, dry_run=True, key_words=20)
+    dry = repair(off.store, off.embedder, dry_run=True, keys=CHUNKS)
     assert dry.fixes["message keys missing"] == 2
-    repair(off.store, off.embedder, key_words=20)
+    repair(off.store, off.embedder, keys=CHUNKS)
     assert pending_keys(off.store, off.embedder.id) == 0
     on = open_mem(key_chunk_words=20, **QUIET)
     index = on.pipeline.indexes.get(on.store, on.tenant, "u", on.embedder.id)
@@ -117,10 +135,20 @@ def test_reembed_rebuilds_keys_with_the_new_embedder(tmp_path: Path) -> None:
     settings = Settings(path=path, embedder="hashing", embedder_dim=96)
     store, emb = open_store(settings), create_embedder(settings)
     try:
-        report = reembed(store, emb, key_words=20)
+        report = reembed(store, emb, keys=CHUNKS)
         assert report.rows["messages"] == 1 and report.rows["message keys"] == 1
         keys = store.key_vectors_for(emb.id, [content_hash(LONG)])[content_hash(LONG)]
         assert keys.shape == (len(chunk_text(LONG, 20)), 96)
     finally:
         store.close()
         emb.close()
+
+
+def test_fact_keys_are_stored_with_the_turn(open_mem: Callable[..., Memory]) -> None:
+    mem = open_mem(**{**QUIET, "fact_keys": True, "key_chunk_words": 0})
+    turn = "Hey Mel! Good to see you. I adopted a beagle called Biscuit last week."
+    mem.add_messages([{"role": "user", "content": turn}, {"role": "user", "content": "hi"}], "u")
+    index = mem.pipeline.indexes.get(mem.store, mem.tenant, "u", mem.embedder.id)
+    assert index.k == 1 and index.key_owners[0] == 0
+    fact = mem.embedder.embed(["User adopted a beagle called Biscuit last week"])[0]
+    assert np.allclose(index.key_matrix[0], fact, atol=1e-6)

@@ -88,7 +88,7 @@ def _import_turns(mem: Memory, entries: list[layout.Entry]) -> int:
             mem.store,
             [(e.role or "user", e.body) for e in turns],
             hashes,
-            mem.settings.key_chunk_words,
+            keys.KeySpec.from_settings(mem.settings),
         )
         rows = [
             NewMessage(
