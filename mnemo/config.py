@@ -232,7 +232,8 @@ class Settings(BaseModel):
         ge=0,
         description="A user turn longer than this many words also gets extra index keys: runs "
         "of whole sentences of at most this many words, each embedded (see retrieval.keys); "
-        "0 writes no keys. Applies to turns written afterwards (and `mnemo repair`).",
+        "0 writes no keys. Applies to turns written afterwards; `mnemo repair` fills in turns "
+        "that have no keys yet.",
     )
     fact_keys: bool = Field(
         True,
