@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mnemo import Memory
 from mnemo.config import Settings
@@ -152,3 +153,31 @@ def test_fact_keys_are_stored_with_the_turn(open_mem: Callable[..., Memory]) -> 
     assert index.k == 1 and index.key_owners[0] == 0
     fact = mem.embedder.embed(["User adopted a beagle called Biscuit last week"])[0]
     assert np.allclose(index.key_matrix[0], fact, atol=1e-6)
+
+
+def test_search_ignores_keys_of_rows_it_cannot_see() -> None:
+    """A mask built before rows were appended covers fewer rows than the index holds: keys
+    owned by the newer rows are left out instead of indexing past the visible rows."""
+    from mnemo.retrieval.dense import VectorIndex
+    from mnemo.storage.base import VectorRows
+
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(4, 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    index = VectorIndex()
+    index._append(
+        VectorRows(
+            tables=np.zeros(4, np.int8),
+            rowids=np.arange(1, 5),
+            sessions=["s"] * 4,
+            kinds=["message"] * 4,
+            times=np.zeros(4),
+            vectors=vecs,
+            key_vectors=np.stack([vecs[0], vecs[3]]),
+            key_owners=np.array([1, 3]),  # row 1 gets row 0's vector as a key; row 3 its own
+        )
+    )
+    positions, sims = index.search(vecs[0], 4, mask=np.ones(2, bool), key_weight=0.5)
+    assert sorted(positions.tolist()) == [0, 1]  # row 3's key is out of sight, no IndexError
+    by_pos = dict(zip(positions.tolist(), sims.tolist(), strict=True))
+    assert by_pos[1] == pytest.approx(0.5 * float(vecs[1] @ vecs[0]) + 0.5 * 1.0, abs=1e-5)
