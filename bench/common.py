@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as `python bench/x.py` from a checkout without install
     sys.path.insert(0, str(ROOT))
 
-from mnemo.config import Settings  # noqa: E402
+from mnemo.config.settings import Settings  # noqa: E402
 from mnemo.embedders import Embedder, create_embedder  # noqa: E402
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"

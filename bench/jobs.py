@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from mnemo import Memory  # noqa: E402
-from mnemo.jobs import Handler  # noqa: E402
+from mnemo.jobs.runner import Handler  # noqa: E402
 from rules_extraction import DEFAULT_DATA  # noqa: E402
 
 TIERS = {

@@ -42,8 +42,8 @@ import corpus
 from common import console, fmt, now
 from mnemo import Memory
 from mnemo.retrieval.dense import single_blas_thread
-from mnemo.storage.postgres import PostgresStore
-from mnemo.storage.sqlite import SQLiteStore
+from mnemo.storage.postgres.store import PostgresStore
+from mnemo.storage.sqlite.store import SQLiteStore
 from postgres_build import (
     DIM,
     EMBEDDER,

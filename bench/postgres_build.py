@@ -12,10 +12,10 @@ import corpus
 from common import now
 from mnemo.schemas import format_time, parse_time
 from mnemo.storage.base import NewMessage
-from mnemo.storage.postgres import PostgresStore
-from mnemo.storage.postgres_conn import configure
-from mnemo.storage.postgres_copy import copy_in, index_stored_embedders, table_columns
-from mnemo.storage.sqlite import SQLiteStore
+from mnemo.storage.postgres.conn import configure
+from mnemo.storage.postgres.copy import copy_in, index_stored_embedders, table_columns
+from mnemo.storage.postgres.store import PostgresStore
+from mnemo.storage.sqlite.store import SQLiteStore
 
 EMBEDDER = "hashing:384"  # the tag of the synthetic vectors: Memory opens with hashing:384
 DIM = 384

@@ -41,14 +41,14 @@ import numpy as np
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 from mnemo import Memory
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.eval.locomo import load_locomo
 from mnemo.eval.longmemeval import load_longmemeval, turn_key
+from mnemo.index.keys import blend_keys
 from mnemo.retrieval import dates, lexical, speakers
-from mnemo.retrieval.keys import blend_keys
 from mnemo.retrieval.scoring import recency
-from mnemo.storage.sqlite_rows import epoch_seconds, unpack_keys
-from mnemo.tiers.fact_rules import extract_facts
+from mnemo.storage.sql.rows import epoch_seconds, unpack_keys
+from mnemo.text.fact_rules import extract_facts
 
 POOL, NEIGHBOR, SPEAKER, KEY_W, DATE_W, RECENCY_W, TAU = 150, 0.3, 0.5, 0.5, 0.5, 0.15, 30.0
 

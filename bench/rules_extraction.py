@@ -1,8 +1,8 @@
 """Rule-based extraction measured against LoCoMo's LLM-extracted observations.
 
 Every turn of every conversation in a LoCoMo file is read by the fallback used when no LLM is
-configured: ``--extractor profile`` (default) runs ``mnemo.tiers.rules`` (structured profile
-facts), ``--extractor facts`` runs ``mnemo.tiers.fact_rules`` (free-text facts such as "User
+configured: ``--extractor profile`` (default) runs ``mnemo.text.profile_rules`` (structured profile
+facts), ``--extractor facts`` runs ``mnemo.text.fact_rules`` (free-text facts such as "User
 lives in Lyon"; the words user/they/their/them are not counted as content words of a fact).
 A rule candidate *matches* an observation when
 
@@ -33,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mnemo.config import Settings  # noqa: E402
-from mnemo.tiers.fact_rules import extract_facts  # noqa: E402
-from mnemo.tiers.profile import valid  # noqa: E402
-from mnemo.tiers.rules import Candidate, extract_profile  # noqa: E402
+from mnemo.config.settings import Settings  # noqa: E402
+from mnemo.text.fact_rules import extract_facts  # noqa: E402
+from mnemo.text.profile_rules import Candidate, extract_profile  # noqa: E402
+from mnemo.tiers.conversation.profile import valid  # noqa: E402
 
 STOP = set(
     re.findall(

@@ -49,7 +49,7 @@ def start_server(
     """`mnemo serve` in a child process; returns once /health answers."""
     env = {**os.environ, "MNEMO_UPSTREAM_BASE_URL": upstream, "PYTHONPATH": str(ROOT)}
     env["MNEMO_SYNCHRONOUS"] = synchronous
-    cmd = [sys.executable, "-c", "from mnemo.cli import app; app()", "serve"]
+    cmd = [sys.executable, "-c", "from mnemo.cli.main import app; app()", "serve"]
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--db", db, "--embedder", embedder]
     log = open(Path(db).with_suffix(".log"), "wb")  # noqa: SIM115 - the child writes to it
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)

@@ -34,7 +34,7 @@ from mnemo import Memory
 from mnemo.eval.locomo import Conversation, load_locomo
 from mnemo.eval.longmemeval import load_longmemeval
 from mnemo.storage.topic_records import Entry
-from mnemo.tiers import compaction
+from mnemo.tiers.topics import compaction
 
 #: Only the topic tier runs in the replay (the default preset also enqueues fact, profile and
 #: episode jobs with every turn).

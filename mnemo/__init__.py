@@ -4,7 +4,7 @@
 >>> mem = Memory("mnemo.db")  # doctest: +SKIP
 """
 
-from mnemo.config import PRESETS, Settings
+from mnemo.config.settings import PRESETS, Settings
 from mnemo.errors import (
     ConfigError,
     EmbeddingError,
@@ -15,6 +15,7 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
+from mnemo.memory.facade import Memory
 from mnemo.schemas import (
     Document,
     HistoryEntry,
@@ -28,7 +29,6 @@ from mnemo.schemas import (
     TopicHit,
     TopicStats,
 )
-from mnemo.service import Memory
 
 __version__ = "0.1.0"
 

@@ -283,7 +283,7 @@ class ContextSection(BaseModel):
 
 
 class ContextBundle(BaseModel):
-    """The memory assembled for one query within a token budget (see ``mnemo.context``).
+    """The memory assembled for one query within a token budget (see ``mnemo.context.assemble``).
 
     ``text`` is the rendering for a prompt; ``placement`` says where it goes: ``system``
     (a system message) or ``user`` (it replaces the last user message, seed 002).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemo.config import PRESETS, Settings
+from mnemo.config.settings import PRESETS, Settings
 
 INTRO = """# Configuration
 

@@ -23,8 +23,8 @@ from pathlib import Path
 # The editable install is not reliable from outside the repository root: import this checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mnemo.jobs import RunOptions, run_ready
-from mnemo.storage.postgres import PostgresStore
+from mnemo.jobs.runner import RunOptions, run_ready
+from mnemo.storage.postgres.store import PostgresStore
 
 
 def emit(obj: dict) -> None:

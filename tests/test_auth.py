@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from mnemo import ConfigError, Memory, Settings
 from mnemo.api.auth import check_bind, create_key, is_loopback, key_store
 from mnemo.api.server import build
-from mnemo.cli import app as cli_app
+from mnemo.cli.main import app as cli_app
 from mnemo.storage import open_store
 
 SECRET = "the launch code is 4521"

@@ -529,7 +529,7 @@ def test_operators_around_a_word_still_find_it_lexically(seeded: Seeded, query: 
 
 
 def test_a_query_cannot_reach_another_users_rows(seeded: Seeded) -> None:
-    from mnemo.storage.sqlite import owner_token
+    from mnemo.storage.sqlite.store import owner_token
 
     for query in [
         "secret plans heist",

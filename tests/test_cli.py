@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo import Memory
-from mnemo.cli import app
+from mnemo.cli.main import app
 
 runner = CliRunner()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mnemo import ConfigError, Settings
-from mnemo.config import PRESETS
+from mnemo.config.settings import PRESETS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from mnemo import Memory, ValidationError
-from mnemo.context import expand_query
-from mnemo.context_render import inject, memory_context
-from mnemo.tokens import estimate_tokens, token_counter
+from mnemo.context.assemble import expand_query
+from mnemo.context.render import inject, memory_context
+from mnemo.context.tokens import estimate_tokens, token_counter
 
 
 def open_mem(db_path: str, preset: str) -> Memory:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.embedders import REGISTRY, create_embedder
 from mnemo.embedders.hashing import HashingEmbedder
 from mnemo.errors import ConfigError

@@ -9,8 +9,8 @@ import pytest
 from scripted_server import ScriptedServer
 
 from mnemo import Memory
-from mnemo.tiers.episodes import due_chunks, window
-from mnemo.tiers.summaries import due_pair_counts
+from mnemo.tiers.conversation.episodes import due_chunks, window
+from mnemo.tiers.conversation.summaries import due_pair_counts
 
 
 def turns(start: int, stop: int) -> list[dict]:

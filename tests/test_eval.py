@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo import Memory
+from mnemo.cli.eval import app
 from mnemo.eval import DatasetError, ingest_state
-from mnemo.eval.cli import app
 from mnemo.eval.locomo import (
     clean_evidence,
     evaluate_locomo,

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo import Memory, ValidationError
-from mnemo.cli import app
-from mnemo.export import export_store, import_store, is_export
-from mnemo.migrate import verify
-from mnemo.migrate_sides import SQLiteSide
+from mnemo.cli.main import app
+from mnemo.ops.export import export_store, import_store, is_export
+from mnemo.ops.migrate import verify
+from mnemo.ops.migrate_sides import SQLiteSide
 from mnemo.storage.base import NewJob
 
 QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}

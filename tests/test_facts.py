@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 
 from mnemo import Memory
-from mnemo.storage.sqlite import SQLiteStore
-from mnemo.tiers import fact_rules
-from mnemo.tiers.dedupe import chunk_words, first_of_near_copies
-from mnemo.tiers.facts import JOB_KIND
-from mnemo.tiers.reconcile import (
+from mnemo.storage.sqlite.store import SQLiteStore
+from mnemo.text import fact_rules
+from mnemo.tiers.facts.dedupe import chunk_words, first_of_near_copies
+from mnemo.tiers.facts.reconcile import (
     Add,
     Delete,
     Keep,
@@ -26,6 +25,7 @@ from mnemo.tiers.reconcile import (
     reconcile_by_rules,
     safeguard,
 )
+from mnemo.tiers.facts.tier import JOB_KIND
 
 FACTS_ONLY: dict = {"profile_enabled": False, "episodes_enabled": False}
 

@@ -21,8 +21,8 @@ import pytest
 from scripted_server import ScriptedServer
 
 from mnemo import Memory
-from mnemo.tiers.fact_llm import parse_single
-from mnemo.tiers.facts import JOB_KIND
+from mnemo.tiers.facts.llm import parse_single
+from mnemo.tiers.facts.tier import JOB_KIND
 
 WAIT_S = 30
 

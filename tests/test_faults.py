@@ -9,7 +9,7 @@ from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from mnemo import Memory
-from mnemo.cli import app
+from mnemo.cli.main import app
 
 
 def closed_port() -> int:

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo import Memory
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.errors import ValidationError
 from mnemo.files.markdown import export_markdown, import_markdown
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from mnemo import Memory
-from mnemo.jobs import backoff
+from mnemo.jobs.runner import backoff
 from mnemo.schemas import format_time, utcnow
-from mnemo.storage.sqlite import SQLiteStore
+from mnemo.storage.sqlite.store import SQLiteStore
 
 OpenMem = Callable[..., Memory]
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from mnemo import Memory
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.embedders import content_hash, create_embedder
-from mnemo.keyfill import pending_keys
-from mnemo.reembed import reembed
-from mnemo.repair import repair
-from mnemo.retrieval.keys import KeySpec, blend_keys, chunk_text, keyed, sentences
+from mnemo.index.keys import KeySpec, blend_keys, chunk_text, keyed, sentences
+from mnemo.ops.keyfill import pending_keys
+from mnemo.ops.reembed import reembed
+from mnemo.ops.repair import repair
 from mnemo.storage import open_store
 
 QUIET: dict = {

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from scripted_server import RecordedRequest, ScriptedServer, chat_body
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.errors import (
     LLMError,
     LLMOutputError,

@@ -15,11 +15,11 @@ import pytest
 
 from mnemo import Memory, StorageError
 from mnemo.storage.base import MEMORY, MESSAGE
-from mnemo.storage.postgres import PostgresStore
-from mnemo.storage.postgres_bm25 import bm25
-from mnemo.storage.postgres_conn import migration_files, redact
-from mnemo.storage.postgres_search import index_name, match_terms, unpack_vectors
-from mnemo.storage.sqlite_conn import migration_files as sqlite_migrations
+from mnemo.storage.postgres.bm25 import bm25
+from mnemo.storage.postgres.conn import migration_files, redact
+from mnemo.storage.postgres.search import index_name, match_terms, unpack_vectors
+from mnemo.storage.postgres.store import PostgresStore
+from mnemo.storage.sqlite.conn import migration_files as sqlite_migrations
 
 
 def test_match_terms_from_the_pipelines_match_expression() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.storage.base import NewJob
-from mnemo.storage.postgres import PostgresStore
+from mnemo.storage.postgres.store import PostgresStore
 
 WORKER = Path(__file__).with_name("pg_worker.py")
 

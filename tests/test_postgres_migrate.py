@@ -9,13 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo import Memory, StorageError, ValidationError
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.embedders import content_hash
-from mnemo.migrate import compare_searches, migrate, sample_queries
-from mnemo.migrate_sides import SQLiteSide
+from mnemo.ops.migrate import compare_searches, migrate, sample_queries
+from mnemo.ops.migrate_sides import SQLiteSide
 from mnemo.storage.base import NewJob
-from mnemo.storage.postgres import PostgresStore
-from mnemo.storage.postgres_search import index_name
+from mnemo.storage.postgres.search import index_name
+from mnemo.storage.postgres.store import PostgresStore
 
 #: No write-path tiers: the rows of a test are the ones it writes.
 LONG = " ".join(

@@ -25,7 +25,7 @@ def recipe() -> str:
 
 def test_the_scaling_recipe_runs_as_documented(pg_url: str, tmp_path: Path) -> None:
     # `mnemo` is this checkout's CLI; the recipe's own URL line keeps the test server's URL.
-    prelude = f"mnemo() {{ {sys.executable} -c 'from mnemo.cli import app; app()' \"$@\"; }}\n"
+    prelude = f"mnemo() {{ {sys.executable} -c 'from mnemo.cli.main import app; app()' \"$@\"; }}\n"
     script = tmp_path / "recipe.sh"
     script.write_text("set -euo pipefail\n" + prelude + recipe())
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}

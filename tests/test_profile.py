@@ -9,9 +9,9 @@ import pytest
 from scripted_server import ScriptedServer
 
 from mnemo import Memory, ValidationError
-from mnemo.config import Settings
-from mnemo.tiers.profile import decide, is_refinement, valid
-from mnemo.tiers.rules import Candidate
+from mnemo.config.settings import Settings
+from mnemo.text.profile_rules import Candidate
+from mnemo.tiers.conversation.profile import decide, is_refinement, valid
 
 FILLER = "Tell me more about vector databases."
 

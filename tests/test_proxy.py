@@ -230,7 +230,7 @@ def test_client_disconnect_stores_the_partial_reply(db_path: str) -> None:
 def test_mnemo_chat_shows_what_was_recalled(db_path: str, upstream: ScriptedServer) -> None:
     from typer.testing import CliRunner
 
-    from mnemo.cli import app as cli_app
+    from mnemo.cli.main import app as cli_app
 
     with served(db_path, upstream_base_url=upstream.url) as (srv, http):
         http.post("/v1/memories", json={"user_id": "ann", "content": "Ann's sister is called Mia"})

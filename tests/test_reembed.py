@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo import Memory, SchemaError
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.embedders import create_embedder
-from mnemo.reembed import reembed, stale_count
+from mnemo.ops.reembed import reembed, stale_count
 from mnemo.storage import open_store
 
 QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
@@ -79,7 +79,7 @@ def test_reembed_rebuilds_every_vector_and_search_works(tmp_path: Path) -> None:
 
 
 def open_store_and_embedder(path: str):  # type: ignore[no-untyped-def]
-    from mnemo.config import Settings
+    from mnemo.config.settings import Settings
 
     settings = Settings(path=path, **NEW)
     return open_store(settings), create_embedder(settings)
@@ -106,7 +106,7 @@ def test_a_killed_reembed_resumes(tmp_path: Path) -> None:
     cmd = [
         sys.executable,
         "-c",
-        "from mnemo.cli import app; app()",
+        "from mnemo.cli.main import app; app()",
         "reembed",
         "--db",
         path,
@@ -140,7 +140,7 @@ def partly_done(path: str) -> bool:
 
 
 def test_reembed_on_postgres(pg_url: str) -> None:
-    from mnemo.config import Settings
+    from mnemo.config.settings import Settings
 
     with Memory(url=pg_url, **OLD, **QUIET) as mem:
         mem.add_messages(

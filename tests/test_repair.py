@@ -8,10 +8,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from mnemo import Memory
-from mnemo.cli import app
-from mnemo.config import Settings
+from mnemo.cli.main import app
+from mnemo.config.settings import Settings
 from mnemo.embedders import create_embedder
-from mnemo.repair import repair
+from mnemo.ops.repair import repair
 from mnemo.storage import open_store
 
 QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from mnemo.schemas import Message
-from mnemo.tiers.extractive import (
+from mnemo.text.extractive import (
     episode_summary,
     key_points,
     qa_pairs,
@@ -15,7 +15,7 @@ from mnemo.tiers.extractive import (
     sentence_score,
     session_summary,
 )
-from mnemo.tiers.rules import extract_profile, slug
+from mnemo.text.profile_rules import extract_profile, slug
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,7 @@ def test_query_terms_drop_stopwords_and_fts_syntax() -> None:
 
 
 def test_neighbor_boost_formula_and_new_candidates() -> None:
-    from mnemo.retrieval.context import neighbor_boost
+    from mnemo.retrieval.neighbours import neighbor_boost
 
     rel = {"q": 1.0, "far": 0.5}
     near = {"a": ["q"], "far": ["q"], "lonely": ["nobody"]}

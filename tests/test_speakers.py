@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mnemo import Memory
-from mnemo.retrieval.context import session_boost
+from mnemo.retrieval.neighbours import session_boost
 from mnemo.retrieval.speakers import analyze, speaker_prior
 
 

@@ -15,8 +15,8 @@ import pytest
 from mnemo import Memory, SchemaError, StorageError
 from mnemo.embedders.hashing import HashingEmbedder
 from mnemo.storage.base import MEMORY, MESSAGE, Store
-from mnemo.storage.sqlite import SQLiteStore, owner_token
-from mnemo.storage.sqlite_conn import migration_files, split_statements
+from mnemo.storage.sqlite.conn import migration_files, split_statements
+from mnemo.storage.sqlite.store import SQLiteStore, owner_token
 
 OpenMem = Callable[..., Memory]
 

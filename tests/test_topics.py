@@ -12,7 +12,7 @@ from topic_helpers import DAY, T0, TOPICS_ONLY, Clock, about, subject
 
 from mnemo import Memory, NotFoundError, Settings, ValidationError
 from mnemo.schemas import TopicStats
-from mnemo.tiers.topics import feedback_importance
+from mnemo.tiers.topics.memory import feedback_importance
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from topic_helpers import T0, TOPICS_ONLY, Clock, about
 
 from mnemo import Memory, StorageError
 from mnemo.storage.topic_records import Entry
-from mnemo.tiers import compaction
+from mnemo.tiers.topics import compaction
 
 
 def test_history_format_is_json_then_gzip_then_base64() -> None:

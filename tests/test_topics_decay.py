@@ -8,7 +8,7 @@ import pytest
 from topic_helpers import DAY, T0, TOPICS_ONLY, Clock, about
 
 from mnemo import Memory
-from mnemo.tiers.decay import (
+from mnemo.tiers.topics.decay import (
     DecayPolicy,
     consolidation_rows,
     consolidation_table,

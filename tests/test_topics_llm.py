@@ -11,7 +11,7 @@ from scripted_server import ScriptedServer
 from topic_helpers import TOPICS_ONLY, Clock, about
 
 from mnemo import Memory
-from mnemo.tiers.topics import SUMMARY_JOB
+from mnemo.tiers.topics.memory import SUMMARY_JOB
 
 
 @pytest.fixture

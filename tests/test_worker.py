@@ -29,9 +29,9 @@ from typer.testing import CliRunner
 from worker_proc import counts, effect
 
 from mnemo import Memory
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.errors import LLMTransientError
-from mnemo.jobs import LeaseKeeper, Worker, usage_of
+from mnemo.jobs.runner import LeaseKeeper, Worker, usage_of
 from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
@@ -200,7 +200,7 @@ def test_lease_keeper_renews_only_the_job_it_holds(mem: Memory) -> None:
 def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: str) -> None:
     import sqlite3
 
-    from mnemo.storage.sqlite_conn import migration_files, split_statements
+    from mnemo.storage.sqlite.conn import migration_files, split_statements
 
     conn = sqlite3.connect(db_path, isolation_level=None)
     for version, script in migration_files():
@@ -343,7 +343,7 @@ def test_sigterm_finishes_the_current_job_then_exits(
 
 
 def test_mnemo_worker_command_stops_on_sigterm(tmp_path: Path, db_path: str) -> None:
-    args = ["-c", "from mnemo.cli import app; app()", "worker", "--worker-poll-s", "0.05"]
+    args = ["-c", "from mnemo.cli.main import app; app()", "worker", "--worker-poll-s", "0.05"]
     proc = Proc(args, tmp_path, MNEMO_PATH=db_path, MNEMO_EMBEDDER="hashing")
     wait_for(lambda: "polling every 0.05s" in proc.stderr())
     proc.proc.send_signal(signal.SIGTERM)

@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mnemo import Memory
-from mnemo.jobs import Worker
+from mnemo.jobs.runner import Worker
 from mnemo.llm import Usage
 
 # Only the jobs a test registers: the write-path tiers (on by default) stay off.

@@ -21,7 +21,7 @@ from mnemo.api.deps import AppState, StateDep
 from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
 from mnemo.api.models import Health
 from mnemo.api.worker import tenant_worker
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.storage import open_store
 from mnemo.storage.base import Store

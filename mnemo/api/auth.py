@@ -16,10 +16,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import ConfigError, MnemoError, ValidationError
-from mnemo.service import Memory
+from mnemo.memory.facade import Memory
 from mnemo.storage.base import Store
 from mnemo.validation import identifier
 

@@ -11,8 +11,8 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 
 from mnemo.api.auth import Caller, KeyStore, Tenants, authenticate
 from mnemo.api.metrics import Metrics
-from mnemo.config import Settings
-from mnemo.service import Memory
+from mnemo.config.settings import Settings
+from mnemo.memory.facade import Memory
 
 key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="A mnemo API key.")
 bearer = HTTPBearer(auto_error=False, description="A mnemo API key (or, open, upstream's).")

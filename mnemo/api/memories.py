@@ -28,8 +28,8 @@ from mnemo.api.models import (
 )
 from mnemo.errors import NotFoundError
 from mnemo.ids import MEMORY_PREFIX
+from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle, MemoryItem
-from mnemo.service import Memory
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (401, 404, 422, 503)

@@ -26,10 +26,10 @@ from mnemo import validation as check
 from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody
-from mnemo.context_render import inject as inject_context
-from mnemo.context_render import last_user_text
+from mnemo.context.render import inject as inject_context
+from mnemo.context.render import last_user_text
+from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
-from mnemo.service import Memory
 
 log = logging.getLogger("mnemo.proxy")
 router = APIRouter(tags=["proxy"], responses={c: {"model": ErrorBody} for c in (401, 422, 502)})

@@ -13,7 +13,7 @@ from mnemo.api import intent as intents
 from mnemo.api import upstream
 from mnemo.api.deps import AppState, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody, QueryRequest, QueryResponse
-from mnemo.context_render import memory_context
+from mnemo.context.render import memory_context
 from mnemo.schemas import ContextBundle, ContextItem
 
 log = logging.getLogger("mnemo.api")

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from mnemo.api.app import create_app
 from mnemo.api.auth import check_bind, is_loopback, key_store
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.embedders import create_embedder
 from mnemo.storage import open_store
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 
 from mnemo.api.auth import KEY_PREFIX
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, TransientError
 
 

@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 from mnemo.api.auth import Tenants
-from mnemo.jobs import Handler, Worker
+from mnemo.jobs.runner import Handler, Worker
 
 
 def dispatcher(tenants: Tenants, kind: str) -> Handler:

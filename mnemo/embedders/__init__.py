@@ -14,7 +14,7 @@ from mnemo.embedders.base import Embedder, content_hash, normalize_rows
 from mnemo.errors import ConfigError
 
 if TYPE_CHECKING:
-    from mnemo.config import Settings
+    from mnemo.config.settings import Settings
 
 
 def _local(s: Settings) -> Embedder:

@@ -8,7 +8,7 @@ a new ``Memory(path, **overrides)`` over the same database file with other searc
 * ``evaluate_*(mem, dataset, ks, progress) -> Report``: search every question and score it.
 
 Modules: :mod:`mnemo.eval.metrics` (pure metric functions), :mod:`mnemo.eval.locomo`,
-:mod:`mnemo.eval.longmemeval`, :mod:`mnemo.eval.report` and :mod:`mnemo.eval.cli`
+:mod:`mnemo.eval.longmemeval`, :mod:`mnemo.eval.report` and :mod:`mnemo.cli.eval`
 (``mnemo eval locomo|longmemeval --data FILE``).
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mnemo.errors import MnemoError
 
 if TYPE_CHECKING:
-    from mnemo.service import Memory
+    from mnemo.memory.facade import Memory
 
 #: Most turns one user may hold for :func:`ingest_state` to count them exactly.
 MAX_USER_TURNS = 10_000

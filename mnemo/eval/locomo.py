@@ -38,8 +38,8 @@ from mnemo.eval.report import (
     build_report,
     run_questions,
 )
+from mnemo.memory.facade import Memory
 from mnemo.schemas import Hit
-from mnemo.service import Memory
 
 Progress = Callable[[int], None]
 

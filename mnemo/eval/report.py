@@ -12,7 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.eval import metrics
 from mnemo.schemas import Hit
 

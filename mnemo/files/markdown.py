@@ -21,12 +21,12 @@ from mnemo.errors import ValidationError
 from mnemo.files import layout
 from mnemo.files.mirror import FileMirror
 from mnemo.files.sync import all_rows
-from mnemo.retrieval import keys
+from mnemo.index import keys
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, format_time, utcnow
 from mnemo.storage.base import NewMemory, NewMessage
 
 if TYPE_CHECKING:
-    from mnemo.service import Memory
+    from mnemo.memory.facade import Memory
 
 ACTOR = "import"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
 from mnemo.storage.base import Store
 

@@ -36,7 +36,7 @@ from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
 from mnemo.storage.base import ListFilter, Store
 
 if TYPE_CHECKING:
-    from mnemo.service import Memory
+    from mnemo.memory.facade import Memory
 
 log = logging.getLogger(__name__)
 ACTOR = "file"

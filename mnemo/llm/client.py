@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.errors import LLMError, LLMOutputError, LLMTransientError, ValidationError
 from mnemo.http_retry import RetryPolicy, endpoint_url, excerpt, post_with_retries, server_message
 from mnemo.llm.base import ChatResult, Usage

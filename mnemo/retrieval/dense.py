@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.retrieval.keys import blend_keys
+from mnemo.index.keys import blend_keys
 from mnemo.storage.base import Store, VectorRows, VectorState
 
 

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mnemo.config import Settings
+from mnemo.config.settings import Settings
 from mnemo.embedders.base import Embedder
 from mnemo.retrieval import dates, fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
-from mnemo.retrieval.context import neighbor_boost, session_boost
 from mnemo.retrieval.dense import IndexCache, VectorIndex
 from mnemo.retrieval.mmr import mmr_select
+from mnemo.retrieval.neighbours import neighbor_boost, session_boost
 from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.schemas import Hit

@@ -23,7 +23,7 @@ import numpy as np
 from mnemo.errors import ConfigError
 
 if TYPE_CHECKING:
-    from mnemo.config import Settings
+    from mnemo.config.settings import Settings
 
 _MODELS: dict[str, Any] = {}
 _LOCK = threading.Lock()

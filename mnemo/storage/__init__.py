@@ -8,7 +8,7 @@ from mnemo.errors import ConfigError
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, Store
 
 if TYPE_CHECKING:
-    from mnemo.config import Settings
+    from mnemo.config.settings import Settings
 
 
 def open_store(settings: Settings) -> Store:
@@ -17,13 +17,13 @@ def open_store(settings: Settings) -> Store:
         if not settings.database_url.startswith(("postgresql://", "postgres://")):
             raise ConfigError("database_url must start with postgresql://")
         try:
-            from mnemo.storage.postgres import PostgresStore
+            from mnemo.storage.postgres.store import PostgresStore
         except ImportError as exc:
             raise ConfigError(
                 'the PostgreSQL store needs psycopg and pgvector: pip install "mnemo[postgres]"'
             ) from exc
         return PostgresStore(settings.database_url, settings.database_pool_size)
-    from mnemo.storage.sqlite import SQLiteStore
+    from mnemo.storage.sqlite.store import SQLiteStore
 
     return SQLiteStore(settings.path, settings.busy_timeout_ms, settings.synchronous)
 

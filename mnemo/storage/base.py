@@ -93,7 +93,7 @@ class NewProfileFact:
 
 ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "NONE"]
 #: Decides what a candidate does to the current active fact (None when there is none), given
-#: the current fact and its observed_seq; see ``mnemo.tiers.profile.decide``.
+#: the current fact and its observed_seq; see ``mnemo.tiers.conversation.profile.decide``.
 ProfileDecide = Callable[[ProfileFact | None, int], ProfileDecision]
 
 

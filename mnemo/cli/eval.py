@@ -1,0 +1,326 @@
+"""``mnemo eval locomo|longmemeval --data FILE``: ingest a benchmark, search it, print a report.
+
+Mounted by ``mnemo.cli.main`` as ``mnemo eval``; runnable alone with
+``python -c "from mnemo.cli.eval import app; app()" locomo --data FILE``.
+Every expected failure (missing or malformed file, bad option, bad setting, a database that
+holds another embedder's vectors) prints one ``error: ...`` line and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from mnemo.config.settings import Settings
+from mnemo.errors import MnemoError
+from mnemo.eval import ablation, ingest_state
+from mnemo.eval.locomo import evaluate_locomo, ingest_locomo, load_locomo
+from mnemo.eval.longmemeval import evaluate_longmemeval, ingest_longmemeval, load_longmemeval
+from mnemo.eval.report import IngestStats, Report
+from mnemo.memory.facade import Memory
+from mnemo.progress import progress_bar
+
+app = typer.Typer(
+    help="Measure retrieval on LoCoMo and LongMemEval (turn-level evidence recall; no LLM).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+class UsageProblem(Exception):
+    """An option value that cannot be used; reported as one line, exit code 2."""
+
+
+@dataclass
+class Benchmark:
+    """The three steps of one benchmark."""
+
+    name: str
+    load: Callable[[str], Any]
+    ingest: Callable[..., IngestStats]
+    evaluate: Callable[..., Report]
+
+
+LOCOMO = Benchmark("locomo", load_locomo, ingest_locomo, evaluate_locomo)
+LONGMEMEVAL = Benchmark("longmemeval", load_longmemeval, ingest_longmemeval, evaluate_longmemeval)
+
+
+@dataclass
+class Options:
+    data: Path
+    db: Path | None
+    reuse: bool
+    embedder: str | None
+    preset: str | None
+    sets: list[str]
+    limit_questions: int | None
+    k: str
+    json_path: Path | None
+    compare: list[str] = field(default_factory=list)
+    plot_path: Path | None = None
+    database_url: str | None = None
+
+
+def parse_ks(text: str) -> list[int]:
+    """``"1,5,10,20"`` -> ``[1, 5, 10, 20]``; every k a positive integer."""
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise UsageProblem(f"--k must be comma-separated integers, got {text!r}") from None
+    if not ks or ks[0] < 1 or ks[-1] > 1000:
+        raise UsageProblem(f"--k values must be integers in [1, 1000], got {text!r}")
+    return ks
+
+
+def parse_sets(items: list[str]) -> dict[str, str]:
+    """``["rrf_k=30", ...]`` -> ``{"rrf_k": "30"}`` (Settings validates names and values)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageProblem(f"--set expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def build_settings(opts: Options, db: Path) -> Settings:
+    """Settings from --embedder, --preset and --set over the defaults, on database ``db``.
+
+    The environment's ``MNEMO_DATABASE_URL`` is ignored (the run uses ``db``) unless
+    ``--database-url`` (or ``--set database_url=...``) asks for PostgreSQL.
+    """
+    overrides: dict[str, Any] = {"database_url": opts.database_url}
+    if opts.embedder:
+        overrides["embedder"] = opts.embedder
+    if opts.preset:
+        overrides["preset"] = opts.preset
+    overrides.update(parse_sets(opts.sets))
+    overrides["path"] = str(db)
+    return Settings(**overrides)
+
+
+def _ingest(
+    bench: Benchmark, mem: Memory, dataset: Any, opts: Options, console: Console
+) -> IngestStats:
+    state = ingest_state(mem, dataset.expected_turns())
+    if state == "complete" and opts.reuse:
+        return IngestStats(
+            users=len(dataset.expected_turns()),
+            sessions=dataset.session_count,
+            turns=dataset.turn_count,
+            reused=True,
+        )
+    if state == "complete":
+        raise UsageProblem(
+            f"{opts.database_url or opts.db} already holds this dataset; pass --reuse to "
+            "evaluate it again, or choose another --db"
+        )
+    if state == "partial":
+        raise UsageProblem(
+            f"{opts.database_url or opts.db} holds part of this dataset (an interrupted ingest or "
+            "another subset); delete it or choose another --db"
+        )
+    with progress_bar(console, "ingest turns", dataset.turn_count) as advance:
+        return bench.ingest(mem, dataset, advance)
+
+
+def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Report:
+    """Load, ingest (unless reused), evaluate and print; raises MnemoError or UsageProblem."""
+    console = console or Console()
+    status = Console(stderr=True)
+    start = time.perf_counter()
+    ks = parse_ks(opts.k)
+    if opts.reuse and opts.db is None and not opts.database_url:
+        raise UsageProblem("--reuse needs --db (the temporary default database is always new)")
+    if opts.limit_questions is not None and opts.limit_questions < 1:
+        raise UsageProblem("--limit-questions must be at least 1")
+    if not opts.data.is_file():
+        raise UsageProblem(f"data file not found: {opts.data}")
+    dataset = bench.load(str(opts.data)).head(opts.limit_questions)
+    tmpdir = None if opts.db else tempfile.mkdtemp(prefix="mnemo-eval-")
+    db = opts.db or Path(str(tmpdir)) / "eval.db"
+    try:
+        settings = build_settings(opts, db)
+        configs = [("settings of this run", settings), *_compared(settings, opts.compare)]
+        with Memory(settings=settings) as mem:
+            ingest = _ingest(bench, mem, dataset, opts, status)
+        rows: list[tuple[str, Report]] = []
+        shared: Memory | None = None  # configurations share one embedder and query cache
+        for label, config in configs:
+            embedder = shared.embedder if shared and config.embedder == settings.embedder else None
+            with (
+                Memory(settings=config, embedder=embedder) as mem,
+                progress_bar(status, f"questions: {label}", len(dataset.questions)) as advance,
+            ):
+                if shared is not None and embedder is not None:
+                    mem.pipeline.queries = shared.pipeline.queries
+                rows.append((label, bench.evaluate(mem, dataset, ks, advance)))
+                shared = shared or mem
+    finally:
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+    report = rows[0][1]
+    report.ingest = ingest
+    report.wall_seconds = time.perf_counter() - start
+    report.render(console)
+    if len(rows) > 1:
+        ablation.render(console, rows)
+    try:
+        if opts.json_path is not None:
+            if len(rows) > 1:
+                ablation.write_json(opts.json_path, rows)
+            else:
+                opts.json_path.write_text(report.to_json(), encoding="utf-8")
+            console.print(f"report written to {opts.json_path}")
+        if opts.plot_path is not None:
+            ablation.plot(opts.plot_path, rows)
+            console.print(f"plot written to {opts.plot_path}")
+    except OSError as exc:
+        raise UsageProblem(f"cannot write the output: {exc}") from None
+    except ImportError:
+        raise UsageProblem('--plot needs matplotlib: pip install "mnemo[dev]"') from None
+    return report
+
+
+def _compared(base: Settings, items: list[str]) -> list[tuple[str, Settings]]:
+    """One (label, settings) per --compare value, each applied over the run's settings."""
+    out = []
+    for item in items:
+        try:
+            changes = ablation.parse_config(item)
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
+        if "preset" in changes:  # a preset fills in what is not named; start from it
+            keep = {k: getattr(base, k) for k in ("path", "database_url", "embedder")}
+            out.append((item, Settings(**(keep | changes))))
+        else:
+            out.append((item, base.replace(**changes)))
+    return out
+
+
+def _main(bench: Benchmark, opts: Options) -> None:
+    try:
+        run(bench, opts)
+    except (MnemoError, UsageProblem, OSError) as exc:
+        message = " ".join(str(exc).split())
+        typer.echo(f"error: {message}", err=True)
+        raise typer.Exit(2) from None
+
+
+DataOpt = Annotated[Path, typer.Option("--data", help="The benchmark JSON file.")]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="SQLite database file (default: a temporary file, deleted after)."),
+]
+ReuseOpt = Annotated[
+    bool, typer.Option("--reuse", help="Skip ingest when --db already holds the dataset.")
+]
+EmbedderOpt = Annotated[
+    str | None, typer.Option("--embedder", help="local, openai or hashing (default: settings).")
+]
+PresetOpt = Annotated[str | None, typer.Option("--preset", help="Settings preset.")]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Setting override KEY=VALUE (repeatable), e.g. rrf_k=30."),
+]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit-questions", help="Evaluate only the first N questions.")
+]
+KOpt = Annotated[str, typer.Option("--k", help="Cut-offs for R@k and All@k.")]
+JsonOpt = Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")]
+CompareOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--compare",
+        help="Also evaluate these settings on the same store, e.g. fusion=rrf,neighbor_weight=0 "
+        "(repeatable; prints an ablation table).",
+    ),
+]
+DbUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        help="Run on PostgreSQL (postgresql://...) instead of SQLite; an empty database, or "
+        "one holding this dataset with --reuse.",
+    ),
+]
+PlotOpt = Annotated[
+    Path | None, typer.Option("--plot", help="Write a PNG of recall@k per configuration.")
+]
+
+
+@app.command()
+def locomo(
+    data: DataOpt,
+    db: DbOpt = None,
+    reuse: ReuseOpt = False,
+    embedder: EmbedderOpt = None,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    limit_questions: LimitOpt = None,
+    k: KOpt = "1,5,10,20",
+    json_path: JsonOpt = None,
+    compare: CompareOpt = None,
+    plot: PlotOpt = None,
+    database_url: DbUrlOpt = None,
+) -> None:
+    """LoCoMo: evidence turns of categories 1-4, per category and overall."""
+    opts = Options(
+        data,
+        db,
+        reuse,
+        embedder,
+        preset,
+        set_ or [],
+        limit_questions,
+        k,
+        json_path,
+        compare or [],
+        plot,
+        database_url,
+    )
+    _main(LOCOMO, opts)
+
+
+@app.command()
+def longmemeval(
+    data: DataOpt,
+    db: DbOpt = None,
+    reuse: ReuseOpt = False,
+    embedder: EmbedderOpt = None,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    limit_questions: LimitOpt = None,
+    k: KOpt = "1,5,10,20",
+    json_path: JsonOpt = None,
+    compare: CompareOpt = None,
+    plot: PlotOpt = None,
+    database_url: DbUrlOpt = None,
+) -> None:
+    """LongMemEval: evidence turns and sessions, per question type and overall."""
+    opts = Options(
+        data,
+        db,
+        reuse,
+        embedder,
+        preset,
+        set_ or [],
+        limit_questions,
+        k,
+        json_path,
+        compare or [],
+        plot,
+        database_url,
+    )
+    _main(LONGMEMEVAL, opts)
+
+
+__all__ = ["LOCOMO", "LONGMEMEVAL", "Benchmark", "Options", "app", "build_settings", "run"]

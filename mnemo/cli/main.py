@@ -1,0 +1,295 @@
+"""The ``mnemo`` command line.
+
+Every command takes ``--db`` (the SQLite file, env ``MNEMO_PATH``) and ``--embedder``
+(env ``MNEMO_EMBEDDER``). A mnemo error prints one red line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from mnemo.cli.common import (
+    DbOpt,
+    EmbedderOpt,
+    UserOpt,
+    console,
+    err,
+    guarded,
+    open_memory,
+)
+from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
+from mnemo.errors import MnemoError
+from mnemo.memory.facade import Memory
+from mnemo.ops.importers import count_lines, jsonl_batches
+from mnemo.progress import progress_bar
+from mnemo.schemas import Hit
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="mnemo: long-term memory for LLM chat applications.",
+)
+
+
+def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
+    """A table of hits with their stage scores."""
+    table = Table(title=title, show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("kind")
+    table.add_column("when")
+    table.add_column("content", overflow="fold")
+    if explain:
+        table.add_column("stages", overflow="fold")
+    for i, h in enumerate(hits, 1):
+        who = f"{h.name or h.role}: " if h.kind == "message" and (h.name or h.role) else ""
+        row = [str(i), f"{h.score:.3f}", h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
+        if explain:
+            row.append(" ".join(f"{k}={v:.3g}" for k, v in h.scores.items()))
+        table.add_row(*row)
+    return table
+
+
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="The memory (or, with --role, the turn).")],
+    user: UserOpt,
+    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    role: Annotated[
+        str | None, typer.Option(help="Store a conversation turn with this role.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Speaker name of the turn.")] = None,
+    kind: Annotated[str, typer.Option(help="Memory kind: fact, note, episode, summary.")] = "fact",
+    tag: Annotated[list[str] | None, typer.Option(help="Tag (repeatable).")] = None,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Add a memory, or a conversation turn when --role is given."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            if role is not None:
+                turn = {"role": role, "content": text, "name": name}
+                ids = mem.add_messages([turn], user_id=user, session_id=session or "default")
+                console.print(ids[0])
+            else:
+                item = mem.add(text, user_id=user, session_id=session, kind=kind, tags=tag)
+                console.print(item.id)
+
+    guarded(run)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to recall.")],
+    user: UserOpt,
+    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
+    kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
+    explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Search a user's memories and turns."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            hits = mem.search(
+                query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
+            )
+        if as_json:
+            console.print_json(json.dumps([h.model_dump(mode="json") for h in hits]))
+        else:
+            console.print(hits_table(hits, f"{len(hits)} hits for {query!r}", explain))
+
+    guarded(run)
+
+
+@app.command("import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="File to import.")],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl, locomo, longmemeval, mnemo (a `mnemo export` file) or markdown "
+            "(a folder in the file-store layout).",
+        ),
+    ] = "jsonl",
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User for lines without one.")
+    ] = None,
+    session: Annotated[str, typer.Option(help="Session for lines without one.")] = "default",
+    batch_size: Annotated[int, typer.Option(help="Turns per transaction.")] = 100,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file; or a whole
+    store from a `mnemo export` file (detected by its header line) into an empty store."""
+
+    if fmt == "mnemo" or (fmt == "jsonl" and path.is_file() and is_export_file(path)):
+        guarded(lambda: import_export_file(path, db))
+        return
+    if fmt == "markdown":
+        guarded(lambda: markdown_transfer(path, db, embedder, None, export=False))
+        return
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            if fmt == "jsonl":
+                total = _import_jsonl(mem, path, user, session, batch_size)
+            elif fmt in ("locomo", "longmemeval"):
+                total = _import_benchmark(mem, path, fmt)
+            else:
+                raise typer.BadParameter(
+                    "--format must be jsonl, locomo, longmemeval, mnemo or markdown"
+                )
+            console.print(f"imported {total} turns into {mem.store.location}")
+
+    guarded(run)
+
+
+def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size: int) -> int:
+    if not path.is_file():
+        raise typer.BadParameter(f"no such file: {path}")
+    total = 0
+    with progress_bar(err, "importing", count_lines(path)) as advance:
+        for batch in jsonl_batches(path, user, session, size):
+            try:
+                mem.add_messages(
+                    batch.turns,
+                    user_id=batch.user_id,
+                    session_id=batch.session_id,
+                    progress=advance,
+                )
+            except MnemoError as exc:
+                raise type(exc)(
+                    f"{path}: batch starting at line {batch.first_line}: {exc}"
+                ) from None
+            total += len(batch.turns)
+    return total
+
+
+def _import_benchmark(mem: Memory, path: Path, fmt: str) -> int:
+    from mnemo.eval import locomo, longmemeval
+
+    data: Any
+    if fmt == "locomo":
+        data = locomo.load_locomo(str(path))
+        ingest: Callable[..., Any] = locomo.ingest_locomo
+    else:
+        data = longmemeval.load_longmemeval(str(path))
+        ingest = longmemeval.ingest_longmemeval
+    with progress_bar(err, f"importing {fmt}", data.turn_count) as advance:
+        return int(ingest(mem, data, progress=advance).turns)
+
+
+@app.command()
+def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
+    """Show what the store holds."""
+
+    def run() -> None:
+        with open_memory(db, embedder) as mem:
+            s = mem.stats()
+        table = Table(title=f"mnemo store {s.path}", show_header=False)
+        for key, value in (
+            ("users", s.users),
+            ("sessions", s.sessions),
+            ("messages", s.messages),
+            ("memories", s.memories or "none"),
+            ("jobs", s.jobs or "none"),
+            ("LLM fallbacks", s.llm_fallbacks),
+            ("embedder", s.embedder),
+        ):
+            table.add_row(key, str(value))
+        for error in s.job_errors:
+            table.add_row("job error", error)
+        console.print(table)
+
+    guarded(run)
+
+
+@app.command()
+def worker(
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+    once: Annotated[bool, typer.Option("--once", help="Run every ready job, then exit.")] = False,
+    worker_poll_s: Annotated[
+        float | None,
+        typer.Option(
+            "--worker-poll-s", min=0.01, help="Idle poll interval, s (env MNEMO_WORKER_POLL_S)."
+        ),
+    ] = None,
+) -> None:
+    """Run background jobs until SIGINT/SIGTERM (the current job finishes first)."""
+    import logging
+
+    from mnemo.jobs.runner import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+
+    def run() -> None:
+        with open_memory(db, embedder, worker_poll_s=worker_poll_s) as mem:
+            runner = Worker(mem)
+            if once:
+                runner.run_once()
+            else:
+                banner = (
+                    f"mnemo worker: {mem.store.location}, polling every {runner.poll_s:g}s; "
+                    "Ctrl-C stops after the current job"
+                )
+                runner.run_until_signalled(lambda: err.print(banner, soft_wrap=True))
+        err.print(f"mnemo worker: ran {runner.jobs_run} job(s)")
+
+    guarded(run)
+
+
+@app.command()
+def demo(
+    db: Annotated[str, typer.Option("--db", help="SQLite file to create.")] = "mnemo-demo.db",
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Ingest a sample conversation and answer a few questions, showing each stage's score."""
+    from mnemo.cli.demo import run_demo
+
+    guarded(lambda: run_demo(db, embedder, console))
+
+
+def _mount_store() -> None:
+    from mnemo.cli import store as cli_store
+
+    for name in ("export", "migrate", "reembed", "repair"):
+        app.command(name)(getattr(cli_store, name))
+
+
+def _mount_server() -> None:
+    from mnemo.cli import serve as server_cli
+
+    app.command("serve")(server_cli.serve_command)
+    app.command("chat")(server_cli.chat_command)
+    app.add_typer(server_cli.keys_app, name="keys")
+
+
+def _mount_eval() -> None:
+    try:
+        from mnemo.cli.eval import app as eval_app
+    except ImportError:  # pragma: no cover - the eval package ships with mnemo
+        return
+    app.add_typer(eval_app, name="eval", help="Measure retrieval on LoCoMo or LongMemEval.")
+
+
+def sample_path() -> Path:
+    """The bundled sample conversation (JSONL)."""
+    return Path(__file__).parent.parent / "data" / "sample_conversation.jsonl"
+
+
+_mount_store()
+_mount_eval()
+_mount_server()

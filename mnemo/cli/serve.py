@@ -1,0 +1,154 @@
+"""The server's commands: ``mnemo serve``, ``mnemo chat`` and ``mnemo keys``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any, ParamSpec
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mnemo.config.settings import Settings
+from mnemo.errors import ConfigError, MnemoError, ValidationError
+
+console = Console()
+P = ParamSpec("P")
+COLUMNS = ("id", "tenant", "name", "created_at", "revoked_at")
+keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys (each maps to a tenant).")
+
+DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite file (env MNEMO_PATH).")]
+
+
+def guard(fn: Callable[P, None]) -> Callable[P, None]:
+    """Run a command; a MnemoError prints one red line and exits with status 2."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            fn(*args, **kwargs)
+        except MnemoError as exc:
+            Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+            raise typer.Exit(2) from None
+
+    return run
+
+
+def _settings(**values: Any) -> Settings:
+    return Settings(**{k: v for k, v in values.items() if v is not None})
+
+
+@guard
+def serve_command(
+    host: Annotated[str | None, typer.Option(help="Address to bind (env MNEMO_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (env MNEMO_PORT).")] = None,
+    db: DbOpt = None,
+    embedder: Annotated[str | None, typer.Option(help="local, openai or hashing.")] = None,
+) -> None:
+    """Run the REST server and OpenAI-compatible proxy (uvicorn)."""
+    try:
+        from mnemo.api.server import serve
+    except ImportError as exc:
+        raise ConfigError(
+            f'the server needs its extra: pip install "mnemo[server]" ({exc})'
+        ) from None
+
+    serve(_settings(path=db, embedder=embedder), host, port)
+
+
+def _keys_store(db: str | None) -> Any:
+    from mnemo.api.auth import key_store
+    from mnemo.storage import open_store
+
+    return key_store(open_store(_settings(path=db)))
+
+
+@keys_app.command("create")
+@guard
+def keys_create(
+    tenant: Annotated[str, typer.Option(help="Tenant the key gives access to.")],
+    name: Annotated[str | None, typer.Option(help="A label for the key.")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Create a key; it is printed once and only its hash is stored."""
+    from mnemo.api.auth import create_key
+
+    key, record = create_key(_keys_store(db), tenant, name)
+    console.print(f"key id {record['id']} for tenant {record['tenant']!r} (shown once):")
+    print(key)
+
+
+@keys_app.command("list")
+@guard
+def keys_list(db: DbOpt = None) -> None:
+    """List keys (ids, tenants, dates; never the keys)."""
+    table = Table(title="API keys")
+    for col in COLUMNS:
+        table.add_column(col)
+    for r in _keys_store(db).list():
+        table.add_row(
+            *(str(r[c] or "") for c in ("id", "tenant", "name", "created_at", "revoked_at"))
+        )
+    console.print(table)
+
+
+@keys_app.command("revoke")
+@guard
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="Key id.")], db: DbOpt = None) -> None:
+    """Revoke a key by id."""
+    if not _keys_store(db).revoke(key_id):
+        raise ValidationError(f"no live key with id {key_id!r}")
+    console.print(f"revoked {key_id}")
+
+
+@guard
+def chat_command(
+    user: Annotated[str, typer.Option("--user", "-u", help="User id.")] = "default",
+    session: Annotated[str, typer.Option(help="Conversation (session) id.")] = "default",
+    url: Annotated[str | None, typer.Option(help="Server URL (default: local port).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name sent upstream.")] = None,
+    key: Annotated[str | None, typer.Option(help="mnemo API key (env MNEMO_API_KEY).")] = None,
+) -> None:
+    """Chat in the terminal through the proxy, showing what was recalled for each message."""
+    import os
+
+    settings = Settings()
+    base = (url or f"http://127.0.0.1:{settings.port}").rstrip("/")
+    key = key or os.environ.get("MNEMO_API_KEY")
+    headers = {"X-API-Key": key} if key else {}
+    history: list[dict[str, str]] = []
+    with httpx.Client(base_url=base, headers=headers, timeout=settings.upstream_timeout_s) as http:
+        while True:
+            try:
+                line = input("you> ").strip()
+            except EOFError:
+                break
+            if line in ("/quit", "/exit"):
+                break
+            if line:
+                history.append({"role": "user", "content": line})
+                reply = _ask(http, history, user, session, model or settings.llm_model)
+                history.append({"role": "assistant", "content": reply})
+
+
+def _ask(
+    http: httpx.Client, history: list[dict[str, str]], user: str, session: str, model: str
+) -> str:
+    body = {"model": model, "messages": history, "user": user, "memory_id": session}
+    try:
+        resp = http.post("/v1/chat/completions", json=body)
+    except httpx.HTTPError as exc:
+        raise MnemoError(f"cannot reach the mnemo server: {exc}") from None
+    data = (
+        resp.json() if resp.headers.get("content-type", "").startswith("application/json") else {}
+    )
+    if resp.status_code != 200:
+        message = (data.get("error") or {}).get("message") or resp.text
+        raise MnemoError(f"HTTP {resp.status_code}: {message}")
+    for hit in data.get("memory_hits", []):
+        console.print(f"[dim]  recalled ({hit.get('score') or 0:.2f}) {hit['content']}[/]")
+    text = str(data["choices"][0]["message"].get("content") or "")
+    console.print(f"[bold]assistant>[/] {text}")
+    return text

@@ -1,0 +1,208 @@
+"""Store maintenance commands: export, migrate, reembed, repair (and the store-format import
+that `mnemo import` hands over to)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from mnemo.cli.common import DbOpt, EmbedderOpt, console, err, guarded, open_memory
+from mnemo.progress import progress_bar
+
+
+def store_location(db: str | None) -> str:
+    """The store a maintenance command works on: ``--db``, else the configured URL or path."""
+    from mnemo.config.settings import Settings
+
+    if db is not None:
+        return db
+    settings = Settings()
+    return settings.database_url or settings.path
+
+
+def is_export_file(path: Path) -> bool:
+    """Whether ``path`` starts with a `mnemo export` header line."""
+    from mnemo.ops.export import is_export
+
+    return is_export(path)
+
+
+def import_export_file(path: Path, db: str | None) -> None:
+    """Load a `mnemo export` file into the (empty) store of ``--db`` or the settings."""
+    from mnemo.ops.export import import_store
+
+    if not path.is_file():
+        raise typer.BadParameter(f"no such file: {path}")
+    location = store_location(db)
+    with path.open(encoding="utf-8") as src, progress_bar(err, "importing", None) as advance:
+        report = import_store(location, src, advance)
+    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
+
+
+def markdown_transfer(
+    path: Path,
+    db: str | None,
+    embedder: str | None,
+    user: str | None,
+    *,
+    export: bool,
+    tenant: str | None = None,
+) -> None:
+    """Export the store (or one user) to a Markdown folder, or import such a folder."""
+    from mnemo.files.markdown import export_markdown, import_markdown
+
+    with open_memory(db, embedder, tenant=tenant) as mem:
+        counts = export_markdown(mem, path, user) if export else import_markdown(mem, path)
+        verb = "exported to" if export else "imported from"
+        console.print(f"{verb} {path}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
+def export(
+    out: Annotated[
+        Path, typer.Argument(help="JSONL file to write ('-' for stdout), or a folder (markdown).")
+    ],
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="Export only this user's data.")
+    ] = None,
+    tenant: Annotated[str | None, typer.Option(help="Tenant of --user (env MNEMO_TENANT).")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="mnemo (JSONL, every table) or markdown.")
+    ] = "mnemo",
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Export every table of the store (or one user's rows) as JSONL, or turns, memories and
+    summaries as Markdown files (the file-store layout); see `mnemo import`."""
+    import sys
+
+    if fmt == "markdown":
+        guarded(lambda: markdown_transfer(out, db, embedder, user, export=True, tenant=tenant))
+        return
+    if fmt not in ("mnemo", "jsonl"):
+        raise typer.BadParameter("--format must be mnemo or markdown")
+
+    from mnemo.config.settings import Settings
+    from mnemo.ops.export import export_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        scope = None
+        if user is not None:
+            scope = (tenant or Settings().tenant, user)
+        location = store_location(db)
+        if str(out) == "-":
+            report = export_store(location, sys.stdout, scope)
+        else:
+            with out.open("w", encoding="utf-8") as fh:
+                report = export_store(location, fh, scope, bar)
+        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {location}")
+
+    guarded(run)
+
+
+def migrate(
+    source: Annotated[str, typer.Argument(help="SQLite file or postgresql:// URL to copy.")],
+    target: Annotated[str, typer.Argument(help="An empty SQLite file or postgresql:// URL.")],
+    embedder: EmbedderOpt = None,
+    searches: Annotated[
+        int, typer.Option("--searches", help="Sampled searches compared on both stores.")
+    ] = 20,
+) -> None:
+    """Copy a whole store into an empty one (SQLite <-> PostgreSQL) and check nothing was lost."""
+    from mnemo.ops import migrate as mig
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    report = guarded(lambda: mig.migrate(source, target, bar, searches, embedder))
+    table = Table(title=f"{source} -> {target}")
+    for col in ("table", "source rows", "target rows", "rows identical"):
+        table.add_column(col)
+    for c in report.checks:
+        table.add_row(c.table, str(c.source_rows), str(c.target_rows), "yes" if c.same else "NO")
+    console.print(table)
+    for mode, (same, total, overlap) in report.searches.items():
+        console.print(
+            f"{mode} searches with identical top-10 ids: {same}/{total}"
+            f" (mean top-10 overlap {overlap:.3f})"
+        )
+    if not report.lossless:
+        err.print("[bold red]error:[/] the target differs from the source (see above)")
+        raise typer.Exit(1)
+
+
+def reembed(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only count the vectors to rebuild.")
+    ] = False,
+    batch_size: Annotated[int, typer.Option(help="Rows per transaction.", min=1)] = 256,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Rebuild every stored vector with the configured embedder (resumable: run it again)."""
+    from mnemo.config.settings import Settings
+    from mnemo.embedders import create_embedder
+    from mnemo.index.keys import KeySpec
+    from mnemo.ops.reembed import reembed as run_reembed
+    from mnemo.storage import open_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
+        settings = Settings(**overrides)
+        emb = create_embedder(settings)
+        store = open_store(settings)
+        try:
+            report = run_reembed(
+                store, emb, batch_size, dry_run, bar, KeySpec.from_settings(settings)
+            )
+        finally:
+            store.close()
+            emb.close()
+        verb = "would re-embed" if dry_run else "re-embedded"
+        parts = ", ".join(f"{t} {n}" for t, n in report.rows.items())
+        console.print(f"{verb} {report.total} rows with {emb.id} ({parts})")
+
+    guarded(run)
+
+
+def repair(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report the drift.")] = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Re-sync the full-text indexes, missing vectors and user rows with the stored rows."""
+    from mnemo.config.settings import Settings
+    from mnemo.embedders import create_embedder
+    from mnemo.index.keys import KeySpec
+    from mnemo.ops.repair import repair as run_repair
+    from mnemo.storage import open_store
+
+    def bar(label: str, total: int) -> Any:
+        return progress_bar(err, label, total)
+
+    def run() -> None:
+        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
+        settings = Settings(**overrides)
+        emb, store = create_embedder(settings), open_store(settings)
+        try:
+            report = run_repair(
+                store, emb, dry_run, progress=bar, keys=KeySpec.from_settings(settings)
+            )
+        finally:
+            store.close()
+            emb.close()
+        for what, n in report.fixes.items():
+            if n:
+                console.print(f"{what}: {n}")
+        verb = "found" if dry_run else "fixed"
+        console.print(f"{verb} {report.total} drifted entries in {store.location}")
+
+    guarded(run)

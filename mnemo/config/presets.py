@@ -1,0 +1,87 @@
+"""The presets: each seed design's documented numbers, applied over the defaults of
+:class:`mnemo.config.settings.Settings` when the preset is chosen (``preset = "agent-cli"``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tiered", "topics"]
+
+#: Each seed design's documented numbers, applied over the defaults when the preset is chosen.
+# The seeds rank by their own formulas: none of mnemo's context or speaker signals.
+_SEED_RANKING: dict[str, Any] = {
+    "neighbor_weight": 0.0,
+    "speaker_weight": 0.0,
+    "strip_speaker_names": False,
+    "key_chunk_words": 0,
+    "fact_keys": False,
+    "key_weight": 0.0,
+    "recency_weight": 0.0,
+    "date_weight": 0.0,
+}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
+    "default": {},
+    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors;
+    # a session summary every 10 pairs and key/value user facts (the profile).
+    "llmplatform": {
+        **_SEED_RANKING,
+        "search_limit": 8,
+        "min_similarity": 0.45,
+        "lexical_weight": 0.0,
+        "cross_session_threshold": 50,
+        "fact_extraction": "off",
+        "episodes_enabled": False,
+        "session_summary_enabled": True,
+    },
+    # seed 001: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
+    "llm-managed": {
+        **_SEED_RANKING,
+        "search_limit": 5,
+        "min_similarity": 0.5,
+        "lexical_weight": 0.0,
+        "fact_extraction": "single",
+        "profile_enabled": False,
+        "episodes_enabled": False,
+    },
+    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
+    # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
+    "agent-cli": {
+        "fusion": "rrf",
+        **_SEED_RANKING,
+        "search_limit": 5,
+        "pool_factor": 3,
+        "recency_weight": 0.2,
+        "recency_tau_days": 30.0,
+        "use_mmr": True,
+        "mmr_lambda": 0.7,
+        "score_threshold": 0.35,
+        "fact_extraction": "atomic",
+        "profile_enabled": False,
+        "episodes_enabled": False,
+        "rolling_summary_enabled": True,
+        "max_entries": 500,
+    },
+    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6); structured profile facts
+    # and the short-term window compressed into episodes.
+    "tiered": {
+        **_SEED_RANKING,
+        "search_limit": 3,
+        "min_similarity": 0.6,
+        "lexical_weight": 0.0,
+        "fact_extraction": "off",
+        "profile_enabled": True,
+        "episodes_enabled": True,
+    },
+    # seed 004: topic memory as written: matching on, no topic merging, summaries regenerated;
+    # retrieval keeps the defaults.
+    "topics": {
+        "fact_extraction": "off",
+        "profile_enabled": False,
+        "episodes_enabled": False,
+        "topics_enabled": True,
+        "topic_merge_threshold": None,
+        "topic_incremental_summary": False,
+    },
+}

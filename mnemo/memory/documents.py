@@ -1,0 +1,90 @@
+"""The write-path tiers' reading and document calls on :class:`mnemo.Memory`: context documents
+(seed 001's context files) and the structured profile (seed 003)."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mnemo import validation as check
+from mnemo.config.settings import Settings
+from mnemo.embedders import Embedder
+from mnemo.schemas import Document, ProfileFact
+from mnemo.storage.base import Store
+from mnemo.tiers.facts import documents as doc_tier
+
+
+class TiersAPI:
+    """Documents and profile methods of :class:`mnemo.Memory` (mixed in)."""
+
+    store: Store
+    tenant: str
+    settings: Settings
+    embedder: Embedder
+    _embed: Callable[..., tuple[builtins.list[str], np.ndarray]]
+
+    def attach_document(
+        self,
+        content: str,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Document:
+        """Attach a context document to a user's session (or all sessions when None).
+
+        Facts the document already states are not extracted from later turns (seed 001).
+        """
+        row = doc_tier.new_document(
+            content,
+            user_id,
+            session_id,
+            title,
+            metadata,
+            tenant=self.tenant,
+            settings=self.settings,
+            embedder_id=self.embedder.id,
+            embed=self._embed,
+        )
+        return self.store.add_document(row)
+
+    def detach_document(self, id: str) -> Document:
+        """Remove an attached document; NotFoundError for an unknown id."""
+        return self.store.delete_document(self.tenant, doc_tier.document_id(id))
+
+    def documents(self, user_id: str, *, session_id: str | None = None) -> builtins.list[Document]:
+        """A user's documents, oldest first; with ``session_id``, those that session sees."""
+        user_id = check.identifier(user_id, "user_id")
+        if session_id is not None:
+            session_id = check.identifier(session_id, "session_id")
+        return self.store.list_documents(self.tenant, user_id, session_id)
+
+    # ---- profile ------------------------------------------------------------------------
+    def profile(
+        self,
+        user_id: str,
+        *,
+        min_importance: float | None = None,
+        include_inactive: bool = False,
+        category: str | None = None,
+    ) -> builtins.list[ProfileFact]:
+        """A user's profile facts: the active ones, most important first (then by category
+        and key). ``min_importance=0.5`` is stage 1 of retrieval (seed 003);
+        ``include_inactive`` appends replaced values, oldest first."""
+        user_id = check.identifier(user_id, "user_id")
+        floor = (
+            None if min_importance is None else check.unit_float(min_importance, "min_importance")
+        )
+        if category is not None:
+            category = check.profile_category(category)
+        return self.store.profile_facts(
+            self.tenant,
+            user_id,
+            include_inactive=include_inactive,
+            min_importance=floor,
+            category=category,
+        )

@@ -1,0 +1,213 @@
+"""Memory CRUD on :class:`mnemo.Memory`: add, get, list, update, delete, history."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mnemo import validation as check
+from mnemo.config.settings import Settings
+from mnemo.embedders import Embedder
+from mnemo.errors import NotFoundError, ValidationError
+from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
+from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
+from mnemo.storage.base import ListFilter, NewMemory, Store
+
+
+class MemoriesAPI:
+    """Memory and message CRUD methods of :class:`mnemo.Memory` (mixed in)."""
+
+    store: Store
+    tenant: str
+    settings: Settings
+    embedder: Embedder
+    _embed: Callable[..., tuple[builtins.list[str], np.ndarray]]
+
+    def add(
+        self,
+        content: str,
+        user_id: str,
+        *,
+        kind: str = "fact",
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float = 0.5,
+        confidence: float = 1.0,
+        source_message_ids: Sequence[str] | None = None,
+        created_at: Any = None,
+        actor: str = "api",
+    ) -> MemoryItem:
+        """Store one memory (a fact by default) and record ADD in its history."""
+        text = check.content(content, self.settings.max_content_chars)
+        user_id = check.identifier(user_id, "user_id")
+        if session_id is not None:
+            session_id = check.identifier(session_id, "session_id")
+        row_tags, meta = check.tags(tags), check.json_object(metadata, "metadata")
+        kind = check.memory_kind(kind)
+        imp, conf = (
+            check.unit_float(importance, "importance"),
+            check.unit_float(confidence, "confidence"),
+        )
+        created = check.time_text(created_at, "created_at") or format_time(utcnow())
+        hashes, vectors = self._embed([text])
+        row = NewMemory(
+            id=new_id(MEMORY_PREFIX),
+            tenant=self.tenant,
+            user_id=user_id,
+            session_id=session_id,
+            kind=kind,
+            content=text,
+            tags=row_tags,
+            metadata=meta,
+            importance=imp,
+            confidence=conf,
+            source_message_ids=list(source_message_ids or []),
+            created_at=created,
+            content_hash=hashes[0],
+            embedder=self.embedder.id,
+            embedding=vectors[0],
+        )
+        return self.store.add_memory(row, actor)
+
+    def get(self, id: str) -> MemoryItem | Message:
+        """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""
+        if not isinstance(id, str):
+            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        found: MemoryItem | Message | None = None
+        if id.startswith(MESSAGE_PREFIX):
+            found = self.store.get_message(self.tenant, id)
+        elif id.startswith(MEMORY_PREFIX):
+            found = self.store.get_memory(self.tenant, id)
+            if found is not None and found.deleted_at is not None:
+                raise NotFoundError(f"memory {id!r} was deleted (see history({id!r}))")
+        if found is None:
+            raise NotFoundError(f"no memory or message with id {id!r}")
+        return found
+
+    def list(
+        self,
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 50,
+        offset: int = 0,
+        include_deleted: bool = False,
+    ) -> builtins.list[MemoryItem]:
+        """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
+        flt = self._filter(user_id, session_id, since, until, limit, offset)
+        flt.kind = None if kind is None else check.memory_kind(kind)
+        flt.tag, flt.include_deleted = tag, include_deleted
+        return self.store.list_memories(flt)
+
+    def messages(
+        self,
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[Message]:
+        """Stored turns in conversation order, filtered by user, session and [since, until)."""
+        return self.store.list_messages(
+            self._filter(user_id, session_id, since, until, limit, offset)
+        )
+
+    def _filter(
+        self,
+        user_id: str | None,
+        session_id: str | None,
+        since: Any,
+        until: Any,
+        limit: int,
+        offset: int,
+    ) -> ListFilter:
+        if user_id is not None:
+            check.identifier(user_id, "user_id")
+        if session_id is not None:
+            check.identifier(session_id, "session_id")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise ValidationError("limit must be an integer in [1, 10000]")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ValidationError("offset must be a non-negative integer")
+        return ListFilter(
+            tenant=self.tenant,
+            user_id=user_id,
+            session_id=session_id,
+            since=check.time_text(since, "since"),
+            until=check.time_text(until, "until"),
+            limit=limit,
+            offset=offset,
+        )
+
+    def update(
+        self,
+        id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        actor: str = "api",
+        source_message_ids: Sequence[str] | None = None,
+    ) -> MemoryItem:
+        """Change a live memory; a new content is re-embedded. Records UPDATE in history."""
+        self._memory_id(id)
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"] = check.content(content, self.settings.max_content_chars)
+            hashes, vectors = self._embed([changes["content"]])
+            changes.update(embedding=vectors[0], embedder=self.embedder.id, content_hash=hashes[0])
+        if tags is not None:
+            changes["tags"] = check.tags(tags)
+        if metadata is not None:
+            changes["metadata"] = check.json_object(metadata, "metadata")
+        if importance is not None:
+            changes["importance"] = check.unit_float(importance, "importance")
+        if confidence is not None:
+            changes["confidence"] = check.unit_float(confidence, "confidence")
+        if not changes:
+            raise ValidationError("update needs at least one field to change")
+        return self.store.update_memory(
+            self.tenant, id, changes, actor, list(source_message_ids or [])
+        )
+
+    def delete(self, id: str, actor: str = "api") -> MemoryItem:
+        """Soft-delete a memory: it leaves search and listing; history keeps it."""
+        self._memory_id(id)
+        return self.store.delete_memory(self.tenant, id, actor)
+
+    def history(self, id: str) -> builtins.list[HistoryEntry]:
+        """Every change of a memory or profile fact, oldest first; NotFoundError for an
+        unknown id."""
+        if isinstance(id, str) and id.startswith(PROFILE_PREFIX):
+            return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
+        self._memory_id(id)
+        if self.store.get_memory(self.tenant, id) is None:
+            raise NotFoundError(f"no memory with id {id!r}")
+        return self.store.history(self.tenant, id)
+
+    @staticmethod
+    def _no_memory(id: str) -> builtins.list[HistoryEntry]:
+        raise NotFoundError(f"no memory with id {id!r}")
+
+    @staticmethod
+    def _memory_id(id: Any) -> None:
+        if not isinstance(id, str):
+            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        if id.startswith(MESSAGE_PREFIX):
+            raise ValidationError(
+                "messages are the event log and cannot be edited; erase a user with delete_user"
+            )
+        if not id.startswith(MEMORY_PREFIX):
+            raise NotFoundError(f"no memory with id {id!r}")

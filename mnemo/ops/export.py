@@ -1,0 +1,213 @@
+"""``mnemo export`` / ``mnemo import --format mnemo``: a whole store (or one user) as JSONL.
+
+The file is streamed, one JSON object per line, so a store of any size is exported and
+imported in constant memory:
+
+* line 1, the header: ``{"mnemo_export": 1, "scope": ..., "tables": {table: [columns]}}``;
+* then one line per row, tables in :data:`mnemo.ops.migrate.FIRST` order (referenced tables first):
+  ``{"table": "memories", "row": {"rowid": 3, "content": "...", "embedding": {"$bytes": "..."}}}``.
+
+Rows are copied as they are, ``rowid`` and vectors included (vectors as base64 float32 bytes,
+``{"$bytes": ...}``), so importing into an empty store gives back the same rows and the same
+search results. The store-internal ``meta`` table is not exported. Both ends are the sides of
+:mod:`mnemo.ops.migrate` (SQLite file or PostgreSQL URL), so an export of one dialect imports into
+the other.
+
+A per-user export (``user=(tenant, user_id)``) keeps the rows of tables with a ``user_id``
+column that belong to that user, the tags of that user's memories and the chunks of that
+user's documents, and leaves out tenant-wide tables (``api_keys``): what a user asks for when
+they request their data.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import groupby
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from mnemo.errors import ValidationError
+from mnemo.ops.migrate import ProgressFactory, Side, _progress, check_location, open_side, plan
+
+FORMAT_VERSION = 1
+#: Tenant-wide tables left out of a per-user export.
+TENANT_ONLY = ("api_keys",)
+#: Tables whose rows belong to a user through a parent row: table -> (column, parent table).
+CHILDREN = {
+    "memory_tags": ("memory_rowid", "memories"),
+    "document_chunks": ("document_rowid", "documents"),
+}
+
+
+@dataclass
+class ExportReport:
+    """Rows written (or read back) per table."""
+
+    rows: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Rows over every table."""
+        return sum(self.rows.values())
+
+
+def encode(value: Any) -> Any:
+    """A JSON value for one column value: bytes and vectors become ``{"$bytes": base64}``."""
+    if isinstance(value, np.ndarray):
+        value = np.asarray(value, dtype=np.float32).tobytes()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    return value
+
+
+def decode(value: Any) -> Any:
+    """The column value of :func:`encode`'s output."""
+    if isinstance(value, dict):
+        if set(value) != {"$bytes"}:
+            raise ValidationError(f"unexpected object in an export row: {sorted(value)}")
+        return base64.b64decode(value["$bytes"])
+    return value
+
+
+def is_export(path: Path) -> bool:
+    """True when ``path`` starts with a mnemo export header line."""
+    with path.open("rb") as fh:
+        first = fh.readline(4096)
+    return first.lstrip().startswith(b'{"mnemo_export"')
+
+
+def _tables(side: Side, user: tuple[str, str] | None) -> list[tuple[str, list[str]]]:
+    steps = plan(side, side)
+    if user is None:
+        return steps
+    return [
+        (t, cols)
+        for t, cols in steps
+        if t not in TENANT_ONLY and ("user_id" in cols or t in CHILDREN)
+    ]
+
+
+def _rows(
+    side: Side,
+    table: str,
+    cols: list[str],
+    user: tuple[str, str] | None,
+    owned: dict[str, set[int]],
+) -> Iterator[tuple[Any, ...]]:
+    """Rows of ``table``; for a per-user export only the user's (``owned`` collects the
+    rowids of parent tables as they stream by)."""
+    if user is None:
+        yield from side.read(table, cols)
+        return
+    if table in CHILDREN:
+        key, parent = CHILDREN[table]
+        at, keep = cols.index(key), owned.get(parent, set())
+        yield from (r for r in side.read(table, cols) if r[at] in keep)
+        return
+    ti, ui = cols.index("tenant"), cols.index("user_id")
+    ri = cols.index("rowid") if "rowid" in cols else None
+    for r in side.read(table, cols):
+        if (r[ti], r[ui]) == user:
+            if ri is not None and table in {p for _, p in CHILDREN.values()}:
+                owned.setdefault(table, set()).add(r[ri])
+            yield r
+
+
+def export_store(
+    location: str,
+    out: IO[str],
+    user: tuple[str, str] | None = None,
+    progress: ProgressFactory | None = None,
+) -> ExportReport:
+    """Write the store at ``location`` (or one ``(tenant, user_id)``) to ``out`` as JSONL."""
+    side = open_side(check_location(location))
+    report = ExportReport()
+    try:
+        steps = _tables(side, user)
+        scope = None if user is None else {"tenant": user[0], "user_id": user[1]}
+        header = {"mnemo_export": FORMAT_VERSION, "scope": scope, "tables": dict(steps)}
+        out.write(json.dumps(header) + "\n")
+        owned: dict[str, set[int]] = {}
+        for table, cols in steps:
+            n = 0
+            with _progress(progress, f"export {table}", side.count(table)) as advance:
+                for row in _rows(side, table, cols, user, owned):
+                    values = {c: encode(v) for c, v in zip(cols, row, strict=True)}
+                    out.write(json.dumps({"table": table, "row": values}) + "\n")
+                    n += 1
+                    if n % 1000 == 0:
+                        advance(1000)
+                advance(n % 1000)
+            report.rows[table] = n
+    finally:
+        side.close()
+    return report
+
+
+def read_header(lines: Iterator[str]) -> dict[str, Any]:
+    """The parsed header line of an export, or ValidationError."""
+    first = next(lines, "")
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("mnemo_export") != FORMAT_VERSION:
+        raise ValidationError(f"not a mnemo export (version {FORMAT_VERSION}): bad header line")
+    if not isinstance(header.get("tables"), dict):
+        raise ValidationError("mnemo export header has no table list")
+    return header
+
+
+def _records(lines: Iterator[str], start: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    for number, line in enumerate(lines, start):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            yield record["table"], record["row"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise ValidationError(f"line {number}: not an export row") from None
+
+
+def import_store(
+    location: str, src: IO[str], progress: Callable[[int], None] | None = None
+) -> ExportReport:
+    """Load an export into the empty store at ``location``, in one transaction: a bad line
+    anywhere leaves the store empty. Columns the target lacks are ignored; columns it has and
+    the export lacks take their defaults."""
+    lines = iter(src)
+    header = read_header(lines)
+    side = open_side(check_location(location))
+    report = ExportReport()
+    advance = progress or (lambda n: None)
+    try:
+        check_empty(side)
+        known = set(side.tables())
+        with side.writing() as write:
+            for table, group in groupby(_records(lines, 2), key=lambda r: r[0]):
+                if table not in header["tables"] or table not in known:
+                    raise ValidationError(f"export row for unknown table {table!r}")
+                target_cols = side.columns(table)
+                cols = [c for c in header["tables"][table] if c in target_cols]
+                rows = (tuple(decode(row.get(c)) for c in cols) for _, row in group)
+                report.rows[table] = report.rows.get(table, 0) + write(table, cols, rows, advance)
+    finally:
+        side.close()
+    return report
+
+
+def check_empty(side: Side) -> None:
+    """ValidationError unless the store holds no users, turns, memories or jobs."""
+    for table in ("users", "messages", "memories", "jobs"):
+        if table in side.tables() and side.count(table):
+            raise ValidationError(
+                f"the target store is not empty ({table} has rows); import into a new store"
+            )
+
+
+__all__ = ["ExportReport", "decode", "encode", "export_store", "import_store", "is_export"]

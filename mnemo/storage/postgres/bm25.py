@@ -1,0 +1,129 @@
+"""BM25 over PostgreSQL full text, so lexical scores mean what SQLite FTS5's bm25() means.
+
+PostgreSQL's own ``ts_rank`` has no inverse document frequency: in an OR query over many
+words, a word in every turn counts as much as a rare name, which cost 0.06 of LoCoMo R@10 (see
+docs/scaling.md). Here the GIN index finds the candidate rows (any query lexeme), PostgreSQL
+returns each candidate's term frequencies and length, and :func:`bm25` scores them with FTS5's
+formula. Statistics (row count, mean length, document frequency) are the user's own rows in
+that table, so one tenant's text never shifts another's scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from psycopg import sql
+
+if TYPE_CHECKING:
+    from mnemo.storage.postgres.conn import Conn
+
+K1 = 1.2
+B = 0.75
+#: FTS5 floors the idf of a word in more than half the rows at this (so it still counts).
+MIN_IDF = 1e-6
+
+
+def bm25(
+    tf: np.ndarray,
+    df: np.ndarray,
+    n_docs: int,
+    doc_len: np.ndarray,
+    avg_len: float,
+    k1: float = K1,
+    b: float = B,
+) -> np.ndarray:
+    """BM25 of each document (row of ``tf``) for the query terms (columns), as FTS5 computes it:
+
+    score(d) = sum_t idf(t) * tf(t,d) * (k1 + 1) / (tf(t,d) + k1 * (1 - b + b * |d| / avgdl))
+    idf(t)   = max(log((N - df(t) + 0.5) / (df(t) + 0.5)), 1e-6)
+
+    ``tf``: (docs, terms) counts; ``df``: (terms,); ``N`` = ``n_docs``; ``|d|`` = ``doc_len``.
+    """
+    tf = np.asarray(tf, dtype=np.float64)
+    if tf.size == 0:
+        return np.zeros(tf.shape[0])
+    idf = np.log((n_docs - df + 0.5) / (df + 0.5))
+    idf = np.maximum(idf, MIN_IDF)
+    norm = k1 * (1.0 - b + b * np.asarray(doc_len, dtype=np.float64) / max(avg_len, 1e-9))
+    return np.asarray(((tf * (k1 + 1.0)) / (tf + norm[:, None])) @ idf)
+
+
+@dataclass
+class Candidates:
+    """Rows that hold any query lexeme, with what BM25 and the filters need."""
+
+    rowids: np.ndarray
+    sessions: list[str | None]
+    kinds: list[str]
+    tf: np.ndarray  # (rows, terms)
+    doc_len: np.ndarray
+    n_docs: int
+    avg_len: float
+
+
+def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
+    """The distinct English lexemes of the query terms (stemmed, stopwords dropped)."""
+    row = c.execute(
+        "SELECT coalesce(array_agg(DISTINCT lexeme ORDER BY lexeme), '{}') AS lx"
+        " FROM unnest(to_tsvector('english', %s))",
+        (" ".join(terms),),
+    ).fetchone()
+    return list(row["lx"]) if row else []
+
+
+def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]) -> Candidates:
+    """Every (live) row of the user in ``table`` holding a lexeme, and the user's statistics.
+
+    Term frequency is the number of positions of the lexeme in the row's ``fts``; length is
+    the row's lexeme count (``length(fts)``), for rows and for the mean alike.
+    """
+    live = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
+    kind = "kind" if table == "memories" else "'message'"
+    query = sql.SQL(
+        "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q"
+        " FROM unnest(%(lx)s::text[]) l),"
+        " stats AS (SELECT count(*) AS n, coalesce(avg(length(fts)), 0) AS avg_len FROM {t}"
+        " WHERE tenant = %(tenant)s AND user_id = %(user)s AND {live})"
+        " SELECT m.rowid, m.session_id, {kind} AS kind,"
+        " length(m.fts) AS dl, stats.n, stats.avg_len,"
+        " ARRAY(SELECT coalesce((SELECT array_length(u.positions, 1) FROM unnest(m.fts) u"
+        " WHERE u.lexeme = l.l), 0) FROM unnest(%(lx)s::text[]) WITH ORDINALITY AS l(l, i)"
+        " ORDER BY l.i) AS tf"
+        " FROM {t} m, q, stats WHERE m.tenant = %(tenant)s AND m.user_id = %(user)s"
+        " AND m.fts @@ q.q AND {live}"
+    ).format(t=sql.Identifier(table), live=sql.SQL(live), kind=sql.SQL(kind))
+    args: dict[str, Any] = {"lx": lexemes, "tenant": tenant, "user": user_id}
+    rows = c.execute(query, args).fetchall()
+    n = len(rows)
+    first = rows[0] if rows else {"n": 0, "avg_len": 0}
+    return Candidates(
+        rowids=np.fromiter((r["rowid"] for r in rows), dtype=np.int64, count=n),
+        sessions=[r["session_id"] for r in rows],
+        kinds=[r["kind"] for r in rows],
+        tf=np.array([r["tf"] for r in rows], dtype=np.float64).reshape(n, len(lexemes)),
+        doc_len=np.fromiter((r["dl"] for r in rows), dtype=np.float64, count=n),
+        n_docs=int(first["n"]),
+        avg_len=float(first["avg_len"]),
+    )
+
+
+def ranked(
+    cands: Candidates, limit: int, session_id: str | None, kinds: list[str] | None
+) -> list[tuple[int, float]]:
+    """(rowid, BM25) of the best ``limit`` candidates in the session and kinds, best first.
+
+    Document frequencies count every candidate of the user (the filters only choose which
+    rows are returned), as FTS5's statistics cover its whole table.
+    """
+    df = (cands.tf > 0).sum(axis=0)
+    scores = bm25(cands.tf, df, cands.n_docs, cands.doc_len, cands.avg_len)
+    keep = np.ones(len(cands.rowids), dtype=bool)
+    if session_id is not None:
+        keep &= np.array([s == session_id for s in cands.sessions], dtype=bool)
+    if kinds is not None:
+        keep &= np.array([k in kinds for k in cands.kinds], dtype=bool)
+    idx = np.flatnonzero(keep)
+    order = idx[np.lexsort((cands.rowids[idx], -scores[idx]))][:limit]
+    return [(int(cands.rowids[i]), float(scores[i])) for i in order]

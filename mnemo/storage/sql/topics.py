@@ -1,0 +1,242 @@
+"""The SQLite side of topic memory: load a conversation's topics, write back what changed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import numpy as np
+
+from mnemo.schemas import format_time, parse_time, utcnow
+from mnemo.storage.sqlite.conn import Connections
+from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
+
+T = TypeVar("T")
+
+_WORKING = "evicted_at IS NULL AND merged_into IS NULL"
+
+
+def _text(epoch: float | None) -> str | None:
+    return None if epoch is None else format_time(datetime.fromtimestamp(epoch, UTC))
+
+
+def _epoch(text: str | None) -> float | None:
+    return None if text is None else parse_time(text).timestamp()
+
+
+def topic_row(r: sqlite3.Row) -> TopicRow:
+    """A TopicRow (without messages) from a ``topics`` row."""
+    blob = r["embedding"]
+    return TopicRow(
+        id=r["id"],
+        tenant=r["tenant"],
+        user_id=r["user_id"],
+        session_id=r["session_id"] or "",
+        title=r["title"],
+        created_at=parse_time(r["created_at"]).timestamp(),
+        last_active_at=parse_time(r["last_active_at"]).timestamp(),
+        summary=r["summary"],
+        summary_actor=r["summary_actor"],
+        importance=r["importance"],
+        access_count=r["access_count"],
+        message_count=r["message_count"],
+        compressed=r["compressed"],
+        compressed_count=r["compressed_count"],
+        embedding=None if blob is None else np.frombuffer(blob, dtype=np.float32).copy(),
+        embedder=r["embedder"],
+        embedding_weight=r["embedding_weight"],
+        evicted_at=_epoch(r["evicted_at"]),
+        merged_into=r["merged_into"],
+        metadata=json.loads(r["metadata"]),
+    )
+
+
+def _entries(c: sqlite3.Connection, topic_id: str, compacted: bool) -> list[Entry]:
+    """A topic's active (or compacted) messages in time order."""
+    cur = c.execute(
+        "SELECT m.role, m.content, tm.at, m.id, tm.seq FROM topic_messages tm"
+        " JOIN messages m ON m.id = tm.message_id WHERE tm.topic_id=? AND tm.compacted=?"
+        " ORDER BY tm.at, tm.seq",
+        (topic_id, int(compacted)),
+    )
+    return [Entry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
+
+
+class SQLiteTopics:
+    """The TopicStore methods of :class:`~mnemo.storage.sqlite.store.SQLiteStore`."""
+
+    db: Connections
+
+    def apply_topics(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        fn: Callable[[Conversation], T],
+        write: bool = True,
+        also: str | None = None,
+    ) -> T:
+        """Load a conversation (plus topic ``also`` even outside the working set), run ``fn`` on
+        it and (``write``) persist its changes, atomically."""
+        if not write:
+            with self.db.read() as c:
+                return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
+        with self.db.write() as c:
+            conv = self._conversation(c, (tenant, user_id, session_id), True, also)
+            result = fn(conv)
+            self._save(c, conv)
+        return result
+
+    def list_topics(
+        self, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
+    ) -> list[TopicRow]:
+        """Topics of a user (or one conversation), latest activity first, without messages."""
+        sql, args = "SELECT * FROM topics WHERE tenant=? AND user_id=?", [tenant, user_id]
+        if session_id is not None:
+            sql += " AND session_id=?"
+            args.append(session_id)
+        if not include_inactive:
+            sql += f" AND {_WORKING}"
+        cur = self.db.get().execute(sql + " ORDER BY last_active_at DESC, rowid DESC", args)
+        return [topic_row(r) for r in cur]
+
+    def get_topic(self, tenant: str, topic_id: str) -> TopicRow | None:
+        """One topic by id (without messages), or None."""
+        r = (
+            self.db.get()
+            .execute("SELECT * FROM topics WHERE tenant=? AND id=?", (tenant, topic_id))
+            .fetchone()
+        )
+        return None if r is None else topic_row(r)
+
+    # ---- loading ---------------------------------------------------------------------------
+    def _conversation(
+        self,
+        c: sqlite3.Connection,
+        scope: tuple[str, str, str],
+        pending: bool,
+        also: str | None,
+    ) -> Conversation:
+        tenant, user_id, session_id = scope
+        cur = c.execute(
+            "SELECT active_topic_id, applied_seq FROM topic_conversations"
+            " WHERE tenant=? AND user_id=? AND session_id=?",
+            scope,
+        ).fetchone()
+        topics = {
+            r["id"]: topic_row(r)
+            for r in c.execute(
+                f"SELECT * FROM topics WHERE tenant=? AND user_id=? AND session_id=?"
+                f" AND ({_WORKING} OR id=?) ORDER BY rowid",
+                (*scope, also),
+            )
+        }
+        self._load_members(c, topics)
+        conv = Conversation(
+            tenant, user_id, session_id, cur[0] if cur else None, cur[1] if cur else 0, topics
+        )
+        conv.loader = lambda tid: _entries(c, tid, compacted=True)
+        if pending:
+            conv.pending = self._pending(c, conv)
+        return conv
+
+    @staticmethod
+    def _load_members(c: sqlite3.Connection, topics: dict[str, TopicRow]) -> None:
+        for tid, topic in topics.items():
+            topic.messages = _entries(c, tid, compacted=False)
+
+    @staticmethod
+    def _pending(c: sqlite3.Connection, conv: Conversation) -> list[Turn]:
+        cur = c.execute(
+            "SELECT id, seq, role, content, created_at, embedder, embedding, metadata FROM messages"
+            " WHERE tenant=? AND user_id=? AND session_id=? AND seq>? ORDER BY seq",
+            (conv.tenant, conv.user_id, conv.session_id, conv.applied_seq),
+        )
+        return [
+            Turn(
+                message_id=r[0],
+                seq=r[1],
+                role=r[2],
+                content=r[3],
+                timestamp=parse_time(r[4]).timestamp(),
+                embedder=r[5],
+                embedding=None if r[6] is None else np.frombuffer(r[6], dtype=np.float32),
+                metadata=json.loads(r[7]),
+            )
+            for r in cur
+        ]
+
+    # ---- saving ----------------------------------------------------------------------------
+    def _save(self, c: sqlite3.Connection, conv: Conversation) -> None:
+        for tid in sorted(conv.dirty):
+            self._upsert_topic(c, conv.topics[tid])
+        for loser, survivor in conv.moved.items():
+            c.execute("UPDATE topic_messages SET topic_id=? WHERE topic_id=?", (survivor, loser))
+            c.execute("UPDATE messages SET topic_id=? WHERE topic_id=?", (survivor, loser))
+        c.executemany(
+            "INSERT INTO topic_messages (message_id, topic_id, tenant, user_id, at, seq, compacted)"
+            " VALUES (?,?,?,?,?,?,?) ON CONFLICT (message_id) DO UPDATE"
+            " SET topic_id=excluded.topic_id, compacted=excluded.compacted",
+            [
+                (mid, tid, conv.tenant, conv.user_id, at, seq, int(done))
+                for mid, (tid, done, at, seq) in conv.links.items()
+            ],
+        )
+        c.executemany(
+            "UPDATE messages SET topic_id=? WHERE id=?",
+            [(tid, mid) for mid, (tid, *_rest) in conv.links.items()],
+        )
+        now = format_time(utcnow())
+        c.executemany(
+            "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(conv.tenant, conv.user_id, k, json.dumps(p), now, now, now) for k, p in conv.jobs],
+        )
+        c.execute(
+            "INSERT INTO topic_conversations (tenant, user_id, session_id, active_topic_id,"
+            " applied_seq) VALUES (?,?,?,?,?) ON CONFLICT (tenant, user_id, session_id)"
+            " DO UPDATE SET active_topic_id=excluded.active_topic_id,"
+            " applied_seq=excluded.applied_seq",
+            (conv.tenant, conv.user_id, conv.session_id, conv.active_topic_id, conv.applied_seq),
+        )
+
+    @staticmethod
+    def _upsert_topic(c: sqlite3.Connection, t: TopicRow) -> None:
+        values: dict[str, Any] = {
+            "id": t.id,
+            "tenant": t.tenant,
+            "user_id": t.user_id,
+            "session_id": t.session_id,
+            "title": t.title,
+            "summary": t.summary,
+            "summary_actor": t.summary_actor,
+            "importance": t.importance,
+            "access_count": t.access_count,
+            "created_at": _text(t.created_at),
+            "last_active_at": _text(t.last_active_at),
+            "message_count": t.message_count,
+            "compressed": t.compressed,
+            "compressed_count": t.compressed_count,
+            "embedder": t.embedder,
+            "embedding": None
+            if t.embedding is None
+            else np.asarray(t.embedding, np.float32).tobytes(),
+            "embedding_weight": t.embedding_weight,
+            "evicted_at": _text(t.evicted_at),
+            "merged_into": t.merged_into,
+            "metadata": json.dumps(t.metadata),
+        }
+        cols = ", ".join(values)
+        marks = ", ".join("?" * len(values))
+        updates = ", ".join(f"{k}=excluded.{k}" for k in values if k != "id")
+        c.execute(
+            f"INSERT INTO topics ({cols}) VALUES ({marks})"
+            f" ON CONFLICT (id) DO UPDATE SET {updates}",
+            list(values.values()),
+        )
+
+
+__all__ = ["SQLiteTopics", "topic_row"]

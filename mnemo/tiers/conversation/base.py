@@ -1,0 +1,150 @@
+"""What the conversation tiers work with: the store, the embedder, settings and the LLM.
+
+Also the two things every tier does: ask the LLM for JSON (falling back to rules on a
+transient or unparseable answer, and saying so), and write a memory under a stable id (so a
+job that runs twice writes it once).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from mnemo.config.settings import Settings
+from mnemo.embedders import Embedder, content_hash
+from mnemo.errors import LLMOutputError, LLMTransientError
+from mnemo.llm import ChatModel, Usage, render_prompt
+from mnemo.schemas import MemoryItem
+from mnemo.storage.base import NewMemory, Store
+
+log = logging.getLogger("mnemo.tiers")
+
+T = TypeVar("T")
+
+RULES_MODEL = "rule_based"  # the "model" recorded for rule-based output (seed 000's name)
+
+
+@dataclass
+class TierContext:
+    """The parts a tier job needs; ``chat`` is None when no LLM is configured."""
+
+    store: Store
+    embedder: Embedder
+    settings: Settings
+    tenant: str
+    chat: ChatModel | None = None
+
+
+@dataclass
+class Answer:
+    """The outcome of one LLM request: ``value`` is None when rules must be used.
+
+    ``fallback`` says why rules were used although an LLM is configured (None otherwise).
+    """
+
+    value: Any = None
+    usage: Usage = field(default_factory=Usage)
+    model: str = RULES_MODEL
+    fallback: str | None = None
+
+    @property
+    def actor(self) -> str:
+        """``llm`` when the LLM's answer is used, ``rules`` otherwise (history's actor)."""
+        return "rules" if self.value is None else "llm"
+
+    def note(self) -> dict[str, Any]:
+        """Metadata recording the model, and the fallback reason when there was one."""
+        out: dict[str, Any] = {"model": self.model}
+        if self.fallback:
+            out["fallback"] = self.fallback
+        return out
+
+
+def ask_json(
+    ctx: TierContext,
+    prompt: str,
+    values: dict[str, str],
+    check: Callable[[Any], T | None],
+    *,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+) -> Answer:
+    """Ask the LLM with prompt file ``prompt`` for JSON and validate it with ``check``.
+
+    No LLM configured: an empty Answer (rules, no fallback note). A transient failure
+    (timeouts, 429, 5xx after retries), JSON that stays unparseable, or JSON that ``check``
+    rejects (returns None): a logged fallback recorded in ``Answer.fallback``. Any other
+    error (a 4xx, a bad response body) propagates, so the job fails visibly and is retried.
+    """
+    if ctx.chat is None:
+        return Answer()
+    message = render_prompt(prompt, **values)
+    try:
+        result = ctx.chat.complete(
+            [{"role": "user", "content": message}],
+            json=True,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+    except (LLMTransientError, LLMOutputError) as exc:
+        reason = f"{type(exc).__name__}: {exc}"[:500]
+        log.warning("%s: LLM failed, using rules: %s", prompt, reason)
+        return Answer(fallback=reason)
+    value = check(result.data)
+    if value is None:
+        reason = f"LLMOutputError: answer does not match {prompt}'s format: {result.text[:200]!r}"
+        log.warning("%s: %s; using rules", prompt, reason)
+        return Answer(usage=result.usage, fallback=reason)
+    return Answer(value, result.usage, result.model or ctx.chat.model)
+
+
+def write_memory(
+    ctx: TierContext,
+    *,
+    memory_id: str,
+    kind: str,
+    user_id: str,
+    session_id: str | None,
+    content: str,
+    metadata: dict[str, Any],
+    sources: list[str],
+    created_at: str,
+    actor: str,
+    importance: float = 0.5,
+) -> MemoryItem | None:
+    """Embed and store a memory under ``memory_id`` unless that id exists (deleted or not);
+    returns the new memory, or None when it was already written."""
+    if ctx.store.get_memory(ctx.tenant, memory_id) is not None:
+        return None
+    text = content[: ctx.settings.max_content_chars]
+    vector = ctx.embedder.embed([text])[0]
+    row = NewMemory(
+        id=memory_id,
+        tenant=ctx.tenant,
+        user_id=user_id,
+        session_id=session_id,
+        kind=kind,
+        content=text,
+        tags=[],
+        metadata=metadata,
+        importance=importance,
+        confidence=1.0,
+        source_message_ids=sources,
+        created_at=created_at,
+        content_hash=content_hash(text),
+        embedder=ctx.embedder.id,
+        embedding=vector,
+    )
+    return ctx.store.add_memory(row, actor)
+
+
+def transcript(messages: list[Any], max_chars: int = 600) -> str:
+    """Messages as ``[seq] speaker: text`` lines for a prompt, each cut to ``max_chars``."""
+    lines = []
+    for m in messages:
+        who = m.name or m.role
+        text = " ".join(m.content.split())
+        lines.append(f"[{m.seq}] {who}: {text[:max_chars]}")
+    return "\n".join(lines)

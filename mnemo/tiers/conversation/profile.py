@@ -1,0 +1,174 @@
+"""The structured profile (seed 003): facts about a user with confidence-based conflicts.
+
+Every user turn is read for profile facts (LLM prompt ``profile_extract``; rules in
+:mod:`mnemo.text.profile_rules` without an LLM or when it fails). Candidates are validated
+(category known, confidence >= 0.4, importance >= 0.2, one per key per message), then applied
+against the active fact of the same (category, key) by :func:`decide`:
+
+* no active fact: ADD;
+* the candidate comes from an older statement than the active fact: NONE (so re-running a
+  job, or running jobs out of order, never rolls a fact back);
+* same value: REFRESH (raise confidence/importance in place) if either is higher, else NONE;
+* the new value refines the old one (extends it: "Alex" -> "Alexander"): UPDATE;
+* otherwise UPDATE only when the new confidence >= the old, else NONE (ignored).
+
+An UPDATE keeps the replaced row as inactive history. Seed 003's example plays out so:
+"My name is Alex" (1.0) is stored, "Call me Al" (0.6) is ignored, "My full name is
+Alexander" (0.95) updates it. Read literally, the seed's SQL (update when the new confidence
+is at least the old) would ignore 0.95 < 1.0 too; its example says UPDATED, which this module
+reads as a refinement of the same name rather than a conflicting one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mnemo.config.settings import Settings
+from mnemo.ids import PROFILE_PREFIX, stable_id
+from mnemo.llm import Usage
+from mnemo.schemas import PROFILE_CATEGORIES, Message, ProfileFact, format_time
+from mnemo.storage.base import NewProfileFact, ProfileDecision
+from mnemo.text.profile_rules import Candidate, extract_profile
+from mnemo.tiers.conversation.base import Answer, TierContext, ask_json
+
+_KEY = re.compile(r"[^a-z0-9]+")
+MAX_VALUE_CHARS = 200
+
+
+def normalize_value(value: str) -> str:
+    """A value compared case- and space-insensitively."""
+    return " ".join(value.casefold().split())
+
+
+def is_refinement(old: str, new: str) -> bool:
+    """True when ``new`` extends ``old`` (it starts with it and is longer): more specific."""
+    o, n = normalize_value(old), normalize_value(new)
+    return len(n) > len(o) > 0 and n.startswith(o)
+
+
+def decide(
+    old: ProfileFact | None,
+    old_seq: int,
+    value: str,
+    confidence: float,
+    importance: float,
+    observed: tuple[str, int],
+) -> ProfileDecision:
+    """What a candidate does to the active fact of its key (see the module docstring)."""
+    if old is None:
+        return "ADD"
+    if old.observed_at is not None and observed < (format_time(old.observed_at), old_seq):
+        return "NONE"
+    if normalize_value(value) == normalize_value(old.value):
+        raised = confidence > old.confidence or importance > old.importance
+        return "REFRESH" if raised else "NONE"
+    if is_refinement(old.value, value):
+        return "UPDATE"
+    return "UPDATE" if confidence >= old.confidence else "NONE"
+
+
+def valid(candidates: list[Candidate], settings: Settings) -> list[Candidate]:
+    """Candidates that pass seed 003's validation: known category, confidence and importance
+    at or above the thresholds, a non-empty value, one per (category, key) (most confident)."""
+    best: dict[tuple[str, str], Candidate] = {}
+    for c in candidates:
+        if c.category not in PROFILE_CATEGORIES or not c.key or not c.value.strip():
+            continue
+        if c.confidence < settings.profile_min_confidence:
+            continue
+        if c.importance < settings.profile_min_importance:
+            continue
+        slot = (c.category, c.key)
+        if slot not in best or best[slot].confidence < c.confidence:
+            best[slot] = c
+    return list(best.values())
+
+
+def _unit(value: Any, default: float) -> float | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return min(max(float(value), 0.0), 1.0)
+
+
+def parse_llm_facts(data: Any) -> list[Candidate] | None:
+    """Candidates from the LLM's ``{"facts": [{category, key, value, confidence,
+    importance}]}``; None when the answer does not have that shape. Missing confidence and
+    importance take seed 003's column defaults (1.0, 0.8)."""
+    items = data.get("facts") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        return None
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        category, key, value = item.get("category"), item.get("key"), item.get("value")
+        if not all(isinstance(x, str) for x in (category, key)) or value is None:
+            return None
+        conf, imp = _unit(item.get("confidence"), 1.0), _unit(item.get("importance"), 0.8)
+        if conf is None or imp is None:
+            return None
+        text = str(value).strip()[:MAX_VALUE_CHARS]
+        slug = _KEY.sub("_", str(key).casefold()).strip("_")[:64]
+        out.append(Candidate(str(category).casefold(), slug, text, conf, imp, "llm", ""))
+    return out
+
+
+def extract(ctx: TierContext, message: Message) -> tuple[list[Candidate], Answer]:
+    """Candidates of one user turn: the LLM's when it answers well, the rules' otherwise."""
+    answer = ask_json(ctx, "profile_extract", {"message": message.content}, parse_llm_facts)
+    if answer.value is not None:
+        return list(answer.value), answer
+    return extract_profile(message.content), answer
+
+
+def apply(
+    ctx: TierContext, message: Message, candidate: Candidate, answer: Answer
+) -> ProfileDecision:
+    """Apply one validated candidate from ``message`` to the user's profile."""
+    observed = (format_time(message.created_at), message.seq)
+    row = NewProfileFact(
+        id=stable_id(PROFILE_PREFIX, ctx.tenant, message.id, candidate.category, candidate.key),
+        tenant=ctx.tenant,
+        user_id=message.user_id,
+        category=candidate.category,
+        key=candidate.key,
+        value=candidate.value,
+        confidence=candidate.confidence,
+        importance=candidate.importance,
+        source_message_ids=[message.id],
+        observed_at=observed[0],
+        observed_seq=observed[1],
+        note={**answer.note(), "pattern": candidate.pattern},
+    )
+
+    def rule(old: ProfileFact | None, old_seq: int) -> ProfileDecision:
+        return decide(old, old_seq, row.value, row.confidence, row.importance, observed)
+
+    decision, _ = ctx.store.put_profile_fact(row, answer.actor, rule)
+    return decision
+
+
+def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
+    """Job ``turns.profile``: profile facts from the user turns of one batch.
+
+    Returns token usage plus counts of decisions and of fallbacks to rules.
+    """
+    messages = ctx.store.session_messages(
+        ctx.tenant, payload["user_id"], payload["session_id"], ids=list(payload["message_ids"])
+    )
+    usage, counts = Usage(), {"ADD": 0, "UPDATE": 0, "REFRESH": 0, "NONE": 0, "fallbacks": 0}
+    for message in messages:
+        if message.role != "user":
+            continue
+        candidates, answer = extract(ctx, message)
+        usage += answer.usage
+        counts["fallbacks"] += answer.fallback is not None
+        for candidate in valid(candidates, ctx.settings):
+            counts[apply(ctx, message, candidate, answer)] += 1
+    return {**usage.as_dict(), **{k.lower(): v for k, v in counts.items()}}
+
+
+__all__ = ["decide", "extract", "is_refinement", "parse_llm_facts", "run", "valid"]

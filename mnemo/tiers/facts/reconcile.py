@@ -1,0 +1,227 @@
+"""Reconciling new facts with the nearest existing ones: ADD, UPDATE, DELETE or NONE.
+
+The LLM sees existing facts under short integer ids (0, 1, 2...), never real ids; its
+decisions are parsed into the typed union :data:`Decision`, ids are mapped back, and unknown
+ids are rejected. Seed 002's safeguards then apply (:func:`safeguard`). Without an LLM,
+:func:`reconcile_by_rules` decides: a withdrawn statement or a changed value of the same
+subject updates the old fact; anything else is added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mnemo.text import fact_rules
+
+
+@dataclass(frozen=True)
+class Add:
+    """Store ``text`` as a new fact."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Update:
+    """Replace the content of existing fact ``memory_id`` with ``text``."""
+
+    memory_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Delete:
+    """Withdraw existing fact ``memory_id`` (soft delete; history keeps it)."""
+
+    memory_id: str
+
+
+@dataclass(frozen=True)
+class Keep:
+    """NONE: existing fact ``memory_id`` (if named) already covers what was said."""
+
+    memory_id: str | None = None
+
+
+Decision = Add | Update | Delete | Keep
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An existing fact shown to reconciliation, with its best cosine to a new fact."""
+
+    memory_id: str
+    text: str
+    similarity: float
+
+
+class DecisionFormatError(ValueError):
+    """The reconciliation output is not a list of decisions at all."""
+
+
+def short_ids(neighbours: list[Neighbour]) -> dict[int, str]:
+    """The short ids the LLM sees: 0, 1, 2... in neighbour order, mapped to real ids."""
+    return {i: n.memory_id for i, n in enumerate(neighbours)}
+
+
+def _short_id(value: Any, ids: dict[int, str]) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return ids.get(value) if isinstance(value, int) else None
+
+
+def _text(item: dict[str, Any]) -> str | None:
+    value = item.get("text")
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _one(item: Any, ids: dict[int, str]) -> Decision | str:
+    """One decision, or the reason it is rejected."""
+    if not isinstance(item, dict):
+        return f"not an object: {item!r:.80}"
+    event = str(item.get("event", "")).upper()
+    text = _text(item)
+    if event == "ADD":
+        return Add(text) if text else "ADD without text"
+    if event == "NONE" and item.get("id") is None:
+        return Keep()
+    real = _short_id(item.get("id"), ids)
+    if event not in ("UPDATE", "DELETE", "NONE"):
+        return f"unknown event {event!r}"
+    if real is None:
+        return f"{event} names unknown id {item.get('id')!r}"
+    if event == "UPDATE":
+        return Update(real, text) if text else "UPDATE without text"
+    return Delete(real) if event == "DELETE" else Keep(real)
+
+
+def parse_decisions(data: Any, ids: dict[int, str]) -> tuple[list[Decision], list[str]]:
+    """Decisions from the LLM's JSON, with short ids mapped back, and what was rejected.
+
+    ``data`` is ``{"decisions": [...]}`` or a bare list; each item is
+    ``{"event": "ADD"|"UPDATE"|"DELETE"|"NONE", "id": <short id>, "text": ...}``. An item
+    with an unknown id, an unknown event or missing text is rejected (listed, not applied).
+    DecisionFormatError when ``data`` holds no list of decisions.
+    """
+    items = data.get("decisions", data.get("memory")) if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise DecisionFormatError(f"expected a list of decisions, got {str(data)[:120]!r}")
+    decisions: list[Decision] = []
+    rejected: list[str] = []
+    for item in items:
+        parsed = _one(item, ids)
+        if isinstance(parsed, str):
+            rejected.append(parsed)
+        else:
+            decisions.append(parsed)
+    return decisions, rejected
+
+
+def _target(d: Decision) -> str | None:
+    return d.memory_id if isinstance(d, Update | Delete | Keep) else None
+
+
+def safeguard(
+    decisions: list[Decision], new_facts: list[str], shown: int
+) -> tuple[list[Decision], list[str]]:
+    """Seed 002's safeguards over parsed decisions; returns what is applied and why not.
+
+    1. One decision per existing fact: later ones naming the same id are dropped.
+    2. At most ``len(new_facts)`` ADDs (the LLM may not invent facts nobody stated).
+    3. Deleting every fact shown (when more than one was shown) is refused: the deletes drop.
+    4. New facts with no ADD, UPDATE or NONE at all (an empty or delete-only answer) are
+       added as they are, so a lazy answer never loses what the user said.
+    """
+    notes: list[str] = []
+    out: list[Decision] = []
+    seen: set[str] = set()
+    adds = 0
+    for d in decisions:
+        target = _target(d)
+        if target is not None and target in seen:
+            notes.append(f"second decision for {target} dropped")
+            continue
+        if isinstance(d, Add):
+            if adds >= len(new_facts):
+                notes.append(f"ADD beyond the {len(new_facts)} new facts dropped")
+                continue
+            adds += 1
+        if target is not None:
+            seen.add(target)
+        out.append(d)
+    deletes = [d for d in out if isinstance(d, Delete)]
+    if shown > 1 and len(deletes) >= shown:
+        notes.append(f"refused to delete all {shown} facts shown")
+        out = [d for d in out if not isinstance(d, Delete)]
+    if new_facts and not any(isinstance(d, Add | Update | Keep) for d in out):
+        notes.append("no ADD/UPDATE/NONE for the new facts: added them as extracted")
+        out += [Add(f) for f in new_facts]
+    return out, notes
+
+
+#: Word overlap above which a withdrawn statement is taken to name an existing fact.
+NEGATION_OVERLAP = 0.6
+
+
+def _normal_key(text: str) -> tuple[str, str] | None:
+    key = fact_rules.subject_key(text)
+    return None if key is None else (key[0], key[1].lower())
+
+
+def _withdrawal_match(withdrawn: str, key: tuple[str, str] | None, text: str) -> float:
+    """1 when ``text`` states the withdrawn subject and value, else their word overlap."""
+    if key is not None and key == _normal_key(text):
+        return 1.0
+    return fact_rules.overlap(withdrawn, text)
+
+
+def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> Decision:
+    withdrawn = fact_rules.negated_statement(fact)
+    if withdrawn is not None:
+        said = _normal_key(withdrawn)
+        scored = [
+            (_withdrawal_match(withdrawn, said, n.text), n)
+            for n in neighbours
+            if n.memory_id not in taken
+        ]
+        if scored:
+            score, best = max(scored, key=lambda x: x[0])
+            if score >= NEGATION_OVERLAP:
+                return Update(best.memory_id, fact)
+    key = fact_rules.subject_key(fact)
+    if key is not None:
+        for n in neighbours:
+            other = fact_rules.subject_key(n.text)
+            if n.memory_id in taken or other is None or other[0] != key[0]:
+                continue
+            return (
+                Keep(n.memory_id)
+                if other[1].lower() == key[1].lower()
+                else Update(n.memory_id, fact)
+            )
+    return Add(fact)
+
+
+def reconcile_by_rules(
+    new_facts: list[str], neighbours: dict[str, list[Neighbour]]
+) -> list[Decision]:
+    """Rule-based reconciliation; ``neighbours`` maps each new fact to its nearest facts.
+
+    A fact withdrawing an earlier statement ("User no longer eats meat") updates the
+    neighbour whose words overlap the withdrawn statement by >= NEGATION_OVERLAP (or that
+    states the same subject and value); a fact
+    giving another value to a neighbour's subject (same :func:`subject_key`) updates it, the
+    same value is NONE; anything else is an ADD. Each existing fact is changed at most once.
+    """
+    out: list[Decision] = []
+    taken: set[str] = set()
+    for fact in new_facts:
+        d = _rule_decision(fact, neighbours.get(fact, []), taken)
+        target = _target(d)
+        if target is not None:
+            taken.add(target)
+        out.append(d)
+    return out

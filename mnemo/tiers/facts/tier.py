@@ -1,0 +1,374 @@
+"""The fact tier: distil turns into facts, dedupe them, reconcile them with existing facts.
+
+Per unit of conversation (seed 002 "atomic": each user message; seed 001 "single": each user
+message with the assistant reply that follows it):
+
+1. extract candidate facts (LLM when configured, :mod:`fact_rules` otherwise);
+2. drop candidates with cosine >= ``fact_dedupe_threshold`` to an existing fact of the user,
+   or already stated in an attached context document (:mod:`dedupe`);
+3. reconcile the rest against their nearest existing facts: ADD / UPDATE / DELETE / NONE
+   (:mod:`reconcile`; LLM when configured, rules otherwise);
+4. apply the changes in one transaction with history (actor ``llm`` or ``rules``, the unit's
+   message ids as sources) that also records the unit's turns as done.
+
+A transient LLM failure (or an unusable answer) falls back to rules for the rest of the job
+and is recorded in the facts' metadata and in ``fact_runs.note``. Step 4 makes the job
+idempotent and kill-safe: a re-run skips finished turns, and a turn whose transaction never
+committed is simply done again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mnemo.config.settings import Settings
+from mnemo.errors import LLMOutputError, LLMTransientError
+from mnemo.ids import MEMORY_PREFIX, new_id
+from mnemo.llm import ChatModel, Usage
+from mnemo.retrieval.dense import IndexCache
+from mnemo.schemas import Message, format_time
+from mnemo.storage.base import (
+    DocumentChunks,
+    FactBatch,
+    ListFilter,
+    NewMemory,
+    Store,
+    TurnRun,
+)
+from mnemo.text import fact_rules
+from mnemo.tiers.facts import dedupe
+from mnemo.tiers.facts import llm as fact_llm
+from mnemo.tiers.facts.reconcile import (
+    Add,
+    Decision,
+    Delete,
+    Keep,
+    Neighbour,
+    Update,
+    reconcile_by_rules,
+    safeguard,
+    short_ids,
+)
+
+log = logging.getLogger("mnemo.facts")
+
+JOB_KIND = "turns.facts"
+Embed = Callable[[list[str]], tuple[list[str], np.ndarray]]
+
+
+@dataclass
+class Unit:
+    """The turns one extraction looks at: a user message and, in single mode, its reply."""
+
+    user: Message
+    reply: Message | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        """Message ids of the unit (the facts' provenance)."""
+        return [self.user.id] + ([self.reply.id] if self.reply else [])
+
+
+@dataclass
+class JobState:
+    """State of one job run: LLM health, turns awaiting their record, embeddings made."""
+
+    user_id: str = ""
+    llm_down: bool = False
+    fallbacks: int = 0
+    pending: list[TurnRun] = field(default_factory=list)
+    vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """What happened to one unit: who decided, what was noted, tokens spent."""
+
+    job: JobState
+    actor: str = "llm"
+    notes: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def note(self) -> str | None:
+        """The notes as one line (None when there are none)."""
+        return "; ".join(self.notes)[:2000] or None
+
+    def fall_back(self, stage: str, exc: Exception) -> None:
+        """Record that ``stage`` fell back to rules after ``exc``."""
+        self.actor = "rules"
+        self.notes.append(f"{stage}: LLM failed ({type(exc).__name__}: {str(exc)[:200]}); rules")
+        self.job.fallbacks += 1
+
+
+class FactTier:
+    """The ``turns.facts`` job handler over one store."""
+
+    def __init__(
+        self,
+        store: Store,
+        tenant: str,
+        embedder_id: str,
+        embed: Embed,
+        indexes: IndexCache,
+        settings: Settings,
+        chat: ChatModel | None,
+    ) -> None:
+        self.store, self.tenant, self.settings = store, tenant, settings
+        self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
+        self.chat = chat
+        self.limits = (settings.fact_min_chars, settings.fact_max_chars)
+
+    # ---- the job --------------------------------------------------------------------------
+    def __call__(self, payload: dict[str, Any]) -> dict[str, int]:
+        """Process the turns of a ``turns.*`` payload; returns the LLM tokens spent and how
+        many times the LLM failed and rules decided instead (``fallbacks``)."""
+        ids = [i for i in payload.get("message_ids", []) if isinstance(i, str)]
+        done = self.store.facts_processed(self.tenant, ids)
+        found = [self.store.get_message(self.tenant, i) for i in ids if i not in done]
+        messages = [m for m in found if m is not None]  # erased users leave nothing to do
+        total, job = Usage(), JobState()
+        for unit in self.units(messages):
+            job.user_id = unit.user.user_id
+            total += self.process(unit, job)
+        if job.pending:  # turns that changed nothing: recorded together, one transaction
+            self.store.apply_facts(FactBatch(self.tenant, job.user_id, "rules", [], job.pending))
+        return {**total.as_dict(), "fallbacks": job.fallbacks}
+
+    def vectors(self, texts: list[str], job: JobState) -> tuple[list[str], np.ndarray]:
+        """Content hashes and unit vectors of ``texts``, each embedded once per job."""
+        todo = [t for t in dict.fromkeys(texts) if t not in job.vectors]
+        if todo:
+            hashes, vecs = self.embed(todo)
+            job.vectors.update(zip(todo, zip(hashes, vecs, strict=True), strict=True))
+        if not texts:
+            return [], np.zeros((0, 0), np.float32)
+        return [job.vectors[t][0] for t in texts], np.stack([job.vectors[t][1] for t in texts])
+
+    def units(self, messages: list[Message]) -> list[Unit]:
+        """The user messages of a batch, each with its reply in single mode."""
+        out = []
+        for m in messages:
+            if m.role != "user":
+                continue
+            reply = self.reply_to(m) if self.settings.fact_extraction == "single" else None
+            out.append(Unit(m, reply))
+        return out
+
+    def reply_to(self, m: Message) -> Message | None:
+        """The assistant turn right after ``m`` in its session, if stored yet."""
+        flt = ListFilter(
+            self.tenant, m.user_id, m.session_id, since=format_time(m.created_at), limit=20
+        )
+        for later in self.store.list_messages(flt):
+            if later.seq == m.seq + 1:
+                return later if later.role == "assistant" else None
+        return None
+
+    def process(self, unit: Unit, job: JobState) -> Usage:
+        """Extract, dedupe, reconcile and apply the facts of one unit.
+
+        A unit that changes nothing and spent no LLM call is only recorded as done with the
+        next unit that commits (or at the end of the job): rules are cheap to redo after a
+        kill, a commit is not free. Units that asked the LLM commit at once.
+        """
+        run = Run(job, actor="rules" if self.chat is None or job.llm_down else "llm")
+        facts = self.extract(unit, run)
+        decisions: list[Decision] = []
+        if facts:
+            _, vectors = self.vectors(facts, job)
+            chunks = self.store.document_chunks(self.tenant, unit.user.user_id, self.embedder_id)
+            facts, neighbours = self.screen(unit.user.user_id, facts, vectors, chunks, run)
+            if facts:
+                decisions = self.decide(facts, neighbours, run)
+                decisions = self.screen_decisions(unit.user.user_id, decisions, chunks, run)
+        job.pending += [TurnRun(i, run.actor, run.note) for i in unit.ids]
+        changes: list[Decision] = [d for d in decisions if not isinstance(d, Keep)]
+        if changes or run.usage.total_tokens or run.actor == "llm":
+            batch = self.batch(unit, changes, run)
+            if self.store.apply_facts(batch) is None:
+                log.info("facts for %s were already applied by another run", unit.ids)
+            job.pending = []
+        log.debug("facts for %s: %s by %s", unit.ids, decisions, run.actor)
+        return run.usage
+
+    # ---- 1. extraction --------------------------------------------------------------------
+    def extract(self, unit: Unit, run: Run) -> list[str]:
+        """Candidate facts of a unit: from the LLM, or by rules (also after a failure)."""
+        if self.chat is not None and run.actor == "llm":
+            try:
+                facts, usage = self._extract_llm(self.chat, unit, run.job)
+                run.usage += usage
+                return facts
+            except (LLMTransientError, LLMOutputError) as exc:
+                log.warning("fact extraction fell back to rules: %s", exc)
+                run.job.llm_down = isinstance(exc, LLMTransientError)
+                run.fall_back("extraction", exc)
+        s = self.settings
+        limit = 1 if s.fact_extraction == "single" else s.fact_max_per_turn
+        return fact_rules.extract_facts(unit.user.content, limit, *self.limits)
+
+    def _extract_llm(self, chat: ChatModel, unit: Unit, job: JobState) -> tuple[list[str], Usage]:
+        s, user = self.settings, unit.user
+        if s.fact_extraction == "atomic":
+            when = format_time(user.created_at)
+            return fact_llm.extract_atomic(
+                chat, user.content, when, s.fact_max_per_turn, self.limits
+            )
+        _, vec = self.vectors([user.content], job)
+        existing = [n.text for n, _ in self.nearest(user.user_id, vec[0], s.fact_context_k)]
+        docs = self.store.list_documents(self.tenant, user.user_id, user.session_id)
+        context = "\n\n".join(d.content for d in docs)[: s.max_content_chars]
+        reply = unit.reply.content if unit.reply else ""
+        return fact_llm.extract_single(chat, user.content, reply, existing, context, self.limits)
+
+    # ---- 2. dedupe ------------------------------------------------------------------------
+    def nearest(
+        self, user_id: str, vector: np.ndarray, k: int
+    ) -> list[tuple[Neighbour, np.ndarray]]:
+        """The user's ``k`` live facts nearest to ``vector``, with their vectors."""
+        if k <= 0:
+            return []
+        index = self.indexes.get(self.store, self.tenant, user_id, self.embedder_id)
+        if index.n == 0 or index.matrix.shape[1] != len(vector):
+            return []
+        pos, sims = index.search(vector, k, index.mask(None, ("fact",)))
+        refs = [index.ref(int(p)) for p in pos]
+        rows = self.store.fetch(refs)
+        out = []
+        for p, sim, ref in zip(pos, sims, refs, strict=True):
+            row = rows.get(ref)
+            if row is not None:
+                out.append((Neighbour(row["id"], row["content"], float(sim)), index.matrix[p]))
+        return out
+
+    def screen(
+        self,
+        user_id: str,
+        facts: list[str],
+        vectors: np.ndarray,
+        chunks: DocumentChunks,
+        run: Run,
+    ) -> tuple[list[str], dict[str, list[Neighbour]]]:
+        """Candidates that are not duplicates, each with its nearest existing facts."""
+        threshold = self.settings.fact_dedupe_threshold
+        kept: dict[str, list[Neighbour]] = {}
+        for i in dedupe.first_of_near_copies(vectors, threshold):
+            fact, vec = facts[i], vectors[i]
+            near = self.nearest(user_id, vec, self.settings.fact_reconcile_k)
+            if near and near[0][0].similarity >= threshold:
+                run.notes.append(f"duplicate of {near[0][0].memory_id}: {fact[:80]}")
+                continue
+            doc = dedupe.in_documents(fact, vec, chunks, threshold)
+            if doc is not None:
+                run.notes.append(f"already in document {doc}: {fact[:80]}")
+                continue
+            kept[fact] = [n for n, _ in near]
+        return list(kept), kept
+
+    # ---- 3. reconciliation ----------------------------------------------------------------
+    def decide(
+        self, facts: list[str], neighbours: dict[str, list[Neighbour]], run: Run
+    ) -> list[Decision]:
+        """ADD/UPDATE/DELETE/NONE for the screened facts (LLM, or rules), safeguarded."""
+        shown = _union(neighbours)
+        if not shown:  # nothing to reconcile against: every new fact is an ADD
+            return [Add(f) for f in facts]
+        if self.chat is not None and run.actor == "llm":
+            ids = short_ids(shown)
+            try:
+                decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
+                run.usage += usage
+                run.notes += [f"rejected: {r}" for r in rejected]
+                decisions, notes = safeguard(decisions, facts, len(shown))
+                run.notes += notes
+                return decisions
+            except (LLMTransientError, LLMOutputError) as exc:
+                log.warning("fact reconciliation fell back to rules: %s", exc)
+                run.job.llm_down = isinstance(exc, LLMTransientError)
+                run.fall_back("reconciliation", exc)
+        return reconcile_by_rules(facts, neighbours)
+
+    def screen_decisions(
+        self, user_id: str, decisions: list[Decision], chunks: DocumentChunks, run: Run
+    ) -> list[Decision]:
+        """Drop ADDs and UPDATEs whose text is out of bounds, ADDs that repeat an existing
+        fact, a document or an earlier ADD (the LLM may reword a new fact into a copy)."""
+        lo, hi = self.limits
+        out: list[Decision] = []
+        added: list[np.ndarray] = []
+        threshold = self.settings.fact_dedupe_threshold
+        for d in decisions:
+            if isinstance(d, Add | Update) and not lo <= len(d.text) <= hi:
+                run.notes.append(f"dropped {type(d).__name__} of length {len(d.text)}")
+                continue
+            if isinstance(d, Add):
+                _, vec = self.vectors([d.text], run.job)
+                near = self.nearest(user_id, vec[0], 1)
+                dup_fact = bool(near) and near[0][0].similarity >= threshold
+                dup_add = any(float(v @ vec[0]) >= threshold for v in added)
+                if dup_fact or dup_add or dedupe.in_documents(d.text, vec[0], chunks, threshold):
+                    run.notes.append(f"dropped ADD repeating what is stored: {d.text[:80]}")
+                    continue
+                added.append(vec[0])
+            out.append(d)
+        return out
+
+    # ---- 4. the batch ---------------------------------------------------------------------
+    def batch(self, unit: Unit, decisions: list[Decision], run: Run) -> FactBatch:
+        """The store changes of a unit's decisions, with provenance and notes."""
+        user, note = unit.user, run.note
+        batch = FactBatch(self.tenant, user.user_id, run.actor, unit.ids, list(run.job.pending))
+        adds = [d.text for d in decisions if isinstance(d, Add)]
+        updates = [d for d in decisions if isinstance(d, Update)]
+        hashes, vectors = self.vectors(adds + [u.text for u in updates], run.job)
+        meta: dict[str, Any] = {"extracted_by": run.actor, "mode": self.settings.fact_extraction}
+        if any(n.startswith(("extraction:", "reconciliation:")) for n in run.notes):
+            meta["fallback"] = note
+        for text, h, v in zip(adds, hashes, vectors, strict=False):
+            batch.adds.append(self._new_fact(unit, text, h, v, meta))
+        for u, h, v in zip(updates, hashes[len(adds) :], vectors[len(adds) :], strict=True):
+            batch.updates[u.memory_id] = {
+                "content": u.text,
+                "embedding": v,
+                "embedder": self.embedder_id,
+                "content_hash": h,
+            }
+        batch.deletes = [d.memory_id for d in decisions if isinstance(d, Delete)]
+        return batch
+
+    def _new_fact(
+        self, unit: Unit, text: str, digest: str, vector: np.ndarray, meta: dict[str, Any]
+    ) -> NewMemory:
+        return NewMemory(
+            id=new_id(MEMORY_PREFIX),
+            tenant=self.tenant,
+            user_id=unit.user.user_id,
+            session_id=unit.user.session_id,
+            kind="fact",
+            content=text,
+            tags=[],
+            metadata=dict(meta),
+            importance=0.5,
+            confidence=1.0,
+            source_message_ids=unit.ids,
+            created_at=format_time(unit.user.created_at),
+            content_hash=digest,
+            embedder=self.embedder_id,
+            embedding=vector,
+        )
+
+
+def _union(neighbours: dict[str, list[Neighbour]]) -> list[Neighbour]:
+    """Every neighbour once, most similar first."""
+    best: dict[str, Neighbour] = {}
+    for near in neighbours.values():
+        for n in near:
+            if n.memory_id not in best or n.similarity > best[n.memory_id].similarity:
+                best[n.memory_id] = n
+    return sorted(best.values(), key=lambda n: -n.similarity)
