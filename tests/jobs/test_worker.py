@@ -36,8 +36,8 @@ from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
 
-ROOT = Path(__file__).resolve().parent.parent
-PROC = Path(__file__).resolve().parent / "worker_proc.py"
+ROOT = Path(__file__).resolve().parents[2]
+PROC = Path(__file__).resolve().parents[1] / "worker_proc.py"
 WAIT_S = 30
 
 pytestmark = [

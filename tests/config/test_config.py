@@ -9,7 +9,7 @@ import pytest
 from mnemo import ConfigError, Settings
 from mnemo.config.settings import PRESETS
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def test_defaults_are_the_documented_ones() -> None:

@@ -368,7 +368,7 @@ def test_cli_bad_setting(locomo_file: Path) -> None:
 
 
 def test_cli_real_locomo_smoke() -> None:
-    path = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"
+    path = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo-dev.json"
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     res = _invoke("locomo", "--data", str(path), "--embedder", "hashing",

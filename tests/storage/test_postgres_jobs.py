@@ -19,7 +19,7 @@ import pytest
 from mnemo.storage.base import NewJob
 from mnemo.storage.postgres.store import PostgresStore
 
-WORKER = Path(__file__).with_name("pg_worker.py")
+WORKER = Path(__file__).resolve().parents[1] / "pg_worker.py"
 
 
 def start(mode: str, url: str, lease: float) -> subprocess.Popen[str]:

@@ -304,7 +304,7 @@ def test_a_killed_job_stays_queued_and_completes_later(
         [sys.executable, "-c", CHILD, db_path, server.url],
         stdout=subprocess.PIPE,
         text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
     )
     try:
         deadline = time.monotonic() + WAIT_S

@@ -32,8 +32,8 @@ import pytest
 
 from mnemo import Memory
 
-ROOT = Path(__file__).resolve().parent.parent
-WORKER = Path(__file__).resolve().parent / "reliability_worker.py"
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).resolve().parents[1] / "reliability_worker.py"
 USER = "u-shared"
 SESSIONS = ("s0", "s1", "s2")
 WAIT_S = 60  # upper bound of any single wait on a thread or a subprocess
