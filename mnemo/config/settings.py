@@ -99,6 +99,7 @@ class Settings(
         return layered(data, os.environ, cls.model_fields)
 
     def __init__(self, **data: Any) -> None:
+        """Layer the sources under ``data`` and validate; bad values raise ConfigError."""
         try:
             super().__init__(**data)
         except pydantic.ValidationError as exc:

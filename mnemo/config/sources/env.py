@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+#: The prefix of every settings variable: ``MNEMO_`` + the field name in upper case.
 ENV_PREFIX = "MNEMO_"
 
 
