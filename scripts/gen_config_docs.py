@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from mnemo.config.settings import PRESETS, Settings
+from mnemo.config import GROUPS, PRESETS, SettingsGroup
 
 INTRO = """# Configuration
 
@@ -13,6 +14,11 @@ constructor argument (`Memory(path, search_limit=5)` or `Settings(...)`), as an 
 variable `MNEMO_<NAME>`, as a key in a TOML file named by `config_file` / `MNEMO_CONFIG_FILE`
 (top level or under `[mnemo]`), or by the chosen preset; otherwise the default applies.
 Nothing reads the environment at import time.
+
+The settings are grouped by component below. Every name is flat (`settings.rrf_k`,
+`MNEMO_RRF_K`, `rrf_k = 30` in TOML); each group is also a type in `mnemo.config`
+(`RetrievalSettings`, ...) that a `Settings` instance satisfies, so a component can depend on
+its group only.
 """
 
 EXAMPLE = """## Example TOML
@@ -26,14 +32,25 @@ search_limit = 8
 """
 
 
-def render() -> str:
-    """The whole Markdown page."""
-    lines = [INTRO, "| setting | env var | default | meaning |", "|---|---|---|---|"]
-    for name, field in Settings.model_fields.items():
+def _group(group: type[SettingsGroup]) -> list[str]:
+    """The section of one group: heading, its one-line summary and its table."""
+    title = group.__name__.removesuffix("Settings")
+    module = group.__module__.replace(".", "/") + ".py"
+    summary = (group.__doc__ or "").strip().splitlines()[0]
+    lines = [f"## {title}", "", f"`{group.__name__}` ({module}): {summary}", ""]
+    lines += ["| setting | env var | default | meaning |", "|---|---|---|---|"]
+    for name, field in group.model_fields.items():
         default = "unset" if field.default is None else f"`{field.default}`"
         lines.append(f"| `{name}` | `MNEMO_{name.upper()}` | {default} | {field.description} |")
+    return [*lines, ""]
+
+
+def render() -> str:
+    """The whole Markdown page."""
+    lines = [INTRO]
+    for group in GROUPS:
+        lines += _group(group)
     lines += [
-        "",
         "## Presets",
         "",
         "A preset reproduces one seed design's documented numbers; explicit settings still win.",
@@ -47,7 +64,10 @@ def render() -> str:
     return "\n".join(lines) + "\n\n" + EXAMPLE
 
 
+TARGET = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+
 if __name__ == "__main__":
-    target = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
-    target.write_text(render(), encoding="utf-8")
-    print(f"wrote {target}")
+    if sys.argv[1:] == ["--check"]:
+        sys.exit(0 if TARGET.read_text(encoding="utf-8") == render() else 1)
+    TARGET.write_text(render(), encoding="utf-8")
+    print(f"wrote {TARGET}")

@@ -1,7 +1,9 @@
-"""Settings: precedence, presets, validation, and documentation of every field."""
+"""Settings: defaults, presets, validation, and documentation of every field (precedence is in
+test_precedence.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -20,23 +22,6 @@ def test_defaults_are_the_documented_ones() -> None:
     assert s.recency_tau_days == 30.0
     assert s.mmr_lambda == 0.7
     assert s.llm_enabled is False
-
-
-def test_precedence_args_over_env_over_toml_over_preset(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    toml = tmp_path / "mnemo.toml"
-    toml.write_text('[mnemo]\npreset = "agent-cli"\nsearch_limit = 7\npool_factor = 4\n')
-    monkeypatch.setenv("MNEMO_CONFIG_FILE", str(toml))
-    monkeypatch.setenv("MNEMO_POOL_FACTOR", "5")
-    s = Settings(mmr_lambda=0.5)
-    assert s.preset == "agent-cli"
-    assert s.use_mmr is True  # from the preset
-    assert s.recency_weight == 0.2  # from the preset
-    assert s.search_limit == 7  # TOML beats the preset's 5
-    assert s.pool_factor == 5  # env beats TOML
-    assert s.mmr_lambda == 0.5  # argument beats the preset's 0.7
-    assert Settings(pool_factor=9).pool_factor == 9  # argument beats env
 
 
 def test_env_is_read_at_construction_not_import(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,3 +89,14 @@ def test_every_setting_is_documented() -> None:
         assert f"`MNEMO_{name.upper()}`" in text, f"env var of {name} missing from the docs"
     for preset in PRESETS:
         assert f"`{preset}`" in text
+
+
+def test_docs_are_the_generated_page() -> None:
+    script = DOCS.parents[1] / "scripts" / "gen_config_docs.py"
+    spec = importlib.util.spec_from_file_location("gen_config_docs", script)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert DOCS.read_text(encoding="utf-8") == module.render(), (
+        "docs/configuration.md is stale: run python scripts/gen_config_docs.py"
+    )

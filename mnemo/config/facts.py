@@ -1,0 +1,61 @@
+"""Fact settings: how facts are drawn from turns and documents on the write path.
+
+Names in this group: ``fact_extraction``, ``fact_max_per_turn``, ``fact_min_chars``,
+``fact_max_chars``, ``fact_dedupe_threshold``, ``fact_context_k``, ``fact_reconcile_k``,
+``document_chunk_words``, ``document_chunk_overlap``, ``max_document_chars``.
+
+Prefix drift, kept for compatibility: attached documents (whose chunks facts are deduplicated
+against) are ``document_*`` but their size limit is ``max_document_chars``; ``fact_keys`` is a
+retrieval setting (:mod:`mnemo.config.search`) despite its prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from mnemo.config.group import SettingsGroup
+
+
+class FactSettings(SettingsGroup):
+    """Fact extraction, deduplication and reconciliation, and document chunking."""
+
+    fact_extraction: Literal["single", "atomic", "off"] = Field(
+        "atomic",
+        description="How facts are drawn from turns: atomic (0-3 facts from each user message, "
+        "seed 002), single (one fact or nothing per user/assistant exchange, seed 001) or off.",
+    )
+    fact_max_per_turn: int = Field(
+        3, ge=1, le=20, description="Most facts taken from one user message in atomic mode."
+    )
+    fact_min_chars: int = Field(10, ge=1, description="Shorter extracted facts are discarded.")
+    fact_max_chars: int = Field(500, ge=10, description="Longer extracted facts are discarded.")
+    fact_dedupe_threshold: float = Field(
+        0.90,
+        ge=0,
+        le=1,
+        description="A new fact whose cosine with an existing fact or a document chunk reaches "
+        "this is a duplicate and is not stored.",
+    )
+    fact_context_k: int = Field(
+        8, ge=0, le=100, description="Existing facts shown to the single-fact extractor."
+    )
+    fact_reconcile_k: int = Field(
+        5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
+    )
+    document_chunk_words: int = Field(
+        150,
+        ge=10,
+        le=5000,
+        description="Words per chunk of an attached document (fits the embedder's window).",
+    )
+    document_chunk_overlap: int = Field(
+        25, ge=0, le=1000, description="Words shared by neighbouring document chunks."
+    )
+    max_document_chars: int = Field(
+        1_000_000, ge=1, description="Longest context document accepted, in characters."
+    )
+
+
+__all__ = ["FactSettings"]

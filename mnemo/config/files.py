@@ -1,0 +1,32 @@
+"""File-store settings: seed 002's Markdown mirror of the store (docs/files.md).
+
+Names in this group: ``files_dir``, ``files_reconcile_on_open``, ``files_debounce_ms`` (all
+``files_``).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from mnemo.config.group import SettingsGroup
+
+
+class FilesSettings(SettingsGroup):
+    """The Markdown file store: its folder, reconciliation on open and the watcher."""
+
+    files_dir: str | None = Field(
+        None,
+        description="Folder of seed 002's Markdown file store: every fact, turn and summary also "
+        "as a file, kept in step both ways (None: off). See docs/files.md.",
+    )
+    files_reconcile_on_open: bool = Field(
+        True,
+        description="With files_dir, reconcile files and store when a Memory opens (apply "
+        "offline edits and deletions, write missing files).",
+    )
+    files_debounce_ms: int = Field(
+        100, ge=1, le=60_000, description="The file watcher's debounce window, milliseconds."
+    )
+
+
+__all__ = ["FilesSettings"]

@@ -1,0 +1,151 @@
+"""Retrieval settings: how a search pools, fuses, weighs, reranks and trims its hits.
+
+Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
+``cross_session_threshold``, ``global_user_id``, ``fusion``, ``rrf_k``, ``lexical_weight``,
+``dense_weight``, ``neighbor_weight``, ``neighbor_span``, ``speaker_weight``, ``date_weight``,
+``strip_speaker_names``, ``session_weight``, ``key_chunk_words``, ``fact_keys``, ``key_weight``,
+``min_similarity``, ``score_threshold``, ``recency_weight``, ``recency_tau_days``, ``reranker``,
+``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_batch_size``, ``use_mmr``,
+``mmr_lambda``.
+
+Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
+``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
+the ``fact_`` prefix of :mod:`mnemo.config.facts` but belongs here; ``key_chunk_words`` and
+``fact_keys`` are applied on the write path (retrieval.keys) and read by the search.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from mnemo.config.group import SettingsGroup
+
+
+class RetrievalSettings(SettingsGroup):
+    """The read path: candidate pools, fusion, ranking signals, reranker and MMR."""
+
+    search_limit: int = Field(10, ge=1, le=1000, description="Hits returned when no limit given.")
+    pool_factor: int = Field(
+        3, ge=1, le=100, description="Candidates per retriever and scope = limit x pool_factor."
+    )
+    min_pool: int = Field(50, ge=1, description="Candidates per retriever and scope, at least.")
+    cross_session_threshold: int = Field(
+        50, ge=0, description="A session with fewer items also searches the user's other sessions."
+    )
+    global_user_id: str | None = Field(
+        "global", description="User whose items every search also sees; empty disables."
+    )
+    fusion: Literal["rrf", "blend"] = Field(
+        "blend",
+        description="How lexical and dense results are fused: blend (min-max normalised scores, "
+        "weighted) or rrf (reciprocal rank fusion).",
+    )
+    rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant k.")
+    lexical_weight: float = Field(
+        1.0, ge=0, description="Weight of the BM25 ranking in fusion; 0 means dense only."
+    )
+    dense_weight: float = Field(
+        1.0, ge=0, description="Weight of the embedding ranking in fusion; 0 means lexical only."
+    )
+    neighbor_weight: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="A turn gains this share of its best same-session neighbour's relevance; "
+        "0 turns it off.",
+    )
+    neighbor_span: int = Field(1, ge=1, le=5, description="How many turns away a neighbour is.")
+    speaker_weight: float = Field(
+        0.5,
+        ge=0,
+        description="Turns by the speakers a query names (else by the user, or by the assistant "
+        "when the query recalls what it said) get relevance x (1 + this); 0 turns it off.",
+    )
+    date_weight: float = Field(
+        0.5,
+        ge=0,
+        description='Turns written inside the time window of a date the query names ("in '
+        'June", "on 1 February, 2023", "last week"; see retrieval.dates) get relevance '
+        "x (1 + this); 0 turns it off.",
+    )
+    strip_speaker_names: bool = Field(
+        True,
+        description="Cut the speaker names a query mentions from the text embedded for the "
+        "dense side (turns are embedded without their speaker name).",
+    )
+    session_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="A turn gains this share of its session's normalised top-3 relevance; "
+        "0 turns session aggregation off.",
+    )
+    key_chunk_words: int = Field(
+        64,
+        ge=0,
+        description="A user turn longer than this many words also gets extra index keys: runs "
+        "of whole sentences of at most this many words, each embedded (see retrieval.keys); "
+        "0 writes no keys. Applies to turns written afterwards; `mnemo repair` fills in turns "
+        "that have no keys yet.",
+    )
+    fact_keys: bool = Field(
+        True,
+        description='Every turn also gets the facts the rules find in it ("I adopted a beagle '
+        'called Biscuit" inside a longer message) as extra index keys (see retrieval.keys).',
+    )
+    key_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A keyed turn's cosine is (1 - w) x its own + w x max(its own, its best "
+        "key's); 0 ignores keys.",
+    )
+    min_similarity: float = Field(
+        0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
+    )
+    score_threshold: float = Field(
+        0.0, ge=0, le=1, description="Hits whose normalised relevance is below this are dropped."
+    )
+    recency_weight: float = Field(
+        0.15,
+        ge=0,
+        le=1,
+        description="w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off. "
+        "A newer statement wins over an older one of equal relevance (knowledge updates).",
+    )
+    recency_tau_days: float = Field(30.0, gt=0, description="Recency decay constant tau, in days.")
+    reranker: str | None = Field(
+        None,
+        description="Rerank the best fused candidates with this model kind: cross-encoder "
+        "(needs `reranker_model`); unset turns reranking off.",
+    )
+    reranker_model: str | None = Field(
+        None,
+        description="Local directory of the reranker's model (a sentence-transformers / "
+        "Hugging Face cross-encoder with one output); none is bundled or downloaded.",
+    )
+    rerank_top_n: int = Field(
+        30,
+        ge=1,
+        le=1000,
+        description="How many candidates of highest fused relevance the reranker rescores.",
+    )
+    rerank_weight: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="w in rel' = (1-w)*rel + w*rerank, the reranker score mapped onto the "
+        "rescored set's relevance range; 1 orders that set by the reranker alone.",
+    )
+    rerank_batch_size: int = Field(
+        32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."
+    )
+    use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
+    mmr_lambda: float = Field(
+        0.7, ge=0, le=1, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."
+    )
+
+
+__all__ = ["RetrievalSettings"]

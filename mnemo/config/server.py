@@ -1,0 +1,42 @@
+"""Server settings: ``mnemo serve``, its chat proxy and the context it hands out.
+
+Names in this group: ``host``, ``port``, ``serve_worker``, ``context_budget_tokens``,
+``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``. The proxy's upstream falls
+back to the LLM group's ``llm_base_url`` / ``llm_api_key`` (:mod:`mnemo.config.llm`).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from mnemo.config.group import SettingsGroup
+
+
+class ServerSettings(SettingsGroup):
+    """The HTTP server: bind address, worker thread, context budget and the upstream proxy."""
+
+    host: str = Field(
+        "127.0.0.1",
+        description="Address `mnemo serve` binds; anything but loopback needs API keys.",
+    )
+    port: int = Field(8000, ge=0, le=65535, description="Port `mnemo serve` listens on.")
+    serve_worker: bool = Field(
+        True, description="Run the job worker in a thread inside `mnemo serve`."
+    )
+    context_budget_tokens: int = Field(
+        1500, ge=50, le=1_000_000, description="Token budget of the memory a prompt gets."
+    )
+    upstream_base_url: str | None = Field(
+        None, description="The proxy's upstream chat URL; defaults to `llm_base_url`."
+    )
+    upstream_api_key: str | None = Field(
+        None,
+        description="Key the proxy sends upstream; unset forwards the client's bearer token "
+        "(never a mnemo API key), else `llm_api_key`.",
+    )
+    upstream_timeout_s: float = Field(
+        120.0, gt=0, description="Timeout of one upstream request of the proxy, in seconds."
+    )
+
+
+__all__ = ["ServerSettings"]

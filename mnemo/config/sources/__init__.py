@@ -1,0 +1,39 @@
+"""The sources of settings, one module each, and :func:`layered`, the one place that orders
+them: field defaults < preset (:mod:`.preset`) < TOML file (:mod:`.toml`) < ``MNEMO_*``
+environment (:mod:`.env`) < constructor arguments (:mod:`.arguments`).
+
+The defaults are the fields' own (the group modules of :mod:`mnemo.config`); pydantic fills in
+whatever :func:`layered` leaves out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from mnemo.config.sources.arguments import read_arguments
+from mnemo.config.sources.env import ENV_PREFIX, read_env
+from mnemo.config.sources.preset import read_preset
+from mnemo.config.sources.toml import read_toml
+
+
+def layered(data: Any, environ: Mapping[str, str], fields: Collection[str]) -> dict[str, Any]:
+    """Merge the sources, lowest first: preset < TOML < environment < constructor ``data``.
+
+    The TOML file is the ``config_file`` of the arguments, else of the environment; the preset
+    is the ``preset`` of the highest source that names one, else ``default``.
+
+    >>> layered({"rrf_k": 30}, {"MNEMO_RRF_K": "10", "MNEMO_POOL_FACTOR": "4"}, {"rrf_k",
+    ...     "pool_factor", "preset"})
+    {'rrf_k': 30, 'pool_factor': '4'}
+    """
+    explicit = read_arguments(data)
+    env = read_env(environ, fields)
+    config_file = explicit.get("config_file") or env.get("config_file")
+    merged: dict[str, Any] = read_toml(config_file, fields) if config_file else {}
+    merged.update(env)
+    merged.update(explicit)
+    return {**read_preset(merged.get("preset", "default")), **merged}
+
+
+__all__ = ["ENV_PREFIX", "layered", "read_arguments", "read_env", "read_preset", "read_toml"]

@@ -1,0 +1,49 @@
+"""Storage settings: where data lives and how the store behaves.
+
+Names in this group: ``path``, ``database_url``, ``database_pool_size``, ``tenant``,
+``busy_timeout_ms``, ``synchronous``, ``max_content_chars``, ``reembed_on_open``,
+``repair_on_open``. There is no common prefix: the names predate the grouping and are kept.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from mnemo.config.group import SettingsGroup
+
+
+class StorageSettings(SettingsGroup):
+    """The store: SQLite file or PostgreSQL URL, tenant, limits and repair on open."""
+
+    path: str = Field("mnemo.db", description="SQLite database file of the embedded store.")
+    database_url: str | None = Field(
+        None, description="postgresql://... URL; when set, PostgreSQL is used instead of SQLite."
+    )
+    database_pool_size: int = Field(
+        10, ge=1, le=1000, description="Most PostgreSQL connections one process keeps open."
+    )
+    tenant: str = Field("default", description="Tenant every row is written under locally.")
+    reembed_on_open: bool = Field(
+        False,
+        description="When the store holds vectors of another embedder, re-embed them as the "
+        "Memory opens (seed 001) instead of raising SchemaError. Resumable if interrupted.",
+    )
+    repair_on_open: bool = Field(
+        False,
+        description="Run seed 001's sync-on-startup repair as the Memory opens: re-sync "
+        "full-text rows, embed rows without a vector, restore missing users rows.",
+    )
+    busy_timeout_ms: int = Field(
+        30_000, ge=0, description="How long a writer waits for SQLite's lock before retrying."
+    )
+    synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = Field(
+        "FULL", description="SQLite PRAGMA synchronous; FULL survives power loss, not just kills."
+    )
+    max_content_chars: int = Field(
+        100_000, ge=1, description="Longest message or memory accepted, in characters."
+    )
+
+
+__all__ = ["StorageSettings"]
