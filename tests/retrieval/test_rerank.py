@@ -143,6 +143,9 @@ def test_settings_bounds() -> None:
         Settings(rerank_top_n=0)
 
 
+# The cross-encoder tests need sentence-transformers (and the torch/transformers it runs on).
+CROSS_ENCODER = pytest.mark.local_extra("sentence_transformers", "transformers", "torch")
+
 # --- a tiny cross-encoder built by the test ----------------------------------------------------
 
 
@@ -220,6 +223,7 @@ def searched(db_path: str, limit: int = 20, **settings: Any) -> list[Any]:
 
 
 @pytest.mark.slow
+@CROSS_ENCODER
 def test_tiny_model_prefers_its_word(tiny_model: str) -> None:
     reranker = CrossEncoderReranker(tiny_model)
     assert isinstance(reranker, Reranker) and reranker.id.startswith("cross-encoder:")
@@ -232,6 +236,7 @@ def test_tiny_model_prefers_its_word(tiny_model: str) -> None:
 
 
 @pytest.mark.slow
+@CROSS_ENCODER
 def test_reranking_reorders_by_the_models_scores(db_path: str, tiny_model: str) -> None:
     fused = searched(db_path)
     assert WORD not in fused[0].content  # the fused order puts a word-sharing turn first
@@ -246,6 +251,7 @@ def test_reranking_reorders_by_the_models_scores(db_path: str, tiny_model: str) 
 
 
 @pytest.mark.slow
+@CROSS_ENCODER
 def test_rerank_top_n_bounds_the_rescored_set(db_path: str, tiny_model: str) -> None:
     fused = searched(db_path)
     hits = searched(db_path, reranker="cross-encoder", reranker_model=tiny_model, rerank_top_n=3)
@@ -256,6 +262,7 @@ def test_rerank_top_n_bounds_the_rescored_set(db_path: str, tiny_model: str) -> 
 
 
 @pytest.mark.slow
+@CROSS_ENCODER
 def test_partial_weight_blends_with_fused_relevance(db_path: str, tiny_model: str) -> None:
     fused = {h.id: h.scores["relevance"] for h in searched(db_path)}
     hits = searched(db_path, reranker="cross-encoder", reranker_model=tiny_model, rerank_weight=0.5)
@@ -268,8 +275,8 @@ def test_partial_weight_blends_with_fused_relevance(db_path: str, tiny_model: st
 
 
 @pytest.mark.slow
+@pytest.mark.local_extra("sentence_transformers")
 def test_an_invalid_model_directory_fails_on_first_search(db_path: str, tmp_path: Path) -> None:
-    pytest.importorskip("sentence_transformers")
     bad = tmp_path / "bad-model"
     bad.mkdir()
     (bad / "config.json").write_text('{"model_type": "no-such-architecture"}')

@@ -66,7 +66,7 @@ def test_a_killed_workers_job_is_taken_over_after_its_lease(
     claimed = json.loads(hung.stdout.readline())
     assert claimed == {"claimed": 7, "attempts": 1}
     hung.kill()
-    hung.wait(timeout=30)
+    hung.communicate(timeout=30)  # reaps it and closes its pipes
     killed_at = time.monotonic()
     assert store.claim_job() is None  # still leased to the dead worker
     [job] = store.list_jobs()

@@ -14,6 +14,7 @@ Real files, real threads and real processes (tests/reliability_worker.py), no mo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -106,8 +107,7 @@ class Worker:
             self.kill()
             pytest.fail(f"worker did not finish within {timeout}s; stderr:\n{self.stderr()}")
         finally:
-            self._reader.join(timeout=WAIT_S)
-            self._stderr.close()
+            self._close()
         out = []
         while True:
             item = self.lines.get_nowait() if not self.lines.empty() else None
@@ -119,6 +119,20 @@ class Worker:
         if self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=WAIT_S)
+        self._close()
+
+    def _close(self) -> None:
+        """Close the pipes and the stderr file of the exited worker (idempotent).
+
+        stdout is closed only once the reader thread has seen its EOF, so no line is lost.
+        """
+        self._reader.join(timeout=WAIT_S)
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):  # unread input of a killed worker
+                self.proc.stdin.close()
+        if self.proc.stdout is not None and not self._reader.is_alive():
+            self.proc.stdout.close()
+        self._stderr.close()
 
 
 def fts_rows(db: str, table: str) -> int:

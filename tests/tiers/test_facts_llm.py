@@ -314,6 +314,8 @@ def test_a_killed_job_stays_queued_and_completes_later(
     finally:
         proc.kill()
         proc.wait(WAIT_S)
+        assert proc.stdout is not None
+        proc.stdout.close()
     with llm_memory(db_path, server.url, job_lease_s=1.0) as mem:
         [job] = mem.store.list_jobs()
         assert job.status == "running" and facts(mem) == [] and run_notes(mem) == []

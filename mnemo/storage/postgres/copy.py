@@ -71,8 +71,7 @@ def stream(c: Conn, table: str, columns: dict[str, str], batch: int = 2000) -> I
         t=sql.Identifier(table),
         o=sql.SQL(order),
     )
-    with c.transaction():
-        cur = raw_vector_cursor(c, name=f"mnemo_stream_{table}")
+    with c.transaction(), raw_vector_cursor(c, name=f"mnemo_stream_{table}") as cur:
         cur.itersize = batch
         cur.execute(query)
         while chunk := cur.fetchmany(batch):

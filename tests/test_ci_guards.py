@@ -1,0 +1,114 @@
+"""CI guard rails: under ``CI=true`` a PostgreSQL that is missing or does not answer fails the
+run (pytest and ``make test`` alike); on a developer's machine its tests are skipped.
+
+Each case runs the real pytest (on one PostgreSQL test) or the real ``make test`` recipe (with
+a stand-in for the venv's pytest, since setup, lint and typecheck are not what is tested) in a
+subprocess with a controlled environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_TEST = "tests/storage/test_postgres_jobs.py::test_claim_filters_kinds_and_respects_run_after"
+UNREACHABLE = "postgresql://postgres@127.0.0.1:1/postgres"  # nothing listens on port 1
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI" and not k.startswith("MNEMO_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def run_pytest(**extra: str) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("psycopg")  # without the extra the PostgreSQL modules are not collected
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", PG_TEST],
+        cwd=ROOT,
+        env=environment(**extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def summary(out: subprocess.CompletedProcess[str]) -> str:
+    """pytest's last line, e.g. ``1 skipped in 0.1s``."""
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_without_a_server_postgres_tests_skip_locally() -> None:
+    out = run_pytest()
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert summary(out).startswith("1 skipped") and "MNEMO_TEST_DATABASE_URL" in out.stdout
+
+
+def test_without_a_server_postgres_tests_fail_under_ci() -> None:
+    out = run_pytest(CI="true")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert summary(out).startswith("1 error")  # failed in the pg_url fixture's setup
+    assert "CI=true, so PostgreSQL tests must run" in out.stdout
+
+
+def test_an_unreachable_server_skips_locally_and_fails_under_ci() -> None:
+    local = run_pytest(MNEMO_TEST_DATABASE_URL=UNREACHABLE)
+    assert local.returncode == 0, local.stdout + local.stderr
+    assert summary(local).startswith("1 skipped") and "does not answer" in local.stdout
+    ci = run_pytest(MNEMO_TEST_DATABASE_URL=UNREACHABLE, CI="true")
+    assert ci.returncode == 1, ci.stdout + ci.stderr
+    assert summary(ci).startswith("1 error") and "does not answer" in ci.stdout
+
+
+@pytest.fixture
+def fake_bin(tmp_path: Path) -> Path:
+    """A venv bin/ whose pytest only reports what it was given."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    script = bin_ / "pytest"
+    script.write_text('#!/bin/sh\necho "pytest ran with url=[$MNEMO_TEST_DATABASE_URL]"\n')
+    script.chmod(0o755)
+    return bin_
+
+
+def run_make(fake_bin: Path, tmp_path: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    # -o: take setup, lint and typecheck as done; only the test recipe runs.
+    cmd = [make, "-s", "-o", "setup", "-o", "lint", "-o", "typecheck", f"BIN={fake_bin}", "test"]
+    return subprocess.run(
+        cmd, cwd=ROOT, env=environment(**extra), capture_output=True, text=True, timeout=60
+    )
+
+
+def test_make_test_fails_under_ci_when_postgres_cannot_start(
+    fake_bin: Path, tmp_path: Path
+) -> None:
+    failing = tmp_path / "pgvector.sh"
+    failing.write_text("echo 'initdb: cannot start' >&2\nexit 3\n")
+    for script in (str(tmp_path / "missing.sh"), str(failing)):
+        out = run_make(fake_bin, tmp_path, CI="true", PGVECTOR=script)
+        assert out.returncode != 0, out.stdout + out.stderr
+        assert "CI=true: the PostgreSQL tests must run, but no server" in out.stderr
+        assert "pytest ran" not in out.stdout
+    (ROOT / ".pgvector.log").unlink(missing_ok=True)
+
+
+def test_make_test_skips_postgres_locally_and_uses_a_given_server(
+    fake_bin: Path, tmp_path: Path
+) -> None:
+    out = run_make(fake_bin, tmp_path, PGVECTOR=str(tmp_path / "missing.sh"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "its tests will be skipped" in out.stdout and "pytest ran with url=[]" in out.stdout
+    url = "postgresql://u@127.0.0.1:5/db"
+    out = run_make(fake_bin, tmp_path, CI="true", MNEMO_TEST_DATABASE_URL=url)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"pytest ran with url=[{url}]" in out.stdout
