@@ -75,7 +75,7 @@ def main(db: str, effects_db: str, mode: str) -> int:
             return Usage(5, 3, 8)
 
         mem.handlers["turns.effect"] = handler
-        worker = Worker(mem, poll_s=0.05)
+        worker = Worker(mem.store, mem.handlers, mem.settings, tenant=mem.tenant, poll_s=0.05)
         emit({"ready": True, "pid": os.getpid()})
         worker.run_until_signalled()
         emit({"stopped": True, "jobs_run": worker.jobs_run})
