@@ -212,13 +212,11 @@ def worker(
     """Run background jobs until SIGINT/SIGTERM (the current job finishes first)."""
     import logging
 
-    from mnemo.jobs.runner import Worker
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
     def run() -> None:
         with open_memory(db, embedder, worker_poll_s=worker_poll_s) as mem:
-            runner = Worker(mem.store, mem.handlers, mem.settings, tenant=mem.tenant)
+            runner = mem.worker()
             if once:
                 runner.run_once()
             else:

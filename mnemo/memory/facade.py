@@ -244,6 +244,13 @@ class Memory:
         options = job_runner.RunOptions.from_settings(self.settings, tenant=self.tenant)
         return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
 
+    def worker(self, poll_s: float | None = None) -> job_runner.Worker:
+        """A :class:`~mnemo.jobs.runner.Worker` for this tenant's jobs with this Memory's
+        handlers (not started; ``poll_s`` defaults to ``worker_poll_s``)."""
+        return job_runner.Worker(
+            self.store, self.handlers, self.settings, tenant=self.tenant, poll_s=poll_s
+        )
+
     def stats(self) -> Stats:
         """Counts of what the store holds for this tenant."""
         return self.store.stats(self.tenant)
