@@ -80,34 +80,36 @@ def import_markdown(
 
 @dataclass(frozen=True)
 class _Target:
+    """Where an import writes: a tenant of a store, its embedding and key settings."""
+
     store: Store
     tenant: str
     embed: Embedding
-    keys: keys.KeySpec
+    key_spec: keys.KeySpec
 
 
 def _session_key(e: layout.Entry) -> tuple[str, str]:
     return (e.user_id, e.session_id or "default")
 
 
-def _import_turns(mem: _Target, entries: list[layout.Entry]) -> int:
-    fresh = [e for e in entries if e.id and mem.store.get_message(mem.tenant, e.id) is None]
+def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
+    fresh = [e for e in entries if e.id and to.store.get_message(to.tenant, e.id) is None]
     fresh.sort(key=lambda e: (_session_key(e), int(e.front.get("seq") or 0), e.created_at or ""))
     n = 0
     for (user, session), group in groupby(fresh, key=_session_key):
         turns = list(group)
-        hashes, vectors = mem.embed([e.body for e in turns])
+        hashes, vectors = to.embed([e.body for e in turns])
         key_vectors = keys.embed_keys(
-            mem.embed.embedder,
-            mem.store,
+            to.embed.embedder,
+            to.store,
             [(e.role or "user", e.body) for e in turns],
             hashes,
-            mem.keys,
+            to.key_spec,
         )
         rows = [
             NewMessage(
                 id=str(e.id),
-                tenant=mem.tenant,
+                tenant=to.tenant,
                 user_id=user,
                 session_id=session,
                 role=e.role or "user",
@@ -116,27 +118,27 @@ def _import_turns(mem: _Target, entries: list[layout.Entry]) -> int:
                 created_at=e.created_at or format_time(utcnow()),
                 metadata=_mapping(e.front.get("metadata")),
                 content_hash=h,
-                embedder=mem.embed.id,
+                embedder=to.embed.id,
                 embedding=v,
                 key_vectors=kv,
             )
             for e, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
         ]
-        n += len(mem.store.add_messages(rows, []))
+        n += len(to.store.add_messages(rows, []))
     return n
 
 
-def _import_memories(mem: _Target, entries: Iterable[tuple[layout.Entry, bool]]) -> Counter[str]:
+def _import_memories(to: _Target, entries: Iterable[tuple[layout.Entry, bool]]) -> Counter[str]:
     n: Counter[str] = Counter(memories=0, deleted=0)
     for e, deleted in entries:
         if e.is_turn:
             continue
-        if not e.id or mem.store.get_memory(mem.tenant, e.id) is not None:
+        if not e.id or to.store.get_memory(to.tenant, e.id) is not None:
             continue
-        hashes, vectors = mem.embed([e.body])
+        hashes, vectors = to.embed([e.body])
         row = NewMemory(
             id=e.id,
-            tenant=mem.tenant,
+            tenant=to.tenant,
             user_id=e.user_id,
             session_id=e.session_id,
             kind=e.kind if e.kind in MEMORY_KINDS else "fact",
@@ -148,12 +150,12 @@ def _import_memories(mem: _Target, entries: Iterable[tuple[layout.Entry, bool]])
             source_message_ids=[str(s) for s in e.front.get("sources") or []],
             created_at=e.created_at or format_time(utcnow()),
             content_hash=hashes[0],
-            embedder=mem.embed.id,
+            embedder=to.embed.id,
             embedding=vectors[0],
         )
-        mem.store.add_memory(row, ACTOR)
+        to.store.add_memory(row, ACTOR)
         if deleted:
-            mem.store.delete_memory(mem.tenant, e.id, ACTOR)
+            to.store.delete_memory(to.tenant, e.id, ACTOR)
         n["deleted" if deleted else "memories"] += 1
     return n
 
