@@ -43,7 +43,7 @@ import corpus
 from common import console, fmt, now
 from mnemo import Memory
 from mnemo.embedders import Embedder
-from mnemo.memory.facade import embed_text
+from mnemo.memory.turns import embed_text
 
 USER = "bench-user"
 TARGET_TURNS_PER_S = 250.0

@@ -41,7 +41,7 @@ import common
 import corpus
 from common import console, fmt, now
 from mnemo import Memory
-from mnemo.retrieval.dense import single_blas_thread
+from mnemo.index.vectors import single_blas_thread
 from mnemo.storage.postgres.store import PostgresStore
 from mnemo.storage.sqlite.store import SQLiteStore
 from postgres_build import (

@@ -24,7 +24,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mnemo import Memory
-from mnemo.jobs.runner import Worker
 from mnemo.llm import Usage
 
 # Only the jobs a test registers: the write-path tiers (on by default) stay off.
@@ -75,7 +74,7 @@ def main(db: str, effects_db: str, mode: str) -> int:
             return Usage(5, 3, 8)
 
         mem.handlers["turns.effect"] = handler
-        worker = Worker(mem, poll_s=0.05)
+        worker = mem.worker(poll_s=0.05)
         emit({"ready": True, "pid": os.getpid()})
         worker.run_until_signalled()
         emit({"stopped": True, "jobs_run": worker.jobs_run})

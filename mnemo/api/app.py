@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import Response
 
-from mnemo import __version__
 from mnemo.api import errors, memories, proxy, query, upstream
 from mnemo.api.auth import Tenants, key_store
 from mnemo.api.deps import AppState, StateDep
@@ -25,6 +25,15 @@ from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.storage import open_store
 from mnemo.storage.base import Store
+
+
+def mnemo_version() -> str:
+    """The installed distribution's version (pyproject.toml); ``0+unknown`` from a bare
+    source tree."""
+    try:
+        return version("mnemo")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def create_app(
@@ -71,7 +80,7 @@ def create_app(
 
     app = FastAPI(
         title="mnemo",
-        version=__version__,
+        version=mnemo_version(),
         description="Long-term memory for LLM chat apps: REST API and OpenAI-compatible proxy.",
         lifespan=lifespan,
     )
@@ -92,7 +101,7 @@ def _ops_routes(app: FastAPI) -> None:
         s = state.settings
         return Health(
             status="ok",
-            version=__version__,
+            version=mnemo_version(),
             preset=s.preset,
             embedder=state.tenants.embedder.id,
             llm=s.llm_enabled,

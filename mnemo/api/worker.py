@@ -7,7 +7,6 @@ job never touches another tenant's rows.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from mnemo.api.auth import Tenants
@@ -27,6 +26,5 @@ def dispatcher(tenants: Tenants, kind: str) -> Handler:
 def tenant_worker(tenants: Tenants) -> Worker:
     """A Worker over the shared store whose handlers dispatch by tenant (not started)."""
     base = tenants.get(tenants.settings.tenant)
-    view = copy.copy(base)
-    view.handlers = {kind: dispatcher(tenants, kind) for kind in base.handlers}
-    return Worker(view, any_tenant=True)
+    handlers = {kind: dispatcher(tenants, kind) for kind in base.handlers}
+    return Worker(base.store, handlers, base.settings, tenant=None)

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
+from mnemo.cli.tables import hits_table
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import jsonl_batches
 
@@ -34,8 +35,6 @@ def show_write_path(mem: Memory, console: Console) -> None:
 
 def run_demo(db: str, embedder: str | None, console: Console) -> None:
     """Ingest the bundled sample conversation into ``db`` and answer a few questions."""
-    from mnemo.cli.main import hits_table, sample_path
-
     Path(db).unlink(missing_ok=True)
     for suffix in ("-wal", "-shm"):
         Path(db + suffix).unlink(missing_ok=True)
@@ -62,3 +61,8 @@ def run_demo(db: str, embedder: str | None, console: Console) -> None:
             f"\n{mem.stats().messages} turns stored in {db}. Try: "
             f"mnemo search 'half marathon goal' --user {DEMO_USER} --db {db} --explain"
         )
+
+
+def sample_path() -> Path:
+    """The bundled sample conversation (JSONL)."""
+    return Path(__file__).parent.parent / "data" / "sample_conversation.jsonl"

@@ -24,36 +24,17 @@ from mnemo.cli.common import (
     open_memory,
 )
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
+from mnemo.cli.tables import hits_table
 from mnemo.errors import MnemoError
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import count_lines, jsonl_batches
 from mnemo.progress import progress_bar
-from mnemo.schemas import Hit
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="mnemo: long-term memory for LLM chat applications.",
 )
-
-
-def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
-    """A table of hits with their stage scores."""
-    table = Table(title=title, show_lines=False)
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
-    table.add_column("kind")
-    table.add_column("when")
-    table.add_column("content", overflow="fold")
-    if explain:
-        table.add_column("stages", overflow="fold")
-    for i, h in enumerate(hits, 1):
-        who = f"{h.name or h.role}: " if h.kind == "message" and (h.name or h.role) else ""
-        row = [str(i), f"{h.score:.3f}", h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
-        if explain:
-            row.append(" ".join(f"{k}={v:.3g}" for k, v in h.scores.items()))
-        table.add_row(*row)
-    return table
 
 
 @app.command()
@@ -231,13 +212,11 @@ def worker(
     """Run background jobs until SIGINT/SIGTERM (the current job finishes first)."""
     import logging
 
-    from mnemo.jobs.runner import Worker
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
     def run() -> None:
         with open_memory(db, embedder, worker_poll_s=worker_poll_s) as mem:
-            runner = Worker(mem)
+            runner = mem.worker()
             if once:
                 runner.run_once()
             else:
@@ -283,11 +262,6 @@ def _mount_eval() -> None:
     except ImportError:  # pragma: no cover - the eval package ships with mnemo
         return
     app.add_typer(eval_app, name="eval", help="Measure retrieval on LoCoMo or LongMemEval.")
-
-
-def sample_path() -> Path:
-    """The bundled sample conversation (JSONL)."""
-    return Path(__file__).parent.parent / "data" / "sample_conversation.jsonl"
 
 
 _mount_store()

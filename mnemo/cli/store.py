@@ -55,7 +55,10 @@ def markdown_transfer(
     from mnemo.files.markdown import export_markdown, import_markdown
 
     with open_memory(db, embedder, tenant=tenant) as mem:
-        counts = export_markdown(mem, path, user) if export else import_markdown(mem, path)
+        if export:
+            counts = export_markdown(mem.store, mem.tenant, path, user)
+        else:
+            counts = import_markdown(mem.store, mem.embedding, mem.settings, path)
         verb = "exported to" if export else "imported from"
         console.print(f"{verb} {path}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 

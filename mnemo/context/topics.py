@@ -14,12 +14,10 @@ budget drops the oldest messages first; the renderer puts them back in conversat
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from mnemo.context.source import ContextSource
 from mnemo.schemas import ContextItem, ContextSection
-
-if TYPE_CHECKING:
-    from mnemo.memory.facade import Memory
 
 SUMMARY = "topic_summary"
 MESSAGES = "topic_messages"
@@ -31,9 +29,9 @@ class _Request(Protocol):
     session_id: str | None
 
 
-def gather_topics(mem: Memory, req: Any) -> list[ContextSection]:
+def gather_topics(source: ContextSource, req: Any) -> list[ContextSection]:
     """The matched (or active) topic's summary and its active messages, newest first."""
-    row = mem.topic_memory.context_topic(req.query, req.user_id, req.session_id or "default")
+    row = source.topic(req.query, req.user_id, req.session_id or "default")
     summary: list[ContextItem] = []
     messages: list[ContextItem] = []
     if row is not None:

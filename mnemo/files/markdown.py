@@ -13,29 +13,31 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from mnemo.config.settings import Settings
 from mnemo.errors import ValidationError
 from mnemo.files import layout
 from mnemo.files.mirror import FileMirror
 from mnemo.files.sync import all_rows
 from mnemo.index import keys
+from mnemo.index.embed import Embedding
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, format_time, utcnow
-from mnemo.storage.base import NewMemory, NewMessage
-
-if TYPE_CHECKING:
-    from mnemo.memory.facade import Memory
+from mnemo.storage.base import NewMemory, NewMessage, Store
 
 ACTOR = "import"
 
 
-def export_markdown(mem: Memory, out_dir: Path, user_id: str | None = None) -> Counter[str]:
+def export_markdown(
+    store: Store, tenant: str, out_dir: Path, user_id: str | None = None
+) -> Counter[str]:
     """Write the tenant's (or one user's) rows as Markdown files; returns counts per kind."""
     mirror = FileMirror(out_dir)
     out: Counter[str] = Counter()
-    for row in all_rows(mem.store, mem.tenant, user_id):
+    for row in all_rows(store, tenant, user_id):
         if isinstance(row, MemoryItem):
             entry = layout.from_memory(row)
             if row.deleted_at is not None:
@@ -58,42 +60,56 @@ def _entries(in_dir: Path, folder: str) -> list[layout.Entry]:
     return [layout.parse(p.read_text(encoding="utf-8")) for p in paths]
 
 
-def import_markdown(mem: Memory, in_dir: Path) -> Counter[str]:
-    """Read a Markdown folder (``entries/`` and ``deleted/``) into ``mem``'s store; returns
-    counts per kind. A file that does not parse raises ValidationError before any write."""
+def import_markdown(
+    store: Store, embed: Embedding, settings: Settings, in_dir: Path
+) -> Counter[str]:
+    """Read a Markdown folder (``entries/`` and ``deleted/``) into ``store`` as the tenant of
+    ``settings``, vectors made by ``embed``; returns counts per kind. A file that does not
+    parse raises ValidationError before any write."""
     if not (in_dir / layout.ENTRIES).is_dir():
         raise ValidationError(f"{in_dir} has no {layout.ENTRIES}/ folder (not a Markdown export)")
     live, gone = _entries(in_dir, layout.ENTRIES), _entries(in_dir, layout.DELETED)
     out: Counter[str] = Counter()
-    out["turns"] = _import_turns(mem, [e for e in live if e.is_turn])
+    target = _Target(store, settings.tenant, embed, keys.KeySpec.from_settings(settings))
+    out["turns"] = _import_turns(target, [e for e in live if e.is_turn])
     memories = [(e, False) for e in live if not e.is_turn] + [(e, True) for e in gone]
     memories.sort(key=lambda m: (m[0].created_at or "", m[0].id or ""))  # the original order
-    out.update(_import_memories(mem, memories))
+    out.update(_import_memories(target, memories))
     return out
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where an import writes: a tenant of a store, its embedding and key settings."""
+
+    store: Store
+    tenant: str
+    embed: Embedding
+    key_spec: keys.KeySpec
 
 
 def _session_key(e: layout.Entry) -> tuple[str, str]:
     return (e.user_id, e.session_id or "default")
 
 
-def _import_turns(mem: Memory, entries: list[layout.Entry]) -> int:
-    fresh = [e for e in entries if e.id and mem.store.get_message(mem.tenant, e.id) is None]
+def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
+    fresh = [e for e in entries if e.id and to.store.get_message(to.tenant, e.id) is None]
     fresh.sort(key=lambda e: (_session_key(e), int(e.front.get("seq") or 0), e.created_at or ""))
     n = 0
     for (user, session), group in groupby(fresh, key=_session_key):
         turns = list(group)
-        hashes, vectors = mem._embed([e.body for e in turns])
+        hashes, vectors = to.embed([e.body for e in turns])
         key_vectors = keys.embed_keys(
-            mem.embedder,
-            mem.store,
+            to.embed.embedder,
+            to.store,
             [(e.role or "user", e.body) for e in turns],
             hashes,
-            keys.KeySpec.from_settings(mem.settings),
+            to.key_spec,
         )
         rows = [
             NewMessage(
                 id=str(e.id),
-                tenant=mem.tenant,
+                tenant=to.tenant,
                 user_id=user,
                 session_id=session,
                 role=e.role or "user",
@@ -102,27 +118,27 @@ def _import_turns(mem: Memory, entries: list[layout.Entry]) -> int:
                 created_at=e.created_at or format_time(utcnow()),
                 metadata=_mapping(e.front.get("metadata")),
                 content_hash=h,
-                embedder=mem.embedder.id,
+                embedder=to.embed.id,
                 embedding=v,
                 key_vectors=kv,
             )
             for e, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
         ]
-        n += len(mem.store.add_messages(rows, []))
+        n += len(to.store.add_messages(rows, []))
     return n
 
 
-def _import_memories(mem: Memory, entries: Iterable[tuple[layout.Entry, bool]]) -> Counter[str]:
+def _import_memories(to: _Target, entries: Iterable[tuple[layout.Entry, bool]]) -> Counter[str]:
     n: Counter[str] = Counter(memories=0, deleted=0)
     for e, deleted in entries:
         if e.is_turn:
             continue
-        if not e.id or mem.store.get_memory(mem.tenant, e.id) is not None:
+        if not e.id or to.store.get_memory(to.tenant, e.id) is not None:
             continue
-        hashes, vectors = mem._embed([e.body])
+        hashes, vectors = to.embed([e.body])
         row = NewMemory(
             id=e.id,
-            tenant=mem.tenant,
+            tenant=to.tenant,
             user_id=e.user_id,
             session_id=e.session_id,
             kind=e.kind if e.kind in MEMORY_KINDS else "fact",
@@ -134,12 +150,12 @@ def _import_memories(mem: Memory, entries: Iterable[tuple[layout.Entry, bool]]) 
             source_message_ids=[str(s) for s in e.front.get("sources") or []],
             created_at=e.created_at or format_time(utcnow()),
             content_hash=hashes[0],
-            embedder=mem.embedder.id,
+            embedder=to.embed.id,
             embedding=vectors[0],
         )
-        mem.store.add_memory(row, ACTOR)
+        to.store.add_memory(row, ACTOR)
         if deleted:
-            mem.store.delete_memory(mem.tenant, e.id, ACTOR)
+            to.store.delete_memory(to.tenant, e.id, ACTOR)
         n["deleted" if deleted else "memories"] += 1
     return n
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.files import layout
@@ -34,9 +34,6 @@ from mnemo.files.mirror import FileMirror
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
 from mnemo.storage.base import ListFilter, Store
-
-if TYPE_CHECKING:
-    from mnemo.memory.facade import Memory
 
 log = logging.getLogger(__name__)
 ACTOR = "file"
@@ -77,11 +74,46 @@ def all_rows(
         offset += PAGE
 
 
-class FileSync:
-    """Applies file changes under a mirror's root to a :class:`mnemo.Memory`."""
+class MemoryWriter(Protocol):
+    """The validated memory writes a file edit becomes (``Memory``'s record calls)."""
 
-    def __init__(self, mem: Memory, mirror: FileMirror) -> None:
-        self.mem = mem
+    def add(
+        self,
+        content: str,
+        user_id: str,
+        *,
+        kind: str = "fact",
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        actor: str = "api",
+    ) -> MemoryItem:
+        """Store one memory; records ADD in its history."""
+        ...
+
+    def update(
+        self,
+        id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        actor: str = "api",
+    ) -> MemoryItem:
+        """Change a live memory (a new content is re-embedded); records UPDATE."""
+        ...
+
+    def delete(self, id: str, actor: str = "api") -> MemoryItem:
+        """Soft-delete a memory; records DELETE."""
+        ...
+
+
+class FileSync:
+    """Applies file changes under a mirror's root to a tenant's rows: reads from ``store``,
+    writes memories through ``writer`` (validated, embedded, with history)."""
+
+    def __init__(self, store: Store, tenant: str, writer: MemoryWriter, mirror: FileMirror) -> None:
+        self.store = store
+        self.tenant = tenant
+        self.writer = writer
         self.mirror = mirror
         self.root = mirror.root
 
@@ -139,12 +171,12 @@ class FileSync:
         if content is None and new_tags is None:
             self.mirror.snapshot.record(rel, item.id, sha)
             return "unchanged"
-        self.mem.update(item.id, content=content, tags=new_tags, actor=ACTOR)
+        self.writer.update(item.id, content=content, tags=new_tags, actor=ACTOR)
         return "updated"
 
     def _memory_added(self, rel: str, entry: layout.Entry) -> str:
         kind = entry.kind if entry.kind in MEMORY_KINDS else "fact"
-        item = self.mem.add(
+        item = self.writer.add(
             entry.body,
             entry.user_id,
             kind=kind,
@@ -175,18 +207,18 @@ class FileSync:
         self.mirror.snapshot.save()
         if item is None or item.deleted_at is not None:
             return "unknown"
-        self.mem.delete(item.id, actor=ACTOR)
+        self.writer.delete(item.id, actor=ACTOR)
         return "deleted"
 
     def _message(self, id: object) -> Message | None:
         if not isinstance(id, str) or not id.startswith(MESSAGE_PREFIX):
             return None
-        return self.mem.store.get_message(self.mem.tenant, id)
+        return self.store.get_message(self.tenant, id)
 
     def _memory(self, id: object) -> MemoryItem | None:
         if not isinstance(id, str) or not id.startswith(MEMORY_PREFIX):
             return None
-        return self.mem.store.get_memory(self.mem.tenant, id)
+        return self.store.get_memory(self.tenant, id)
 
     def apply_batch(self, rels: set[str]) -> Counter[str]:
         """Apply a batch of changed paths (from the watcher); each path's current state
@@ -210,7 +242,7 @@ class FileSync:
         for rel in self.mirror.snapshot.under(f"{layout.ENTRIES}/"):
             if rel not in files:
                 out[self.removed(rel)] += 1
-        for row in all_rows(self.mem.store, self.mem.tenant):
+        for row in all_rows(self.store, self.tenant):
             out[self._row(row)] += 1
         self.mirror.snapshot.save()
         out.pop("unchanged", None)

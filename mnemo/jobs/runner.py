@@ -11,8 +11,8 @@ and the job is claimed again; a job whose worker died more than ``max_attempts``
 worker that lost its lease cannot mark the job done or failed any more.
 
 A handler may return its token usage (a :class:`~mnemo.llm.Usage` or a dict of ints); it is
-stored on the job row. :class:`Worker` runs jobs of a ``Memory`` in a background thread, or in
-the foreground until SIGINT/SIGTERM (``mnemo worker``).
+stored on the job row. :class:`Worker` runs a store's jobs with a handler map in a background
+thread, or in the foreground until SIGINT/SIGTERM (``mnemo worker``).
 """
 
 from __future__ import annotations
@@ -27,15 +27,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.llm.base import Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import Store
-
-if TYPE_CHECKING:
-    from mnemo.memory.facade import Memory
 
 log = logging.getLogger("mnemo.jobs.runner")
 
@@ -216,21 +213,30 @@ def run_one(
 
 
 class Worker:
-    """Runs a Memory's ready jobs until stopped, polling every ``poll_s`` seconds when idle.
+    """Runs a store's ready jobs until stopped, polling every ``poll_s`` seconds when idle.
 
+    ``handlers`` maps a job kind to its handler (the map is read at each run, so kinds added
+    later are seen); ``tenant`` confines the worker to one tenant's jobs, whose handlers write
+    that tenant's rows (None: every tenant's, for a dispatcher by tenant like the server's).
     ``start()`` runs it in a background thread (inside a server); ``run()`` in the calling
     thread; ``run_until_signalled()`` in the foreground until SIGINT/SIGTERM (``mnemo
     worker``). ``stop()`` lets the current job finish, then the loop ends.
     """
 
     def __init__(
-        self, memory: Memory, poll_s: float | None = None, any_tenant: bool = False
+        self,
+        store: Store,
+        handlers: dict[str, Handler],
+        settings: Settings,
+        *,
+        tenant: str | None,
+        poll_s: float | None = None,
     ) -> None:
-        self.memory = memory
-        self.poll_s = memory.settings.worker_poll_s if poll_s is None else poll_s
-        # Only the Memory's own tenant's jobs, whose handlers write that tenant's rows; a
-        # dispatcher by tenant (the server's) sets any_tenant.
-        self.any_tenant = any_tenant
+        self.store = store
+        self.handlers = handlers
+        self.settings = settings
+        self.tenant = tenant
+        self.poll_s = settings.worker_poll_s if poll_s is None else poll_s
         self.jobs_run = 0
         self.errors = 0
         self._stop = threading.Event()
@@ -243,24 +249,23 @@ class Worker:
 
     def run_once(self) -> int:
         """Run every ready job now (unless stopped); returns how many ran."""
-        keeper = LeaseKeeper(self.memory.store, worker_id(), self.memory.settings.job_lease_s)
+        keeper = LeaseKeeper(self.store, worker_id(), self.settings.job_lease_s)
         try:
             return self._drain(keeper)
         finally:
             keeper.close()
 
     def _drain(self, keeper: LeaseKeeper) -> int:
-        tenant = None if self.any_tenant else self.memory.tenant
         options = RunOptions.from_settings(
-            self.memory.settings, stop=self._stop, keeper=keeper, tenant=tenant
+            self.settings, stop=self._stop, keeper=keeper, tenant=self.tenant
         )
-        ran = run_ready(self.memory.store, self.memory.handlers, options=options)
+        ran = run_ready(self.store, self.handlers, options=options)
         self.jobs_run += ran
         return ran
 
     def run(self) -> None:
         """Poll and run jobs in this thread until :meth:`stop` is called."""
-        keeper = LeaseKeeper(self.memory.store, worker_id(), self.memory.settings.job_lease_s)
+        keeper = LeaseKeeper(self.store, worker_id(), self.settings.job_lease_s)
         try:
             while not self._stop.is_set():
                 try:

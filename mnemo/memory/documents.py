@@ -1,30 +1,28 @@
-"""The write-path tiers' reading and document calls on :class:`mnemo.Memory`: context documents
-(seed 001's context files) and the structured profile (seed 003)."""
+"""Context documents (seed 001's context files) and the structured profile (seed 003) of
+:class:`mnemo.Memory`."""
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
-from mnemo.embedders import Embedder
+from mnemo.index.embed import Embedding
 from mnemo.schemas import Document, ProfileFact
 from mnemo.storage.base import Store
 from mnemo.tiers.facts import documents as doc_tier
 
 
-class TiersAPI:
-    """Documents and profile methods of :class:`mnemo.Memory` (mixed in)."""
+class Documents:
+    """One tenant's context documents and profile facts (``settings.tenant``); documents are
+    chunked and embedded by ``embed``."""
 
-    store: Store
-    tenant: str
-    settings: Settings
-    embedder: Embedder
-    _embed: Callable[..., tuple[builtins.list[str], np.ndarray]]
+    def __init__(self, store: Store, settings: Settings, embed: Embedding) -> None:
+        self.store = store
+        self.settings = settings
+        self.tenant = settings.tenant
+        self.embed = embed
 
     def attach_document(
         self,
@@ -47,8 +45,8 @@ class TiersAPI:
             metadata,
             tenant=self.tenant,
             settings=self.settings,
-            embedder_id=self.embedder.id,
-            embed=self._embed,
+            embedder_id=self.embed.id,
+            embed=self.embed,
         )
         return self.store.add_document(row)
 

@@ -1,62 +1,62 @@
-"""Memory: the facade every interface (library, CLI, server, eval) goes through."""
+"""Memory: the facade every interface (library, CLI, server, eval) goes through.
+
+``Memory`` wires one store, embedder and chat model into small services, each built with
+exactly what it uses (store, embedding, settings), and delegates its public methods to them:
+:class:`~mnemo.memory.turns.TurnWriter` (``add_messages``),
+:class:`~mnemo.memory.records.Records` (memory CRUD),
+:class:`~mnemo.memory.documents.Documents` (documents, profile),
+:class:`~mnemo.memory.topics.Topics` (seed 004), :class:`~mnemo.memory.files.Files` (seed 002),
+:class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
+:class:`~mnemo.memory.context_source.MemoryContextSource`. Every tier registers its job
+handlers the same way: ``tier.handlers()``, merged into :attr:`Memory.handlers`.
+"""
 
 from __future__ import annotations
 
 import builtins
 import logging
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any
-
-import numpy as np
+from typing import Any, Protocol
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
 from mnemo.context.assemble import build_context
-from mnemo.embedders import Embedder, content_hash, create_embedder
-from mnemo.errors import SchemaError, ValidationError
-from mnemo.files.memory_api import FilesAPI
-from mnemo.ids import MESSAGE_PREFIX, new_id
+from mnemo.embedders import Embedder, create_embedder
+from mnemo.errors import SchemaError
 from mnemo.index import keys
+from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.llm import create_chat_model
-from mnemo.memory.documents import TiersAPI
-from mnemo.memory.records import MemoriesAPI
-from mnemo.memory.topics import TopicsAPI
-from mnemo.retrieval.pipeline import Pipeline, SearchRequest
-from mnemo.schemas import (
-    ContextBundle,
-    Hit,
-    Stats,
-    format_time,
-    parse_time,
-    utcnow,
-)
+from mnemo.memory.context_source import MemoryContextSource
+from mnemo.memory.documents import Documents
+from mnemo.memory.files import Files, mirrored
+from mnemo.memory.forward import forward
+from mnemo.memory.records import Records
+from mnemo.memory.topics import Topics
+from mnemo.memory.turns import TurnWriter
+from mnemo.retrieval.pipeline import Pipeline
+from mnemo.retrieval.searcher import Searcher
+from mnemo.schemas import ContextBundle, Hit, Stats
 from mnemo.storage import open_store
-from mnemo.storage.base import NewJob, NewMessage, Store
+from mnemo.storage.base import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.facts import tier as fact_tier
 from mnemo.tiers.topics import memory as topic_tier
 
 log = logging.getLogger("mnemo")
 
-Progress = Callable[[int], None]
+
+class Tier(Protocol):
+    """A write-path tier: the job handlers it runs, by job kind (in the order they run)."""
+
+    def handlers(self) -> Mapping[str, job_runner.Handler]:
+        """This tier's enabled job handlers by kind."""
+        ...
 
 
-def embed_text(content: str, name: str | None = None) -> str:
-    """The text embedded for a turn: its content alone.
-
-    The speaker's name stays out of the vector: in a two-person conversation every turn
-    carries one of two names, which then swamps the meaning (LoCoMo dev R@10 .734 -> .775 with
-    names cut from both sides). Names are matched by the lexical index and the speaker prior.
-    """
-    del name
-    return content
-
-
-class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
+class Memory:
     """Long-term memory over one store.
 
     ``Memory(path)`` opens (or creates) a SQLite file; ``Memory(url=...)`` a PostgreSQL
@@ -91,31 +91,54 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
         self.embedder = embedder or create_embedder(self.settings)
         self.store = store or open_store(self.settings)
         self._check_embedder()
-        self._attach_files()  # files_dir set: every write mirrored to a Markdown file
+        # files_dir set: every write (API and tiers alike) mirrored to a Markdown file
+        self.store, mirror = mirrored(self.store, self.settings)
+        self.embedding = Embedding(self.store, self.embedder)
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
-        self.handlers: dict[str, job_runner.Handler] = {}
         self.chat = create_chat_model(self.settings)
-        if self.settings.fact_extraction != "off":
-            self.handlers[fact_tier.JOB_KIND] = fact_tier.FactTier(
-                self.store,
-                self.tenant,
-                self.embedder.id,
-                self._embed,
-                self.pipeline.indexes,
-                self.settings,
-                self.chat,
-            )
+        #: Job handlers by kind; kinds starting with ``turns.`` are enqueued with every batch.
+        self.handlers: dict[str, job_runner.Handler] = {}
+        self._turns = TurnWriter(self.store, self.settings, self.embedding, self.handlers)
+        self._records = Records(self.store, self.settings, self.embedding)
+        self._documents = Documents(self.store, self.settings, self.embedding)
         self.conversation = ConversationTiers(
             self.store, self.embedder, self.settings, chat=self.chat
         )
-        self.handlers.update(self.conversation.handlers())
         self.topic_memory = topic_tier.TopicMemory(
-            self.store, self.settings, self.embedder, self.add_messages, chat=self.chat
+            self.store, self.settings, self.embedder, self._turns.add_messages, chat=self.chat
         )
-        self.handlers[topic_tier.SUMMARY_JOB] = self.topic_memory.handle_summary_job
-        if self.settings.topics_enabled:
-            self.handlers[topic_tier.JOB_KIND] = self.topic_memory.handle_job
-        self._open_files()
+        for tier in self._tiers():
+            self.handlers.update(tier.handlers())
+        self._topics = Topics(self.topic_memory)
+        self._searcher = Searcher(self.pipeline, self.settings)
+        self._context = MemoryContextSource(
+            self.settings,
+            self._searcher,
+            self._records,
+            self._documents,
+            self.topic_memory,
+            self.embedder,
+        )
+        self._files = Files(self.store, self.settings, self._records, mirror)
+        self._files.open()
+
+    def _tiers(self) -> list[Tier]:
+        """The write-path tiers, in the order their jobs run: facts (unless
+        ``fact_extraction`` is off), the conversation tiers, topics."""
+        tiers: list[Tier] = []
+        if self.settings.fact_extraction != "off":
+            tiers.append(
+                fact_tier.FactTier(
+                    self.store,
+                    self.tenant,
+                    self.embedder.id,
+                    self.embedding,
+                    self.pipeline.indexes,
+                    self.settings,
+                    self.chat,
+                )
+            )
+        return [*tiers, self.conversation, self.topic_memory]
 
     def _check_embedder(self) -> None:
         """Raise SchemaError when the store holds another embedder's vectors, unless
@@ -146,88 +169,22 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
                 f"`mnemo reembed` (see docs/maintenance.md)"
             )
 
-    # ---- writing turns -------------------------------------------------------------------
-    def add_messages(
-        self,
-        messages: Sequence[dict[str, Any]],
-        user_id: str,
-        session_id: str = "default",
-        progress: Progress | None = None,
-    ) -> list[str]:
-        """Store turns with their embeddings in one transaction; returns their ids.
-
-        Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``. A turn is
-        searchable as soon as this returns. Invalid input raises ValidationError and writes
-        nothing.
-        """
-        user_id = check.identifier(user_id, "user_id")
-        session_id = check.identifier(session_id, "session_id")
-        turns = check.messages(messages, self.settings.max_content_chars)
-        texts = [embed_text(t.content, t.name) for t in turns]
-        hashes, vectors = self._embed(texts, progress)
-        key_vectors = keys.embed_keys(
-            self.embedder,
-            self.store,
-            [(t.role, t.content) for t in turns],
-            hashes,
-            keys.KeySpec.from_settings(self.settings),
-        )
-        now = utcnow()
-        rows = [
-            NewMessage(
-                id=new_id(MESSAGE_PREFIX),
-                tenant=self.tenant,
-                user_id=user_id,
-                session_id=session_id,
-                role=t.role,
-                name=t.name,
-                content=t.content,
-                created_at=format_time(t.created_at or now),
-                metadata=t.metadata,
-                content_hash=h,
-                embedder=self.embedder.id,
-                embedding=v,
-                key_vectors=kv,
-            )
-            for t, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
-        ]
-        stored = self.store.add_messages(rows, self._followups(rows))
-        return [m.id for m in stored]
-
-    def _embed(
-        self, texts: list[str], progress: Progress | None = None
-    ) -> tuple[list[str], np.ndarray]:
-        """Content hashes and vectors; texts already embedded by this embedder are reused."""
-        hashes = [content_hash(t) for t in texts]
-        known = self.store.embeddings_for(self.embedder.id, hashes)
-        todo = list(dict.fromkeys(h for h in hashes if h not in known))
-        if todo:
-            first = {h: t for h, t in zip(hashes, texts, strict=True)}
-            fresh = self.embedder.embed([first[h] for h in todo], progress)
-            known.update(zip(todo, fresh, strict=True))
-        if progress is not None and len(texts) > len(todo):
-            progress(len(texts) - len(todo))
-        if not texts:
-            return hashes, np.zeros((0, self.embedder.dim), np.float32)
-        return hashes, np.stack([known[h] for h in hashes])
-
-    def _followups(self, rows: list[NewMessage]) -> list[NewJob]:
-        """Jobs enqueued with a batch of turns: one per registered turn handler."""
-        kinds = [k for k in self.handlers if k.startswith("turns.")]
-        if not kinds or not rows:
-            return []
-        payload = {
-            "message_ids": [r.id for r in rows],
-            "user_id": rows[0].user_id,
-            "session_id": rows[0].session_id,
-            "tenant": self.tenant,
-        }
-        return [
-            NewJob(kind=k, payload=payload, tenant=self.tenant, user_id=rows[0].user_id)
-            for k in kinds
-        ]
+    # ---- writing --------------------------------------------------------------------------
+    add_messages = forward("_turns", TurnWriter.add_messages)
+    add = forward("_records", Records.add)
+    update = forward("_records", Records.update)
+    delete = forward("_records", Records.delete)
+    attach_document = forward("_documents", Documents.attach_document)
+    detach_document = forward("_documents", Documents.detach_document)
 
     # ---- reading -------------------------------------------------------------------------
+    get = forward("_records", Records.get)
+    list = forward("_records", Records.list)
+    messages = forward("_records", Records.messages)
+    history = forward("_records", Records.history)
+    documents = forward("_documents", Documents.documents)
+    profile = forward("_documents", Documents.profile)
+
     def search(
         self,
         query: str,
@@ -243,32 +200,7 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
         ranks too. ``now`` sets the reference time for recency (default: the clock).
         """
-        if not isinstance(query, str):
-            raise ValidationError(f"query must be a string, got {type(query).__name__}")
-        user_id = check.identifier(user_id, "user_id")
-        if session_id is not None:
-            session_id = check.identifier(session_id, "session_id")
-        n = self.settings.search_limit if limit is None else limit
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
-            raise ValidationError("limit must be an integer in [1, 1000]")
-        kinds_t = check.hit_kinds(kinds)
-        if not query.strip():
-            return []
-        ref_time = time.time() if now is None else parse_time(now, "now").timestamp()
-        req = SearchRequest(
-            query=query[: self.settings.max_content_chars],
-            tenant=self.tenant,
-            user_id=user_id,
-            session_id=session_id,
-            limit=n,
-            kinds=kinds_t,
-            now=ref_time,
-        )
-        hits = self.pipeline.search(req)
-        if not explain:
-            for hit in hits:
-                hit.scores = {k: v for k, v in hit.scores.items() if not k.endswith("_rank")}
-        return hits
+        return self._searcher.search(query, user_id, session_id, limit, kinds, explain, now)
 
     def context(
         self,
@@ -282,7 +214,22 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
         format; ``bundle.render()`` is the text. Options: see
         :func:`mnemo.context.assemble.build_context`.
         """
-        return build_context(self, query, user_id, session_id, budget_tokens, **options)
+        return build_context(self._context, query, user_id, session_id, budget_tokens, **options)
+
+    # ---- topics (seed 004) ----------------------------------------------------------------
+    add_user_message = forward("_topics", Topics.add_user_message)
+    add_assistant_message = forward("_topics", Topics.add_assistant_message)
+    topic_context = forward("_topics", Topics.topic_context)
+    topic_history = forward("_topics", Topics.topic_history)
+    topic_stats = forward("_topics", Topics.topic_stats)
+    topics = forward("_topics", Topics.topics)
+    search_topics = forward("_topics", Topics.search_topics)
+    topic_feedback = forward("_topics", Topics.topic_feedback)
+
+    # ---- the file store (seed 002) -------------------------------------------------------
+    reconcile_files = forward("_files", Files.reconcile_files)
+    watch_files = forward("_files", Files.watch_files)
+    stop_files = forward("_files", Files.stop_files)
 
     # ---- users, jobs, lifecycle ------------------------------------------------------------
     def delete_user(self, user_id: str) -> dict[str, int]:
@@ -297,13 +244,20 @@ class Memory(MemoriesAPI, TiersAPI, TopicsAPI, FilesAPI):
         options = job_runner.RunOptions.from_settings(self.settings, tenant=self.tenant)
         return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
 
+    def worker(self, poll_s: float | None = None) -> job_runner.Worker:
+        """A :class:`~mnemo.jobs.runner.Worker` for this tenant's jobs with this Memory's
+        handlers (not started; ``poll_s`` defaults to ``worker_poll_s``)."""
+        return job_runner.Worker(
+            self.store, self.handlers, self.settings, tenant=self.tenant, poll_s=poll_s
+        )
+
     def stats(self) -> Stats:
         """Counts of what the store holds for this tenant."""
         return self.store.stats(self.tenant)
 
     def close(self) -> None:
         """Close the store, and the embedder's network clients when this Memory made it."""
-        self.stop_files()
+        self._files.stop_files()
         self.conversation.close()
         self.store.close()
         if self._owns_embedder:

@@ -1,30 +1,29 @@
-"""Memory CRUD on :class:`mnemo.Memory`: add, get, list, update, delete, history."""
+"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history."""
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
-from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
+from mnemo.index.embed import Embedding
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
 from mnemo.storage.base import ListFilter, NewMemory, Store
 
 
-class MemoriesAPI:
-    """Memory and message CRUD methods of :class:`mnemo.Memory` (mixed in)."""
+class Records:
+    """Memory and message CRUD of one tenant (``settings.tenant``): input validated, new
+    contents embedded by ``embed``, every change recorded in history by the store."""
 
-    store: Store
-    tenant: str
-    settings: Settings
-    embedder: Embedder
-    _embed: Callable[..., tuple[builtins.list[str], np.ndarray]]
+    def __init__(self, store: Store, settings: Settings, embed: Embedding) -> None:
+        self.store = store
+        self.settings = settings
+        self.tenant = settings.tenant
+        self.embed = embed
 
     def add(
         self,
@@ -53,7 +52,7 @@ class MemoriesAPI:
             check.unit_float(confidence, "confidence"),
         )
         created = check.time_text(created_at, "created_at") or format_time(utcnow())
-        hashes, vectors = self._embed([text])
+        hashes, vectors = self.embed([text])
         row = NewMemory(
             id=new_id(MEMORY_PREFIX),
             tenant=self.tenant,
@@ -68,7 +67,7 @@ class MemoriesAPI:
             source_message_ids=list(source_message_ids or []),
             created_at=created,
             content_hash=hashes[0],
-            embedder=self.embedder.id,
+            embedder=self.embed.id,
             embedding=vectors[0],
         )
         return self.store.add_memory(row, actor)
@@ -102,7 +101,7 @@ class MemoriesAPI:
         include_deleted: bool = False,
     ) -> builtins.list[MemoryItem]:
         """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
-        flt = self._filter(user_id, session_id, since, until, limit, offset)
+        flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag, flt.include_deleted = tag, include_deleted
         return self.store.list_memories(flt)
@@ -119,18 +118,19 @@ class MemoriesAPI:
     ) -> builtins.list[Message]:
         """Stored turns in conversation order, filtered by user, session and [since, until)."""
         return self.store.list_messages(
-            self._filter(user_id, session_id, since, until, limit, offset)
+            self.filter(user_id, session_id, since, until, limit, offset)
         )
 
-    def _filter(
+    def filter(
         self,
         user_id: str | None,
         session_id: str | None,
-        since: Any,
-        until: Any,
-        limit: int,
-        offset: int,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 50,
+        offset: int = 0,
     ) -> ListFilter:
+        """A validated listing filter of this tenant; ValidationError for a bad argument."""
         if user_id is not None:
             check.identifier(user_id, "user_id")
         if session_id is not None:
@@ -166,8 +166,8 @@ class MemoriesAPI:
         changes: dict[str, Any] = {}
         if content is not None:
             changes["content"] = check.content(content, self.settings.max_content_chars)
-            hashes, vectors = self._embed([changes["content"]])
-            changes.update(embedding=vectors[0], embedder=self.embedder.id, content_hash=hashes[0])
+            hashes, vectors = self.embed([changes["content"]])
+            changes.update(embedding=vectors[0], embedder=self.embed.id, content_hash=hashes[0])
         if tags is not None:
             changes["tags"] = check.tags(tags)
         if metadata is not None:

@@ -1,4 +1,4 @@
-"""The topic part of :class:`mnemo.Memory`: seed 004's API over the topic tier.
+"""The topic calls of :class:`mnemo.Memory`: seed 004's API over the topic tier.
 
 A conversation is ``(user_id, session_id)``, the seed's ``conversation_id``. The seed's calls are
 synchronous: ``add_user_message`` stores the turn, matches it to a topic in the same call and
@@ -17,10 +17,11 @@ from mnemo.schemas import Topic, TopicHit, TopicStats
 from mnemo.tiers.topics.memory import TopicMemory
 
 
-class TopicsAPI:
-    """Seed 004's methods on :class:`mnemo.Memory` (mixed in)."""
+class Topics:
+    """Seed 004's calls over the topic tier, their input validated."""
 
-    topic_memory: TopicMemory
+    def __init__(self, topic_memory: TopicMemory) -> None:
+        self.topic_memory = topic_memory
 
     def add_user_message(
         self,
@@ -117,4 +118,4 @@ class TopicsAPI:
         return check.identifier(user_id, "user_id"), check.identifier(session_id, "session_id")
 
 
-__all__ = ["TopicsAPI"]
+__all__ = ["Topics"]

@@ -16,14 +16,21 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 import numpy as np
 
-from mnemo.errors import ValidationError
+from mnemo.config.settings import Settings
+from mnemo.embedders import Embedder, create_embedder
+from mnemo.errors import SchemaError, ValidationError
+from mnemo.retrieval.pipeline import Pipeline
+from mnemo.retrieval.searcher import Searcher
+from mnemo.schemas import Hit
+from mnemo.storage import open_store
 
 #: Copy order: referenced tables before the tables whose foreign keys point at them; other
 #: tables follow alphabetically (a new table with a foreign key must be listed here).
@@ -202,10 +209,28 @@ def sample_queries(side: Side, n: int, seed: int = 7) -> list[tuple[str, str]]:
     return [(user, " ".join(text.split()[:8])) for user, text in picked]
 
 
+class Searchable(Protocol):
+    """What :func:`compare_searches` runs: a Memory, or a
+    :class:`~mnemo.retrieval.searcher.Searcher`."""
+
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        session_id: str | None = None,
+        limit: int | None = None,
+        kinds: Sequence[str] | None = None,
+        explain: bool = False,
+        now: datetime | float | str | None = None,
+    ) -> list[Hit]:
+        """Hits, best first."""
+        ...
+
+
 def compare_searches(
-    source: Any, target: Any, queries: list[tuple[str, str]], limit: int = 10
+    source: Searchable, target: Searchable, queries: list[tuple[str, str]], limit: int = 10
 ) -> tuple[int, int, float]:
-    """Run ``queries`` on two Memory objects: (how many return the same ids in the same
+    """Run ``queries`` on two stores' searches: (how many return the same ids in the same
     order, how many ran, mean share of top-``limit`` ids both returned)."""
     same, overlap = 0, 0.0
     now = time.time()  # one clock for both sides: recency is part of the score
@@ -251,30 +276,41 @@ def migrate(
 def _searches(
     source: str, target: str, queries: list[tuple[str, str]], embedder: str | None
 ) -> dict[str, tuple[int, int, float]]:
-    from mnemo.config.settings import Settings
-    from mnemo.embedders import create_embedder
-    from mnemo.memory.facade import Memory
-
     settings = Settings(**({"embedder": embedder} if embedder else {}))
     shared = create_embedder(settings)  # one model load for all four stores
-
-    def open_(location: str, **overrides: Any) -> Memory:
-        url = location if is_url(location) else None  # a path wins over MNEMO_DATABASE_URL
-        where = {"database_url": url} if url else {"path": location, "database_url": None}
-        return Memory(settings=settings.replace(**where, **overrides), embedder=shared)
-
     out = {}
     try:
         for mode, overrides in {"dense": {"lexical_weight": 0.0}, "default": {}}.items():
-            a, b = open_(source, **overrides), open_(target, **overrides)
+            a = open_searcher(source, settings.replace(**overrides), shared)
             try:
-                out[mode] = compare_searches(a, b, queries)
+                b = open_searcher(target, settings.replace(**overrides), shared)
+                try:
+                    out[mode] = compare_searches(a, b, queries)
+                finally:
+                    b.pipeline.store.close()
             finally:
-                a.store.close()
-                b.store.close()
+                a.pipeline.store.close()
     finally:
         shared.close()
     return out
+
+
+def open_searcher(location: str, settings: Settings, embedder: Embedder) -> Searcher:
+    """The default search over the store at ``location`` (a path wins over
+    ``MNEMO_DATABASE_URL``); SchemaError when its vectors were made by another embedder."""
+    url = location if is_url(location) else None
+    where = {"database_url": url} if url else {"path": location, "database_url": None}
+    settings = settings.replace(**where)
+    store = open_store(settings)
+    in_use = [e for e in store.embedders_in_use() if e != embedder.id]
+    if in_use:
+        store.close()
+        raise SchemaError(
+            f"{store.location} holds vectors made by {in_use}, but the embedder is "
+            f"{embedder.id!r}; use that embedder, or re-embed the store with "
+            f"`mnemo reembed` (see docs/maintenance.md)"
+        )
+    return Searcher(Pipeline(store, embedder, settings), settings)
 
 
 def check_location(location: str) -> str:

@@ -29,9 +29,9 @@ import numpy as np
 
 from mnemo.config.settings import Settings
 from mnemo.embedders.base import Embedder
+from mnemo.index.vectors import IndexCache, VectorIndex
 from mnemo.retrieval import dates, fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
-from mnemo.retrieval.dense import IndexCache, VectorIndex
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.neighbours import neighbor_boost, session_boost
 from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
@@ -50,7 +50,11 @@ class Scope:
 
 @dataclass
 class SearchRequest:
-    """A validated query."""
+    """A validated query.
+
+    ``recency_weight`` and ``score_threshold``, when set, override the settings of the same
+    name for this one search (a per-call option of context assembly).
+    """
 
     query: str
     tenant: str
@@ -59,6 +63,8 @@ class SearchRequest:
     limit: int
     kinds: tuple[str, ...] | None
     now: float = field(default_factory=time.time)
+    recency_weight: float | None = None
+    score_threshold: float | None = None
 
 
 @dataclass
@@ -201,15 +207,17 @@ class Pipeline:
         reranked: dict[Ref, float] = {}
         if self.reranker is not None:
             relevance, reranked = self._rerank(self.reranker, req.query, relevance)
-        refs: list[Ref] = [r for r, v in relevance.items() if v >= s.score_threshold]
+        threshold = s.score_threshold if req.score_threshold is None else req.score_threshold
+        recency_weight = s.recency_weight if req.recency_weight is None else req.recency_weight
+        refs: list[Ref] = [r for r, v in relevance.items() if v >= threshold]
         if not refs:
             return []
         rel = np.array([relevance[r] for r in refs])
         rec = np.zeros(len(refs))
-        if s.recency_weight > 0:
+        if recency_weight > 0:
             times = self._times(refs, cands)
             rec = np.asarray(recency(req.now - times, s.recency_tau_days))
-        final = blend(rel, rec, s.recency_weight) if s.recency_weight > 0 else rel
+        final = blend(rel, rec, recency_weight) if recency_weight > 0 else rel
         order = np.argsort(-final, kind="stable")
         if s.use_mmr:
             order = self._mmr(order, refs, final, cands, req.limit)
@@ -228,7 +236,7 @@ class Pipeline:
             scores.update(cands.priors.get(ref, {}))
             if ref in reranked:
                 scores["rerank"] = reranked[ref]
-            if s.recency_weight > 0:
+            if recency_weight > 0:
                 scores["recency"] = float(rec[i])
             hits.append(hit_rows.to_hit(ref, rows[ref], float(final[i]), scores))
         return hits

@@ -167,6 +167,21 @@ def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
     mem.close()
 
 
+@pytest.mark.parametrize(("floor", "keys"), [(0.5, ["name", "location"]), (0.8, ["name"])])
+def test_tiered_profile_stage_reads_its_setting(
+    db_path: str, floor: float, keys: list[str]
+) -> None:
+    with Memory(
+        db_path, embedder="hashing", preset="tiered", profile_context_min_importance=floor
+    ) as mem:
+        mem.add_messages(
+            [{"role": "user", "content": "My name is Alex and I live in Lisbon."}], "u1", "s0"
+        )
+        mem.drain()  # name 0.9, location 0.7
+        profile = mem.context("anything", "u1", "s1").section("profile")
+        assert [i.metadata["key"] for i in profile.items] == keys  # type: ignore[union-attr]
+
+
 def test_system_injection_and_bad_input(db_path: str) -> None:
     with open_mem(db_path, "default") as mem:
         mem.add("Ann is vegan", user_id="u1")

@@ -52,13 +52,17 @@ def results(mem: Memory, user: str) -> list[list[tuple[str, str, float]]]:
 def test_round_trip_gives_identical_search(tmp_path: Path) -> None:
     with Memory(str(tmp_path / "a.db"), embedder="hashing") as src:
         fill(src)
-        counts = export_markdown(src, tmp_path / "md")
+        counts = export_markdown(src.store, src.tenant, tmp_path / "md")
         before = {u: results(src, u) for u in ("u1", "u2")}
         listed = [(m.id, m.tags, m.importance, m.metadata) for m in src.list("u1")]
         turns = [(m.id, m.seq, m.name, m.created_at) for m in src.messages("u1")]
     assert counts == {"turns": 5, "memories": 4, "deleted": 1}
     with Memory(str(tmp_path / "b.db"), embedder="hashing") as dst:
-        assert import_markdown(dst, tmp_path / "md") == {"turns": 5, "memories": 4, "deleted": 1}
+        assert import_markdown(dst.store, dst.embedding, dst.settings, tmp_path / "md") == {
+            "turns": 5,
+            "memories": 4,
+            "deleted": 1,
+        }
         assert {u: results(dst, u) for u in ("u1", "u2")} == before
         assert [(m.id, m.tags, m.importance, m.metadata) for m in dst.list("u1")] == listed
         assert [(m.id, m.seq, m.name, m.created_at) for m in dst.messages("u1")] == turns
@@ -66,7 +70,9 @@ def test_round_trip_gives_identical_search(tmp_path: Path) -> None:
         with Memory(str(tmp_path / "a.db"), embedder="hashing") as again_src:
             want = again_src.stats().model_dump(exclude={"path", "jobs"})
         assert dst.stats().model_dump(exclude={"path", "jobs"}) == want  # no follow-up jobs
-        again = import_markdown(dst, tmp_path / "md")  # re-run: every id is known
+        again = import_markdown(
+            dst.store, dst.embedding, dst.settings, tmp_path / "md"
+        )  # re-run: every id is known
         assert again == {"turns": 0, "memories": 0, "deleted": 0}
 
 
@@ -94,10 +100,10 @@ def test_per_user_export_and_cli(tmp_path: Path) -> None:
 def test_import_rejects_a_folder_without_entries(tmp_path: Path) -> None:
     with Memory(str(tmp_path / "b.db"), embedder="hashing") as mem:
         with pytest.raises(ValidationError):
-            import_markdown(mem, tmp_path)
+            import_markdown(mem.store, mem.embedding, mem.settings, tmp_path)
         bad = tmp_path / "entries/u1/_global/facts"
         bad.mkdir(parents=True)
         (bad / "x.md").write_text("no front matter")
         with pytest.raises(ValidationError):
-            import_markdown(mem, tmp_path)
+            import_markdown(mem.store, mem.embedding, mem.settings, tmp_path)
         assert mem.stats().memories == {} and mem.stats().messages == 0  # nothing written

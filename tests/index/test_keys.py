@@ -158,7 +158,7 @@ def test_fact_keys_are_stored_with_the_turn(open_mem: Callable[..., Memory]) -> 
 def test_search_ignores_keys_of_rows_it_cannot_see() -> None:
     """A mask built before rows were appended covers fewer rows than the index holds: keys
     owned by the newer rows are left out instead of indexing past the visible rows."""
-    from mnemo.retrieval.dense import VectorIndex
+    from mnemo.index.vectors import VectorIndex
     from mnemo.storage.base import VectorRows
 
     rng = np.random.default_rng(0)

@@ -31,7 +31,7 @@ from worker_proc import counts, effect
 from mnemo import Memory
 from mnemo.cli.main import app
 from mnemo.errors import LLMTransientError
-from mnemo.jobs.runner import LeaseKeeper, Worker, usage_of
+from mnemo.jobs.runner import LeaseKeeper, usage_of
 from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
@@ -172,7 +172,7 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
 
     mem.handlers["turns.slow"] = slow
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
-    worker = Worker(mem).start()
+    worker = mem.worker().start()
     wait_for(lambda: calls)
     stolen = []
     while only_job(mem).status == "running":
@@ -283,7 +283,7 @@ def test_usage_of_accepts_usage_and_int_dicts_only() -> None:
 def test_worker_thread_runs_jobs_as_they_arrive_and_stops(mem: Memory) -> None:
     seen: list[list[str]] = []
     mem.handlers["turns.collect"] = lambda payload: seen.append(payload["message_ids"])
-    worker = Worker(mem, poll_s=0.02).start()
+    worker = mem.worker(poll_s=0.02).start()
     assert worker.running
     first = mem.add_messages([{"role": "user", "content": "one"}], "u1")
     wait_for(lambda: seen == [first])
@@ -306,7 +306,7 @@ def test_worker_stop_lets_the_current_job_finish(mem: Memory) -> None:
     mem.handlers["turns.block"] = blocking
     mem.add_messages([{"role": "user", "content": "a"}], "u1")
     mem.add_messages([{"role": "user", "content": "b"}], "u1")
-    worker = Worker(mem, poll_s=0.02).start()
+    worker = mem.worker(poll_s=0.02).start()
     assert entered.wait(WAIT_S)
     assert not worker.stop(timeout=0.2)  # still inside the job
     release.set()
@@ -317,7 +317,7 @@ def test_worker_stop_lets_the_current_job_finish(mem: Memory) -> None:
 
 def test_worker_survives_a_store_failure(db_path: str) -> None:
     mem = Memory(db_path, embedder="hashing", **JOBS_ONLY)
-    worker = Worker(mem, poll_s=0.01)
+    worker = mem.worker(poll_s=0.01)
     mem.store.close()  # every claim now raises StorageError
     worker.start()
     wait_for(lambda: worker.errors >= 2)
@@ -409,7 +409,7 @@ def test_two_workers_on_one_file_run_each_job_once(db_path: str) -> None:
 
         m.handlers["turns.record"] = record
     ids = [mems[0].add_messages([{"role": "user", "content": f"t{i}"}], "u1")[0] for i in range(40)]
-    workers = [Worker(m, poll_s=0.01).start() for m in mems]
+    workers = [m.worker(poll_s=0.01).start() for m in mems]
     wait_for(lambda: len(runs) >= 40)
     assert all(w.stop(timeout=WAIT_S) for w in workers)
     assert sorted(i for _, i in runs) == sorted(ids)  # every job once, none twice

@@ -83,6 +83,22 @@ def test_recency_prefers_newer_when_weighted(open_mem: OpenMem) -> None:
     assert hits[0].scores["recency"] == pytest.approx(2.718281828 ** (-1 / 30), rel=1e-6)
 
 
+def test_per_call_overrides_equal_the_settings(open_mem: OpenMem) -> None:
+    from mnemo.retrieval.searcher import Searcher
+
+    texts = [f"dentist appointment {i}" for i in range(6)]
+    plain, tuned = open_mem(), open_mem(recency_weight=0.6, score_threshold=0.3)
+    for mem in (plain, tuned):
+        for i, text in enumerate(texts):
+            mem.add_messages(turns(text, created_at=f"202{i}-01-01T00:00:00"), "u", f"s{i}")
+    now = "2026-01-01T00:00:00"
+    want = [(h.content, h.scores) for h in tuned.search("dentist", user_id="u", now=now)]
+    searcher = Searcher(plain.pipeline, plain.settings)
+    got = searcher.search("dentist", "u", now=now, recency_weight=0.6, score_threshold=0.3)
+    assert [(h.content, h.scores) for h in got] == want
+    assert plain.settings.recency_weight != 0.6  # the override did not touch the settings
+
+
 def test_mmr_pushes_out_duplicates(open_mem: OpenMem) -> None:
     texts = ["paris trip in june", "paris trip in june!", "paris museum tickets"]
     plain = open_mem()

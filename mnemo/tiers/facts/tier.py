@@ -29,8 +29,8 @@ import numpy as np
 from mnemo.config.settings import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.ids import MEMORY_PREFIX, new_id
+from mnemo.index.vectors import IndexCache
 from mnemo.llm import ChatModel, Usage
-from mnemo.retrieval.dense import IndexCache
 from mnemo.schemas import Message, format_time
 from mnemo.storage.base import (
     DocumentChunks,
@@ -123,6 +123,10 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
+
+    def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
+        """This tier's job handlers by kind: ``turns.facts`` (this object)."""
+        return {JOB_KIND: self}
 
     # ---- the job --------------------------------------------------------------------------
     def __call__(self, payload: dict[str, Any]) -> dict[str, int]:

@@ -143,6 +143,14 @@ class TopicMemory:
             lambda conv: apply_pending(conv, self.policy, self.summarize),
         )
 
+    def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
+        """This tier's job handlers by kind: ``topics.summary`` always, ``turns.topics`` when
+        ``topics_enabled`` (turns written with ``add_messages`` then reach topics)."""
+        out: dict[str, Callable[[dict[str, Any]], Any]] = {SUMMARY_JOB: self.handle_summary_job}
+        if self.settings.topics_enabled:
+            out[JOB_KIND] = self.handle_job
+        return out
+
     def handle_job(self, payload: dict[str, Any]) -> None:
         """The ``turns.topics`` job: apply the batch's conversation."""
         self.apply(str(payload["user_id"]), str(payload["session_id"]))

@@ -1,0 +1,26 @@
+"""Rich tables shared by the commands: search hits with their stage scores."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from mnemo.schemas import Hit
+
+
+def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
+    """A table of hits with their stage scores."""
+    table = Table(title=title, show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("kind")
+    table.add_column("when")
+    table.add_column("content", overflow="fold")
+    if explain:
+        table.add_column("stages", overflow="fold")
+    for i, h in enumerate(hits, 1):
+        who = f"{h.name or h.role}: " if h.kind == "message" and (h.name or h.role) else ""
+        row = [str(i), f"{h.score:.3f}", h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
+        if explain:
+            row.append(" ".join(f"{k}={v:.3g}" for k, v in h.scores.items()))
+        table.add_row(*row)
+    return table

@@ -1,0 +1,130 @@
+"""Context items from what a :class:`~mnemo.context.source.ContextSource` holds: search hits,
+profile facts, memories and turns, and the request they answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemo.context.source import ContextSource
+from mnemo.schemas import ContextItem, ContextSection, Hit
+
+
+@dataclass
+class ContextRequest:
+    """A validated context query and its retrieval options."""
+
+    query: str
+    user_id: str
+    session_id: str | None
+    budget_tokens: int
+    location: str | None = None
+    include_history: bool = True
+    top_k: int | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+def clip(text: str, limit: int | None) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis; unchanged when it fits or None."""
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def search(
+    source: ContextSource,
+    req: ContextRequest,
+    limit: int,
+    kinds: Sequence[str] | None,
+    query: str = "",
+) -> list[Hit]:
+    """The source's search with the request's per-call overrides (recency weight, threshold)."""
+    return source.search(
+        query or req.query, req.user_id, req.session_id, limit, kinds, **req.overrides
+    )
+
+
+def hit_item(hit: Hit, chars: int | None = None) -> ContextItem:
+    """A search hit as a context item, its content clipped to ``chars``."""
+    return ContextItem(
+        id=hit.id,
+        kind=hit.kind,
+        content=clip(hit.content, chars),
+        role=hit.role,
+        name=hit.name,
+        score=round(hit.score, 4),
+        created_at=hit.created_at,
+        session_id=hit.session_id,
+        metadata=hit.metadata,
+    )
+
+
+def profile_items(
+    source: ContextSource, user_id: str, limit: int | None = None
+) -> list[ContextItem]:
+    """Stage 1: the user's active profile facts with importance >=
+    ``settings.profile_context_min_importance`` (default 0.5), most important first."""
+    floor = source.settings.profile_context_min_importance
+    facts = sorted(source.profile(user_id, min_importance=floor), key=lambda f: -f.importance)
+    return [
+        ContextItem(
+            id=getattr(f, "id", None),
+            kind="profile",
+            content=f"{f.key}: {f.value}",
+            score=f.importance,
+            metadata={"category": f.category, "key": f.key, "value": f.value,
+                      "confidence": f.confidence, "importance": f.importance},
+        )
+        for f in facts[:limit]
+    ]  # fmt: skip
+
+
+def memory_items(
+    source: ContextSource,
+    req: ContextRequest,
+    kind: str | None,
+    limit: int,
+    chars: int | None = None,
+) -> list[ContextItem]:
+    """The newest ``limit`` live memories of a kind (any kind when None)."""
+    return [
+        ContextItem(
+            id=m.id,
+            kind=m.kind,
+            content=clip(m.content, chars),
+            created_at=m.created_at,
+            session_id=m.session_id,
+            metadata=m.metadata,
+        )
+        for m in source.memories(req.user_id, kind=kind, limit=limit)
+    ]
+
+
+def turn_items(
+    source: ContextSource,
+    user_id: str,
+    session_id: str | None,
+    limit: int,
+    chars: int | None = None,
+) -> list[ContextItem]:
+    """The last ``limit`` turns (of a session, or of the user), in conversation order."""
+    turns = reversed(source.recent_turns(user_id, session_id, limit))
+    return [
+        ContextItem(
+            id=t.id,
+            kind="message",
+            content=clip(t.content, chars),
+            role=t.role,
+            name=t.name,
+            created_at=t.created_at,
+            session_id=t.session_id,
+            metadata=t.metadata,
+        )
+        for t in turns
+    ]
+
+
+def section(name: str, title: str, items: list[ContextItem]) -> ContextSection:
+    """A named, titled section of items."""
+    return ContextSection(name=name, title=title, items=items)

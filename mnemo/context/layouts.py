@@ -1,0 +1,156 @@
+"""The layouts of context assembly: per preset, how sections are gathered from a
+:class:`~mnemo.context.source.ContextSource`, rendered, and trimmed (see
+:mod:`mnemo.context.assemble` for what each preset holds)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mnemo.context import render
+from mnemo.context import topics as topic_ctx
+from mnemo.context.items import (
+    ContextRequest,
+    hit_item,
+    memory_items,
+    profile_items,
+    search,
+    section,
+    turn_items,
+)
+from mnemo.context.source import ContextSource
+from mnemo.context.topics import gather_topics, render_topics
+from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
+
+#: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
+TOKENS_PER_HIT = 30
+#: Text appended to short first-person queries before retrieval (seed 001).
+EXPANSION = " height weight physical attributes user facts"
+_FIRST_PERSON = (" i ", " my ", " me ", "am i", "do i", "what's my", "what is my")
+
+Gather = Callable[[ContextSource, ContextRequest], list[ContextSection]]
+Render = Callable[[list[ContextSection], ContextRequest], str]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one preset gathers, renders and trims its context."""
+
+    gather: Gather
+    render: Render
+    drop_order: tuple[str, ...]
+    placement: str = "system"
+
+
+def expand_query(query: str) -> str:
+    """Seed 001's expansion: a first-person query of <= 100 chars gets :data:`EXPANSION`."""
+    padded = f" {query.lower().strip()} "
+    if 0 < len(query.strip()) <= 100 and any(p in padded for p in _FIRST_PERSON):
+        return query + EXPANSION
+    return query
+
+
+def _query(req: ContextRequest) -> ContextSection:
+    return section("query", "Current message", [ContextItem(kind="query", content=req.query)])
+
+
+def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
+    """Profile, the default search's hits (summaries apart) and the two newest summaries.
+
+    Enough hits are fetched to fill the budget (one per :data:`TOKENS_PER_HIT` tokens, at least
+    ``search_limit``); the budget then trims the least relevant. On LoCoMo dev at 1500 tokens
+    this carries 0.76 of the evidence turns, against 0.64 with the 10 best hits
+    (bench/context_recall.py, docs/server.md).
+    """
+    limit = req.top_k or max(
+        source.settings.search_limit, min(req.budget_tokens // TOKENS_PER_HIT, 200)
+    )
+    kinds = [k for k in ("message", *MEMORY_KINDS) if k != "summary"]
+    hits = search(source, req, limit, kinds) if req.query.strip() else []
+    return [
+        section("profile", "User Profile", profile_items(source, req.user_id, 20)),
+        section("memories", "Relevant Memories", [hit_item(h, 400) for h in hits]),
+        section("summaries", "Summaries", memory_items(source, req, "summary", 2, 400)),
+    ]
+
+
+def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
+    """Seed 000's bundle: history, summaries, facts, similar, recent, location, query."""
+    history = (
+        turn_items(source, req.user_id, req.session_id, 10, 200) if req.include_history else []
+    )
+    seen = {i.id for i in history}
+    facts = profile_items(source, req.user_id, 5)
+    if len(facts) < 5:
+        facts += memory_items(source, req, "fact", 5 - len(facts))
+    hits = search(source, req, req.top_k or source.settings.search_limit, ["message"])
+    similar = [hit_item(h, 200) for h in hits if h.id not in seen][:4]
+    seen |= {i.id for i in similar}
+    recent = [
+        i for i in turn_items(source, req.user_id, None, 6 + len(seen), 180) if i.id not in seen
+    ]
+    location = [ContextItem(kind="location", content=req.location)] if req.location else []
+    return [
+        section("history", "Recent conversation history", history),
+        section("summaries", "Session summaries", memory_items(source, req, "summary", 3, 240)),
+        section("facts", "Stored user facts", facts),
+        section("similar", "Semantically similar messages", similar),
+        section("recent", "Recent turns", recent[-6:]),
+        section("location", "User location", location),
+        _query(req),
+    ]
+
+
+def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
+    """Seed 001: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
+    recent = memory_items(source, req, None, 10)
+    chosen = recent
+    if len(recent) > 5 and req.query.strip():
+        limit = req.top_k or source.settings.search_limit
+        hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        chosen = [hit_item(h) for h in hits] or recent
+    return [section("memory", "Relevant memory", chosen)]
+
+
+def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
+    """Seed 002: the conversation's summary, the best hits, the current message."""
+    summary = [
+        ContextItem(id=m.id, kind="summary", content=m.content, created_at=m.created_at)
+        for m in source.memories(req.user_id, session_id=req.session_id, kind="summary", limit=1)
+    ]
+    top_k = source.settings.search_limit if req.top_k is None else req.top_k
+    kinds = [k for k in ("message", *MEMORY_KINDS) if k != "summary"]
+    hits = search(source, req, top_k, kinds) if top_k > 0 and req.query.strip() else []
+    return [
+        section("summary", "Conversation summary", summary),
+        section("memory", "Long-term memory (most relevant first)", [hit_item(h) for h in hits]),
+        _query(req),
+    ]
+
+
+def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
+    """Seed 003: profile (stage 1), relevant episodes (stage 2), the short-term window."""
+    limit = req.top_k or source.settings.search_limit
+    hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
+    window = turn_items(source, req.user_id, req.session_id, 10) if req.include_history else []
+    return [
+        section("profile", "User Profile", profile_items(source, req.user_id)),
+        section("episodes", "Recent Context", [hit_item(h, 150) for h in hits]),
+        section("conversation", "Recent Conversation", window),
+    ]
+
+
+LAYOUTS: dict[str, Layout] = {
+    "default": Layout(gather_default, render.render_default, ("memories", "summaries", "profile")),
+    "topics": Layout(gather_topics, render_topics, (topic_ctx.MESSAGES, topic_ctx.SUMMARY)),
+    "llmplatform": Layout(
+        gather_llmplatform,
+        render.render_llmplatform,
+        ("recent", "similar", "history", "summaries", "facts", "location"),
+    ),
+    "llm-managed": Layout(gather_llm_managed, render.render_llm_managed, ("memory",)),
+    "agent-cli": Layout(
+        gather_agent_cli, render.render_agent_cli, ("memory", "summary"), placement="user"
+    ),
+    "tiered": Layout(gather_tiered, render.render_tiered, ("conversation", "episodes", "profile")),
+}

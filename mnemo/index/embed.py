@@ -1,0 +1,46 @@
+"""Embedding texts for a store, reusing the vectors it already holds for the same text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from mnemo.embedders import Embedder, content_hash
+from mnemo.storage.base import Store
+
+Progress = Callable[[int], None]
+
+
+class Embedding:
+    """The embedder of one store: ``embedding(texts)`` -> (content hashes, vectors).
+
+    A text whose ``content_hash`` the store already holds a vector for (made by this embedder)
+    is not embedded again; ``progress`` counts those as done at the end.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+
+    @property
+    def id(self) -> str:
+        """The embedder's id, stored with every vector it makes."""
+        return self.embedder.id
+
+    def __call__(
+        self, texts: list[str], progress: Progress | None = None
+    ) -> tuple[list[str], np.ndarray]:
+        """Content hashes and vectors; texts already embedded by this embedder are reused."""
+        hashes = [content_hash(t) for t in texts]
+        known = self.store.embeddings_for(self.embedder.id, hashes)
+        todo = list(dict.fromkeys(h for h in hashes if h not in known))
+        if todo:
+            first = {h: t for h, t in zip(hashes, texts, strict=True)}
+            fresh = self.embedder.embed([first[h] for h in todo], progress)
+            known.update(zip(todo, fresh, strict=True))
+        if progress is not None and len(texts) > len(todo):
+            progress(len(texts) - len(todo))
+        if not texts:
+            return hashes, np.zeros((0, self.embedder.dim), np.float32)
+        return hashes, np.stack([known[h] for h in hashes])

@@ -1,0 +1,69 @@
+"""Searching one tenant's memory: the query validated, then the retrieval pipeline."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import datetime
+
+from mnemo import validation as check
+from mnemo.config.settings import Settings
+from mnemo.errors import ValidationError
+from mnemo.retrieval.pipeline import Pipeline, SearchRequest
+from mnemo.schemas import Hit, parse_time
+
+
+class Searcher:
+    """Validates a search and runs it on ``pipeline`` for ``settings.tenant``."""
+
+    def __init__(self, pipeline: Pipeline, settings: Settings) -> None:
+        self.pipeline = pipeline
+        self.settings = settings
+
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        session_id: str | None = None,
+        limit: int | None = None,
+        kinds: Sequence[str] | None = None,
+        explain: bool = False,
+        now: datetime | float | str | None = None,
+        *,
+        recency_weight: float | None = None,
+        score_threshold: float | None = None,
+    ) -> list[Hit]:
+        """The memories and turns most relevant to ``query``, best first.
+
+        Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
+        ranks too. ``now`` sets the reference time for recency (default: the clock).
+        ``recency_weight`` and ``score_threshold`` override the settings for this search.
+        """
+        if not isinstance(query, str):
+            raise ValidationError(f"query must be a string, got {type(query).__name__}")
+        user_id = check.identifier(user_id, "user_id")
+        if session_id is not None:
+            session_id = check.identifier(session_id, "session_id")
+        n = self.settings.search_limit if limit is None else limit
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+            raise ValidationError("limit must be an integer in [1, 1000]")
+        kinds_t = check.hit_kinds(kinds)
+        if not query.strip():
+            return []
+        ref_time = time.time() if now is None else parse_time(now, "now").timestamp()
+        req = SearchRequest(
+            query=query[: self.settings.max_content_chars],
+            tenant=self.settings.tenant,
+            user_id=user_id,
+            session_id=session_id,
+            limit=n,
+            kinds=kinds_t,
+            now=ref_time,
+            recency_weight=recency_weight,
+            score_threshold=score_threshold,
+        )
+        hits = self.pipeline.search(req)
+        if not explain:
+            for hit in hits:
+                hit.scores = {k: v for k, v in hit.scores.items() if not k.endswith("_rank")}
+        return hits
