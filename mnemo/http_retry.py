@@ -91,7 +91,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int) -> float:
         """Jittered wait after failed attempt ``attempt`` (0-based): in [d/2, d]."""
-        d = min(self.cap_s, self.base_s * 2**attempt)
+        d = float(min(self.cap_s, self.base_s * 2**attempt))
         return d / 2 + random.uniform(0, d / 2)
 
 

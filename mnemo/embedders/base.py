@@ -23,7 +23,8 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     v = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(v, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return v / norms
+    out: np.ndarray = v / norms
+    return out
 
 
 class Embedder(ABC):

@@ -47,7 +47,7 @@ LEASE_S = 300.0
 
 def backoff(attempts: int, base: float = BACKOFF_BASE_S, cap: float = BACKOFF_CAP_S) -> float:
     """Delay before the next try: min(base * 2**(attempts - 1), cap) seconds."""
-    return min(base * 2 ** max(attempts - 1, 0), cap)
+    return float(min(base * 2 ** max(attempts - 1, 0), cap))
 
 
 def worker_id() -> str:

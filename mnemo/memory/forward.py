@@ -22,8 +22,8 @@ def forward(
             add = forward("_records", Records.add)
     """
 
-    @functools.wraps(method)
-    def call(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+    def call(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return method(getattr(self, service), *args, **kwargs)
 
+    functools.update_wrapper(call, method)
     return call

@@ -138,7 +138,9 @@ def plan(source: Side, target: Side) -> list[tuple[str, list[str]]]:
     return out
 
 
-def copy_store(source: Side, target: Side, progress: ProgressFactory | None = None) -> dict:
+def copy_store(
+    source: Side, target: Side, progress: ProgressFactory | None = None
+) -> dict[str, int]:
     """Copy every table of ``source`` into the empty ``target``; returns rows per table."""
     for table in ("users", "messages", "memories", "jobs"):
         if table in target.tables() and target.count(table):

@@ -99,7 +99,9 @@ def fold_embedding(topic: TopicRow, turn: Turn) -> None:
     topic.embedding_weight = w + 1
 
 
-def open_topic(conv: Conversation, turn: Turn, policy: TopicPolicy, importance: float | None):
+def open_topic(
+    conv: Conversation, turn: Turn, policy: TopicPolicy, importance: float | None
+) -> TopicRow:
     """A new topic titled with the first ``title_chars`` characters of the turn."""
     topic = TopicRow(
         id=new_id(TOPIC_PREFIX),
@@ -154,7 +156,9 @@ def with_ids(history: list[Entry], rows: list[Entry]) -> list[Entry]:
     return compaction.time_order(out)
 
 
-def compact(conv: Conversation, topic: TopicRow, policy: TopicPolicy, summarize: Summarizer):
+def compact(
+    conv: Conversation, topic: TopicRow, policy: TopicPolicy, summarize: Summarizer
+) -> bool:
     """Above ``max_messages`` active messages, all but the last ``keep`` are summarised and
     merged into the compressed history (JSON -> gzip -> base64). Returns whether it compacted."""
     split = compaction.split_for_compaction(topic.messages, policy.max_messages, policy.keep)

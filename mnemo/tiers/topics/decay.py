@@ -33,7 +33,7 @@ def half_life_seconds(access_count: int, policy: DecayPolicy) -> float:
     doublings = max(access_count, 0) // policy.accesses_per_doubling
     if doublings >= 64:  # 2**64 days is past any cap
         return policy.max_half_life_s
-    return min(policy.base_half_life_s * 2**doublings, policy.max_half_life_s)
+    return float(min(policy.base_half_life_s * 2**doublings, policy.max_half_life_s))
 
 
 def memory_type(access_count: int, policy: DecayPolicy) -> MemoryType:
@@ -50,7 +50,7 @@ def priority(importance: float, age_s: float, half_life_s: float) -> float:
     >>> priority(1.0, 2 * DAY, DAY)
     0.25
     """
-    return importance * 0.5 ** (max(age_s, 0.0) / half_life_s)
+    return float(importance * 0.5 ** (max(age_s, 0.0) / half_life_s))
 
 
 def survival_seconds(half_life_s: float, importance: float = 1.0, floor: float = 0.05) -> float:

@@ -87,7 +87,7 @@ class TopicSummaries:
 
     @staticmethod
     def _current(version: int, summary: str | None, payload: dict[str, Any]) -> bool:
-        return version == payload["version"] and summary == payload["rules_summary"]
+        return bool(version == payload["version"] and summary == payload["rules_summary"])
 
     def _record(
         self,
