@@ -1,4 +1,4 @@
-"""Topic memory (seed 004) on real conversations: compression ratio and latencies.
+"""Topic memory (`topics`) on real conversations: compression ratio and latencies.
 
 Two measurements over the LoCoMo dev conversations (``../shared/data/locomo-dev.json``; turns of
 ``speaker_a`` are the user, ``speaker_b`` the assistant, each at its own time):

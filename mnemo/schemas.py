@@ -152,7 +152,7 @@ PROFILE_CATEGORIES: tuple[str, ...] = ("identity", "preference", "constraint", "
 
 class ProfileFact(BaseModel):
     """A structured fact about a user: one active row per (category, key); replaced rows stay
-    as inactive history (seed 003)."""
+    as inactive history (`tiered`)."""
 
     id: str
     tenant: str = "default"
@@ -172,7 +172,7 @@ class ProfileFact(BaseModel):
 class Document(BaseModel):
     """A context document attached to a user (every session) or to one of their sessions.
 
-    New facts already stated in an attached document are not stored (seed 001's context files).
+    New facts already stated in an attached document are not stored (`llm-managed`'s context files).
     """
 
     id: str
@@ -201,7 +201,7 @@ class Job(BaseModel):
 
 
 class Topic(BaseModel):
-    """A topic of a conversation (seed 004): its title, summary, counts and decay state."""
+    """A topic of a conversation (`topics`): its title, summary, counts and decay state."""
 
     id: str
     user_id: str
@@ -223,7 +223,7 @@ class Topic(BaseModel):
 
 
 class TopicStats(BaseModel):
-    """Seed 004's ``get_topic_stats`` fields, for one topic."""
+    """`topics`'s ``get_topic_stats`` fields, for one topic."""
 
     topic_id: str
     topic_title: str
@@ -286,7 +286,7 @@ class ContextBundle(BaseModel):
     """The memory assembled for one query within a token budget (see ``mnemo.context.assemble``).
 
     ``text`` is the rendering for a prompt; ``placement`` says where it goes: ``system``
-    (a system message) or ``user`` (it replaces the last user message, seed 002).
+    (a system message) or ``user`` (it replaces the last user message, `agent-cli`).
     """
 
     preset: str

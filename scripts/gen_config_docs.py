@@ -53,7 +53,8 @@ def render() -> str:
     lines += [
         "## Presets",
         "",
-        "A preset reproduces one seed design's documented numbers; explicit settings still win.",
+        "A preset reproduces one published design's documented numbers; explicit settings "
+        "still win.",
         "",
         "| preset | settings it changes |",
         "|---|---|",

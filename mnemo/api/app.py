@@ -66,7 +66,7 @@ def create_app(
             worker.start()
         files = state.tenants.get(settings.tenant) if settings.files_dir else None
         if files is not None:
-            files.watch_files()  # seed 002: hand edits of the Markdown files reach the store
+            files.watch_files()  # `agent-cli`: hand edits of the Markdown files reach the store
         try:
             yield
         finally:

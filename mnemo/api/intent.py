@@ -1,4 +1,4 @@
-"""Seed 000's intent detection: keywords first, then the nearest prototype by embedding."""
+"""`llmplatform`'s intent detection: keywords first, then the nearest prototype by embedding."""
 
 from __future__ import annotations
 

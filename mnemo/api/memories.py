@@ -189,7 +189,7 @@ def topics_router() -> APIRouter | None:
 
     @extra.get("/topics", tags=["topics"])
     def topics(mem: MemoryDep, user_id: str, session_id: str | None = None) -> dict[str, Any]:
-        """The user's topics (seed 004)."""
+        """The user's topics (`topics`)."""
         list_topics: Any = getattr(mem, "topics", None)  # typed once the topics tier merges
         found = list_topics(user_id, session_id=session_id)
         data = [t.model_dump(mode="json") if hasattr(t, "model_dump") else t for t in found]

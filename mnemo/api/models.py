@@ -140,7 +140,7 @@ class ErasedResponse(BaseModel):
 
 
 class QueryRequest(BaseModel):
-    """Seed 000's ``/query`` body."""
+    """`llmplatform`'s ``/query`` body."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -153,7 +153,7 @@ class QueryRequest(BaseModel):
 
 
 class QueryResponse(BaseModel):
-    """Seed 000's ``/query`` answer."""
+    """`llmplatform`'s ``/query`` answer."""
 
     response: str
     citations: list[dict[str, Any]]

@@ -1,7 +1,7 @@
 """The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
 Per request: recall the context of the last user message (the OpenAI ``user`` field is the
-user id, seed 002's ``memory_id`` the session), inject it as the preset says, forward to the
+user id, `agent-cli`'s ``memory_id`` the session), inject it as the preset says, forward to the
 upstream, and store the turn. Non-streaming replies get ``memory_hits``. Streaming replies are
 passed through event by event; the user turn is stored before the first byte and the assistant
 text when the stream ends (before ``[DONE]`` is relayed). A client that disconnects mid-stream
@@ -38,7 +38,7 @@ MEMORY_FIELDS = {"memory_id", "memory_top_k", "memory_recency_weight", "memory_s
 
 
 class ChatRequest(BaseModel):
-    """An OpenAI chat request plus seed 002's memory options; other fields pass through."""
+    """An OpenAI chat request plus `agent-cli`'s memory options; other fields pass through."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -100,7 +100,7 @@ class Turn:
             self.state.metrics.turns.inc(len(turns))
 
     def hits(self) -> list[dict[str, Any]]:
-        """``memory_hits``: what was recalled, in the seed 002 shape."""
+        """``memory_hits``: what was recalled, in the `agent-cli` shape."""
         if self.bundle is None:
             return []
         return [

@@ -1,4 +1,4 @@
-"""Seed 000's ``POST /query``: intent, memory bundle, answer (LLM or rules), stored turns."""
+"""`llmplatform`'s ``POST /query``: intent, memory bundle, answer (LLM or rules), stored turns."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ async def llm_answer(state: AppState, query: str, bundle: ContextBundle | None) 
 
 @router.post("/query", response_model=QueryResponse)
 async def query(body: QueryRequest, mem: MemoryDep, state: StateDep) -> QueryResponse:
-    """Answer a query with the user's memory (seed 000), and store the exchange."""
+    """Answer a query with the user's memory (`llmplatform`), and store the exchange."""
     found = await run_in_threadpool(intents.detect, body.query, mem.embedder, body.use_memory)
     bundle = None
     if found.need_memory:

@@ -24,7 +24,8 @@ class FactSettings(SettingsGroup):
     fact_extraction: Literal["single", "atomic", "off"] = Field(
         "atomic",
         description="How facts are drawn from turns: atomic (0-3 facts from each user message, "
-        "seed 002), single (one fact or nothing per user/assistant exchange, seed 001) or off.",
+        "`agent-cli`), single (one fact or nothing per user/assistant exchange, `llm-managed`) "
+        "or off.",
     )
     fact_max_per_turn: int = Field(
         3, ge=1, le=20, description="Most facts taken from one user message in atomic mode."

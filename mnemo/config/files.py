@@ -1,4 +1,4 @@
-"""File-store settings: seed 002's Markdown mirror of the store (docs/files.md).
+"""File-store settings: `agent-cli`'s Markdown mirror of the store (docs/files.md).
 
 Names in this group: ``files_dir``, ``files_reconcile_on_open``, ``files_debounce_ms`` (all
 ``files_``).
@@ -16,8 +16,8 @@ class FilesSettings(SettingsGroup):
 
     files_dir: str | None = Field(
         None,
-        description="Folder of seed 002's Markdown file store: every fact, turn and summary also "
-        "as a file, kept in step both ways (None: off). See docs/files.md.",
+        description="Folder of `agent-cli`'s Markdown file store: every fact, turn and summary "
+        "also as a file, kept in step both ways (None: off). See docs/files.md.",
     )
     files_reconcile_on_open: bool = Field(
         True,

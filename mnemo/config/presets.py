@@ -1,4 +1,4 @@
-"""The presets: each seed design's documented numbers, applied over the defaults of
+"""The presets: each published design's documented numbers, applied over the defaults of
 :class:`mnemo.config.settings.Settings` when the preset is chosen (``preset = "agent-cli"``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tiered", "topics"]
 
-#: Each seed design's documented numbers, applied over the defaults when the preset is chosen.
+#: Each published design's documented numbers, applied over the defaults when the preset is chosen.
 # The seeds rank by their own formulas: none of mnemo's context or speaker signals.
 _SEED_RANKING: dict[str, Any] = {
     "neighbor_weight": 0.0,
@@ -24,8 +24,8 @@ _SEED_RANKING: dict[str, Any] = {
 PRESETS: dict[str, dict[str, Any]] = {
     # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
     "default": {},
-    # seed 000: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50 vectors;
-    # a session summary every 10 pairs and key/value user facts (the profile).
+    # `llmplatform`: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50
+    # vectors; a session summary every 10 pairs and key/value user facts (the profile).
     "llmplatform": {
         **_SEED_RANKING,
         "search_limit": 8,
@@ -36,7 +36,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "episodes_enabled": False,
         "session_summary_enabled": True,
     },
-    # seed 001: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
+    # `llm-managed`: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
     "llm-managed": {
         **_SEED_RANKING,
         "search_limit": 5,
@@ -46,7 +46,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "profile_enabled": False,
         "episodes_enabled": False,
     },
-    # seed 002: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
+    # `agent-cli`: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
     # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
     "agent-cli": {
         "fusion": "rrf",
@@ -64,7 +64,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "rolling_summary_enabled": True,
         "max_entries": 500,
     },
-    # seed 003: 3 episodes by cosine distance < 0.4 (similarity > 0.6); structured profile facts
+    # `tiered`: 3 episodes by cosine distance < 0.4 (similarity > 0.6); structured profile facts
     # and the short-term window compressed into episodes.
     "tiered": {
         **_SEED_RANKING,
@@ -75,7 +75,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "profile_enabled": True,
         "episodes_enabled": True,
     },
-    # seed 004: topic memory as written: matching on, no topic merging, summaries regenerated;
+    # `topics`: topic memory as written: matching on, no topic merging, summaries regenerated;
     # retrieval keeps the defaults.
     "topics": {
         "fact_extraction": "off",

@@ -49,7 +49,7 @@ class SourceSettings(SettingsGroup):
     preset: PresetName = Field(
         "default",
         description="Named bundle of defaults: default, llmplatform, llm-managed, agent-cli, "
-        "tiered or topics (one per seed design).",
+        "tiered or topics (one per published design).",
     )
     config_file: str | None = Field(
         None, description="Optional TOML file whose keys are settings (below the env vars)."

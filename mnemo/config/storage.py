@@ -28,11 +28,11 @@ class StorageSettings(SettingsGroup):
     reembed_on_open: bool = Field(
         False,
         description="When the store holds vectors of another embedder, re-embed them as the "
-        "Memory opens (seed 001) instead of raising SchemaError. Resumable if interrupted.",
+        "Memory opens (`llm-managed`) instead of raising SchemaError. Resumable if interrupted.",
     )
     repair_on_open: bool = Field(
         False,
-        description="Run seed 001's sync-on-startup repair as the Memory opens: re-sync "
+        description="Run `llm-managed`'s sync-on-startup repair as the Memory opens: re-sync "
         "full-text rows, embed rows without a vector, restore missing users rows.",
     )
     busy_timeout_ms: int = Field(

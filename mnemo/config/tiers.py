@@ -1,5 +1,5 @@
 """Conversation-tier settings: profile, episodes, summaries and the working-set cap
-(seeds 000, 002, 003).
+(`llmplatform`, `agent-cli`, `tiered`).
 
 Names in this group: ``profile_enabled``, ``profile_min_confidence``,
 ``profile_min_importance``, ``profile_context_min_importance``, ``episodes_enabled``,
@@ -50,7 +50,7 @@ class TierSettings(SettingsGroup):
         10, ge=1, le=10_000, description="Most recent turns the window keeps after compression."
     )
     session_summary_enabled: bool = Field(
-        False, description="Write a session summary every `summary_interval` pairs (seed 000)."
+        False, description="Write a session summary every `summary_interval` pairs (`llmplatform`)."
     )
     summary_interval: int = Field(
         10, ge=1, le=10_000, description="Message pairs between two session summaries."
@@ -65,7 +65,7 @@ class TierSettings(SettingsGroup):
         0.2, ge=0, le=2, description="Sampling temperature of LLM summaries."
     )
     rolling_summary_enabled: bool = Field(
-        False, description="Keep one rolling summary per conversation (seed 002)."
+        False, description="Keep one rolling summary per conversation (`agent-cli`)."
     )
     rolling_summary_max_points: int = Field(
         12, ge=1, le=200, description="Key points a rule-based rolling summary keeps."

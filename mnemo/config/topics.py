@@ -1,4 +1,4 @@
-"""Topic settings: seed 004's topic memory (docs/topics.md).
+"""Topic settings: `topics`'s topic memory (docs/topics.md).
 
 Names in this group: ``topics_enabled`` and every ``topic_*`` setting
 (``topic_similarity_threshold``, ``topic_title_chars``, ``topic_default_importance``,

@@ -4,19 +4,19 @@ A *layout* per preset gathers sections, renders them and says which items go fir
 rendering exceeds the budget (items are dropped from the end of the sections in
 ``drop_order``, about as many as the excess needs, and the text measured again until it fits):
 
-* ``topics`` (seed 004): the current topic's ``Topic summary:`` and recent messages
+* ``topics``: the current topic's ``Topic summary:`` and recent messages
   (:mod:`mnemo.context.topics`).
 * ``default``: ``# Long-term Memory`` with the user profile (stage 1), the
   relevant memories of the default search (the best measured pipeline; dated, most relevant
   first, as many as fill the budget) and the newest summaries, as a system message.
-* ``llmplatform`` (seed 000): history 10 x 200 chars, summaries 3 x 240, facts 5 in full,
+* ``llmplatform``: history 10 x 200 chars, summaries 3 x 240, facts 5 in full,
   similar messages 4 x 200 with their score, recent turns 6 x 180, location, then the query.
-* ``llm-managed`` (seed 001): ``## Relevant memory`` in the system message; with <= 5 memories
+* ``llm-managed``: ``## Relevant memory`` in the system message; with <= 5 memories
   all of them and no retrieval; short first-person queries expanded; the 10 most recent
   memories when retrieval finds nothing.
-* ``agent-cli`` (seed 002): the conversation summary, "Long-term memory (most relevant
+* ``agent-cli``: the conversation summary, "Long-term memory (most relevant
   first)", then "Current message:", replacing the last user message.
-* ``tiered`` (seed 003): ``# Long-term Memory``, ``## User Profile``, ``## Recent Context``
+* ``tiered``: ``# Long-term Memory``, ``## User Profile``, ``## Recent Context``
   (episodes with their turn range), ``# Recent Conversation``.
 
 Everything is read from a :class:`~mnemo.context.source.ContextSource` (the Memory hands over

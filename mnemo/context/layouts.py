@@ -24,7 +24,7 @@ from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
 
 #: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
 TOKENS_PER_HIT = 30
-#: Text appended to short first-person queries before retrieval (seed 001).
+#: Text appended to short first-person queries before retrieval (`llm-managed`).
 EXPANSION = " height weight physical attributes user facts"
 _FIRST_PERSON = (" i ", " my ", " me ", "am i", "do i", "what's my", "what is my")
 
@@ -43,7 +43,7 @@ class Layout:
 
 
 def expand_query(query: str) -> str:
-    """Seed 001's expansion: a first-person query of <= 100 chars gets :data:`EXPANSION`."""
+    """`llm-managed`'s expansion: a first-person query of <= 100 chars gets :data:`EXPANSION`."""
     padded = f" {query.lower().strip()} "
     if 0 < len(query.strip()) <= 100 and any(p in padded for p in _FIRST_PERSON):
         return query + EXPANSION
@@ -75,7 +75,7 @@ def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSe
 
 
 def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """Seed 000's bundle: history, summaries, facts, similar, recent, location, query."""
+    """`llmplatform`'s bundle: history, summaries, facts, similar, recent, location, query."""
     history = (
         turn_items(source, req.user_id, req.session_id, 10, 200) if req.include_history else []
     )
@@ -102,7 +102,7 @@ def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[Conte
 
 
 def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """Seed 001: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
+    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
     recent = memory_items(source, req, None, 10)
     chosen = recent
     if len(recent) > 5 and req.query.strip():
@@ -113,7 +113,7 @@ def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[Conte
 
 
 def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """Seed 002: the conversation's summary, the best hits, the current message."""
+    """`agent-cli`: the conversation's summary, the best hits, the current message."""
     summary = [
         ContextItem(id=m.id, kind="summary", content=m.content, created_at=m.created_at)
         for m in source.memories(req.user_id, session_id=req.session_id, kind="summary", limit=1)
@@ -129,7 +129,7 @@ def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[Context
 
 
 def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """Seed 003: profile (stage 1), relevant episodes (stage 2), the short-term window."""
+    """`tiered`: profile (stage 1), relevant episodes (stage 2), the short-term window."""
     limit = req.top_k or source.settings.search_limit
     hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
     window = turn_items(source, req.user_id, req.session_id, 10) if req.include_history else []

@@ -1,4 +1,4 @@
-"""Renderers of context sections, one per preset format, and the seed 000 JSON bundle.
+"""Renderers of context sections, one per preset format, and the `llmplatform` JSON bundle.
 
 Each renderer takes the gathered sections (see :mod:`mnemo.context.assemble`) and returns the prompt
 text; empty sections are left out. Nothing here touches storage.
@@ -49,7 +49,7 @@ def render_default(sections: list[ContextSection], req: _Request) -> str:
 
 
 def render_llmplatform(sections: list[ContextSection], req: _Request) -> str:
-    """Seed 000's prompt order: history, past context, location, query."""
+    """`llmplatform`'s prompt order: history, past context, location, query."""
     out: list[str] = []
     history = _items(sections, "history")
     if history:
@@ -75,7 +75,7 @@ def render_llmplatform(sections: list[ContextSection], req: _Request) -> str:
 
 
 def render_llm_managed(sections: list[ContextSection], req: _Request) -> str:
-    """Seed 001: a ``## Relevant memory`` block for the system message."""
+    """`llm-managed`: a ``## Relevant memory`` block for the system message."""
     items = _items(sections, "memory")
     if not items:
         return ""
@@ -83,7 +83,7 @@ def render_llm_managed(sections: list[ContextSection], req: _Request) -> str:
 
 
 def render_agent_cli(sections: list[ContextSection], req: _Request) -> str:
-    """Seed 002: summary, long-term memory, then the current message (a user message)."""
+    """`agent-cli`: summary, long-term memory, then the current message (a user message)."""
     out: list[str] = []
     for item in _items(sections, "summary"):
         out += ["Conversation summary:", item.content, ""]
@@ -107,7 +107,7 @@ def turn_range(item: ContextItem) -> str:
 
 
 def render_tiered(sections: list[ContextSection], req: _Request) -> str:
-    """Seed 003's injection format."""
+    """`tiered`'s injection format."""
     out = ["# Long-term Memory", "## User Profile"]
     out += [f"- {i.content}" for i in _items(sections, "profile")]
     out += ["", "## Recent Context"]
@@ -120,7 +120,7 @@ def render_tiered(sections: list[ContextSection], req: _Request) -> str:
 
 
 def memory_context(bundle: ContextBundle) -> dict[str, Any]:
-    """Seed 000's JSON memory bundle: context, recent_messages, summaries, memories."""
+    """`llmplatform`'s JSON memory bundle: context, recent_messages, summaries, memories."""
     out: dict[str, list[dict[str, Any]]] = {
         "context": [],
         "recent_messages": [],
@@ -173,7 +173,7 @@ def inject(bundle: ContextBundle, messages: Sequence[dict[str, Any]]) -> list[di
     """A copy of chat ``messages`` with the bundle placed as its preset says.
 
     ``system``: appended to the first system message (or a new one in front); ``user``: the
-    bundle text replaces the last user message (seed 002). An empty bundle changes nothing.
+    bundle text replaces the last user message (`agent-cli`). An empty bundle changes nothing.
     """
     out = [dict(m) for m in messages]
     if not bundle.text:

@@ -1,4 +1,4 @@
-"""Seed 004's context (preset ``topics``): the topic a message belongs to, as its summary and
+"""`topics`'s context (preset ``topics``): the topic a message belongs to, as its summary and
 recent messages, rendered like the seed's ``get_topic_context``::
 
     Topic summary: ...

@@ -1,4 +1,4 @@
-"""Seed 002's file store: every fact, turn and summary also as a Markdown file.
+"""`agent-cli`'s file store: every fact, turn and summary also as a Markdown file.
 
 Enabled by the ``files_dir`` setting (``MNEMO_FILES_DIR``). :mod:`.layout` holds the paths and
 the front matter, :mod:`.snapshot` the index of what is on disk, :mod:`.mirror` the

@@ -1,11 +1,11 @@
 """The Markdown file store's layout: where a row's file lives and what it holds.
 
-Seed 002's layout, one folder per user and conversation (session)::
+`agent-cli`'s layout, one folder per user and conversation (session)::
 
     <root>/entries/<user>/<session>/turns/user/<created>__<id>.md
     <root>/entries/<user>/<session>/turns/assistant/<created>__<id>.md
     <root>/entries/<user>/<session>/facts/<created>__<id>.md        (fact, note, episode)
-    <root>/entries/<user>/<session>/summaries/summary.md            (the rolling summary, seed 002)
+    <root>/entries/<user>/<session>/summaries/summary.md            (the rolling summary)
     <root>/entries/<user>/<session>/summaries/<created>__<id>.md    (other summaries)
     <root>/deleted/...                                              (same paths, soft-deleted)
 
@@ -82,7 +82,7 @@ def relpath(entry: Entry) -> PurePosixPath:
         folder = base / "turns" / segment(entry.role or "user")
     elif entry.kind == "summary":
         folder = base / "summaries"
-        if entry.front.get("summary_kind") == "rolling":  # one per conversation (seed 002)
+        if entry.front.get("summary_kind") == "rolling":  # one per conversation (`agent-cli`)
             return folder / f"summary{SUFFIX}"
     else:
         folder = base / "facts"

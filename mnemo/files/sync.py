@@ -14,7 +14,7 @@ Rules (the watcher and the startup reconcile share them):
 * A file that does not parse (no front matter, bad YAML, empty body) is reported and left
   alone; it is retried when it changes again.
 
-The startup reconcile (seed 002's initial index) applies every file that changed since the
+The startup reconcile (`agent-cli`'s initial index) applies every file that changed since the
 snapshot, every file deleted since, then writes a file for each row that has none (or whose
 file is the stale mnemo-written version), moves files of deleted memories to ``deleted/``,
 and saves the snapshot.
@@ -234,7 +234,7 @@ class FileSync:
         return out
 
     def reconcile(self) -> Counter[str]:
-        """Seed 002's initial index: files -> store, then store -> files; returns counts."""
+        """`agent-cli`'s initial index: files -> store, then store -> files; returns counts."""
         out: Counter[str] = Counter()
         files = entry_files(self.root)
         for rel in sorted(files):

@@ -1,4 +1,4 @@
-"""Context documents (seed 001's context files) and the structured profile (seed 003) of
+"""Context documents (`llm-managed`'s context files) and the structured profile (`tiered`) of
 :class:`mnemo.Memory`."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Documents:
     ) -> Document:
         """Attach a context document to a user's session (or all sessions when None).
 
-        Facts the document already states are not extracted from later turns (seed 001).
+        Facts the document already states are not extracted from later turns (`llm-managed`).
         """
         row = doc_tier.new_document(
             content,
@@ -71,7 +71,7 @@ class Documents:
         category: str | None = None,
     ) -> builtins.list[ProfileFact]:
         """A user's profile facts: the active ones, most important first (then by category
-        and key). ``min_importance=0.5`` is stage 1 of retrieval (seed 003);
+        and key). ``min_importance=0.5`` is stage 1 of retrieval (`tiered`);
         ``include_inactive`` appends replaced values, oldest first."""
         user_id = check.identifier(user_id, "user_id")
         floor = (

@@ -5,7 +5,7 @@ exactly what it uses (store, embedding, settings), and delegates its public meth
 :class:`~mnemo.memory.turns.TurnWriter` (``add_messages``),
 :class:`~mnemo.memory.records.Records` (memory CRUD),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
-:class:`~mnemo.memory.topics.Topics` (seed 004), :class:`~mnemo.memory.files.Files` (seed 002),
+:class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
 :class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
 :class:`~mnemo.memory.context_source.MemoryContextSource`. Every tier registers its job
 handlers the same way: ``tier.handlers()``, merged into :attr:`Memory.handlers`.
@@ -216,7 +216,7 @@ class Memory:
         """
         return build_context(self._context, query, user_id, session_id, budget_tokens, **options)
 
-    # ---- topics (seed 004) ----------------------------------------------------------------
+    # ---- topics (`topics`) ----------------------------------------------------------------
     add_user_message = forward("_topics", Topics.add_user_message)
     add_assistant_message = forward("_topics", Topics.add_assistant_message)
     topic_context = forward("_topics", Topics.topic_context)
@@ -226,7 +226,7 @@ class Memory:
     search_topics = forward("_topics", Topics.search_topics)
     topic_feedback = forward("_topics", Topics.topic_feedback)
 
-    # ---- the file store (seed 002) -------------------------------------------------------
+    # ---- the file store (`agent-cli`) -------------------------------------------------------
     reconcile_files = forward("_files", Files.reconcile_files)
     watch_files = forward("_files", Files.watch_files)
     stop_files = forward("_files", Files.stop_files)

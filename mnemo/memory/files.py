@@ -1,4 +1,4 @@
-"""The file store of a :class:`mnemo.Memory` (seed 002): mirror writes, reconcile, watch.
+"""The file store of a :class:`mnemo.Memory` (`agent-cli`): mirror writes, reconcile, watch.
 
 :func:`mirrored` wraps the store so that its writes (API and tiers alike) are mirrored to
 ``settings.files_dir``; :class:`Files` applies hand edits back through the Memory's record
@@ -57,7 +57,7 @@ class Files:
         return self.sync
 
     def reconcile_files(self) -> dict[str, int]:
-        """Seed 002's initial index: apply files edited or deleted since the snapshot (history
+        """`agent-cli`'s initial index: apply files edited or deleted since the snapshot (history
         actor ``file``), write files for rows that have none; returns counts per outcome."""
         return dict(self._sync().reconcile())
 

@@ -1,4 +1,4 @@
-"""The topic calls of :class:`mnemo.Memory`: seed 004's API over the topic tier.
+"""The topic calls of :class:`mnemo.Memory`: `topics`'s API over the topic tier.
 
 A conversation is ``(user_id, session_id)``, the seed's ``conversation_id``. The seed's calls are
 synchronous: ``add_user_message`` stores the turn, matches it to a topic in the same call and
@@ -18,7 +18,7 @@ from mnemo.tiers.topics.memory import TopicMemory
 
 
 class Topics:
-    """Seed 004's calls over the topic tier, their input validated."""
+    """`topics`'s calls over the topic tier, their input validated."""
 
     def __init__(self, topic_memory: TopicMemory) -> None:
         self.topic_memory = topic_memory
@@ -70,7 +70,7 @@ class Topics:
         topic_id: str | None = None,
         now: Any = None,
     ) -> TopicStats | None:
-        """Seed 004's stats of the active topic (or ``topic_id``); None without topics."""
+        """`topics`'s stats of the active topic (or ``topic_id``); None without topics."""
         user_id, session_id = self._conversation(user_id, session_id)
         return self.topic_memory.stats(user_id, session_id, topic_id, now)
 

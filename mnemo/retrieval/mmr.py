@@ -9,7 +9,7 @@ def mmr_select(scores: np.ndarray, vectors: np.ndarray, k: int, lam: float = 0.7
     """Indices chosen greedily by mmr = lam * score - (1 - lam) * max cosine to those chosen.
 
     ``vectors`` are unit rows, so cosine is a dot product. The first pick is the top score
-    (seed 002).
+    (`agent-cli`).
     """
     n = len(scores)
     if n == 0 or k <= 0:

@@ -13,8 +13,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
 4. optional MMR over embedding cosine, then the top ``limit``.
 
-Scopes (seeds 000 and 002): the session; the user's other sessions when the session holds fewer
-than ``cross_session_threshold`` items (or all of the user's sessions when no session is
+Scopes (`llmplatform` and `agent-cli`): the session; the user's other sessions when the session
+holds fewer than ``cross_session_threshold`` items (or all of the user's sessions when no session is
 given); and the shared ``global_user_id``.
 """
 

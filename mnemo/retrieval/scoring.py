@@ -13,13 +13,13 @@ K = TypeVar("K", bound=Hashable)
 
 
 def recency(age_seconds: np.ndarray, tau_days: float = 30.0) -> np.ndarray:
-    """recency = exp(-age_days / tau_days) per element; negative ages count as zero (seed 002)."""
+    """recency = exp(-age_days / tau_days) per element (`agent-cli`); negative ages count as 0."""
     age_days = np.maximum(np.asarray(age_seconds, dtype=np.float64), 0.0) / SECONDS_PER_DAY
     return np.asarray(np.exp(-age_days / tau_days))
 
 
 def blend(relevance: np.ndarray, recency_score: np.ndarray, weight: float) -> np.ndarray:
-    """total = (1 - w) * relevance + w * recency (seed 002)."""
+    """total = (1 - w) * relevance + w * recency (`agent-cli`)."""
     return (1.0 - weight) * relevance + weight * recency_score
 
 

@@ -3,9 +3,9 @@
 A summary is made of sentences taken verbatim from the turns, chosen by
 :func:`sentence_score`, kept in conversation order and labelled with their speaker:
 
-* :func:`session_summary` (seed 000's rule-based summary): Q&A pairs plus key points;
-* :func:`episode_summary` (seed 003's compressed turns): the key points as one paragraph;
-* :func:`rolling_summary` (seed 002's per-conversation summary): the previous key points plus
+* :func:`session_summary` (`llmplatform`'s rule-based summary): Q&A pairs plus key points;
+* :func:`episode_summary` (`tiered`'s compressed turns): the key points as one paragraph;
+* :func:`rolling_summary` (`agent-cli`'s per-conversation summary): the previous key points plus
   the new batch's, the oldest dropped beyond a cap.
 """
 
@@ -90,7 +90,7 @@ def qa_pairs(messages: Sequence[Message], limit: int = 3) -> list[tuple[str, str
 
 
 def session_summary(messages: Sequence[Message], points: int = 4) -> str:
-    """Seed 000's rule-based summary: Q&A pairs and key points, as bullet lines."""
+    """`llmplatform`'s rule-based summary: Q&A pairs and key points, as bullet lines."""
     lines = [f"- Q: {q} A: {a}" for q, a in qa_pairs(messages)]
     lines += [f"- {p}" for p in key_points(messages, points)]
     if not lines:
@@ -99,7 +99,7 @@ def session_summary(messages: Sequence[Message], points: int = 4) -> str:
 
 
 def episode_summary(messages: Sequence[Message], points: int = 4, max_chars: int = 800) -> str:
-    """Seed 003's compressed turns without an LLM: the key points as one paragraph."""
+    """`tiered`'s compressed turns without an LLM: the key points as one paragraph."""
     chosen = key_points(messages, points) or [
         f"{speaker(m)}: {_cut(m.content, POINT_CHARS)}" for m in messages[:2]
     ]
@@ -108,7 +108,7 @@ def episode_summary(messages: Sequence[Message], points: int = 4, max_chars: int
 
 
 def rolling_summary(prior: str | None, messages: Sequence[Message], max_points: int) -> str:
-    """Seed 002's summary without an LLM: the previous bullet points plus up to three new key
+    """`agent-cli`'s summary without an LLM: the previous bullet points plus up to three new key
     points of ``messages`` (no repeats), keeping the newest ``max_points``."""
     old = [line[2:] for line in (prior or "").splitlines() if line.startswith("- ")]
     seen = set(old)

@@ -1,7 +1,7 @@
 """Rule-based profile extraction: first-person statements to structured facts, no LLM.
 
 Each :class:`Pattern` is a regular expression over one sentence, the category and key it
-yields, how its value is read, and a confidence. Confidences follow seed 003's example
+yields, how its value is read, and a confidence. Confidences follow `tiered`'s example
 ("My name is Alex" 1.0, "Call me Al" 0.6, "My full name is Alexander" 0.95) and, for the
 other patterns, the precision measured on LoCoMo (``bench/rules_extraction.py``,
 docs/profile.md), rounded and capped below the explicit self-introductions.

@@ -1,4 +1,4 @@
-"""The ``topics`` preset's context: seed 004's topic summary and recent messages."""
+"""The ``topics`` preset's context: `topics`'s topic summary and recent messages."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_context_is_the_topic_summary_then_its_recent_messages(tmp_path: Path) -
     expected = [f"{m['role']}: {m['content']}" for m in mem.topic_context("u1", "s1")]
     bundle = mem.context("unrelated words entirely", "u1", "s1")
     assert bundle.render().splitlines() == expected  # the active topic, without a summary
-    # A query that matches the first topic gets that topic, as seed 004's context lists it.
+    # A query that matches the first topic gets that topic, as `topics`'s context lists it.
     bundle = mem.context(about(0, 3), "u1", "s1")
     lines = bundle.render().splitlines()
     [first] = [t for t in mem.topics("u1") if t.title == about(0, 0)]

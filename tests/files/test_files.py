@@ -1,4 +1,4 @@
-"""Seed 002's file store: mirror, snapshot, startup reconcile (real files in tmp dirs)."""
+"""`agent-cli`'s file store: mirror, snapshot, startup reconcile (real files in tmp dirs)."""
 
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def test_dedupe_by_chunk_similarity(mem: Memory) -> None:
     doc_chunks = mem.store.document_chunks(mem.tenant, "u1", mem.embedder.id)
     [_, vec] = mem.embedding(["User lives in Lyon"])
     assert float(doc_chunks.vectors[0] @ vec[0]) > 0.99
-    assert stored == []  # a document of another session counts too (seed 001: all contexts)
+    assert stored == []  # a document of another session counts too (`llm-managed`: all contexts)
 
 
 def test_detached_documents_no_longer_dedupe(mem: Memory) -> None:

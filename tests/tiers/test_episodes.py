@@ -1,4 +1,5 @@
-"""Episodes (seed 003), session summaries (seed 000), rolling summary and eviction (seed 002)."""
+"""Episodes (`tiered`), session summaries (`llmplatform`), the rolling summary and eviction
+(`agent-cli`)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ def test_due_chunks_and_pair_counts() -> None:
     assert due_pair_counts(35, 10, {10}) == [20, 30]
 
 
-# ---- seed 000: a session summary every 10 pairs -----------------------------------------
+# ---- `llmplatform`: a session summary every 10 pairs -----------------------------------------
 @pytest.fixture
 def platform(open_mem: Callable[..., Memory]) -> Iterator[Memory]:
     m = open_mem(preset="llmplatform")
@@ -126,7 +127,7 @@ def test_session_summary_every_10_pairs_by_rules(platform: Memory) -> None:
     platform.add_messages(turns(21, 41), "u1", "s1")
     platform.drain()
     assert [s.metadata["pair_count"] for s in summaries(platform)] == [10, 20]
-    assert episodes(platform) == []  # seed 000 has no episodes
+    assert episodes(platform) == []  # `llmplatform` has no episodes
 
 
 @pytest.fixture
@@ -205,7 +206,7 @@ def test_llm_episode_summary(db_path: str, server: ScriptedServer) -> None:
         assert ep.metadata["model"] == "m1" and ep.metadata["turn_range"] == "turns 1-10"
 
 
-# ---- seed 002: rolling summary and eviction -----------------------------------------------
+# ---- `agent-cli`: rolling summary and eviction -----------------------------------------------
 def test_rolling_summary_is_one_per_conversation(open_mem: Callable[..., Memory]) -> None:
     with open_mem(preset="agent-cli") as mem:
         mem.add_messages(turns(1, 5), "u1", "s1")

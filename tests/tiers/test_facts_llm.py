@@ -181,7 +181,7 @@ def test_deleting_everything_shown_is_refused(mem: Memory, server: ScriptedServe
     reply_json(server, {"facts": ["User lives in Rome."]})
     reply_json(server, {"decisions": [{"event": "DELETE", "id": 0}, {"event": "DELETE", "id": 1}]})
     say(mem, "I live in Rome.")
-    # both old facts survive; the new fact is added as extracted (seed 002 safeguard)
+    # both old facts survive; the new fact is added as extracted (`agent-cli` safeguard)
     assert facts(mem) == ["User has a dog named Rex", "User lives in Paris", "User lives in Rome."]
     [(_, note)] = run_notes(mem)
     assert "refused to delete all 2" in note and "added them as extracted" in note

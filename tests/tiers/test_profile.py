@@ -1,4 +1,4 @@
-"""The structured profile (seed 003): validation, the conflict rule, history, stage 1, LLM."""
+"""The structured profile (`tiered`): validation, the conflict rule, history, stage 1, LLM."""
 
 from __future__ import annotations
 

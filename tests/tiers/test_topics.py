@@ -1,4 +1,4 @@
-"""Seed 004's topic API on Memory: matching, titles, importance, stats, persistence, the job
+"""`topics`'s topic API on Memory: matching, titles, importance, stats, persistence, the job
 path, cross-topic search, merging, feedback, bad input and the preset."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 004's compaction (JSON -> gzip -> base64, keep the last 4) and auto-decompression."""
+"""`topics`'s compaction (JSON -> gzip -> base64, keep the last 4) and auto-decompression."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 004's decay: the half-life table, both priority lists, and eviction on a test clock."""
+"""`topics`'s decay: the half-life table, both priority lists, and eviction on a test clock."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from mnemo.tiers.topics.decay import (
     survival_seconds,
 )
 
-# Copied verbatim from seed 004 ("Topic Decay").
+# Copied verbatim from `topics` ("Topic Decay").
 SEED_SHORT_TERM = """\
 - 0 days: priority = 1.0 (100%)
 - 1 day: priority = 0.5 (50%)

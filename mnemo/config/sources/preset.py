@@ -1,4 +1,4 @@
-"""Source: the chosen preset, one seed design's numbers over the field defaults (the presets
+"""Source: the chosen preset, one published design's numbers over the field defaults (the presets
 themselves are in :mod:`mnemo.config.presets`)."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ log = logging.getLogger("mnemo.tiers")
 
 T = TypeVar("T")
 
-RULES_MODEL = "rule_based"  # the "model" recorded for rule-based output (seed 000's name)
+RULES_MODEL = "rule_based"  # the "model" recorded for rule-based output (`llmplatform`'s name)
 
 
 @dataclass

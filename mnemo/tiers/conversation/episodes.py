@@ -1,4 +1,4 @@
-"""Episodes (seed 003): the short-term window of a session, compressed as it fills.
+"""Episodes (`tiered`): the short-term window of a session, compressed as it fills.
 
 The window of a session is its turns after the last compressed one. When it holds
 ``window_max_turns`` (20) turns, the oldest ``window_max_turns - window_keep_turns`` (10) are

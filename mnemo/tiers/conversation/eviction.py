@@ -1,4 +1,4 @@
-"""Eviction (seed 002): at most ``max_entries`` turns and facts per conversation in the
+"""Eviction (`agent-cli`): at most ``max_entries`` turns and facts per conversation in the
 working set.
 
 When a conversation holds more, the oldest turns and facts (by ``created_at``) leave the

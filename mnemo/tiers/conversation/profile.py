@@ -1,4 +1,4 @@
-"""The structured profile (seed 003): facts about a user with confidence-based conflicts.
+"""The structured profile (`tiered`): facts about a user with confidence-based conflicts.
 
 Every user turn is read for profile facts (LLM prompt ``profile_extract``; rules in
 :mod:`mnemo.text.profile_rules` without an LLM or when it fails). Candidates are validated
@@ -12,7 +12,7 @@ against the active fact of the same (category, key) by :func:`decide`:
 * the new value refines the old one (extends it: "Alex" -> "Alexander"): UPDATE;
 * otherwise UPDATE only when the new confidence >= the old, else NONE (ignored).
 
-An UPDATE keeps the replaced row as inactive history. Seed 003's example plays out so:
+An UPDATE keeps the replaced row as inactive history. `tiered`'s example plays out so:
 "My name is Alex" (1.0) is stored, "Call me Al" (0.6) is ignored, "My full name is
 Alexander" (0.95) updates it. Read literally, the seed's SQL (update when the new confidence
 is at least the old) would ignore 0.95 < 1.0 too; its example says UPDATED, which this module
@@ -69,7 +69,7 @@ def decide(
 
 
 def valid(candidates: list[Candidate], settings: Settings) -> list[Candidate]:
-    """Candidates that pass seed 003's validation: known category, confidence and importance
+    """Candidates that pass `tiered`'s validation: known category, confidence and importance
     at or above the thresholds, a non-empty value, one per (category, key) (most confident)."""
     best: dict[tuple[str, str], Candidate] = {}
     for c in candidates:
@@ -96,7 +96,7 @@ def _unit(value: Any, default: float) -> float | None:
 def parse_llm_facts(data: Any) -> list[Candidate] | None:
     """Candidates from the LLM's ``{"facts": [{category, key, value, confidence,
     importance}]}``; None when the answer does not have that shape. Missing confidence and
-    importance take seed 003's column defaults (1.0, 0.8)."""
+    importance take `tiered`'s column defaults (1.0, 0.8)."""
     items = data.get("facts") if isinstance(data, dict) else data
     if not isinstance(items, list):
         return None

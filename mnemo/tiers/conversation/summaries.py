@@ -1,4 +1,4 @@
-"""Summaries: seed 000's session summary every N pairs, seed 002's rolling summary.
+"""Summaries: `llmplatform`'s session summary every N pairs, `agent-cli`'s rolling summary.
 
 *Session summaries* (``turns.summary``): after every ``summary_interval`` (10) message pairs
 of a session, the last ``summary_messages`` (12) messages are summarised: by the LLM in 4-6
@@ -27,7 +27,7 @@ from mnemo.storage.base import ListFilter
 from mnemo.text import extractive
 from mnemo.tiers.conversation.base import TierContext, ask_json, transcript, write_memory
 
-MIN_BULLETS, MAX_BULLETS = 4, 6  # seed 000: 4-6 bullet points
+MIN_BULLETS, MAX_BULLETS = 4, 6  # `llmplatform`: 4-6 bullet points
 MAX_SUMMARY_CHARS = 4000
 MAX_ROLLING_SOURCES = 200  # the rolling summary lists its newest source turns, up to this many
 PAIR_ROLES = ("user", "assistant")

@@ -1,6 +1,6 @@
 """Duplicate tests for new facts: against existing facts and attached context documents.
 
-Seed 001: a candidate is not stored when an existing memory has cosine >= 0.90 with it, or
+`llm-managed`: a candidate is not stored when an existing memory has cosine >= 0.90 with it, or
 when a context document already holds it, by chunk cosine >= 0.90 or by plain substring (the
 candidate in the document, or the document in the candidate). All functions here are pure.
 """

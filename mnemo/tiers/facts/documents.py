@@ -1,4 +1,4 @@
-"""Context documents (seed 001's "context files"): validation and chunking before storage.
+"""Context documents (`llm-managed`'s "context files"): validation and chunking before storage.
 
 A document is attached to a user, for one session or for all of them. Facts the document
 already states are not extracted again (see :mod:`mnemo.tiers.facts.dedupe`).

@@ -1,4 +1,5 @@
-"""The fact tier's LLM calls: extraction (seed 001 single, seed 002 atomic) and reconciliation.
+"""The fact tier's LLM calls: extraction (`llm-managed`: single, `agent-cli`: atomic) and
+reconciliation.
 
 Each function sends one prompt from ``mnemo/llm/prompts/facts_*.md`` and parses the answer.
 Transport failures surface as the client's LLMTransientError; an answer of the wrong shape is
@@ -23,7 +24,7 @@ def bullet_list(lines: list[str], empty: str = "(none)") -> str:
 
 
 def parse_single(text: str, min_chars: int, max_chars: int) -> str | None:
-    """Seed 001's filters over a one-line answer: the fact, or None.
+    """`llm-managed`'s filters over a one-line answer: the fact, or None.
 
     Discarded: an empty or short answer (< ``min_chars``), one containing NOTHING (any case),
     a bare yes/no, a question (ends with "?"), and one longer than ``max_chars``. Only the
@@ -66,7 +67,7 @@ def extract_single(
     context: str,
     limits: tuple[int, int],
 ) -> tuple[list[str], Usage]:
-    """Seed 001: one fact (or none) from the last exchange, shown existing facts and context."""
+    """`llm-managed`: one fact (or none) from the last exchange, given known facts and context."""
     system = render_prompt(
         "facts_single",
         existing_memories=bullet_list(existing),
@@ -86,7 +87,7 @@ def extract_single(
 def extract_atomic(
     chat: ChatModel, user_text: str, message_time: str, max_facts: int, limits: tuple[int, int]
 ) -> tuple[list[str], Usage]:
-    """Seed 002: 0 to ``max_facts`` atomic facts from one user message."""
+    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message."""
     system = render_prompt("facts_atomic", max_facts=str(max_facts), message_time=message_time)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user_text}]
     result = chat.complete(messages, json=True)
@@ -96,7 +97,7 @@ def extract_atomic(
 def reconcile(
     chat: ChatModel, new_facts: list[str], neighbours: list[Neighbour], ids: dict[int, str]
 ) -> tuple[list[Decision], list[str], Usage]:
-    """Seed 002: ADD/UPDATE/DELETE/NONE decisions for ``new_facts`` against ``neighbours``
+    """`agent-cli`: ADD/UPDATE/DELETE/NONE decisions for ``new_facts`` against ``neighbours``
     (shown under the short ids of ``ids``); returns decisions, rejected items and usage."""
     shown = "\n".join(f"{i}: {n.text}" for i, n in enumerate(neighbours)) or "(none)"
     prompt = render_prompt(

@@ -2,7 +2,7 @@
 
 The LLM sees existing facts under short integer ids (0, 1, 2...), never real ids; its
 decisions are parsed into the typed union :data:`Decision`, ids are mapped back, and unknown
-ids are rejected. Seed 002's safeguards then apply (:func:`safeguard`). Without an LLM,
+ids are rejected. `agent-cli`'s safeguards then apply (:func:`safeguard`). Without an LLM,
 :func:`reconcile_by_rules` decides: a withdrawn statement or a changed value of the same
 subject updates the old fact; anything else is added.
 """
@@ -127,7 +127,7 @@ def _target(d: Decision) -> str | None:
 def safeguard(
     decisions: list[Decision], new_facts: list[str], shown: int
 ) -> tuple[list[Decision], list[str]]:
-    """Seed 002's safeguards over parsed decisions; returns what is applied and why not.
+    """`agent-cli`'s safeguards over parsed decisions; returns what is applied and why not.
 
     1. One decision per existing fact: later ones naming the same id are dropped.
     2. At most ``len(new_facts)`` ADDs (the LLM may not invent facts nobody stated).

@@ -1,6 +1,6 @@
 """The fact tier: distil turns into facts, dedupe them, reconcile them with existing facts.
 
-Per unit of conversation (seed 002 "atomic": each user message; seed 001 "single": each user
+Per unit of conversation (`agent-cli` "atomic": each user message; `llm-managed` "single": each user
 message with the assistant reply that follows it):
 
 1. extract candidate facts (LLM when configured, :mod:`fact_rules` otherwise);

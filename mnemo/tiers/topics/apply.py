@@ -1,4 +1,4 @@
-"""Topic decisions over one conversation (seed 004): match, open, append, compact, restore,
+"""Topic decisions over one conversation (`topics`): match, open, append, compact, restore,
 decay and merge. Every function changes a :class:`Conversation` in place; the store persists it.
 """
 

@@ -1,4 +1,4 @@
-"""Topic compaction (seed 004): old messages leave the active list for a compressed history.
+"""Topic compaction (`topics`): old messages leave the active list for a compressed history.
 
 The history format is the seed's: ``[{"role", "content", "timestamp"}, ...]`` as JSON, then gzip,
 then base64 text. Compression and the split are pure; the tier decides when to apply them.

@@ -1,4 +1,4 @@
-"""Topic decay (seed 004): a half-life that grows with use, and the priority it gives a topic.
+"""Topic decay (`topics`): a half-life that grows with use, and the priority it gives a topic.
 
 Pure functions of numbers; the seed's two tables are rendered from them (and tested to match
 the seed's text exactly). Times are seconds; days are 86 400 s.
@@ -16,7 +16,7 @@ MemoryType = Literal["short-term", "transitioning", "long-term"]
 
 @dataclass(frozen=True)
 class DecayPolicy:
-    """The numbers of the decay: seed 004's ``MemoryManager`` defaults."""
+    """The numbers of the decay: `topics`'s ``MemoryManager`` defaults."""
 
     base_half_life_s: float = DAY
     max_half_life_s: float = 30 * DAY

@@ -1,4 +1,4 @@
-"""Topic memory (seed 004): turns grouped into topics, compacted, decayed and restored.
+"""Topic memory (`topics`): turns grouped into topics, compacted, decayed and restored.
 
 :class:`TopicMemory` is the tier. Its write path, :meth:`TopicMemory.apply`, runs in one store
 transaction per conversation: every stored turn not yet applied (``seq`` past the conversation's
@@ -224,7 +224,7 @@ class TopicMemory:
     def stats(
         self, user_id: str, session_id: str, topic_id: str | None, now: Any
     ) -> TopicStats | None:
-        """Seed 004's stats of the active topic (or ``topic_id``); None without topics."""
+        """`topics`'s stats of the active topic (or ``topic_id``); None without topics."""
         t = self._active(user_id, session_id, topic_id)
         return None if t is None else views.topic_stats(t, self._now(now), self.policy.decay)
 

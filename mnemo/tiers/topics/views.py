@@ -1,4 +1,4 @@
-"""What topic memory shows: seed 004's context, history and stats, built from stored topics."""
+"""What topic memory shows: `topics`'s context, history and stats, built from stored topics."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def topic_model(t: TopicRow) -> Topic:
 
 
 def topic_stats(t: TopicRow, now: float, decay: DecayPolicy) -> TopicStats:
-    """Seed 004's ``get_topic_stats`` for one topic at time ``now`` (epoch seconds)."""
+    """`topics`'s ``get_topic_stats`` for one topic at time ``now`` (epoch seconds)."""
     hl = half_life_seconds(t.access_count, decay)
     kind = memory_type(t.access_count, decay)
     return TopicStats(
@@ -59,7 +59,7 @@ def topic_stats(t: TopicRow, now: float, decay: DecayPolicy) -> TopicStats:
 
 
 def topic_context(t: TopicRow) -> list[dict[str, str]]:
-    """Seed 004's ``get_topic_context``: a ``Topic summary: ...`` system message when the topic
+    """`topics`'s ``get_topic_context``: a ``Topic summary: ...`` system message when the topic
     has a summary, then its active messages as ``{"role", "content"}``."""
     out = []
     if t.summary:
@@ -69,7 +69,7 @@ def topic_context(t: TopicRow) -> list[dict[str, str]]:
 
 
 def topic_history(t: TopicRow, include_compressed: bool) -> list[dict[str, Any]]:
-    """Seed 004's ``get_full_topic_history``: ``{"role", "content", "timestamp"}`` in time
+    """`topics`'s ``get_full_topic_history``: ``{"role", "content", "timestamp"}`` in time
     order, with the decompressed history first when ``include_compressed``."""
     entries = list(t.messages)
     if include_compressed and t.compressed:
