@@ -13,7 +13,7 @@ from typing import Any
 
 from mnemo.embedders import Embedder
 from mnemo.index import keys
-from mnemo.ops.reembed import Advance, _db
+from mnemo.ops.common import Advance, store_db
 from mnemo.storage.base import Store
 
 PENDING = "key_vectors IS NULL AND embedder = ?"
@@ -21,7 +21,7 @@ PENDING = "key_vectors IS NULL AND embedder = ?"
 
 def pending_keys(store: Store, embedder_id: str) -> int:
     """Turns by ``embedder_id`` whose keys were never computed."""
-    with _db(store).read() as c:
+    with store_db(store).read() as c:
         return int(
             c.execute(f"SELECT count(*) FROM messages WHERE {PENDING}", (embedder_id,)).fetchone()[
                 0
@@ -40,7 +40,7 @@ def fill_keys(
         return 0
     done, last = 0, 0
     while True:
-        with _db(store).read() as c:  # keyset pagination: each batch seeks past the last one
+        with store_db(store).read() as c:  # keyset pagination: each batch seeks past the last one
             rows = c.execute(
                 f"SELECT rowid, role, content, content_hash FROM messages WHERE {PENDING}"
                 " AND rowid > ? ORDER BY rowid LIMIT ?",
@@ -56,7 +56,7 @@ def fill_keys(
             [b"" if vecs is None else vecs.astype("float32").tobytes(), r[0]]
             for r, vecs in zip(rows, found, strict=True)
         ]
-        with _db(store).write() as c:
+        with store_db(store).write() as c:
             c.executemany("UPDATE messages SET key_vectors = ? WHERE rowid = ?", params)
         done += len(rows)
         advance(len(rows))

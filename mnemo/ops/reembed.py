@@ -14,14 +14,14 @@ cached vector indexes reload.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mnemo.embedders import Embedder, content_hash
+from mnemo.ops.common import Advance, ProgressFactory, bar, store_db
+from mnemo.ops.keyfill import fill_keys, pending_keys
 from mnemo.storage.base import Store
 
 if TYPE_CHECKING:
@@ -33,8 +33,6 @@ TABLES: dict[str, tuple[tuple[str, ...], str, bool]] = {
     "memories": (("rowid",), "content", True),
     "document_chunks": (("document_rowid", "idx"), "content", False),
 }
-Advance = Callable[[int], None]
-ProgressFactory = Callable[[str, int], AbstractContextManager[Advance]]
 
 
 @dataclass
@@ -50,15 +48,10 @@ class ReembedReport:
         return sum(self.rows.values())
 
 
-def _db(store: Store) -> Any:
-    """The store's ``Connections`` (SQLite) or its sqlite3-speaking PostgreSQL pool."""
-    return getattr(store, "compat", None) or store.db  # type: ignore[attr-defined]
-
-
 def stale_count(store: Store, embedder_id: str) -> dict[str, int]:
     """Rows per table whose vector was made by an embedder other than ``embedder_id``."""
     out = {}
-    with _db(store).read() as c:
+    with store_db(store).read() as c:
         for table in [*TABLES, "topics"]:
             r = c.execute(
                 f"SELECT count(*) FROM {table} WHERE embedder IS NOT NULL AND embedder <> ?",
@@ -111,7 +104,7 @@ def reembed_table(
         sets += ", key_vectors=NULL"  # made by the old embedder; see mnemo.ops.keyfill
     done = 0
     while True:
-        with _db(store).read() as c:
+        with store_db(store).read() as c:
             rows = _batch(c, table, embedder.id, size, which)
         if not rows:
             return done
@@ -122,7 +115,7 @@ def reembed_table(
             extra = [content_hash(text)] if has_hash else []
             key = [r[i] for i in range(len(keys))]
             params.append([embedder.id, _vector(v, pg_vector, pg), *extra, *key])
-        with _db(store).write() as c:
+        with store_db(store).write() as c:
             c.executemany(f"UPDATE {table} SET {sets} WHERE {where}", params)
         done += len(rows)
         advance(len(rows))
@@ -131,7 +124,7 @@ def reembed_table(
 def refold_topics(store: Store, embedder_id: str) -> int:
     """Recompute stale topic vectors as the mean of their linked user turns' vectors."""
     n = 0
-    with _db(store).write() as c:
+    with store_db(store).write() as c:
         topics = c.execute(
             "SELECT id FROM topics WHERE embedder IS NOT NULL AND embedder <> ?", (embedder_id,)
         ).fetchall()
@@ -162,7 +155,6 @@ def reembed(
 ) -> ReembedReport:
     """Rebuild every vector not made by ``embedder``, then (when ``keys`` are on) the extra
     keys of the re-embedded turns (see mnemo.ops.keyfill); see the module docstring."""
-    from mnemo.ops.keyfill import fill_keys, pending_keys
 
     counts = stale_count(store, embedder.id)
     report = ReembedReport(dry_run=dry_run)
@@ -170,25 +162,13 @@ def reembed(
         report.rows = counts
         return report
     for table in TABLES:
-        with _bar(progress, f"reembed {table}", counts[table]) as advance:
+        with bar(progress, f"reembed {table}", counts[table]) as advance:
             report.rows[table] = reembed_table(store, embedder, table, batch_size, advance)
     report.rows["topics"] = refold_topics(store, embedder.id)
     if keys is not None and not keys.off:
-        with _bar(progress, "message keys", pending_keys(store, embedder.id)) as advance:
+        with bar(progress, "message keys", pending_keys(store, embedder.id)) as advance:
             report.rows["message keys"] = fill_keys(store, embedder, keys, batch_size, advance)
     return report
-
-
-def _bar(factory: ProgressFactory | None, label: str, total: int) -> Any:
-    if factory is None:
-        return _nothing()
-    return factory(label, total)
-
-
-def _nothing() -> AbstractContextManager[Advance]:
-    from contextlib import nullcontext
-
-    return nullcontext(lambda n: None)
 
 
 __all__ = [

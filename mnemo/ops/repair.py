@@ -26,8 +26,9 @@ from typing import Any
 
 from mnemo.embedders import Embedder
 from mnemo.index.keys import KeySpec
+from mnemo.ops.common import ProgressFactory, bar, store_db
 from mnemo.ops.keyfill import fill_keys, pending_keys
-from mnemo.ops.reembed import MISSING, TABLES, ProgressFactory, _bar, _db, reembed_table
+from mnemo.ops.reembed import MISSING, TABLES, reembed_table
 from mnemo.storage.base import Store
 
 OWNER = "'o' || hex(t.tenant || char(31) || t.user_id)"
@@ -113,7 +114,7 @@ def repair_users(c: Any, dry_run: bool) -> int:
 
 def missing_vectors(store: Store) -> dict[str, int]:
     """Rows per table with text but no vector."""
-    with _db(store).read() as c:
+    with store_db(store).read() as c:
         return {
             t: int(c.execute(f"SELECT count(*) FROM {t} WHERE {MISSING}", ("x",)).fetchone()[0])
             for t in TABLES
@@ -130,7 +131,7 @@ def repair(
 ) -> RepairReport:
     """Find, and unless ``dry_run`` fix, every drift described in the module docstring."""
     report = RepairReport(dry_run=dry_run)
-    db = _db(store)
+    db = store_db(store)
     with db.write() as c:
         if not hasattr(store, "compat"):  # SQLite: the trigger-kept full-text tables
             for fts in FTS:
@@ -139,12 +140,12 @@ def repair(
     for table, n in missing_vectors(store).items():
         report.fixes[f"{table} vectors missing"] = n
         if n and not dry_run:
-            with _bar(progress, f"embed {table}", n) as advance:
+            with bar(progress, f"embed {table}", n) as advance:
                 reembed_table(store, embedder, table, batch_size, advance, MISSING)
     if keys is not None and not keys.off:
         n = report.fixes["message keys missing"] = pending_keys(store, embedder.id)
         if n and not dry_run:
-            with _bar(progress, "message keys", n) as advance:
+            with bar(progress, "message keys", n) as advance:
                 fill_keys(store, embedder, keys, batch_size, advance)
     if report.total and not dry_run:
         with db.write() as c:
