@@ -72,7 +72,11 @@ class Hog:
 def settings_for(arm: str, args: argparse.Namespace) -> dict[str, Any]:
     """Memory keyword settings of one arm, thread counts pinned."""
     if arm == "torch":
-        return {"embedder": "sentence-transformers", "embed_threads": args.torch_threads}
+        return {
+            "embedder": "sentence-transformers",
+            "embed_threads": args.torch_threads,
+            "embed_precision": args.torch_precision,
+        }
     return {
         "embedder": "local",
         "embed_threads": args.onnx_threads,
@@ -135,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ingest-turns", type=int, default=200, help="new turns per cell and round")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--torch-threads", type=int, default=usable or 1)
+    ap.add_argument("--torch-precision", default="auto", help="auto (bf16 where native), float32")
     ap.add_argument("--onnx-threads", type=int, default=None)
     ap.add_argument("--onnx-query-threads", type=int, default=1)
     ap.add_argument("--hog-seconds", type=float, default=120.0, help="hard bound of one hog")
