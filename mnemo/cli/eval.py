@@ -186,7 +186,7 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
     except OSError as exc:
         raise UsageProblem(f"cannot write the output: {exc}") from None
     except ImportError:
-        raise UsageProblem('--plot needs matplotlib: pip install "mnemo[dev]"') from None
+        raise UsageProblem('--plot needs matplotlib: pip install "mnemo-ltm[dev]"') from None
     return report
 
 

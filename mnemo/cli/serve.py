@@ -9,6 +9,7 @@ from typing import Annotated, Any, ParamSpec
 import httpx
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mnemo.config.settings import Settings
@@ -30,7 +31,7 @@ def guard(fn: Callable[P, None]) -> Callable[P, None]:
         try:
             fn(*args, **kwargs)
         except MnemoError as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}")
             raise typer.Exit(2) from None
 
     return run
@@ -52,7 +53,7 @@ def serve_command(
         from mnemo.api.server import serve
     except ImportError as exc:
         raise ConfigError(
-            f'the server needs its extra: pip install "mnemo[server]" ({exc})'
+            f'the server needs its extra: pip install "mnemo-ltm[server]" ({exc})'
         ) from None
 
     serve(_settings(path=db, embedder=embedder), host, port)

@@ -2,7 +2,8 @@
 
 Names in this group: ``embedder``, ``embedder_model``, ``embedder_base_url``,
 ``embedder_api_key``, ``embedder_dim``, ``embed_batch_size``, ``embed_threads``,
-``embed_precision``, ``embed_timeout_s``, ``embed_max_retries``, ``query_cache_size``.
+``embed_query_threads``, ``embed_precision``, ``embed_timeout_s``, ``embed_max_retries``,
+``query_cache_size``.
 
 Prefix drift, kept for compatibility: the choice of embedder is ``embedder_*`` while the way it
 runs is ``embed_*``; ``query_cache_size`` (cached query vectors) has neither prefix.
@@ -20,11 +21,17 @@ from mnemo.config.group import SettingsGroup
 class EmbeddingSettings(SettingsGroup):
     """The embedder: its name and model, endpoint, batching, threads and query cache."""
 
-    embedder: str = Field("local", description="Embedder name: local, openai or hashing.")
+    embedder: str = Field(
+        "local",
+        description="Embedder name: local (bundled ONNX model, no torch), sentence-transformers "
+        "(needs the torch extra), openai or hashing.",
+    )
     embedder_model: str | None = Field(
         None,
-        description="Model for the embedder: a local model directory for `local` (default: the "
-        "bundled all-MiniLM-L6-v2), a model name for `openai`.",
+        description="Model for the embedder: a bundled model name for `local` "
+        "(all-MiniLM-L6-v2-int8, the default, or paraphrase-MiniLM-L3-v2), a model directory for "
+        "`sentence-transformers` (default: the bundled all-MiniLM-L6-v2), a model name for "
+        "`openai`.",
     )
     embedder_base_url: str | None = Field(
         None, description="Base URL of an OpenAI-compatible /v1/embeddings endpoint."
@@ -36,12 +43,21 @@ class EmbeddingSettings(SettingsGroup):
         None,
         ge=1,
         le=256,
-        description="CPU threads of the local embedder (torch); unset keeps torch's default.",
+        description="CPU threads of a local embedder for batches (ingest). `local` (ONNX): "
+        "unset means min(4, usable CPUs); `sentence-transformers`: torch's process-wide thread "
+        "count, unset keeps torch's default.",
+    )
+    embed_query_threads: int = Field(
+        1,
+        ge=1,
+        le=256,
+        description="CPU threads of the `local` (ONNX) embedder for a single text (a query). "
+        "1 keeps a query from competing with itself on a busy machine; thread pools never spin.",
     )
     embed_precision: Literal["auto", "float32", "bfloat16"] = Field(
         "auto",
-        description="Local embedder arithmetic: bfloat16 is ~1.7x faster on CPUs with native "
-        "bf16 (vectors within cosine 0.9999 of float32); auto uses it only there.",
+        description="`sentence-transformers` embedder arithmetic: bfloat16 is ~1.7x faster on "
+        "CPUs with native bf16 (vectors within cosine 0.9999 of float32); auto uses it only there.",
     )
     embed_timeout_s: float = Field(30.0, gt=0, description="Timeout of one embedding request.")
     embed_max_retries: int = Field(3, ge=0, le=20, description="Retries of a failed request.")

@@ -1,9 +1,10 @@
 """Token counting with no network call.
 
 ``tiktoken`` cannot fetch its files offline, so mnemo counts tokens with the local embedder's
-word-piece tokenizer when that model is already loaded in the process, and otherwise with a
-calibrated estimate (:func:`estimate_tokens`). Either way a count is an approximation of what
-the chat model sees; budgets leave the difference as headroom.
+word-piece tokenizer when it is ready (always for the ONNX ``local`` embedder, once the model is
+loaded for ``sentence-transformers``), and otherwise with a calibrated estimate
+(:func:`estimate_tokens`). Either way a count is an approximation of what the chat model sees;
+budgets leave the difference as headroom.
 """
 
 from __future__ import annotations
@@ -42,17 +43,16 @@ def estimate_tokens(text: str) -> int:
 
 
 def loaded_tokenizer(embedder: Any) -> TokenCounter | None:
-    """The embedder's ``count_tokens`` when it is a local model already loaded, else None.
+    """The embedder's ``count_tokens`` when its tokenizer is ready (``tokenizer_loaded``).
 
-    Loading a model just to count tokens would cost seconds, so an unloaded model is not used.
+    The ONNX ``local`` embedder's tokenizer is built from a vendored vocabulary and is always
+    ready; a sentence-transformers model is ready only once loaded -- loading a model just to
+    count tokens would cost seconds.
     """
     counter = getattr(embedder, "count_tokens", None)
-    path = getattr(embedder, "model_path", None)
-    if counter is None or path is None:
+    if counter is None or not getattr(embedder, "tokenizer_loaded", False):
         return None
-    from mnemo.embedders import local
-
-    return counter if path in getattr(local, "_MODELS", {}) else None
+    return counter
 
 
 def token_counter(embedder: Any = None) -> TokenCounter:

@@ -1,8 +1,10 @@
 """Embedders by name. Imports are lazy so optional dependencies stay optional.
 
 ``create_embedder(settings)`` builds the one named by ``settings.embedder``:
-``local`` (bundled all-MiniLM-L6-v2), ``openai`` (any OpenAI-compatible /v1/embeddings) or
-``hashing`` (deterministic, dependency-free).
+``local`` (a bundled ONNX MiniLM on onnxruntime, no torch; the default),
+``sentence-transformers`` (a sentence-transformers model directory on torch, the ``torch``
+extra; default the bundled all-MiniLM-L6-v2), ``openai`` (any OpenAI-compatible
+/v1/embeddings) or ``hashing`` (deterministic, dependency-free).
 """
 
 from __future__ import annotations
@@ -18,6 +20,17 @@ if TYPE_CHECKING:
 
 
 def _local(s: Settings) -> Embedder:
+    from mnemo.embedders.onnx import OnnxEmbedder
+
+    return OnnxEmbedder(
+        s.embedder_model,
+        batch_size=s.embed_batch_size,
+        threads=s.embed_threads,
+        query_threads=s.embed_query_threads,
+    )
+
+
+def _sentence_transformers(s: Settings) -> Embedder:
     from mnemo.embedders.local import LocalEmbedder
 
     return LocalEmbedder(
@@ -58,6 +71,7 @@ def _hashing(s: Settings) -> Embedder:
 #: Embedder name -> factory taking Settings.
 REGISTRY: dict[str, Callable[[Settings], Embedder]] = {
     "local": _local,
+    "sentence-transformers": _sentence_transformers,
     "openai": _openai,
     "hashing": _hashing,
 }

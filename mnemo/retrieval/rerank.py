@@ -90,7 +90,8 @@ def load_cross_encoder(path: str) -> Any:
             from sentence_transformers import CrossEncoder
         except ImportError:
             raise ConfigError(
-                'the cross-encoder reranker needs sentence-transformers: pip install "mnemo[local]"'
+                "the cross-encoder reranker needs sentence-transformers: "
+                'pip install "mnemo-ltm[torch]"'
             ) from None
         try:
             model = CrossEncoder(path, device="cpu", local_files_only=True)

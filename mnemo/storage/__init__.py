@@ -20,7 +20,7 @@ def open_store(settings: Settings) -> Store:
             from mnemo.storage.postgres.store import PostgresStore
         except ImportError as exc:
             raise ConfigError(
-                'the PostgreSQL store needs psycopg and pgvector: pip install "mnemo[postgres]"'
+                'the PostgreSQL store needs psycopg and pgvector: pip install "mnemo-ltm[postgres]"'
             ) from exc
         return PostgresStore(settings.database_url, settings.database_pool_size)
     from mnemo.storage.sqlite.store import SQLiteStore

@@ -96,7 +96,6 @@ def test_demo_runs_on_hashing(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.local_extra
 def test_demo_with_the_bundled_model_recalls_the_answers(tmp_path: Path) -> None:
     db = str(tmp_path / "demo.db")
     with Memory(db, embedder="local") as mem:

