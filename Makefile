@@ -12,7 +12,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[local,server,dev,postgres,files]"
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[local,server,dev,postgres,files,mcp]"
 	touch $@
 
 demo: setup

@@ -22,6 +22,16 @@ UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.")]
 T = TypeVar("T")
 
 
+def mnemo_version() -> str:
+    """The installed distribution's version; ``0+unknown`` from a bare source tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mnemo")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def open_memory(db: str | None, embedder: str | None, **extra: Any) -> Memory:
     """A Memory from CLI options (unset options fall back to env, TOML and defaults)."""
     overrides: dict[str, Any] = {

@@ -249,10 +249,12 @@ def _mount_store() -> None:
 
 
 def _mount_server() -> None:
+    from mnemo.cli import mcp as mcp_cli
     from mnemo.cli import serve as server_cli
 
     app.command("serve")(server_cli.serve_command)
     app.command("chat")(server_cli.chat_command)
+    app.command("mcp")(mcp_cli.mcp_command)
     app.add_typer(server_cli.keys_app, name="keys")
 
 

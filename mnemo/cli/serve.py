@@ -47,15 +47,26 @@ def serve_command(
     db: DbOpt = None,
     embedder: Annotated[str | None, typer.Option(help="local, openai or hashing.")] = None,
 ) -> None:
-    """Run the REST server and OpenAI-compatible proxy (uvicorn)."""
+    """Run the REST server and OpenAI-compatible proxy (uvicorn), with the MCP server at /mcp
+    (when the `mcp` extra is installed)."""
     try:
-        from mnemo.api.server import serve
+        import uvicorn
+
+        from mnemo.api.server import build
     except ImportError as exc:
         raise ConfigError(
             f'the server needs its extra: pip install "mnemo[server]" ({exc})'
         ) from None
+    from mnemo.cli.mcp import mcp_available, mount_mcp
 
-    serve(_settings(path=db, embedder=embedder), host, port)
+    settings = _settings(path=db, embedder=embedder)
+    host = host or settings.host
+    app = build(settings, host)
+    if mcp_available():
+        mount_mcp(app, host)
+    else:
+        Console(stderr=True).print('MCP is off: pip install "mnemo[mcp]" to serve it at /mcp')
+    uvicorn.run(app, host=host, port=settings.port if port is None else port, log_level="info")
 
 
 def _keys_store(db: str | None) -> Any:
