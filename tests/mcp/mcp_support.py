@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,15 @@ def stdio_client(db_path: str, *args: str, **env: str) -> Client:
     return Client(params)
 
 
-def http_client(url: str, key: str | None = None) -> Client:
+@asynccontextmanager
+async def http_client(url: str, key: str | None = None) -> AsyncIterator[Client]:
     """An MCP client of the streamable HTTP endpoint ``url``, sending ``key`` as a bearer."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers)))
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
 
 
 def run(fn: Callable[[], Awaitable[Any]]) -> Any:
