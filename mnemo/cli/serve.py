@@ -9,6 +9,7 @@ from typing import Annotated, Any, ParamSpec
 import httpx
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mnemo.config.settings import Settings
@@ -30,7 +31,7 @@ def guard(fn: Callable[P, None]) -> Callable[P, None]:
         try:
             fn(*args, **kwargs)
         except MnemoError as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
 
     return run
