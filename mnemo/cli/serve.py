@@ -53,20 +53,18 @@ def serve_command(
     try:
         import uvicorn
 
-        from mnemo.api.server import build
+        import mnemo.api.server  # noqa: F401  (FastAPI and uvicorn are there)
     except ImportError as exc:
         raise ConfigError(
             f'the server needs its extra: pip install "mnemo[server]" ({exc})'
         ) from None
-    from mnemo.cli.mcp import mcp_available, mount_mcp
+    from mnemo.cli.mcp import mcp_available, serve_app
 
     settings = _settings(path=db, embedder=embedder)
     host = host or settings.host
-    app = build(settings, host)
-    if mcp_available():
-        mount_mcp(app, host)
-    else:
+    if not mcp_available():
         Console(stderr=True).print('MCP is off: pip install "mnemo[mcp]" to serve it at /mcp')
+    app = serve_app(settings, host)
     uvicorn.run(app, host=host, port=settings.port if port is None else port, log_level="info")
 
 
