@@ -12,7 +12,7 @@ setup: $(VENV)/.installed
 # cross-encoder reranker) with torch pinned in the same install: the CPU wheel of 2.13.0 is
 # local here; without the pin pip would pull a multi-GB CUDA build (elsewhere, see
 # docs/embedders.md for the CPU index URL).
-EXTRAS := server,dev,postgres,files
+EXTRAS := server,dev,postgres,files,mcp
 ifeq ($(TORCH),1)
 EXTRAS := $(EXTRAS),torch
 TORCH_PIN := "torch==2.13.0"
@@ -22,6 +22,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(TORCH_PIN) -e ".[$(EXTRAS)]"
+	touch $@
+
+# The tests also cover the optional torch extra (the sentence-transformers embedder, the
+# cross-encoder reranker, ONNX-vs-torch agreement), so `make test` adds it to the venv.
+$(VENV)/.torch: $(VENV)/.installed
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[$(EXTRAS),torch]"
 	touch $@
 
 demo: setup
@@ -40,7 +46,7 @@ typecheck: setup
 # skips, PostgreSQL tests whose server is unset or does not answer: see tests/conftest.py).
 PGVECTOR ?= ../shared/ci/pgvector.sh
 
-test: setup lint typecheck
+test: setup $(VENV)/.torch lint typecheck
 	@url="$${MNEMO_TEST_DATABASE_URL:-}"; log=""; \
 	why="MNEMO_TEST_DATABASE_URL is not a postgresql:// URL"; \
 	if [ -z "$$url" ]; then \

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from mnemo.cli.common import (
     DbOpt,
@@ -21,6 +20,8 @@ from mnemo.cli.common import (
     console,
     err,
     guarded,
+    mnemo_version,
+    open_existing,
     open_memory,
 )
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
@@ -34,7 +35,26 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="mnemo: long-term memory for LLM chat applications.",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"mnemo {mnemo_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """mnemo: long-term memory for LLM chat applications."""
 
 
 @app.command()
@@ -81,7 +101,7 @@ def search(
     """Search a user's memories and turns."""
 
     def run() -> None:
-        with open_memory(db, embedder) as mem:
+        with open_existing(db, embedder) as mem:
             hits = mem.search(
                 query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
             )
@@ -173,31 +193,6 @@ def _import_benchmark(mem: Memory, path: Path, fmt: str) -> int:
 
 
 @app.command()
-def stats(db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
-    """Show what the store holds."""
-
-    def run() -> None:
-        with open_memory(db, embedder) as mem:
-            s = mem.stats()
-        table = Table(title=f"mnemo store {s.path}", show_header=False)
-        for key, value in (
-            ("users", s.users),
-            ("sessions", s.sessions),
-            ("messages", s.messages),
-            ("memories", s.memories or "none"),
-            ("jobs", s.jobs or "none"),
-            ("LLM fallbacks", s.llm_fallbacks),
-            ("embedder", s.embedder),
-        ):
-            table.add_row(key, str(value))
-        for error in s.job_errors:
-            table.add_row("job error", error)
-        console.print(table)
-
-    guarded(run)
-
-
-@app.command()
 def worker(
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
@@ -242,17 +237,27 @@ def demo(
 
 
 def _mount_store() -> None:
+    from mnemo.cli import records, status
     from mnemo.cli import store as cli_store
 
     for name in ("export", "migrate", "reembed", "repair"):
         app.command(name)(getattr(cli_store, name))
+    app.command("list")(records.list_)
+    app.command("get")(records.get)
+    app.command("edit")(records.edit)
+    app.command("delete")(records.delete)
+    app.command("forget-user")(records.forget_user)
+    app.command("stats")(status.stats)
+    app.command("jobs")(status.jobs)
 
 
 def _mount_server() -> None:
+    from mnemo.cli import mcp as mcp_cli
     from mnemo.cli import serve as server_cli
 
     app.command("serve")(server_cli.serve_command)
     app.command("chat")(server_cli.chat_command)
+    app.command("mcp")(mcp_cli.mcp_command)
     app.add_typer(server_cli.keys_app, name="keys")
 
 

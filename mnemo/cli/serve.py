@@ -31,7 +31,7 @@ def guard(fn: Callable[P, None]) -> Callable[P, None]:
         try:
             fn(*args, **kwargs)
         except MnemoError as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}")
+            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
 
     return run
@@ -48,15 +48,24 @@ def serve_command(
     db: DbOpt = None,
     embedder: Annotated[str | None, typer.Option(help="local, openai or hashing.")] = None,
 ) -> None:
-    """Run the REST server and OpenAI-compatible proxy (uvicorn)."""
+    """Run the REST server and OpenAI-compatible proxy (uvicorn), with the MCP server at /mcp
+    (when the `mcp` extra is installed)."""
     try:
-        from mnemo.api.server import serve
+        import uvicorn
+
+        import mnemo.api.server  # noqa: F401  (FastAPI and uvicorn are there)
     except ImportError as exc:
         raise ConfigError(
             f'the server needs its extra: pip install "mnemo-ltm[server]" ({exc})'
         ) from None
+    from mnemo.cli.mcp import mcp_available, serve_app
 
-    serve(_settings(path=db, embedder=embedder), host, port)
+    settings = _settings(path=db, embedder=embedder)
+    host = host or settings.host
+    if not mcp_available():
+        Console(stderr=True).print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
+    app = serve_app(settings, host)
+    uvicorn.run(app, host=host, port=settings.port if port is None else port, log_level="info")
 
 
 def _keys_store(db: str | None) -> Any:

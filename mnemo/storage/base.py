@@ -377,6 +377,11 @@ class Store(TopicStore, Protocol):
         """Jobs, newest first."""
         ...
 
+    def requeue_dead_jobs(self, tenant: str | None = None) -> int:
+        """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their
+        attempts reset; returns how many."""
+        ...
+
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         ...

@@ -84,6 +84,7 @@ def test_import_errors_are_one_line_and_exit_2(
 
 
 def test_bad_search_input_is_a_clean_error(env: dict[str, str]) -> None:
+    assert runner.invoke(app, ["add", "a fact", "--user", "u"], env=env).exit_code == 0
     out = runner.invoke(app, ["search", "x", "--user", "u", "--kind", "bogus"], env=env)
     assert out.exit_code == 2 and "kinds" in out.output
 

@@ -131,6 +131,22 @@ class PgJobs:
             found = c.execute(query + " ORDER BY rowid DESC LIMIT %s", [*args, limit]).fetchall()
         return [rows.job(r) for r in found]  # type: ignore[arg-type]
 
+    def requeue_dead_jobs(self, tenant: str | None = None) -> int:
+        """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their
+        attempts reset; returns how many."""
+        now = format_time(utcnow())
+        query = (
+            "UPDATE jobs SET status='pending', attempts=0, run_after=%s, lease_until=NULL,"
+            " updated_at=%s WHERE status='dead'"
+        )
+        args: list[Any] = [now, now]
+        if tenant is not None:
+            query += " AND tenant=%s"
+            args.append(tenant)
+        with self.db.write() as c:
+            cur = c.execute(query, args)
+        return cur.rowcount
+
 
 def _owned(query: str, args: list[Any], owner: str | None) -> tuple[str, list[Any]]:
     """``query``/``args`` restricted to a running job held by ``owner`` (when given)."""

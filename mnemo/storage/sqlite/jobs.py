@@ -110,6 +110,22 @@ class SQLiteJobs:
         cur = self.db.get().execute(sql + " ORDER BY rowid DESC LIMIT ?", [*args, limit])
         return [rows.job(r) for r in cur]
 
+    def requeue_dead_jobs(self, tenant: str | None = None) -> int:
+        """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their
+        attempts reset; returns how many."""
+        now = format_time(utcnow())
+        sql = (
+            "UPDATE jobs SET status='pending', attempts=0, run_after=?, lease_until=NULL,"
+            " updated_at=? WHERE status='dead'"
+        )
+        args: list[Any] = [now, now]
+        if tenant is not None:
+            sql += " AND tenant=?"
+            args.append(tenant)
+        with self.db.write() as c:
+            cur = c.execute(sql, args)
+        return cur.rowcount
+
     def _enqueue(self, c: sqlite3.Connection, jobs: list[NewJob], now: str) -> None:
         c.executemany(
             "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"

@@ -1,0 +1,122 @@
+"""The typed arguments and results of the MCP tools (their JSON schemas come from here)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from mnemo.schemas import ContextBundle, Hit, MemoryItem, ProfileFact
+
+MemoryKind = Literal["fact", "episode", "summary", "note"]
+HitKind = Literal["message", "fact", "episode", "summary", "note", "profile"]
+Role = Literal["user", "assistant", "system", "tool"]
+
+
+class Turn(BaseModel):
+    """One conversation turn to store."""
+
+    role: Role = Field(description="Who spoke: user, assistant, system or tool.")
+    content: str = Field(description="What was said.")
+    name: str | None = Field(default=None, description="Speaker name, if any.")
+
+
+class Remembered(BaseModel):
+    """What ``remember`` stored: the new ids, and the memory when one was added."""
+
+    ids: list[str] = Field(description="Ids of the stored memory (mem_...) or turns (msg_...).")
+    memory: MemoryItem | None = Field(default=None, description="The stored memory, if any.")
+
+
+class Recalled(BaseModel):
+    """One search hit with its relevance score."""
+
+    id: str
+    kind: str = Field(description="message (a stored turn), fact, episode, summary, note, ...")
+    content: str
+    score: float = Field(description="Final relevance score; higher is better.")
+    created_at: datetime
+    session_id: str | None = None
+    role: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def of(cls, hit: Hit) -> Recalled:
+        """The tool's view of a search hit."""
+        return cls(
+            id=hit.id,
+            kind=hit.kind,
+            content=hit.content,
+            score=round(hit.score, 6),
+            created_at=hit.created_at,
+            session_id=hit.session_id,
+            role=hit.role,
+            name=hit.name,
+        )
+
+
+class RecallResult(BaseModel):
+    """The hits of ``recall``, best first."""
+
+    query: str
+    hits: list[Recalled]
+
+
+class PromptContext(BaseModel):
+    """A memory block for a prompt, within a token budget."""
+
+    text: str = Field(description="The block to put in the prompt (empty when nothing fits).")
+    placement: Literal["system", "user"] = Field(
+        description="Where it goes: a system message, or in place of the last user message."
+    )
+    token_count: int
+    budget_tokens: int
+    dropped: int = Field(description="Items left out to stay within the budget.")
+
+    @classmethod
+    def of(cls, bundle: ContextBundle) -> PromptContext:
+        """The tool's view of a context bundle."""
+        return cls(
+            text=bundle.render(),
+            placement=bundle.placement,
+            token_count=bundle.token_count,
+            budget_tokens=bundle.budget_tokens,
+            dropped=bundle.dropped,
+        )
+
+
+class MemoryList(BaseModel):
+    """A page of memories, newest first."""
+
+    memories: list[MemoryItem]
+    next_offset: int | None = Field(description="Offset of the next page; null on the last.")
+
+
+class Profile(BaseModel):
+    """A user's active profile facts, most important first."""
+
+    user_id: str
+    facts: list[ProfileFact]
+
+
+class Erased(BaseModel):
+    """What ``forget_user`` deleted, by table."""
+
+    user_id: str
+    deleted: dict[str, int]
+
+
+__all__ = [
+    "Erased",
+    "HitKind",
+    "MemoryKind",
+    "MemoryList",
+    "Profile",
+    "PromptContext",
+    "RecallResult",
+    "Recalled",
+    "Remembered",
+    "Role",
+    "Turn",
+]

@@ -1,0 +1,238 @@
+"""The MCP tools: remember, recall, context, list/get/update/forget memories, profile and
+forget_user, each over the Memory its caller may touch (see :mod:`mnemo.mcp.source`).
+
+Tools are plain functions (the SDK runs them on worker threads, over the sync core). Argument
+schemas come from their type hints; a rejected argument, an unknown id or any other
+:class:`~mnemo.errors.MnemoError` comes back as a tool error (``isError``) with mnemo's
+one-line message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from mnemo.errors import MnemoError, NotFoundError, ValidationError
+from mnemo.ids import MEMORY_PREFIX
+from mnemo.mcp.models import (
+    Erased,
+    HitKind,
+    MemoryKind,
+    MemoryList,
+    Profile,
+    PromptContext,
+    Recalled,
+    RecallResult,
+    Remembered,
+    Turn,
+)
+from mnemo.mcp.source import MemorySource
+from mnemo.memory.facade import Memory
+from mnemo.schemas import MemoryItem
+
+Ctx = Context[Any, Any]
+UserId = Annotated[str, Field(description="The user whose memory this is.", min_length=1)]
+SessionId = Annotated[
+    str | None, Field(description="Conversation (session) id; omit for any session.")
+]
+MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """Turn a MnemoError into a ToolError carrying its message (an ``isError`` result)."""
+    try:
+        yield
+    except MnemoError as exc:
+        raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def live_memory(mem: Memory, memory_id: str) -> MemoryItem:
+    """The caller's live memory ``memory_id``; NotFoundError for any other id (a message,
+    another tenant's memory, a deleted one)."""
+    if not memory_id.startswith(MEMORY_PREFIX):
+        raise NotFoundError(f"no memory with id {memory_id!r}")
+    item = mem.get(memory_id)
+    if not isinstance(item, MemoryItem):
+        raise NotFoundError(f"no memory with id {memory_id!r}")
+    return item
+
+
+def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
+    """Add every mnemo tool to ``server``, each resolving its Memory through ``source``."""
+
+    def memory(ctx: Ctx) -> Memory:
+        return source.memory(ctx.request_context.request)
+
+    @server.tool(annotations=WRITE)
+    def remember(
+        user_id: UserId,
+        ctx: Ctx,
+        content: Annotated[
+            str | None, Field(description="A memory to store (a fact, note, ...).")
+        ] = None,
+        turns: Annotated[
+            list[Turn] | None,
+            Field(description="Conversation turns to store instead of a memory (one batch)."),
+        ] = None,
+        session_id: SessionId = None,
+        kind: Annotated[MemoryKind, Field(description="Kind of the memory.")] = "fact",
+        tags: Annotated[list[str] | None, Field(description="Tags of the memory.")] = None,
+        importance: Annotated[Unit, Field(description="0..1; profile-grade facts ~0.8.")] = 0.5,
+    ) -> Remembered:
+        """Store something about a user: either `content` (one memory, a fact by default) or
+        `turns` (conversation turns; the background tiers distil facts from them later).
+        Returns the new ids."""
+        with tool_errors():
+            if (content is None) == (turns is None):
+                raise ValidationError("give exactly one of content and turns")
+            mem = memory(ctx)
+            if turns is not None:
+                rows = [t.model_dump(exclude_none=True) for t in turns]
+                ids = mem.add_messages(rows, user_id=user_id, session_id=session_id or "default")
+                return Remembered(ids=ids)
+            assert content is not None
+            item = mem.add(
+                content,
+                user_id=user_id,
+                session_id=session_id,
+                kind=kind,
+                tags=tags,
+                importance=importance,
+            )
+            return Remembered(ids=[item.id], memory=item)
+
+    @server.tool(annotations=READ)
+    def recall(
+        query: Annotated[str, Field(description="What to look for, in plain words.")],
+        user_id: UserId,
+        ctx: Ctx,
+        session_id: SessionId = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="Number of hits.")] = 10,
+        kinds: Annotated[
+            list[HitKind] | None, Field(description="Only hits of these kinds.")
+        ] = None,
+    ) -> RecallResult:
+        """Search a user's memories and stored turns; hits come best first, each with its
+        relevance score."""
+        with tool_errors():
+            hits = memory(ctx).search(query, user_id, session_id, limit, kinds)
+            return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
+
+    @server.tool(annotations=READ)
+    def context(
+        query: Annotated[str, Field(description="The message the prompt answers.")],
+        user_id: UserId,
+        ctx: Ctx,
+        session_id: SessionId = None,
+        budget_tokens: Annotated[
+            int, Field(ge=16, le=100_000, description="Token budget of the block.")
+        ] = 1500,
+    ) -> PromptContext:
+        """Build the memory block to put into a prompt about `query`: profile facts, relevant
+        memories and turns, within `budget_tokens`."""
+        with tool_errors():
+            bundle = memory(ctx).context(query, user_id, session_id, budget_tokens)
+            return PromptContext.of(bundle)
+
+    @server.tool(annotations=READ)
+    def list_memories(
+        user_id: UserId,
+        ctx: Ctx,
+        session_id: SessionId = None,
+        kind: Annotated[MemoryKind | None, Field(description="Only this kind.")] = None,
+        tag: Annotated[str | None, Field(description="Only memories with this tag.")] = None,
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+        offset: Annotated[int, Field(ge=0)] = 0,
+    ) -> MemoryList:
+        """List a user's live memories, newest first (paginated with limit/offset)."""
+        with tool_errors():
+            items = memory(ctx).list(
+                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit + 1, offset=offset
+            )
+            more = len(items) > limit
+            return MemoryList(memories=items[:limit], next_offset=offset + limit if more else None)
+
+    @server.tool(annotations=READ)
+    def get_memory(memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
+        """Fetch one live memory by id."""
+        with tool_errors():
+            return live_memory(memory(ctx), memory_id)
+
+    @server.tool(annotations=CHANGE)
+    def update_memory(
+        memory_id: MemoryId,
+        ctx: Ctx,
+        content: Annotated[str | None, Field(description="New text (re-embedded).")] = None,
+        tags: Annotated[list[str] | None, Field(description="New tags (replace).")] = None,
+        importance: Annotated[Unit | None, Field(description="New importance, 0..1.")] = None,
+        confidence: Annotated[Unit | None, Field(description="New confidence, 0..1.")] = None,
+    ) -> MemoryItem:
+        """Change a memory's content, tags, importance or confidence; its history keeps the
+        old version. Returns the updated memory."""
+        with tool_errors():
+            mem = memory(ctx)
+            live_memory(mem, memory_id)
+            if content is None and tags is None and importance is None and confidence is None:
+                raise ValidationError(
+                    "nothing to change: give content, tags, importance or confidence"
+                )
+            return mem.update(
+                memory_id,
+                content=content,
+                tags=tags,
+                importance=importance,
+                confidence=confidence,
+                actor="mcp",
+            )
+
+    @server.tool(annotations=CHANGE)
+    def forget_memory(memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
+        """Delete one memory: it leaves recall, context and listings (a soft delete; its
+        history keeps it). Returns the deleted memory."""
+        with tool_errors():
+            mem = memory(ctx)
+            live_memory(mem, memory_id)
+            return mem.delete(memory_id, actor="mcp")
+
+    @server.tool(annotations=READ)
+    def profile(
+        user_id: UserId,
+        ctx: Ctx,
+        min_importance: Annotated[Unit, Field(description="Only facts this important.")] = 0.5,
+    ) -> Profile:
+        """A user's profile: stable facts (identity, preferences, constraints, instructions)
+        distilled from conversations, most important first. Empty until the profile tier has
+        run on the user's turns."""
+        with tool_errors():
+            facts = memory(ctx).profile(user_id, min_importance=min_importance)
+            return Profile(user_id=user_id, facts=facts)
+
+    @server.tool(annotations=CHANGE)
+    def forget_user(
+        user_id: UserId,
+        ctx: Ctx,
+        confirm: Annotated[
+            bool, Field(description="Must be true: this erases the user's data for good.")
+        ] = False,
+    ) -> Erased:
+        """Erase EVERYTHING stored about a user (turns, memories, profile, history, jobs);
+        this cannot be undone. Requires confirm=true."""
+        with tool_errors():
+            if not confirm:
+                raise ValidationError("forget_user erases the user for good: pass confirm=true")
+            return Erased(user_id=user_id, deleted=memory(ctx).delete_user(user_id))
+
+
+__all__ = ["live_memory", "register_tools", "tool_errors"]

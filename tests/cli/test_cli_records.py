@@ -1,0 +1,158 @@
+"""``mnemo list/get/edit/delete/forget-user/stats/jobs``, ``--version`` and ``-h``, driven
+through typer's runner on real SQLite files (and the job re-queue on both stores)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mnemo import Memory
+from mnemo.cli.main import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(db_path: str) -> dict[str, str]:
+    return {"MNEMO_PATH": db_path, "MNEMO_EMBEDDER": "hashing"}
+
+
+@pytest.fixture
+def seeded(db_path: str) -> dict[str, str]:
+    """Two memories of ann, one of bob, and one turn of ann; their ids by name."""
+    with Memory(db_path, embedder="hashing") as mem:
+        tea = mem.add("Ann likes green tea", user_id="ann", tags=["drinks"])
+        cat = mem.add("Ann has a cat named Miso", user_id="ann", kind="note")
+        bob = mem.add("Bob plays the cello", user_id="bob")
+        (turn,) = mem.add_messages([{"role": "user", "content": "hi there"}], user_id="ann")
+    return {"tea": tea.id, "cat": cat.id, "bob": bob.id, "turn": turn}
+
+
+def test_list_get_edit_delete(env: dict[str, str], seeded: dict[str, str]) -> None:
+    out = runner.invoke(app, ["list", "--user", "ann", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    assert [m["id"] for m in json.loads(out.output)] == [seeded["cat"], seeded["tea"]]
+    out = runner.invoke(app, ["list", "--json", "--kind", "note"], env=env)
+    assert [m["content"] for m in json.loads(out.output)] == ["Ann has a cat named Miso"]
+    out = runner.invoke(app, ["list"], env=env)
+    assert out.exit_code == 0 and "3 memories" in out.output and "cello" in out.output
+
+    out = runner.invoke(app, ["get", seeded["tea"], "--json"], env=env)
+    assert out.exit_code == 0 and json.loads(out.output)["tags"] == ["drinks"]
+    out = runner.invoke(app, ["get", seeded["turn"]], env=env)
+    assert out.exit_code == 0 and "hi there" in out.output
+
+    out = runner.invoke(
+        app, ["edit", seeded["tea"], "--content", "Ann likes oolong", "--tag", "tea"], env=env
+    )
+    assert out.exit_code == 0 and f"updated {seeded['tea']}" in out.output
+    out = runner.invoke(app, ["search", "oolong", "--user", "ann", "--json"], env=env)
+    assert json.loads(out.output)[0]["content"] == "Ann likes oolong"
+    out = runner.invoke(app, ["edit", seeded["tea"]], env=env)
+    assert out.exit_code == 2 and "nothing to change" in out.output
+
+    out = runner.invoke(app, ["delete", seeded["tea"]], env=env)
+    assert out.exit_code == 0 and f"deleted {seeded['tea']}" in out.output
+    out = runner.invoke(app, ["get", seeded["tea"]], env=env)
+    assert out.exit_code == 2 and "was deleted" in out.output
+    assert len(out.output.strip().splitlines()) == 1
+    out = runner.invoke(app, ["delete", "mem_nope"], env=env)
+    assert out.exit_code == 2 and "Traceback" not in out.output
+
+
+def test_forget_user_asks_first(env: dict[str, str], seeded: dict[str, str], db_path: str) -> None:
+    out = runner.invoke(app, ["forget-user", "ann"], input="n\n", env=env)
+    assert out.exit_code == 1 and "cannot be undone" in out.output
+    with Memory(db_path, embedder="hashing") as mem:
+        assert len(mem.list("ann")) == 2
+    out = runner.invoke(app, ["forget-user", "ann"], input="y\n", env=env)
+    assert out.exit_code == 0 and "erased user 'ann'" in out.output
+    out = runner.invoke(app, ["forget-user", "bob", "--yes", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["deleted"]["memories"] == 1
+    with Memory(db_path, embedder="hashing") as mem:
+        assert mem.list() == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["stats"],
+        ["stats", "--json"],
+        ["list"],
+        ["get", "mem_x"],
+        ["jobs"],
+        ["search", "tea", "--user", "ann"],
+    ],
+)
+def test_read_only_commands_never_create_a_store(tmp_path: Path, args: list[str]) -> None:
+    missing = tmp_path / "no" / "such" / "x.db"
+    out = runner.invoke(app, [*args, "--db", str(missing)], env={"MNEMO_EMBEDDER": "hashing"})
+    assert out.exit_code == 2
+    assert out.output.strip().splitlines() == [
+        f"error: no mnemo store at {missing} (give --db or MNEMO_PATH; `mnemo add` or "
+        "`mnemo import` creates one)"
+    ]
+    assert not (tmp_path / "no").exists()
+
+
+def test_stats_table_and_json(env: dict[str, str], seeded: dict[str, str]) -> None:
+    out = runner.invoke(app, ["stats", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    s = json.loads(out.output)
+    assert s["users"] == 2 and s["memories"] == {"fact": 2, "note": 1} and s["messages"] == 1
+    out = runner.invoke(app, ["stats"], env=env)
+    assert out.exit_code == 0 and "fact 2, note 1" in out.output and "{" not in out.output
+
+
+def kill_one_job(mem: Memory) -> int:
+    """Claim the oldest job of the tenant of `mem` and fail it for good; its id."""
+    job = mem.store.claim_job(tenant=mem.tenant)
+    assert job is not None
+    assert mem.store.fail_job(job.id, "boom", None)
+    return job.id
+
+
+def test_jobs_list_and_retry_dead(env: dict[str, str], db_path: str) -> None:
+    with Memory(db_path, embedder="hashing") as mem:
+        mem.add_messages([{"role": "user", "content": "I moved to Lisbon"}], user_id="ann")
+        dead = kill_one_job(mem)
+    out = runner.invoke(app, ["jobs", "--status", "dead", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    jobs = json.loads(out.output)["jobs"]
+    assert [(j["id"], j["status"], j["last_error"]) for j in jobs] == [(dead, "dead", "boom")]
+    out = runner.invoke(app, ["jobs"], env=env)
+    assert out.exit_code == 0 and "dead" in out.output and "boom" in out.output
+    out = runner.invoke(app, ["jobs", "--retry-dead"], env=env)
+    assert out.exit_code == 0 and "re-queued 1 dead job(s)" in out.output
+    out = runner.invoke(app, ["jobs", "--json", "--retry-dead"], env=env)
+    assert json.loads(out.output)["requeued"] == 0
+    assert all(j["status"] == "pending" for j in json.loads(out.output)["jobs"])
+    out = runner.invoke(app, ["jobs", "--status", "bogus"], env=env)
+    assert out.exit_code == 2
+
+
+def test_requeue_dead_jobs_on_both_stores(open_mem: Callable[..., Memory]) -> None:
+    a, b = open_mem(tenant="a"), open_mem(tenant="b")
+    a.add_messages([{"role": "user", "content": "one"}], user_id="u")
+    dead = kill_one_job(a)
+    b.add_messages([{"role": "user", "content": "two"}], user_id="u")
+    kill_one_job(b)
+    assert a.store.requeue_dead_jobs(tenant="a") == 1
+    job = next(j for j in a.store.list_jobs() if j.id == dead)
+    assert (job.status, job.attempts) == ("pending", 0)
+    assert [j.status for j in a.store.list_jobs("dead")] == ["dead"]  # b's, untouched
+    assert a.store.requeue_dead_jobs() == 1
+    assert a.store.list_jobs("dead") == []
+
+
+def test_version_and_short_help() -> None:
+    out = runner.invoke(app, ["--version"])
+    assert out.exit_code == 0 and out.output.startswith("mnemo ")
+    assert runner.invoke(app, ["-h"]).output == runner.invoke(app, ["--help"]).output
+    out = runner.invoke(app, ["list", "-h"])
+    assert out.exit_code == 0 and "--json" in out.output
