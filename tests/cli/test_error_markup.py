@@ -15,7 +15,7 @@ runner = CliRunner()
 
 def test_a_config_error_with_brackets_prints_them(db_path: str) -> None:
     env = {"MNEMO_PATH": db_path, "MNEMO_EMBEDDER_MODEL": "nope", "COLUMNS": "300"}
-    out = runner.invoke(app, ["search", "dog", "--user", "u"], env=env)
+    out = runner.invoke(app, ["add", "I have a dog", "--user", "u"], env=env)
     assert out.exit_code == 2
     assert "unknown local embedder model 'nope'" in out.output
     assert "['all-MiniLM-L6-v2-int8', 'paraphrase-MiniLM-L3-v2']" in out.output
