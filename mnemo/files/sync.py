@@ -33,7 +33,8 @@ from mnemo.files import layout
 from mnemo.files.mirror import FileMirror
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
-from mnemo.storage.base import ListFilter, Store
+from mnemo.storage.base import ListFilter
+from mnemo.storage.ports.rows import MemoryRows
 
 if TYPE_CHECKING:
     from mnemo.memory.facade import Memory
@@ -56,7 +57,7 @@ def entry_files(root: Path) -> dict[str, Path]:
 
 
 def all_rows(
-    store: Store, tenant: str, user_id: str | None = None
+    store: MemoryRows, tenant: str, user_id: str | None = None
 ) -> Iterator[MemoryItem | Message]:
     """Every memory (deleted ones too) and every turn of a tenant (or one of its users),
     page by page."""

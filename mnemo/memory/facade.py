@@ -35,7 +35,8 @@ from mnemo.schemas import (
     utcnow,
 )
 from mnemo.storage import open_store
-from mnemo.storage.base import NewJob, NewMessage, Store
+from mnemo.storage.base import NewJob, NewMessage
+from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.facts import tier as fact_tier
 from mnemo.tiers.topics import memory as topic_tier

@@ -27,6 +27,7 @@ from mnemo.storage.postgres.tiers import PgTiers
 from mnemo.storage.postgres.topics import PgTopics
 from mnemo.storage.sql import rows
 from mnemo.storage.sql.api_keys import SQLiteKeys
+from mnemo.storage.sql.maintenance import SQLMaintenance
 
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
@@ -60,6 +61,7 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
         self.location = self.db.location
         self.compat = CompatDB(self.db)
         self.api_keys = SQLiteKeys(cast(Any, self.compat))  # portable SQL: see postgres_compat
+        self.maintenance = SQLMaintenance(self.compat, frozenset({"messages", "memories"}))
         self._indexed: set[str] = set()
 
     # ---- writes --------------------------------------------------------------------------

@@ -36,9 +36,11 @@ from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import profile as profile_sql
 from mnemo.storage.sql import rows
 from mnemo.storage.sql.api_keys import SQLiteKeys
+from mnemo.storage.sql.maintenance import SQLMaintenance
 from mnemo.storage.sql.topics import SQLiteTopics
 from mnemo.storage.sqlite import memories as mem_sql
 from mnemo.storage.sqlite.conn import Connections
+from mnemo.storage.sqlite.fts_repair import repair_fts
 from mnemo.storage.sqlite.jobs import SQLiteJobs
 from mnemo.storage.sqlite.vectors import SQLiteVectors
 
@@ -60,6 +62,7 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
         self.api_keys = SQLiteKeys(self.db)
+        self.maintenance = SQLMaintenance(self.db, drift=repair_fts)
 
     # ---- writes --------------------------------------------------------------------------
     def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
