@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from mnemo.schemas import Job, format_time, utcnow
 from mnemo.storage.base import NewJob
-from mnemo.storage.postgres.conn import as_row
 from mnemo.storage.sql import rows
 
 if TYPE_CHECKING:
@@ -75,7 +74,7 @@ class PgJobs:
                 f" RETURNING {_JOB_COLS}",
                 args,
             ).fetchone()
-        return None if r is None else rows.job(as_row(r))
+        return None if r is None else rows.job(r)
 
     def extend_lease(self, job_id: int, owner: str, lease_s: float) -> bool:
         """Renew the lease of a job ``owner`` still holds; False if it lost the job."""
@@ -129,7 +128,7 @@ class PgJobs:
             args.append(status)
         with self.db.connection() as c:
             found = c.execute(query + " ORDER BY rowid DESC LIMIT %s", [*args, limit]).fetchall()
-        return [rows.job(r) for r in found]  # type: ignore[arg-type]
+        return [rows.job(r) for r in found]
 
 
 def _owned(query: str, args: list[Any], owner: str | None) -> tuple[str, list[Any]]:

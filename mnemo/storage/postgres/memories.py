@@ -14,7 +14,7 @@ from typing import Any
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem
 from mnemo.storage.base import NewMemory
-from mnemo.storage.postgres.conn import Conn, as_row
+from mnemo.storage.postgres.conn import Conn
 from mnemo.storage.sql import rows
 
 FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
@@ -52,7 +52,7 @@ def get(c: Conn, tenant: str, memory_id: str) -> MemoryItem:
     ).fetchone()
     if r is None:
         raise NotFoundError(f"no memory with id {memory_id!r}")
-    return rows.memory(as_row(r))
+    return rows.memory(r)
 
 
 def live(c: Conn, tenant: str, memory_id: str) -> MemoryItem:

@@ -21,7 +21,6 @@ from psycopg.pq import Format
 
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.postgres import bm25
-from mnemo.storage.postgres.conn import as_row
 from mnemo.storage.sql import rows
 
 if TYPE_CHECKING:
@@ -183,7 +182,7 @@ class PgSearch:
                     continue
                 query = f"SELECT {cols[table]} FROM {name} WHERE rowid = ANY(%s)"
                 for r in c.execute(query, (ids,)):
-                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, as_row(r))
+                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
         return out
 
     def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:

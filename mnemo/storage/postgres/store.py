@@ -13,21 +13,25 @@ a user's ``rowid`` order their commit order, which the incremental vector index 
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, Stats, format_time, utcnow
 from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage
 from mnemo.storage.postgres import memories as mem_sql
-from mnemo.storage.postgres.compat import CompatDB
-from mnemo.storage.postgres.conn import PgConnections, as_row, to_pg
+from mnemo.storage.postgres.conn import PgConnections
 from mnemo.storage.postgres.jobs import PgJobs
 from mnemo.storage.postgres.memories import MEMORY_COLS, lock_user
 from mnemo.storage.postgres.search import PgSearch
 from mnemo.storage.postgres.tiers import PgTiers
-from mnemo.storage.postgres.topics import PgTopics
+from mnemo.storage.postgres.tx import PgTransactions, PgTx
 from mnemo.storage.sql import rows
-from mnemo.storage.sql.api_keys import SQLiteKeys
+from mnemo.storage.sql.api_keys import ApiKeyTable
+from mnemo.storage.sql.dialect import POSTGRES
 from mnemo.storage.sql.maintenance import SQLMaintenance
+from mnemo.storage.sql.topics import Topics
+from mnemo.storage.sql.tx import Tx
+from mnemo.storage.topic_records import Conversation, TopicRow
 
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
@@ -48,7 +52,10 @@ USER_TABLES = (
 )
 
 
-class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
+T = TypeVar("T")
+
+
+class PostgresStore(PgSearch, PgJobs, PgTiers):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
 
     def __init__(
@@ -59,9 +66,10 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
         self.location = self.db.location
-        self.compat = CompatDB(self.db)
-        self.api_keys = SQLiteKeys(cast(Any, self.compat))  # portable SQL: see postgres_compat
-        self.maintenance = SQLMaintenance(self.compat, frozenset({"messages", "memories"}))
+        self.tx = PgTransactions(self.db)
+        self.api_keys = ApiKeyTable(self.tx)
+        self.maintenance = SQLMaintenance(self.tx)
+        self.topics = Topics(self.tx, lock=_lock)
         self._indexed: set[str] = set()
 
     # ---- writes --------------------------------------------------------------------------
@@ -148,7 +156,7 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
                 f"SELECT {MESSAGE_COLS} FROM messages WHERE tenant=%s AND id=%s",
                 (tenant, message_id),
             ).fetchone()
-        return rows.message(as_row(r)) if r else None
+        return rows.message(r) if r else None
 
     def get_memory(self, tenant: str, memory_id: str) -> MemoryItem | None:
         """One memory by id (deleted ones too), or None."""
@@ -157,37 +165,37 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
                 f"SELECT {MEMORY_COLS} FROM memories WHERE tenant=%s AND id=%s",
                 (tenant, memory_id),
             ).fetchone()
-        return rows.memory(as_row(r)) if r else None
+        return rows.memory(r) if r else None
 
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
-        where, args = rows.list_where(flt, time_col="created_at")
+        where, args = rows.list_where(flt, POSTGRES)
         if flt.kind:
-            where.append("kind = ?")
+            where.append("kind = %s")
             args.append(flt.kind)
         if flt.tag:
-            where.append("rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = ?)")
+            where.append("rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = %s)")
             args.append(flt.tag)
         if not flt.include_deleted:
             where.append("deleted_at IS NULL")
         sql = (
             f"SELECT {MEMORY_COLS} FROM memories WHERE {' AND '.join(where)}"
-            " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+            " ORDER BY created_at DESC, rowid DESC LIMIT %s OFFSET %s"
         )
         with self.db.connection() as c:
-            found = c.execute(to_pg(sql), [*args, flt.limit, flt.offset]).fetchall()
-        return [rows.memory(as_row(r)) for r in found]
+            found = c.execute(sql, [*args, flt.limit, flt.offset]).fetchall()
+        return [rows.memory(r) for r in found]
 
     def list_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, in conversation order."""
-        where, args = rows.list_where(flt, time_col="created_at")
+        where, args = rows.list_where(flt, POSTGRES)
         sql = (
             f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
-            " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?"
+            " ORDER BY created_at, session_id, seq LIMIT %s OFFSET %s"
         )
         with self.db.connection() as c:
-            found = c.execute(to_pg(sql), [*args, flt.limit, flt.offset]).fetchall()
-        return [rows.message(as_row(r)) for r in found]
+            found = c.execute(sql, [*args, flt.limit, flt.offset]).fetchall()
+        return [rows.message(r) for r in found]
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Every recorded change of a memory, oldest first."""
@@ -196,7 +204,7 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
                 "SELECT * FROM history WHERE tenant=%s AND memory_id=%s ORDER BY rowid",
                 (tenant, memory_id),
             ).fetchall()
-        return [rows.history(as_row(r)) for r in found]
+        return [rows.history(r) for r in found]
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""
@@ -252,9 +260,40 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
                 ],
             )
 
+    # ---- topics ---------------------------------------------------------------------------
+    def apply_topics(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        fn: Callable[[Conversation], T],
+        write: bool = True,
+        also: str | None = None,
+    ) -> T:
+        """Load a conversation (plus topic ``also``), run ``fn`` on it and (``write``) persist
+        its changes, atomically, under the user's write lock."""
+        return self.topics.apply_topics(tenant, user_id, session_id, fn, write, also)
+
+    def list_topics(
+        self, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
+    ) -> list[TopicRow]:
+        """Topics of a user (or one conversation), latest activity first, without messages."""
+        return self.topics.list_topics(tenant, user_id, session_id, include_inactive)
+
+    def get_topic(self, tenant: str, topic_id: str) -> TopicRow | None:
+        """One topic by id (without messages), or None."""
+        return self.topics.get_topic(tenant, topic_id)
+
     def close(self) -> None:
         """Close every connection."""
         self.db.close()
+
+
+def _lock(c: Tx, tenant: str, user_id: str) -> None:
+    """The user's write lock around a writing ``apply_topics`` (SQLite serialises writers by
+    itself; PostgreSQL does not)."""
+    assert isinstance(c, PgTx)
+    lock_user(c.conn, tenant, user_id, None)
 
 
 def message_params(m: NewMessage, seq: int) -> tuple[Any, ...]:

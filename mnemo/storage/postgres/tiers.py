@@ -1,14 +1,14 @@
 """The write-path tiers' part of the PostgreSQL store: fact batches, context documents,
 profile facts, session reads and eviction.
 
-Where SQLite's statement modules (``sqlite_docs``, ``sqlite_profile``) are portable SQL they
-run here unchanged through :mod:`mnemo.storage.postgres.compat`; memory writes inside a fact
+The shared statement modules (``sql.documents``, ``sql.profile``) run here on a
+:class:`~mnemo.storage.postgres.tx.PgTx`; memory writes inside a fact
 batch use :mod:`mnemo.storage.postgres.memories`, so a batch is one transaction, as in SQLite.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from mnemo.schemas import (
     Document,
@@ -29,15 +29,13 @@ from mnemo.storage.base import (
     ProfileDecision,
 )
 from mnemo.storage.postgres import memories as mem_sql
-from mnemo.storage.postgres.compat import CompatConn, CompatDB
-from mnemo.storage.postgres.conn import as_row, to_pg
+from mnemo.storage.postgres.tx import PgTransactions, PgTx
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import profile as profile_sql
 from mnemo.storage.sql import rows
+from mnemo.storage.sql.dialect import POSTGRES
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from mnemo.storage.postgres.conn import PgConnections
 
 MESSAGE_COLS = (
@@ -46,25 +44,18 @@ MESSAGE_COLS = (
 )
 
 
-def _lite(c: Any) -> sqlite3.Connection:
-    """A compat connection where the shared statement modules expect sqlite3's."""
-    return cast("sqlite3.Connection", c)
-
-
 class PgTiers:
     """Fact, document, profile and eviction methods of the PostgreSQL store."""
 
     db: PgConnections
-    compat: CompatDB
+    tx: PgTransactions
 
     def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
         now = format_time(utcnow())
         with self.db.write() as c:
             mem_sql.lock_user(c, batch.tenant, batch.user_id, now)
-            done = docs.processed(
-                _lite(CompatConn(c)), batch.tenant, [t.message_id for t in batch.turns]
-            )
+            done = docs.processed(PgTx(c), batch.tenant, [t.message_id for t in batch.turns])
             if done:
                 return None
             src, actor = batch.source_message_ids, batch.actor
@@ -73,46 +64,48 @@ class PgTiers:
                 out.append(mem_sql.update(c, batch.tenant, memory_id, changes, actor, src, now))
             for memory_id in batch.deletes:
                 out.append(mem_sql.delete(c, batch.tenant, memory_id, actor, src, now))
-            docs.mark_processed(_lite(CompatConn(c)), batch, now)
+            docs.mark_processed(PgTx(c), batch, now)
         return out
 
     def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
         """Which of these turns the fact tier has already finished with."""
-        return docs.processed(_lite(self.compat.get()), tenant, message_ids)
+        with self.tx.auto() as c:
+            return docs.processed(c, tenant, message_ids)
 
     def add_document(self, row: NewDocument) -> Document:
         """Insert a context document and its chunks."""
         with self.db.write() as c:
             mem_sql.lock_user(c, row.tenant, row.user_id, row.created_at)
-            return docs.insert(_lite(CompatConn(c)), row)
+            return docs.insert(PgTx(c), row)
 
     def delete_document(self, tenant: str, document_id: str) -> Document:
         """Remove a document and its chunks; NotFoundError when it does not exist."""
-        with self.compat.write() as c:
-            return docs.delete(_lite(c), tenant, document_id)
+        with self.tx.write() as c:
+            return docs.delete(c, tenant, document_id)
 
     def list_documents(
         self, tenant: str, user_id: str, session_id: str | None = None
     ) -> list[Document]:
         """A user's documents, oldest first; with ``session_id``, those attached to that
         session plus those attached to every session."""
-        return docs.listed(_lite(self.compat.get()), tenant, user_id, session_id)
+        with self.tx.auto() as c:
+            return docs.listed(c, tenant, user_id, session_id)
 
     def document_chunks(self, tenant: str, user_id: str, embedder: str) -> DocumentChunks:
         """Every chunk of a user's documents, with vectors made by ``embedder``."""
-        with self.compat.read() as c:
-            return docs.chunks(_lite(c), tenant, user_id, embedder)
+        with self.tx.read() as c:
+            return docs.chunks(c, tenant, user_id, embedder)
 
     def recent_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, newest first (the tail of a conversation)."""
-        where, args = rows.list_where(flt, time_col="created_at")
+        where, args = rows.list_where(flt, POSTGRES)
         sql = (
             f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
-            " ORDER BY created_at DESC, session_id DESC, seq DESC LIMIT ? OFFSET ?"
+            " ORDER BY created_at DESC, session_id DESC, seq DESC LIMIT %s OFFSET %s"
         )
         with self.db.connection() as c:
-            found = c.execute(to_pg(sql), [*args, flt.limit, flt.offset]).fetchall()
-        return [rows.message(as_row(r)) for r in found]
+            found = c.execute(sql, [*args, flt.limit, flt.offset]).fetchall()
+        return [rows.message(r) for r in found]
 
     def profile_facts(
         self,
@@ -125,15 +118,10 @@ class PgTiers:
         key: str | None = None,
     ) -> list[ProfileFact]:
         """A user's profile facts: active ones by importance, then inactive history."""
-        return profile_sql.select_facts(
-            _lite(self.compat.get()),
-            tenant,
-            user_id,
-            include_inactive,
-            min_importance,
-            category,
-            key,
-        )
+        with self.tx.auto() as c:
+            return profile_sql.select_facts(
+                c, tenant, user_id, include_inactive, min_importance, category, key
+            )
 
     def put_profile_fact(
         self, row: NewProfileFact, actor: str, decide: ProfileDecide
@@ -142,18 +130,18 @@ class PgTiers:
         now = format_time(utcnow())
         with self.db.write() as c:
             mem_sql.lock_user(c, row.tenant, row.user_id, now)
-            return profile_sql.put_fact(_lite(CompatConn(c)), row, actor, decide, now)
+            return profile_sql.put_fact(PgTx(c), row, actor, decide, now)
 
     def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:
         """History entries of every profile fact of a user, oldest first."""
-        with self.compat.read() as c:
+        with self.tx.read() as c:
             ids = [
                 r[0]
                 for r in c.execute(
-                    "SELECT id FROM profile_facts WHERE tenant=? AND user_id=?", (tenant, user_id)
+                    "SELECT id FROM profile_facts WHERE tenant=%s AND user_id=%s", (tenant, user_id)
                 )
             ]
-            found = profile_sql.profile_history(_lite(c), tenant, ids)
+            found = profile_sql.profile_history(c, tenant, ids)
             return [rows.history(r) for r in found]
 
     def session_messages(
@@ -165,9 +153,8 @@ class PgTiers:
         ids: list[str] | None = None,
     ) -> list[Message]:
         """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
-        return profile_sql.session_messages(
-            _lite(self.compat.get()), tenant, user_id, session_id, after_seq, ids
-        )
+        with self.tx.auto() as c:
+            return profile_sql.session_messages(c, tenant, user_id, session_id, after_seq, ids)
 
     def evict_oldest(
         self,
@@ -183,7 +170,7 @@ class PgTiers:
         with self.db.write() as c:
             mem_sql.lock_user(c, tenant, user_id, None)
             msg_ids, mem_ids = profile_sql.evict_oldest(
-                _lite(CompatConn(c)), tenant, user_id, session_id, max_entries, kinds, now
+                PgTx(c), tenant, user_id, session_id, max_entries, kinds, now
             )
             for memory_id in mem_ids:
                 mem_sql.delete(c, tenant, memory_id, actor, [], now)

@@ -7,7 +7,7 @@ bytes (SQLite's storage form), so statement code never looks at the backend.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -19,7 +19,7 @@ class Row(Protocol):
 
     def __getitem__(self, key: Any, /) -> Any: ...
 
-    def keys(self) -> list[str]:
+    def keys(self) -> Collection[str]:
         """The column names, in order."""
         ...
 

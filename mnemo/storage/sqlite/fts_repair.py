@@ -7,7 +7,7 @@ PostgreSQL derives its full-text vectors in generated columns, which cannot drif
 
 from __future__ import annotations
 
-import sqlite3
+from mnemo.storage.sql.tx import Tx
 
 OWNER = "'o' || hex(t.tenant || char(31) || t.user_id)"
 #: Full-text tables: fts table -> (row table, condition for a searchable row, indexed text).
@@ -34,7 +34,7 @@ def _queries(fts: str) -> dict[str, str]:
     }
 
 
-def repair_fts_table(c: sqlite3.Connection, fts: str, dry_run: bool) -> dict[str, int]:
+def repair_fts_table(c: Tx, fts: str, dry_run: bool) -> dict[str, int]:
     """Count, and unless ``dry_run`` fix, the drift of one full-text table."""
     table, _, text = FTS[fts]
     out = {}
@@ -56,7 +56,7 @@ def repair_fts_table(c: sqlite3.Connection, fts: str, dry_run: bool) -> dict[str
     return out
 
 
-def repair_fts(c: sqlite3.Connection, dry_run: bool) -> dict[str, int]:
+def repair_fts(c: Tx, dry_run: bool) -> dict[str, int]:
     """Drift of every full-text table (see :func:`repair_fts_table`)."""
     out: dict[str, int] = {}
     for fts in FTS:

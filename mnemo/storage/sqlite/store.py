@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mnemo.errors import StorageError
 from mnemo.schemas import (
@@ -35,14 +36,17 @@ from mnemo.storage.base import (
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import profile as profile_sql
 from mnemo.storage.sql import rows
-from mnemo.storage.sql.api_keys import SQLiteKeys
+from mnemo.storage.sql.api_keys import ApiKeyTable
+from mnemo.storage.sql.dialect import SQLITE
 from mnemo.storage.sql.maintenance import SQLMaintenance
-from mnemo.storage.sql.topics import SQLiteTopics
+from mnemo.storage.sql.topics import Topics
 from mnemo.storage.sqlite import memories as mem_sql
 from mnemo.storage.sqlite.conn import Connections
 from mnemo.storage.sqlite.fts_repair import repair_fts
 from mnemo.storage.sqlite.jobs import SQLiteJobs
+from mnemo.storage.sqlite.tx import SQLiteTransactions
 from mnemo.storage.sqlite.vectors import SQLiteVectors
+from mnemo.storage.topic_records import Conversation, TopicRow
 
 
 def owner_token(tenant: str, user_id: str) -> str:
@@ -50,7 +54,10 @@ def owner_token(tenant: str, user_id: str) -> str:
     return "o" + (tenant + "\x1f" + user_id).encode("utf-8").hex().upper()
 
 
-class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
+T = TypeVar("T")
+
+
+class SQLiteStore(SQLiteJobs, SQLiteVectors):
     """Store protocol over one SQLite file; safe to share between threads and processes."""
 
     def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
@@ -61,8 +68,10 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
-        self.api_keys = SQLiteKeys(self.db)
-        self.maintenance = SQLMaintenance(self.db, drift=repair_fts)
+        self.tx = SQLiteTransactions(self.db)
+        self.api_keys = ApiKeyTable(self.tx)
+        self.maintenance = SQLMaintenance(self.tx, drift=repair_fts)
+        self.topics = Topics(self.tx)
 
     # ---- writes --------------------------------------------------------------------------
     def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
@@ -138,8 +147,9 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
     def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
         now = format_time(utcnow())
-        with self.db.write() as c:
-            if docs.processed(c, batch.tenant, [t.message_id for t in batch.turns]):
+        with self.tx.write() as tx:
+            c = tx.conn
+            if docs.processed(tx, batch.tenant, [t.message_id for t in batch.turns]):
                 return None
             src = batch.source_message_ids
             out = [mem_sql.insert_memory(c, row, batch.actor, src, now) for row in batch.adds]
@@ -151,22 +161,23 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
                 )
             for memory_id in batch.deletes:
                 out.append(mem_sql.delete_memory(c, batch.tenant, memory_id, batch.actor, src, now))
-            docs.mark_processed(c, batch, now)
+            docs.mark_processed(tx, batch, now)
         return out
 
     def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
         """Which of these turns the fact tier has already finished with."""
-        return docs.processed(self.db.get(), tenant, message_ids)
+        with self.tx.auto() as c:
+            return docs.processed(c, tenant, message_ids)
 
     def add_document(self, row: NewDocument) -> Document:
         """Insert a context document and its chunks."""
-        with self.db.write() as c:
-            mem_sql.ensure_user(c, row.tenant, row.user_id, row.created_at)
+        with self.tx.write() as c:
+            mem_sql.ensure_user(c.conn, row.tenant, row.user_id, row.created_at)
             return docs.insert(c, row)
 
     def delete_document(self, tenant: str, document_id: str) -> Document:
         """Remove a document and its chunks; NotFoundError when it does not exist."""
-        with self.db.write() as c:
+        with self.tx.write() as c:
             return docs.delete(c, tenant, document_id)
 
     def list_documents(
@@ -174,11 +185,12 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
     ) -> list[Document]:
         """A user's documents, oldest first; with ``session_id``, those attached to that
         session plus those attached to every session."""
-        return docs.listed(self.db.get(), tenant, user_id, session_id)
+        with self.tx.auto() as c:
+            return docs.listed(c, tenant, user_id, session_id)
 
     def document_chunks(self, tenant: str, user_id: str, embedder: str) -> DocumentChunks:
         """Every chunk of a user's documents, with vectors made by ``embedder``."""
-        with self.db.read() as c:
+        with self.tx.read() as c:
             return docs.chunks(c, tenant, user_id, embedder)
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
@@ -225,7 +237,7 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
 
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
-        where, args = rows.list_where(flt, time_col="created_at")
+        where, args = rows.list_where(flt, SQLITE)
         if flt.kind:
             where.append("kind = ?")
             args.append(flt.kind)
@@ -243,7 +255,7 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
 
     def list_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, in conversation order."""
-        where, args = rows.list_where(flt, time_col="created_at")
+        where, args = rows.list_where(flt, SQLITE)
         sql = (
             f"SELECT * FROM messages WHERE {' AND '.join(where)}"
             " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?"
@@ -253,7 +265,7 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
 
     def recent_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, newest first (the tail of a conversation)."""
-        where, args = rows.list_where(flt, time_col="created_at")
+        where, args = rows.list_where(flt, SQLITE)
         sql = (
             f"SELECT * FROM messages WHERE {' AND '.join(where)}"
             " ORDER BY created_at DESC, session_id DESC, seq DESC LIMIT ? OFFSET ?"
@@ -397,23 +409,24 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
         key: str | None = None,
     ) -> list[ProfileFact]:
         """A user's profile facts: active ones by importance, then inactive history."""
-        return profile_sql.select_facts(
-            self.db.get(), tenant, user_id, include_inactive, min_importance, category, key
-        )
+        with self.tx.auto() as c:
+            return profile_sql.select_facts(
+                c, tenant, user_id, include_inactive, min_importance, category, key
+            )
 
     def put_profile_fact(
         self, row: NewProfileFact, actor: str, decide: ProfileDecide
     ) -> tuple[ProfileDecision, ProfileFact | None]:
         """Apply ``decide`` to a candidate against the active fact, in one transaction."""
         now = format_time(utcnow())
-        with self.db.write() as c:
-            mem_sql.ensure_user(c, row.tenant, row.user_id, now)
+        with self.tx.write() as c:
+            mem_sql.ensure_user(c.conn, row.tenant, row.user_id, now)
             decision, fact = profile_sql.put_fact(c, row, actor, decide, now)
         return decision, fact
 
     def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:
         """History entries of every profile fact of a user, oldest first."""
-        with self.db.read() as c:
+        with self.tx.read() as c:
             ids = [
                 r[0]
                 for r in c.execute(
@@ -431,9 +444,8 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
         ids: list[str] | None = None,
     ) -> list[Message]:
         """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
-        return profile_sql.session_messages(
-            self.db.get(), tenant, user_id, session_id, after_seq, ids
-        )
+        with self.tx.auto() as c:
+            return profile_sql.session_messages(c, tenant, user_id, session_id, after_seq, ids)
 
     def evict_oldest(
         self,
@@ -446,9 +458,10 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
     ) -> int:
         """Evict the oldest turns (kept, flagged) and memories (soft-deleted, with history)."""
         now = format_time(utcnow())
-        with self.db.write() as c:
+        with self.tx.write() as tx:
+            c = tx.conn
             msg_ids, mem_ids = profile_sql.evict_oldest(
-                c, tenant, user_id, session_id, max_entries, kinds, now
+                tx, tenant, user_id, session_id, max_entries, kinds, now
             )
             for memory_id in mem_ids:
                 old = mem_sql.live_memory(c, tenant, memory_id)
@@ -460,6 +473,30 @@ class SQLiteStore(SQLiteJobs, SQLiteTopics, SQLiteVectors):
             if msg_ids or mem_ids:
                 mem_sql.bump(c, tenant, user_id)
         return len(msg_ids) + len(mem_ids)
+
+    # ---- topics ---------------------------------------------------------------------------
+    def apply_topics(
+        self,
+        tenant: str,
+        user_id: str,
+        session_id: str,
+        fn: Callable[[Conversation], T],
+        write: bool = True,
+        also: str | None = None,
+    ) -> T:
+        """Load a conversation (plus topic ``also``), run ``fn`` on it and (``write``) persist
+        its changes, atomically."""
+        return self.topics.apply_topics(tenant, user_id, session_id, fn, write, also)
+
+    def list_topics(
+        self, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
+    ) -> list[TopicRow]:
+        """Topics of a user (or one conversation), latest activity first, without messages."""
+        return self.topics.list_topics(tenant, user_id, session_id, include_inactive)
+
+    def get_topic(self, tenant: str, topic_id: str) -> TopicRow | None:
+        """One topic by id (without messages), or None."""
+        return self.topics.get_topic(tenant, topic_id)
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file ('ok' when sound)."""
