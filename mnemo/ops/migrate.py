@@ -17,13 +17,14 @@ import hashlib
 import random
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from mnemo.errors import ValidationError
+from mnemo.ops.steps import ProgressFactory, step_bar
 
 #: Copy order: referenced tables before the tables whose foreign keys point at them; other
 #: tables follow alphabetically (a new table with a foreign key must be listed here).
@@ -40,8 +41,6 @@ FIRST = (
 )
 #: Never copied: store-internal bookkeeping (schema versions differ by dialect).
 SKIP = ("meta",)
-Advance = Callable[[int], None]
-ProgressFactory = Callable[[str, int], AbstractContextManager[Advance]]
 
 
 def is_url(location: str) -> bool:
@@ -143,18 +142,9 @@ def copy_store(source: Side, target: Side, progress: ProgressFactory | None = No
     with target.writing() as write:
         for table, cols in steps:
             total = source.count(table)
-            with _progress(progress, f"copy {table}", total) as advance:
+            with step_bar(progress, f"copy {table}", total) as advance:
                 copied[table] = write(table, cols, source.read(table, cols), advance)
     return copied
-
-
-@contextmanager
-def _progress(factory: ProgressFactory | None, label: str, total: int) -> Iterator[Advance]:
-    if factory is None:
-        yield lambda n: None
-    else:
-        with factory(label, total) as advance:
-            yield advance
 
 
 def row_digest(row: tuple[Any, ...]) -> int:

@@ -100,6 +100,11 @@ class PgTx:
         assert row is not None
         return int(row[0])
 
+    def lock_user(self, tenant: str, user_id: str) -> None:
+        """Take the (tenant, user) advisory lock for the rest of this transaction."""
+        key = tenant + "\x1f" + user_id
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
+
 
 class PgTransactions:
     """:class:`PgTx` transactions over the store's pool."""

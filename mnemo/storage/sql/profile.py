@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mnemo.schemas import Message, ProfileFact, parse_time
+from mnemo.schemas import ProfileFact, parse_time
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
-from mnemo.storage.sql import rows
 from mnemo.storage.sql.tx import Row, Tx
 
 
@@ -174,37 +173,21 @@ def _history(
     )
 
 
-def profile_history(c: Tx, tenant: str, fact_ids: list[str]) -> list[Row]:
-    """History rows of the given profile fact ids, oldest first."""
+def profile_history(c: Tx, tenant: str, user_id: str) -> list[Row]:
+    """History rows of every profile fact of a user, oldest first."""
+    d = c.dialect
+    q = d.mark
+    found = c.execute(
+        f"SELECT id FROM profile_facts WHERE tenant={q} AND user_id={q}", (tenant, user_id)
+    )
+    fact_ids = [r[0] for r in found]
     if not fact_ids:
         return []
-    d = c.dialect
     return c.execute(
-        f"SELECT * FROM history WHERE tenant={d.mark}"
+        f"SELECT * FROM history WHERE tenant={q}"
         f" AND memory_id IN ({d.marks(len(fact_ids))}) ORDER BY rowid",
         [tenant, *fact_ids],
     ).fetchall()
-
-
-def session_messages(
-    c: Tx,
-    tenant: str,
-    user_id: str,
-    session_id: str,
-    after_seq: int,
-    ids: list[str] | None,
-) -> list[Message]:
-    """Messages of one session after ``after_seq`` (or with the given ids), by seq."""
-    d = c.dialect
-    q = d.mark
-    sql = f"SELECT * FROM messages WHERE tenant={q} AND user_id={q} AND session_id={q} AND seq>{q}"
-    args: list[Any] = [tenant, user_id, session_id, after_seq]
-    if ids is not None:
-        if not ids:
-            return []
-        sql += f" AND id IN ({d.marks(len(ids))})"
-        args += ids
-    return [rows.message(r) for r in c.execute(sql + " ORDER BY seq", args)]
 
 
 def evict_oldest(

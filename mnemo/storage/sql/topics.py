@@ -1,8 +1,7 @@
 """Topic memory in SQL: load a conversation's topics, let the tier change them, write back.
 
-The statements are shared by both stores; a store passes its transactions and, when its
-writers need it (PostgreSQL), a ``lock`` taken on the user before a conversation is loaded for
-writing (SQLite serialises writers by itself).
+The statements are shared by both stores; a conversation loaded for writing is loaded under
+its user's write lock (:meth:`~mnemo.storage.sql.tx.Tx.lock_user`).
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from mnemo.storage.sql.tx import Row, Transactions, Tx
 from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
 
 T = TypeVar("T")
-#: Takes a user's write lock inside a transaction: (tx, tenant, user_id).
-Lock = Callable[[Tx, str, str], None]
 
 _WORKING = "evicted_at IS NULL AND merged_into IS NULL"
 
@@ -75,9 +72,8 @@ def _entries(c: Tx, topic_id: str, compacted: bool) -> list[Entry]:
 class Topics:
     """:class:`~mnemo.storage.ports.topics.TopicStore` over a store's transactions."""
 
-    def __init__(self, tx: Transactions, lock: Lock | None = None) -> None:
+    def __init__(self, tx: Transactions) -> None:
         self.tx = tx
-        self.lock = lock
 
     def apply_topics(
         self,
@@ -94,8 +90,7 @@ class Topics:
             with self.tx.read() as c:
                 return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
         with self.tx.write() as c:
-            if self.lock is not None:
-                self.lock(c, tenant, user_id)
+            c.lock_user(tenant, user_id)
             conv = self._conversation(c, (tenant, user_id, session_id), True, also)
             result = fn(conv)
             self._save(c, conv)
@@ -258,4 +253,4 @@ class Topics:
         )
 
 
-__all__ = ["Lock", "Topics", "topic_row"]
+__all__ = ["Topics", "topic_row"]

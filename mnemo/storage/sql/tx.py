@@ -63,6 +63,11 @@ class Tx(Protocol):
         """Run a single-row ``INSERT`` into a table with a rowid; returns that rowid."""
         ...
 
+    def lock_user(self, tenant: str, user_id: str) -> None:
+        """Serialise this user's writers until the transaction ends (nothing where the database
+        already serialises every writer, as SQLite does)."""
+        ...
+
 
 class Transactions(Protocol):
     """Where a store's shared statements get their :class:`Tx`."""

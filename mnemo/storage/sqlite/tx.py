@@ -33,6 +33,9 @@ class SQLiteTx:
         assert rowid is not None
         return rowid
 
+    def lock_user(self, tenant: str, user_id: str) -> None:
+        """Nothing: a SQLite write transaction (``BEGIN IMMEDIATE``) already excludes writers."""
+
 
 class SQLiteTransactions:
     """:class:`SQLiteTx` transactions over the store's per-thread connections."""
