@@ -24,7 +24,7 @@ from mnemo.api.worker import tenant_worker
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.storage import open_store
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 
 
 def mnemo_version() -> str:

@@ -14,52 +14,28 @@ import ipaddress
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import ConfigError, MnemoError, ValidationError
 from mnemo.memory.facade import Memory
-from mnemo.storage.base import Store
+from mnemo.storage.ports.api_keys import ApiKeys, KeyHolder
+from mnemo.storage.ports.store import Store
 from mnemo.validation import identifier
 
 KEY_PREFIX = "mnemo_"
+#: Where API key hashes live (``store.api_keys``).
+KeyStore = ApiKeys
 
 
 class AuthError(MnemoError):
     """A request carried no valid API key (HTTP 401)."""
 
 
-class KeyStore(Protocol):
-    """Where API key hashes live (``store.api_keys``)."""
-
-    def add(self, key_id: str, tenant: str, name: str | None, key_hash: str) -> dict[str, Any]:
-        """Insert a key hash; returns its public record."""
-        ...
-
-    def tenant_of(self, key_hash: str) -> str | None:
-        """Tenant of a live key hash."""
-        ...
-
-    def any_live(self) -> bool:
-        """True when some key is live."""
-        ...
-
-    def list(self) -> list[dict[str, Any]]:
-        """Public records of every key."""
-        ...
-
-    def revoke(self, key_id: str) -> bool:
-        """Revoke a key by id."""
-        ...
-
-
-def key_store(store: Store) -> KeyStore:
-    """The key table of a store; ConfigError when the backend has none."""
-    keys = getattr(store, "api_keys", None)
-    if keys is None:
-        raise ConfigError(f"{type(store).__name__} does not store API keys")
-    return keys
+def key_store(store: KeyHolder) -> KeyStore:
+    """The key table of a store."""
+    return store.api_keys
 
 
 def hash_key(key: str) -> str:

@@ -26,7 +26,8 @@ from mnemo.files.sync import all_rows
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, format_time, utcnow
-from mnemo.storage.base import NewMemory, NewMessage, Store
+from mnemo.storage.base import NewMemory, NewMessage
+from mnemo.storage.ports.store import Store
 
 ACTOR = "import"
 

@@ -4,7 +4,7 @@
 eviction, user erasure) call the real store first, then write the files. The database is the
 write of record: a file-system error after a committed write is logged and left for the
 startup reconcile (:func:`mnemo.files.sync.reconcile`) to repair, never raised. Every other
-attribute is the wrapped store's.
+call goes to the wrapped store (see :class:`~mnemo.storage.delegate.StoreDelegate`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from typing import Any
 from mnemo.files import layout
 from mnemo.files.snapshot import Snapshot, write_atomic
 from mnemo.schemas import MemoryItem, Message
-from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage, Store
+from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
+from mnemo.storage.delegate import StoreDelegate
+from mnemo.storage.ports.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -84,15 +86,13 @@ class FileMirror:
         self.write(layout.from_message(msg), save)
 
 
-class MirroredStore:
-    """A store whose writes are mirrored to a :class:`FileMirror` once they commit."""
+class MirroredStore(StoreDelegate):
+    """A store whose writes are mirrored to a :class:`FileMirror` once they commit; every
+    other call goes to the wrapped store unchanged."""
 
     def __init__(self, store: Store, mirror: FileMirror) -> None:
-        self.inner = store
+        super().__init__(store)
         self.mirror = mirror
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     def _safely(self, what: str, fn: Any, *args: Any) -> None:
         try:

@@ -33,7 +33,8 @@ from mnemo.files import layout
 from mnemo.files.mirror import FileMirror
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
-from mnemo.storage.base import ListFilter, Store
+from mnemo.storage.base import ListFilter
+from mnemo.storage.ports.rows import MemoryRows
 
 log = logging.getLogger(__name__)
 ACTOR = "file"
@@ -53,7 +54,7 @@ def entry_files(root: Path) -> dict[str, Path]:
 
 
 def all_rows(
-    store: Store, tenant: str, user_id: str | None = None
+    store: MemoryRows, tenant: str, user_id: str | None = None
 ) -> Iterator[MemoryItem | Message]:
     """Every memory (deleted ones too) and every turn of a tenant (or one of its users),
     page by page."""
@@ -110,7 +111,9 @@ class FileSync:
     """Applies file changes under a mirror's root to a tenant's rows: reads from ``store``,
     writes memories through ``writer`` (validated, embedded, with history)."""
 
-    def __init__(self, store: Store, tenant: str, writer: MemoryWriter, mirror: FileMirror) -> None:
+    def __init__(
+        self, store: MemoryRows, tenant: str, writer: MemoryWriter, mirror: FileMirror
+    ) -> None:
         self.store = store
         self.tenant = tenant
         self.writer = writer

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from mnemo.embedders import Embedder, content_hash
-from mnemo.storage.base import Store
+from mnemo.storage.ports.search import SearchSource
 
 Progress = Callable[[int], None]
 
@@ -19,7 +19,7 @@ class Embedding:
     is not embedded again; ``progress`` counts those as done at the end.
     """
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: SearchSource, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
 

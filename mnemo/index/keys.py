@@ -30,7 +30,7 @@ import numpy as np
 
 from mnemo.config.settings import Settings
 from mnemo.embedders.base import Embedder
-from mnemo.storage.base import Store
+from mnemo.storage.ports.search import SearchSource
 from mnemo.text.fact_rules import extract_facts
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -119,7 +119,7 @@ def blend_keys(
 
 def embed_keys(
     embedder: Embedder,
-    store: Store,
+    store: SearchSource,
     turns: Sequence[tuple[str, str]],
     hashes: Sequence[str],
     spec: KeySpec,

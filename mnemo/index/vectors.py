@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from mnemo.index.keys import blend_keys
-from mnemo.storage.base import Store, VectorRows, VectorState
+from mnemo.storage.base import VectorRows, VectorState
+from mnemo.storage.ports.search import SearchSource
 
 
 @cache
@@ -65,7 +66,7 @@ class VectorIndex:
         self.key_owners = np.zeros(0, dtype=np.int64)
         self.lock = threading.Lock()
 
-    def refresh(self, store: Store, tenant: str, user_id: str, embedder: str) -> VectorIndex:
+    def refresh(self, store: SearchSource, tenant: str, user_id: str, embedder: str) -> VectorIndex:
         """Bring the index in line with the store and return the index to search.
 
         New inserts are appended in place (the row count grows last, so a concurrent search
@@ -247,7 +248,7 @@ class IndexCache:
         self._indexes: OrderedDict[tuple[str, str], VectorIndex] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, store: Store, tenant: str, user_id: str, embedder: str) -> VectorIndex:
+    def get(self, store: SearchSource, tenant: str, user_id: str, embedder: str) -> VectorIndex:
         """The refreshed index of a user."""
         key = (tenant, user_id)
         with self._lock:

@@ -32,7 +32,7 @@ from typing import Any
 from mnemo.config.settings import Settings
 from mnemo.llm.base import Usage
 from mnemo.schemas import Job
-from mnemo.storage.base import Store
+from mnemo.storage.ports.jobs import JobQueue
 
 log = logging.getLogger("mnemo.jobs.runner")
 
@@ -75,7 +75,7 @@ class LeaseKeeper:
     thread, and one database connection, however many jobs it runs.
     """
 
-    def __init__(self, store: Store, owner: str, lease_s: float) -> None:
+    def __init__(self, store: JobQueue, owner: str, lease_s: float) -> None:
         self.store, self.owner, self.lease_s = store, owner, lease_s
         self.renewals = 0
         self._job: int | None = None
@@ -155,7 +155,7 @@ class RunOptions:
 
 
 def run_ready(
-    store: Store,
+    store: JobQueue,
     handlers: dict[str, Handler],
     max_jobs: int | None = None,
     max_attempts: int = MAX_ATTEMPTS,
@@ -185,7 +185,7 @@ def run_ready(
 
 
 def run_one(
-    store: Store, handlers: dict[str, Handler], job: Job, keeper: LeaseKeeper, opts: RunOptions
+    store: JobQueue, handlers: dict[str, Handler], job: Job, keeper: LeaseKeeper, opts: RunOptions
 ) -> None:
     """Run one claimed job and record the outcome (done with usage, retry, or dead)."""
     owner = keeper.owner
@@ -225,7 +225,7 @@ class Worker:
 
     def __init__(
         self,
-        store: Store,
+        store: JobQueue,
         handlers: dict[str, Handler],
         settings: Settings,
         *,

@@ -10,7 +10,7 @@ from mnemo import validation as check
 from mnemo.config.settings import Settings
 from mnemo.index.embed import Embedding
 from mnemo.schemas import Document, ProfileFact
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 from mnemo.tiers.facts import documents as doc_tier
 
 

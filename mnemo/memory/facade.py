@@ -40,7 +40,7 @@ from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import ContextBundle, Hit, Stats
 from mnemo.storage import open_store
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.facts import tier as fact_tier
 from mnemo.tiers.topics import memory as topic_tier

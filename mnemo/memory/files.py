@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
 from mnemo.files.sync import FileSync, MemoryWriter
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 
 if TYPE_CHECKING:
     from mnemo.files.mirror import FileMirror

@@ -12,7 +12,8 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.index.embed import Embedding
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
-from mnemo.storage.base import ListFilter, NewMemory, Store
+from mnemo.storage.base import ListFilter, NewMemory
+from mnemo.storage.ports.store import Store
 
 
 class Records:

@@ -12,7 +12,8 @@ from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.schemas import format_time, utcnow
-from mnemo.storage.base import NewJob, NewMessage, Store
+from mnemo.storage.base import NewJob, NewMessage
+from mnemo.storage.ports.store import Store
 
 Progress = Callable[[int], None]
 

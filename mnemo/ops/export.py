@@ -32,7 +32,8 @@ from typing import IO, Any
 import numpy as np
 
 from mnemo.errors import ValidationError
-from mnemo.ops.migrate import ProgressFactory, Side, _progress, check_location, open_side, plan
+from mnemo.ops.migrate import Side, check_location, open_side, plan
+from mnemo.ops.steps import ProgressFactory, step_bar
 
 FORMAT_VERSION = 1
 #: Tenant-wide tables left out of a per-user export.
@@ -135,7 +136,7 @@ def export_store(
         owned: dict[str, set[int]] = {}
         for table, cols in steps:
             n = 0
-            with _progress(progress, f"export {table}", side.count(table)) as advance:
+            with step_bar(progress, f"export {table}", side.count(table)) as advance:
                 for row in _rows(side, table, cols, user, owned):
                     values = {c: encode(v) for c, v in zip(cols, row, strict=True)}
                     out.write(json.dumps({"table": table, "row": values}) + "\n")

@@ -9,28 +9,19 @@ for a turn that needs none), so a killed run resumes where it stopped.
 
 from __future__ import annotations
 
-from typing import Any
-
 from mnemo.embedders import Embedder
 from mnemo.index import keys
-from mnemo.ops.common import Advance, store_db
-from mnemo.storage.base import Store
-
-PENDING = "key_vectors IS NULL AND embedder = ?"
+from mnemo.ops.steps import Advance
+from mnemo.storage.ports.maintenance import Maintainable
 
 
-def pending_keys(store: Store, embedder_id: str) -> int:
+def pending_keys(store: Maintainable, embedder_id: str) -> int:
     """Turns by ``embedder_id`` whose keys were never computed."""
-    with store_db(store).read() as c:
-        return int(
-            c.execute(f"SELECT count(*) FROM messages WHERE {PENDING}", (embedder_id,)).fetchone()[
-                0
-            ]
-        )
+    return store.maintenance.keyless_count(embedder_id)
 
 
 def fill_keys(
-    store: Store, embedder: Embedder, spec: keys.KeySpec, size: int, advance: Advance
+    store: Maintainable, embedder: Embedder, spec: keys.KeySpec, size: int, advance: Advance
 ) -> int:
     """Compute and store the keys of every pending turn; returns how many turns were done.
 
@@ -39,27 +30,23 @@ def fill_keys(
     if spec.off:
         return 0
     done, last = 0, 0
-    while True:
-        with store_db(store).read() as c:  # keyset pagination: each batch seeks past the last one
-            rows = c.execute(
-                f"SELECT rowid, role, content, content_hash FROM messages WHERE {PENDING}"
-                " AND rowid > ? ORDER BY rowid LIMIT ?",
-                (embedder.id, last, size),
-            ).fetchall()
-        if not rows:
+    while True:  # keyset pagination: each batch seeks past the last one
+        turns = store.maintenance.keyless_batch(embedder.id, last, size)
+        if not turns:
             return done
-        last = int(rows[-1][0])
+        last = turns[-1].rowid
         found = keys.embed_keys(
-            embedder, store, [(r[1], r[2]) for r in rows], [r[3] for r in rows], spec
+            embedder,
+            store,
+            [(t.role, t.content) for t in turns],
+            [t.content_hash for t in turns],
+            spec,
         )
-        params: list[list[Any]] = [
-            [b"" if vecs is None else vecs.astype("float32").tobytes(), r[0]]
-            for r, vecs in zip(rows, found, strict=True)
-        ]
-        with store_db(store).write() as c:
-            c.executemany("UPDATE messages SET key_vectors = ? WHERE rowid = ?", params)
-        done += len(rows)
-        advance(len(rows))
+        store.maintenance.write_keys(
+            [(t.rowid, vecs) for t, vecs in zip(turns, found, strict=True)]
+        )
+        done += len(turns)
+        advance(len(turns))
 
 
 __all__ = ["fill_keys", "pending_keys"]

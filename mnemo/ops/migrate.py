@@ -17,7 +17,7 @@ import hashlib
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -27,6 +27,7 @@ import numpy as np
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.errors import SchemaError, ValidationError
+from mnemo.ops.steps import ProgressFactory, step_bar
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit
@@ -47,8 +48,6 @@ FIRST = (
 )
 #: Never copied: store-internal bookkeeping (schema versions differ by dialect).
 SKIP = ("meta",)
-Advance = Callable[[int], None]
-ProgressFactory = Callable[[str, int], AbstractContextManager[Advance]]
 
 
 def is_url(location: str) -> bool:
@@ -152,18 +151,9 @@ def copy_store(
     with target.writing() as write:
         for table, cols in steps:
             total = source.count(table)
-            with _progress(progress, f"copy {table}", total) as advance:
+            with step_bar(progress, f"copy {table}", total) as advance:
                 copied[table] = write(table, cols, source.read(table, cols), advance)
     return copied
-
-
-@contextmanager
-def _progress(factory: ProgressFactory | None, label: str, total: int) -> Iterator[Advance]:
-    if factory is None:
-        yield lambda n: None
-    else:
-        with factory(label, total) as advance:
-            yield advance
 
 
 def row_digest(row: tuple[Any, ...]) -> int:
@@ -283,21 +273,23 @@ def _searches(
     out = {}
     try:
         for mode, overrides in {"dense": {"lexical_weight": 0.0}, "default": {}}.items():
-            a = open_searcher(source, settings.replace(**overrides), shared)
+            a, close_a = open_searcher(source, settings.replace(**overrides), shared)
             try:
-                b = open_searcher(target, settings.replace(**overrides), shared)
+                b, close_b = open_searcher(target, settings.replace(**overrides), shared)
                 try:
                     out[mode] = compare_searches(a, b, queries)
                 finally:
-                    b.pipeline.store.close()
+                    close_b()
             finally:
-                a.pipeline.store.close()
+                close_a()
     finally:
         shared.close()
     return out
 
 
-def open_searcher(location: str, settings: Settings, embedder: Embedder) -> Searcher:
+def open_searcher(
+    location: str, settings: Settings, embedder: Embedder
+) -> tuple[Searcher, Callable[[], None]]:
     """The default search over the store at ``location`` (a path wins over
     ``MNEMO_DATABASE_URL``); SchemaError when its vectors were made by another embedder."""
     url = location if is_url(location) else None
@@ -312,7 +304,7 @@ def open_searcher(location: str, settings: Settings, embedder: Embedder) -> Sear
             f"{embedder.id!r}; use that embedder, or re-embed the store with "
             f"`mnemo reembed` (see docs/maintenance.md)"
         )
-    return Searcher(Pipeline(store, embedder, settings), settings)
+    return Searcher(Pipeline(store, embedder, settings), settings), store.close
 
 
 def check_location(location: str) -> str:

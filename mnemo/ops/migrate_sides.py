@@ -8,17 +8,15 @@ BLOB that is not a vector in PostgreSQL (``bytea``) stays bytes.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from mnemo.ops.steps import Advance
+from mnemo.storage.sqlite import tables
 from mnemo.storage.sqlite.store import SQLiteStore
-
-Advance = Callable[[int], None]
-_CHUNK = 1000
 
 
 def as_vector(value: Any) -> np.ndarray | None:
@@ -39,36 +37,19 @@ class SQLiteSide:
 
     def tables(self) -> list[str]:
         """Data tables, without FTS5 virtual tables and their shadow tables."""
-        found = self.db.get().execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
-        rows = [(r[0], r[1] or "") for r in found]
-        virtual = [n for n, s in rows if s.upper().startswith("CREATE VIRTUAL")]
-        return sorted(
-            n
-            for n, _ in rows
-            if not n.startswith("sqlite_")
-            and n not in virtual
-            and not any(n.startswith(v + "_") for v in virtual)
-        )
+        return tables.table_names(self.db.get())
 
     def columns(self, table: str) -> dict[str, str]:
         """Columns of ``table`` and their declared types."""
-        info = self.db.get().execute(f'PRAGMA table_info("{table}")').fetchall()
-        return {r[1]: r[2].lower() for r in info}
+        return tables.table_columns(self.db.get(), table)
 
     def count(self, table: str) -> int:
         """Rows in ``table``."""
-        return int(self.db.get().execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+        return tables.count_rows(self.db.get(), table)
 
     def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
         """Every row in rowid order, as stored (BLOBs as bytes)."""
-        cols = ", ".join(f'"{c}"' for c in columns)
-        conn = sqlite3.connect(self.store.location)  # its own snapshot while the target fills
-        try:
-            yield from (
-                tuple(r) for r in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY rowid')
-            )
-        finally:
-            conn.close()
+        return tables.stream(self.store.location, table, columns)
 
     @contextmanager
     def writing(self) -> Iterator[Callable[..., int]]:
@@ -78,24 +59,7 @@ class SQLiteSide:
             def write(
                 table: str, columns: list[str], rows: Iterable[tuple], advance: Advance
             ) -> int:
-                every = range(len(columns))
-                marks = ", ".join("?" * len(columns))
-                cols = ", ".join(f'"{c}"' for c in columns)
-                query = f'INSERT INTO "{table}" ({cols}) VALUES ({marks})'
-                n, batch = 0, []
-                for row in rows:
-                    values = list(row)
-                    for i in every:
-                        if isinstance(values[i], np.ndarray):  # a pgvector value
-                            values[i] = np.asarray(values[i], dtype=np.float32).tobytes()
-                    batch.append(values)
-                    if len(batch) == _CHUNK:
-                        conn.executemany(query, batch)
-                        n, batch = n + len(batch), []
-                        advance(_CHUNK)
-                conn.executemany(query, batch)
-                advance(len(batch))
-                return n + len(batch)
+                return tables.insert_rows(conn, table, columns, rows, advance)
 
             yield write
 
@@ -129,11 +93,9 @@ class PostgresSide:
 
     def count(self, table: str) -> int:
         """Rows in ``table``."""
-        from psycopg import sql
+        from mnemo.storage.postgres.copy import count_rows
 
-        query = sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(table))
-        r = self.conn.execute(query).fetchone()
-        return int(r["n"]) if r else 0
+        return count_rows(self.conn, table)
 
     def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
         """Every row in key order (a server-side cursor), vectors as float32 arrays."""

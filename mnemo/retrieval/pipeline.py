@@ -37,7 +37,8 @@ from mnemo.retrieval.neighbours import neighbor_boost, session_boost
 from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.schemas import Hit
-from mnemo.storage.base import MESSAGE, Ref, Store
+from mnemo.storage.base import MESSAGE, Ref
+from mnemo.storage.ports.search import SearchSource
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class Pipeline:
 
     def __init__(
         self,
-        store: Store,
+        store: SearchSource,
         embedder: Embedder,
         settings: Settings,
         reranker: Reranker | None = None,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mnemo.errors import ConfigError
-from mnemo.storage.base import MEMORY, MESSAGE, Ref, Store
+from mnemo.storage.base import MEMORY, MESSAGE, Ref
+from mnemo.storage.ports.store import Store
 
 if TYPE_CHECKING:
     from mnemo.config.settings import Settings

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import numpy as np
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -115,34 +113,4 @@ class Conversation:
         self.dirty.add(topic.id)
 
 
-class TopicStore(Protocol):
-    """The topic part of the Store protocol."""
-
-    def apply_topics(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        fn: Callable[[Conversation], T],
-        write: bool = True,
-        also: str | None = None,
-    ) -> T:
-        """Load a conversation, run ``fn`` on it and (``write``) persist its changes, atomically.
-
-        ``topics`` holds the working set, plus topic ``also`` when named. With ``write=False``
-        nothing is written and ``pending`` is left empty.
-        """
-        ...
-
-    def list_topics(
-        self, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
-    ) -> list[TopicRow]:
-        """Topics of a user (or one conversation), newest activity first, without messages."""
-        ...
-
-    def get_topic(self, tenant: str, topic_id: str) -> TopicRow | None:
-        """One topic by id (without messages), or None."""
-        ...
-
-
-__all__ = ["Conversation", "Entry", "TopicRow", "TopicStore", "Turn"]
+__all__ = ["Conversation", "Entry", "TopicRow", "Turn"]

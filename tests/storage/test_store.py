@@ -14,7 +14,8 @@ import pytest
 
 from mnemo import Memory, SchemaError, StorageError
 from mnemo.embedders.hashing import HashingEmbedder
-from mnemo.storage.base import MEMORY, MESSAGE, Store
+from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.ports.store import Store
 from mnemo.storage.sqlite.conn import migration_files, split_statements
 from mnemo.storage.sqlite.store import SQLiteStore, owner_token
 

@@ -7,11 +7,10 @@ wrap a block in one transaction. Every psycopg failure leaves as a
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -46,16 +45,6 @@ def redact(url: str) -> str:
         host += f":{parts.port}"
     netloc = f"{parts.username}:***@{host}" if parts.username else host
     return urlunsplit(parts._replace(netloc=netloc))
-
-
-def to_pg(text: str) -> str:
-    """SQL written with SQLite's ``?`` placeholders, for psycopg (``%s``; ``%`` escaped)."""
-    return text.replace("%", "%%").replace("?", "%s")
-
-
-def as_row(r: dict[str, Any]) -> sqlite3.Row:
-    """A psycopg dict row, for the shared converters of ``sqlite_rows`` (they index by name)."""
-    return cast(sqlite3.Row, r)
 
 
 def configure(conn: psycopg.Connection[Any]) -> None:

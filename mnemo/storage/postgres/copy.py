@@ -38,6 +38,12 @@ def table_names(c: Conn) -> list[str]:
     return sorted(r["table_name"] for r in found)
 
 
+def count_rows(c: Conn, table: str) -> int:
+    """Rows in ``table``."""
+    r = c.execute(sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(table))).fetchone()
+    return int(r["n"]) if r else 0
+
+
 def copy_in(
     c: Conn,
     table: str,

@@ -21,8 +21,9 @@ from psycopg.pq import Format
 
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.postgres import bm25
-from mnemo.storage.postgres.conn import as_row
+from mnemo.storage.postgres.tx import PgTx
 from mnemo.storage.sql import rows
+from mnemo.storage.sql import stats as stats_sql
 
 if TYPE_CHECKING:
     from mnemo.storage.postgres.conn import Conn, PgConnections
@@ -75,10 +76,17 @@ def index_name(table: str, embedder: str) -> str:
 
 
 class PgSearch:
-    """Full-text, vector and embedding-reuse queries of the PostgreSQL store."""
+    """:class:`~mnemo.storage.ports.search.SearchSource` over PostgreSQL, plus the HNSW vector
+    indexes (created per embedder as vectors arrive) and store-side vector queries."""
 
-    db: PgConnections
-    _indexed: set[str]
+    def __init__(self, db: PgConnections) -> None:
+        self.db = db
+        self._indexed: set[str] = set()
+
+    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
+        """Messages plus live memories in one session."""
+        with self.db.connection() as c:
+            return stats_sql.count_items(PgTx(c), tenant, user_id, session_id)
 
     def lexical(
         self,
@@ -183,7 +191,7 @@ class PgSearch:
                     continue
                 query = f"SELECT {cols[table]} FROM {name} WHERE rowid = ANY(%s)"
                 for r in c.execute(query, (ids,)):
-                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, as_row(r))
+                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
         return out
 
     def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:

@@ -1,53 +1,30 @@
 """The PostgreSQL store: the SQLite schema on PostgreSQL, with pgvector and tsvector.
 
 Rows have the same columns and the same text encodings (times, JSON) as in SQLite, so the
-row converters of :mod:`mnemo.storage.sql.rows` serve both stores and ``mnemo migrate``
-copies rows unchanged. The search side (full text, vectors) is in
-:mod:`mnemo.storage.postgres.search`, the job queue in :mod:`mnemo.storage.postgres.jobs`.
+shared SQL of :class:`~mnemo.storage.sql.store.SQLStore` (spelled by the PostgreSQL dialect)
+serves both stores and ``mnemo migrate`` copies rows unchanged. The search side (full text,
+vectors) is in :mod:`mnemo.storage.postgres.search`, the job claim in
+:mod:`mnemo.storage.postgres.jobs`.
 
 Concurrency: every write to a user's rows first takes a transaction-scoped advisory lock on
-that (tenant, user). It serialises the per-session ``seq`` of concurrent writers, and it makes
-a user's ``rowid`` order their commit order, which the incremental vector index relies on.
+that (tenant, user) (:meth:`~mnemo.storage.postgres.tx.PgTx.lock_user`). It serialises the
+per-session ``seq`` of concurrent writers, and it makes a user's ``rowid`` order their commit
+order, which the incremental vector index relies on.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, cast
+import numpy as np
 
-from mnemo.schemas import HistoryEntry, MemoryItem, Message, Stats, format_time, utcnow
-from mnemo.storage.base import ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.postgres import memories as mem_sql
-from mnemo.storage.postgres.compat import CompatDB
-from mnemo.storage.postgres.conn import PgConnections, as_row, to_pg
-from mnemo.storage.postgres.jobs import PgJobs
-from mnemo.storage.postgres.memories import MEMORY_COLS, lock_user
+from mnemo.storage.base import Ref
+from mnemo.storage.postgres import jobs
+from mnemo.storage.postgres.conn import PgConnections
 from mnemo.storage.postgres.search import PgSearch
-from mnemo.storage.postgres.tiers import PgTiers
-from mnemo.storage.postgres.topics import PgTopics
-from mnemo.storage.sql import rows
-from mnemo.storage.sql.api_keys import SQLiteKeys
-
-MESSAGE_COLS = (
-    "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
-    " topic_id"
-)
-#: Tables holding a user's rows, erased by ``delete_user`` (memory_tags go by cascade).
-USER_TABLES = (
-    "messages",
-    "memories",
-    "profile_facts",
-    "history",
-    "topics",
-    "topic_messages",
-    "topic_conversations",
-    "jobs",
-    "documents",
-    "fact_runs",
-)
+from mnemo.storage.postgres.tx import PgTransactions
+from mnemo.storage.sql.store import Samples, SQLStore
 
 
-class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
+class PostgresStore(SQLStore):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
 
     def __init__(
@@ -57,219 +34,29 @@ class PostgresStore(PgSearch, PgJobs, PgTiers, PgTopics):
         connect_timeout_s: float = 10.0,
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
-        self.location = self.db.location
-        self.compat = CompatDB(self.db)
-        self.api_keys = SQLiteKeys(cast(Any, self.compat))  # portable SQL: see postgres_compat
-        self._indexed: set[str] = set()
+        self.pg_search = PgSearch(self.db)
+        super().__init__(self.db.location, PgTransactions(self.db), self.pg_search, jobs.claim)
 
-    # ---- writes --------------------------------------------------------------------------
-    def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
-        """Insert turns (assigning per-session ``seq``) and their jobs atomically."""
-        now = format_time(utcnow())
-        out, params = [], []
-        self.ensure_vector_index({m.embedder: m.embedding for m in new if m.embedder})
-        with self.db.write() as c:
-            next_seq: dict[tuple[str, str, str], int] = {}
-            for tenant, user_id in sorted({(m.tenant, m.user_id) for m in new}):
-                lock_user(c, tenant, user_id, now)
-            for m in new:
-                key = (m.tenant, m.user_id, m.session_id)
-                if key not in next_seq:
-                    row = c.execute(
-                        "SELECT coalesce(max(seq), 0) AS s FROM messages"
-                        " WHERE tenant=%s AND user_id=%s AND session_id=%s",
-                        key,
-                    ).fetchone()
-                    next_seq[key] = int(row["s"]) + 1 if row else 1
-                seq = next_seq[key]
-                next_seq[key] = seq + 1
-                params.append(message_params(m, seq))
-                out.append(rows.message_from_new(m, seq))
-            c.cursor().executemany(
-                "INSERT INTO messages (id, tenant, user_id, session_id, seq, role, name,"
-                " content, created_at, metadata, content_hash, embedder, embedding,"
-                " key_vectors) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                params,
-            )
-            self._enqueue(c, jobs, now)
-        return out
+    def index_vectors(self, samples: Samples) -> None:
+        """Create the HNSW index of each embedder in ``samples`` that lacks one."""
+        self.pg_search.ensure_vector_index(samples)
 
-    def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
-        """Insert a memory and its ADD history entry."""
-        now = format_time(utcnow())
-        if row.embedder:
-            self.ensure_vector_index({row.embedder: row.embedding})
-        with self.db.write() as c:
-            return mem_sql.insert(c, row, actor, row.source_message_ids, now)
-
-    def update_memory(
+    def vector_search(
         self,
         tenant: str,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        source_message_ids: list[str] | None = None,
-    ) -> MemoryItem:
-        """Apply ``changes`` to a live memory and record UPDATE in history."""
-        now = format_time(utcnow())
-        if changes.get("embedder"):
-            self.ensure_vector_index({changes["embedder"]: changes.get("embedding")})
-        with self.db.write() as c:
-            return mem_sql.update(
-                c, tenant, memory_id, changes, actor, source_message_ids or [], now
-            )
-
-    def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
-        """Soft-delete a live memory and record DELETE in history."""
-        now = format_time(utcnow())
-        with self.db.write() as c:
-            return mem_sql.delete(c, tenant, memory_id, actor, [], now)
-
-    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
-        """Erase every row of a user (the full-text and vector indexes go with the rows)."""
-        counts = {}
-        with self.db.write() as c:
-            lock_user(c, tenant, user_id, None)
-            for table in USER_TABLES:
-                cur = c.execute(
-                    f"DELETE FROM {table} WHERE tenant=%s AND user_id=%s", (tenant, user_id)
-                )
-                counts[table] = cur.rowcount
-            c.execute("DELETE FROM users WHERE tenant=%s AND user_id=%s", (tenant, user_id))
-        return counts
-
-    # ---- reads ---------------------------------------------------------------------------
-    def get_message(self, tenant: str, message_id: str) -> Message | None:
-        """One message by id, or None."""
-        with self.db.connection() as c:
-            r = c.execute(
-                f"SELECT {MESSAGE_COLS} FROM messages WHERE tenant=%s AND id=%s",
-                (tenant, message_id),
-            ).fetchone()
-        return rows.message(as_row(r)) if r else None
-
-    def get_memory(self, tenant: str, memory_id: str) -> MemoryItem | None:
-        """One memory by id (deleted ones too), or None."""
-        with self.db.connection() as c:
-            r = c.execute(
-                f"SELECT {MEMORY_COLS} FROM memories WHERE tenant=%s AND id=%s",
-                (tenant, memory_id),
-            ).fetchone()
-        return rows.memory(as_row(r)) if r else None
-
-    def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
-        """Memories matching ``flt``, newest first."""
-        where, args = rows.list_where(flt, time_col="created_at")
-        if flt.kind:
-            where.append("kind = ?")
-            args.append(flt.kind)
-        if flt.tag:
-            where.append("rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = ?)")
-            args.append(flt.tag)
-        if not flt.include_deleted:
-            where.append("deleted_at IS NULL")
-        sql = (
-            f"SELECT {MEMORY_COLS} FROM memories WHERE {' AND '.join(where)}"
-            " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+        user_id: str,
+        embedder: str,
+        query: np.ndarray,
+        limit: int,
+        session_id: str | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> list[tuple[Ref, float]]:
+        """Nearest live rows of a user by cosine via the HNSW index (see
+        :meth:`PgSearch.vector_search`)."""
+        return self.pg_search.vector_search(
+            tenant, user_id, embedder, query, limit, session_id, kinds
         )
-        with self.db.connection() as c:
-            found = c.execute(to_pg(sql), [*args, flt.limit, flt.offset]).fetchall()
-        return [rows.memory(as_row(r)) for r in found]
-
-    def list_messages(self, flt: ListFilter) -> list[Message]:
-        """Messages matching ``flt``, in conversation order."""
-        where, args = rows.list_where(flt, time_col="created_at")
-        sql = (
-            f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
-            " ORDER BY created_at, session_id, seq LIMIT ? OFFSET ?"
-        )
-        with self.db.connection() as c:
-            found = c.execute(to_pg(sql), [*args, flt.limit, flt.offset]).fetchall()
-        return [rows.message(as_row(r)) for r in found]
-
-    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
-        """Every recorded change of a memory, oldest first."""
-        with self.db.connection() as c:
-            found = c.execute(
-                "SELECT * FROM history WHERE tenant=%s AND memory_id=%s ORDER BY rowid",
-                (tenant, memory_id),
-            ).fetchall()
-        return [rows.history(as_row(r)) for r in found]
-
-    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
-        """Messages plus live memories in one session."""
-        with self.db.connection() as c:
-            r = c.execute(
-                "SELECT (SELECT count(*) FROM messages WHERE tenant=%s AND user_id=%s"
-                " AND session_id=%s) + (SELECT count(*) FROM memories WHERE tenant=%s"
-                " AND user_id=%s AND session_id=%s AND deleted_at IS NULL) AS n",
-                (tenant, user_id, session_id) * 2,
-            ).fetchone()
-        return int(r["n"]) if r else 0
-
-    def stats(self, tenant: str) -> Stats:
-        """Counts of users, sessions, messages, memories by kind and jobs by status."""
-        with self.db.read() as c:
-
-            def one(sql: str) -> int:
-                r = c.execute(sql, (tenant,)).fetchone()
-                return int(r["n"]) if r else 0
-
-            def grouped(sql: str) -> dict[str, int]:
-                return {r["k"]: int(r["n"]) for r in c.execute(sql, (tenant,))}
-
-            return Stats(
-                users=one("SELECT count(*) AS n FROM users WHERE tenant=%s"),
-                sessions=one(
-                    "SELECT count(*) AS n FROM (SELECT DISTINCT user_id, session_id"
-                    " FROM messages WHERE tenant=%s) s"
-                ),
-                messages=one("SELECT count(*) AS n FROM messages WHERE tenant=%s"),
-                memories=grouped(
-                    "SELECT kind AS k, count(*) AS n FROM memories WHERE tenant=%s"
-                    " AND deleted_at IS NULL GROUP BY kind"
-                ),
-                jobs=grouped(
-                    "SELECT status AS k, count(*) AS n FROM jobs WHERE tenant=%s GROUP BY status"
-                ),
-                embedder=next(iter(self.embedders_in_use()), None),
-                path=self.location,
-                llm_fallbacks=one(
-                    "SELECT coalesce(sum((usage::json->>'fallbacks')::bigint), 0) AS n"
-                    " FROM jobs WHERE tenant=%s AND usage IS NOT NULL"
-                ),
-                job_errors=[
-                    f"job {r['rowid']} {r['kind']} ({r['status']}, attempt {r['attempts']}):"
-                    f" {r['last_error']}"
-                    for r in c.execute(
-                        "SELECT rowid, kind, status, attempts, last_error FROM jobs"
-                        " WHERE tenant=%s AND status IN ('pending', 'dead')"
-                        " AND last_error IS NOT NULL ORDER BY updated_at DESC LIMIT 5",
-                        (tenant,),
-                    )
-                ],
-            )
 
     def close(self) -> None:
         """Close every connection."""
         self.db.close()
-
-
-def message_params(m: NewMessage, seq: int) -> tuple[Any, ...]:
-    """INSERT parameters of one turn, in the column order of ``add_messages``."""
-    return (
-        m.id,
-        m.tenant,
-        m.user_id,
-        m.session_id,
-        seq,
-        m.role,
-        m.name,
-        m.content,
-        m.created_at,
-        json.dumps(m.metadata),
-        m.content_hash,
-        m.embedder,
-        m.embedding,
-        rows.key_blob(m.key_vectors),
-    )

@@ -1,21 +1,20 @@
-"""SQLite statements of the conversation tiers: profile facts, session reads and eviction.
+"""Statements of the conversation tiers: profile facts, session reads and eviction.
 
-Functions take an open connection (inside the caller's transaction) so :class:`SQLiteStore`
-keeps one method per operation and this module holds the SQL.
+Functions take an open :class:`~mnemo.storage.sql.tx.Tx` (inside the caller's transaction), so
+each store keeps one method per operation and this module holds the SQL of both dialects.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
-from mnemo.schemas import Message, ProfileFact, parse_time
+from mnemo.schemas import ProfileFact, parse_time
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
-from mnemo.storage.sql import rows
+from mnemo.storage.sql.tx import Row, Tx
 
 
-def profile_fact(r: sqlite3.Row) -> ProfileFact:
+def profile_fact(r: Row) -> ProfileFact:
     """A ProfileFact from a ``profile_facts`` row."""
     return ProfileFact(
         id=r["id"],
@@ -48,7 +47,7 @@ def fact_snapshot(f: ProfileFact) -> dict[str, Any]:
 
 
 def select_facts(
-    c: sqlite3.Connection,
+    c: Tx,
     tenant: str,
     user_id: str,
     include_inactive: bool,
@@ -57,16 +56,17 @@ def select_facts(
     key: str | None,
 ) -> list[ProfileFact]:
     """Facts of a user: active ones by importance (then key), history rows after, oldest first."""
-    where = ["tenant = ?", "user_id = ?"]
+    q = c.dialect.mark
+    where = [f"tenant = {q}", f"user_id = {q}"]
     args: list[Any] = [tenant, user_id]
     if not include_inactive:
         where.append("active = 1")
     if min_importance is not None:
-        where.append("importance >= ?")
+        where.append(f"importance >= {q}")
         args.append(min_importance)
     for col, value in (("category", category), ("key", key)):
         if value is not None:
-            where.append(f"{col} = ?")
+            where.append(f"{col} = {q}")
             args.append(value)
     sql = (
         f"SELECT * FROM profile_facts WHERE {' AND '.join(where)}"
@@ -77,7 +77,7 @@ def select_facts(
 
 
 def put_fact(
-    c: sqlite3.Connection, row: NewProfileFact, actor: str, decide: ProfileDecide, now: str
+    c: Tx, row: NewProfileFact, actor: str, decide: ProfileDecide, now: str
 ) -> tuple[ProfileDecision, ProfileFact | None]:
     """Apply ``decide(current active fact, its observed_seq)`` to one candidate.
 
@@ -85,12 +85,14 @@ def put_fact(
     ``REFRESH`` raises confidence/importance of the current row in place; ``NONE`` writes
     nothing. Every write is recorded in ``history`` under the fact's id.
     """
-    done = c.execute("SELECT * FROM profile_facts WHERE id=?", (row.id,)).fetchone()
+    d = c.dialect
+    q = d.mark
+    done = c.execute(f"SELECT * FROM profile_facts WHERE id={q}", (row.id,)).fetchone()
     if done is not None:  # this very candidate was applied before: a re-run changes nothing
         return "NONE", profile_fact(done)
     cur = c.execute(
-        "SELECT * FROM profile_facts WHERE tenant=? AND user_id=? AND category=? AND key=?"
-        " AND active=1",
+        f"SELECT * FROM profile_facts WHERE tenant={q} AND user_id={q} AND category={q}"
+        f" AND key={q} AND active=1",
         (row.tenant, row.user_id, row.category, row.key),
     ).fetchone()
     old = profile_fact(cur) if cur else None
@@ -100,19 +102,20 @@ def put_fact(
     if decision == "REFRESH" and old is not None:
         sources = list(dict.fromkeys([*old.source_message_ids, *row.source_message_ids]))
         c.execute(
-            "UPDATE profile_facts SET confidence=max(confidence, ?), importance=max(importance, ?),"
-            " source_message_ids=?, updated_at=? WHERE id=?",
+            f"UPDATE profile_facts SET confidence={d.greatest}(confidence, {q}),"
+            f" importance={d.greatest}(importance, {q}), source_message_ids={q},"
+            f" updated_at={q} WHERE id={q}",
             (row.confidence, row.importance, json.dumps(sources), now, old.id),
         )
         new = _fact(c, old.id)
         _history(c, new, "UPDATE", fact_snapshot(old), fact_snapshot(new), actor, row, now)
         return decision, new
     if old is not None:
-        c.execute("UPDATE profile_facts SET active=0, updated_at=? WHERE id=?", (now, old.id))
+        c.execute(f"UPDATE profile_facts SET active=0, updated_at={q} WHERE id={q}", (now, old.id))
     c.execute(
         "INSERT INTO profile_facts (id, tenant, user_id, category, key, value, confidence,"
         " importance, active, source_message_ids, created_at, updated_at, observed_at,"
-        " observed_seq) VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?)",
+        f" observed_seq) VALUES ({d.marks(8)}, 1, {d.marks(5)})",
         (
             row.id,
             row.tenant,
@@ -136,12 +139,13 @@ def put_fact(
     return event, new
 
 
-def _fact(c: sqlite3.Connection, fact_id: str) -> ProfileFact:
-    return profile_fact(c.execute("SELECT * FROM profile_facts WHERE id=?", (fact_id,)).fetchone())
+def _fact(c: Tx, fact_id: str) -> ProfileFact:
+    sql = f"SELECT * FROM profile_facts WHERE id={c.dialect.mark}"
+    return profile_fact(c.execute(sql, (fact_id,)).fetchone())
 
 
 def _history(
-    c: sqlite3.Connection,
+    c: Tx,
     fact: ProfileFact,
     event: str,
     old: dict[str, Any] | None,
@@ -154,7 +158,7 @@ def _history(
         new = {**new, "note": row.note}
     c.execute(
         "INSERT INTO history (tenant, user_id, memory_id, event, old, new, actor, at,"
-        " source_message_ids) VALUES (?,?,?,?,?,?,?,?,?)",
+        f" source_message_ids) VALUES ({c.dialect.marks(9)})",
         (
             fact.tenant,
             fact.user_id,
@@ -169,38 +173,25 @@ def _history(
     )
 
 
-def profile_history(c: sqlite3.Connection, tenant: str, fact_ids: list[str]) -> list[sqlite3.Row]:
-    """History rows of the given profile fact ids, oldest first."""
+def profile_history(c: Tx, tenant: str, user_id: str) -> list[Row]:
+    """History rows of every profile fact of a user, oldest first."""
+    d = c.dialect
+    q = d.mark
+    found = c.execute(
+        f"SELECT id FROM profile_facts WHERE tenant={q} AND user_id={q}", (tenant, user_id)
+    )
+    fact_ids = [r[0] for r in found]
     if not fact_ids:
         return []
-    marks = ",".join("?" * len(fact_ids))
     return c.execute(
-        f"SELECT * FROM history WHERE tenant=? AND memory_id IN ({marks}) ORDER BY rowid",
+        f"SELECT * FROM history WHERE tenant={q}"
+        f" AND memory_id IN ({d.marks(len(fact_ids))}) ORDER BY rowid",
         [tenant, *fact_ids],
     ).fetchall()
 
 
-def session_messages(
-    c: sqlite3.Connection,
-    tenant: str,
-    user_id: str,
-    session_id: str,
-    after_seq: int,
-    ids: list[str] | None,
-) -> list[Message]:
-    """Messages of one session after ``after_seq`` (or with the given ids), by seq."""
-    sql = "SELECT * FROM messages WHERE tenant=? AND user_id=? AND session_id=? AND seq>?"
-    args: list[Any] = [tenant, user_id, session_id, after_seq]
-    if ids is not None:
-        if not ids:
-            return []
-        sql += f" AND id IN ({','.join('?' * len(ids))})"
-        args += ids
-    return [rows.message(r) for r in c.execute(sql + " ORDER BY seq", args)]
-
-
 def evict_oldest(
-    c: sqlite3.Connection,
+    c: Tx,
     tenant: str,
     user_id: str,
     session_id: str,
@@ -212,12 +203,14 @@ def evict_oldest(
     ``max_entries`` remain. Entries are live turns plus live memories of ``kinds``; turns get
     ``evicted_at`` (the row stays), memories are soft-deleted. Returns (message ids, memory ids).
     """
-    marks = ",".join("?" * len(kinds))
+    d = c.dialect
+    q = d.mark
     entries = c.execute(
-        "SELECT 'm' AS t, id, created_at, seq AS pos FROM messages WHERE tenant=? AND user_id=?"
-        " AND session_id=? AND evicted_at IS NULL"
-        " UNION ALL SELECT 'x', id, created_at, rowid FROM memories WHERE tenant=? AND user_id=?"
-        f" AND session_id=? AND deleted_at IS NULL AND kind IN ({marks})"
+        "SELECT 'm' AS t, id, created_at, seq AS pos FROM messages"
+        f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND evicted_at IS NULL"
+        " UNION ALL SELECT 'x', id, created_at, rowid FROM memories"
+        f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND deleted_at IS NULL"
+        f" AND kind IN ({d.marks(len(kinds))})"
         " ORDER BY created_at, t, pos",
         [tenant, user_id, session_id, tenant, user_id, session_id, *kinds],
     ).fetchall()
@@ -227,7 +220,7 @@ def evict_oldest(
     for start in range(0, len(msg_ids), 500):
         chunk = msg_ids[start : start + 500]
         c.execute(
-            f"UPDATE messages SET evicted_at=? WHERE id IN ({','.join('?' * len(chunk))})",
+            f"UPDATE messages SET evicted_at={q} WHERE id IN ({d.marks(len(chunk))})",
             [now, *chunk],
         )
     return msg_ids, mem_ids

@@ -1,9 +1,8 @@
-"""Conversions between SQLite rows and mnemo's records."""
+"""Conversions between stored rows (of either dialect) and mnemo's records."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,6 +10,8 @@ import numpy as np
 
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
+from mnemo.storage.sql.dialect import Dialect
+from mnemo.storage.sql.tx import Row
 
 
 def _time(value: str | None) -> datetime | None:
@@ -22,7 +23,7 @@ def later(now: datetime, seconds: float) -> datetime:
     return now + timedelta(seconds=seconds)
 
 
-def message(r: sqlite3.Row) -> Message:
+def message(r: Row) -> Message:
     """A Message from a ``messages`` row."""
     return Message(
         id=r["id"],
@@ -55,7 +56,7 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
     )
 
 
-def memory(r: sqlite3.Row) -> MemoryItem:
+def memory(r: Row) -> MemoryItem:
     """A MemoryItem from a ``memories`` row."""
     return MemoryItem(
         id=r["id"],
@@ -90,7 +91,7 @@ def snapshot(item: MemoryItem) -> dict[str, Any]:
     }
 
 
-def history(r: sqlite3.Row) -> HistoryEntry:
+def history(r: Row) -> HistoryEntry:
     """A HistoryEntry from a ``history`` row."""
     return HistoryEntry(
         id=r["rowid"],
@@ -104,7 +105,7 @@ def history(r: sqlite3.Row) -> HistoryEntry:
     )
 
 
-def job(r: sqlite3.Row) -> Job:
+def job(r: Row) -> Job:
     """A Job from a ``jobs`` row."""
     return Job(
         id=r["rowid"],
@@ -119,18 +120,19 @@ def job(r: sqlite3.Row) -> Job:
     )
 
 
-def list_where(flt: ListFilter, time_col: str) -> tuple[list[str], list[Any]]:
+def list_where(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
     """WHERE clauses and arguments shared by message and memory listing."""
-    where, args = ["tenant = ?"], [flt.tenant]
+    q = d.mark
+    where, args = [f"tenant = {q}"], [flt.tenant]
     for col, value in (("user_id", flt.user_id), ("session_id", flt.session_id)):
         if value is not None:
-            where.append(f"{col} = ?")
+            where.append(f"{col} = {q}")
             args.append(value)
     if flt.since is not None:
-        where.append(f"{time_col} >= ?")
+        where.append(f"created_at >= {q}")
         args.append(flt.since)
     if flt.until is not None:
-        where.append(f"{time_col} < ?")
+        where.append(f"created_at < {q}")
         args.append(flt.until)
     return where, args
 
@@ -162,7 +164,7 @@ def packed_keys(blobs: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([m for m in mats if len(m)]), np.concatenate(owners)
 
 
-def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
+def vector_rows(data: list[Row]) -> VectorRows:
     """Pack (table, rowid, session, kind, created_at, blob, role, name, keys) rows into
     arrays."""
     n = len(data)
@@ -192,7 +194,7 @@ def vector_rows(data: list[sqlite3.Row]) -> VectorRows:
     )
 
 
-def fetched(is_message: bool, r: sqlite3.Row) -> dict[str, Any]:
+def fetched(is_message: bool, r: Row) -> dict[str, Any]:
     """The dialect-free fields a search hit is built from."""
     keys = r.keys()
     return {

@@ -1,9 +1,12 @@
-"""The SQLite side of topic memory: load a conversation's topics, write back what changed."""
+"""Topic memory in SQL: load a conversation's topics, let the tier change them, write back.
+
+The statements are shared by both stores; a conversation loaded for writing is loaded under
+its user's write lock (:meth:`~mnemo.storage.sql.tx.Tx.lock_user`).
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -11,7 +14,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from mnemo.schemas import format_time, parse_time, utcnow
-from mnemo.storage.sqlite.conn import Connections
+from mnemo.storage.sql.tx import Row, Transactions, Tx
 from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
 
 T = TypeVar("T")
@@ -27,7 +30,7 @@ def _epoch(text: str | None) -> float | None:
     return None if text is None else parse_time(text).timestamp()
 
 
-def topic_row(r: sqlite3.Row) -> TopicRow:
+def topic_row(r: Row) -> TopicRow:
     """A TopicRow (without messages) from a ``topics`` row."""
     blob = r["embedding"]
     return TopicRow(
@@ -54,21 +57,23 @@ def topic_row(r: sqlite3.Row) -> TopicRow:
     )
 
 
-def _entries(c: sqlite3.Connection, topic_id: str, compacted: bool) -> list[Entry]:
+def _entries(c: Tx, topic_id: str, compacted: bool) -> list[Entry]:
     """A topic's active (or compacted) messages in time order."""
+    q = c.dialect.mark
     cur = c.execute(
         "SELECT m.role, m.content, tm.at, m.id, tm.seq FROM topic_messages tm"
-        " JOIN messages m ON m.id = tm.message_id WHERE tm.topic_id=? AND tm.compacted=?"
+        f" JOIN messages m ON m.id = tm.message_id WHERE tm.topic_id={q} AND tm.compacted={q}"
         " ORDER BY tm.at, tm.seq",
         (topic_id, int(compacted)),
     )
     return [Entry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
 
 
-class SQLiteTopics:
-    """The TopicStore methods of :class:`~mnemo.storage.sqlite.store.SQLiteStore`."""
+class Topics:
+    """:class:`~mnemo.storage.ports.topics.TopicStore` over a store's transactions."""
 
-    db: Connections
+    def __init__(self, tx: Transactions) -> None:
+        self.tx = tx
 
     def apply_topics(
         self,
@@ -82,9 +87,10 @@ class SQLiteTopics:
         """Load a conversation (plus topic ``also`` even outside the working set), run ``fn`` on
         it and (``write``) persist its changes, atomically."""
         if not write:
-            with self.db.read() as c:
+            with self.tx.read() as c:
                 return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
-        with self.db.write() as c:
+        with self.tx.write() as c:
+            c.lock_user(tenant, user_id)
             conv = self._conversation(c, (tenant, user_id, session_id), True, also)
             result = fn(conv)
             self._save(c, conv)
@@ -94,43 +100,46 @@ class SQLiteTopics:
         self, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
     ) -> list[TopicRow]:
         """Topics of a user (or one conversation), latest activity first, without messages."""
-        sql, args = "SELECT * FROM topics WHERE tenant=? AND user_id=?", [tenant, user_id]
-        if session_id is not None:
-            sql += " AND session_id=?"
-            args.append(session_id)
-        if not include_inactive:
-            sql += f" AND {_WORKING}"
-        cur = self.db.get().execute(sql + " ORDER BY last_active_at DESC, rowid DESC", args)
-        return [topic_row(r) for r in cur]
+        with self.tx.auto() as c:
+            q = c.dialect.mark
+            sql = f"SELECT * FROM topics WHERE tenant={q} AND user_id={q}"
+            args = [tenant, user_id]
+            if session_id is not None:
+                sql += f" AND session_id={q}"
+                args.append(session_id)
+            if not include_inactive:
+                sql += f" AND {_WORKING}"
+            cur = c.execute(sql + " ORDER BY last_active_at DESC, rowid DESC", args)
+            return [topic_row(r) for r in cur]
 
     def get_topic(self, tenant: str, topic_id: str) -> TopicRow | None:
         """One topic by id (without messages), or None."""
-        r = (
-            self.db.get()
-            .execute("SELECT * FROM topics WHERE tenant=? AND id=?", (tenant, topic_id))
-            .fetchone()
-        )
+        with self.tx.auto() as c:
+            q = c.dialect.mark
+            sql = f"SELECT * FROM topics WHERE tenant={q} AND id={q}"
+            r = c.execute(sql, (tenant, topic_id)).fetchone()
         return None if r is None else topic_row(r)
 
     # ---- loading ---------------------------------------------------------------------------
     def _conversation(
         self,
-        c: sqlite3.Connection,
+        c: Tx,
         scope: tuple[str, str, str],
         pending: bool,
         also: str | None,
     ) -> Conversation:
         tenant, user_id, session_id = scope
+        q = c.dialect.mark
         cur = c.execute(
             "SELECT active_topic_id, applied_seq FROM topic_conversations"
-            " WHERE tenant=? AND user_id=? AND session_id=?",
+            f" WHERE tenant={q} AND user_id={q} AND session_id={q}",
             scope,
         ).fetchone()
         topics = {
             r["id"]: topic_row(r)
             for r in c.execute(
-                f"SELECT * FROM topics WHERE tenant=? AND user_id=? AND session_id=?"
-                f" AND ({_WORKING} OR id=?) ORDER BY rowid",
+                f"SELECT * FROM topics WHERE tenant={q} AND user_id={q} AND session_id={q}"
+                f" AND ({_WORKING} OR id={q}) ORDER BY rowid",
                 (*scope, also),
             )
         }
@@ -144,15 +153,16 @@ class SQLiteTopics:
         return conv
 
     @staticmethod
-    def _load_members(c: sqlite3.Connection, topics: dict[str, TopicRow]) -> None:
+    def _load_members(c: Tx, topics: dict[str, TopicRow]) -> None:
         for tid, topic in topics.items():
             topic.messages = _entries(c, tid, compacted=False)
 
     @staticmethod
-    def _pending(c: sqlite3.Connection, conv: Conversation) -> list[Turn]:
+    def _pending(c: Tx, conv: Conversation) -> list[Turn]:
+        q = c.dialect.mark
         cur = c.execute(
             "SELECT id, seq, role, content, created_at, embedder, embedding, metadata FROM messages"
-            " WHERE tenant=? AND user_id=? AND session_id=? AND seq>? ORDER BY seq",
+            f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND seq>{q} ORDER BY seq",
             (conv.tenant, conv.user_id, conv.session_id, conv.applied_seq),
         )
         return [
@@ -170,15 +180,19 @@ class SQLiteTopics:
         ]
 
     # ---- saving ----------------------------------------------------------------------------
-    def _save(self, c: sqlite3.Connection, conv: Conversation) -> None:
+    def _save(self, c: Tx, conv: Conversation) -> None:
+        d = c.dialect
+        q = d.mark
         for tid in sorted(conv.dirty):
             self._upsert_topic(c, conv.topics[tid])
         for loser, survivor in conv.moved.items():
-            c.execute("UPDATE topic_messages SET topic_id=? WHERE topic_id=?", (survivor, loser))
-            c.execute("UPDATE messages SET topic_id=? WHERE topic_id=?", (survivor, loser))
+            c.execute(
+                f"UPDATE topic_messages SET topic_id={q} WHERE topic_id={q}", (survivor, loser)
+            )
+            c.execute(f"UPDATE messages SET topic_id={q} WHERE topic_id={q}", (survivor, loser))
         c.executemany(
             "INSERT INTO topic_messages (message_id, topic_id, tenant, user_id, at, seq, compacted)"
-            " VALUES (?,?,?,?,?,?,?) ON CONFLICT (message_id) DO UPDATE"
+            f" VALUES ({d.marks(7)}) ON CONFLICT (message_id) DO UPDATE"
             " SET topic_id=excluded.topic_id, compacted=excluded.compacted",
             [
                 (mid, tid, conv.tenant, conv.user_id, at, seq, int(done))
@@ -186,25 +200,25 @@ class SQLiteTopics:
             ],
         )
         c.executemany(
-            "UPDATE messages SET topic_id=? WHERE id=?",
+            f"UPDATE messages SET topic_id={q} WHERE id={q}",
             [(tid, mid) for mid, (tid, *_rest) in conv.links.items()],
         )
         now = format_time(utcnow())
         c.executemany(
             "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
-            " VALUES (?,?,?,?,?,?,?)",
+            f" VALUES ({d.marks(7)})",
             [(conv.tenant, conv.user_id, k, json.dumps(p), now, now, now) for k, p in conv.jobs],
         )
         c.execute(
             "INSERT INTO topic_conversations (tenant, user_id, session_id, active_topic_id,"
-            " applied_seq) VALUES (?,?,?,?,?) ON CONFLICT (tenant, user_id, session_id)"
+            f" applied_seq) VALUES ({d.marks(5)}) ON CONFLICT (tenant, user_id, session_id)"
             " DO UPDATE SET active_topic_id=excluded.active_topic_id,"
             " applied_seq=excluded.applied_seq",
             (conv.tenant, conv.user_id, conv.session_id, conv.active_topic_id, conv.applied_seq),
         )
 
     @staticmethod
-    def _upsert_topic(c: sqlite3.Connection, t: TopicRow) -> None:
+    def _upsert_topic(c: Tx, t: TopicRow) -> None:
         values: dict[str, Any] = {
             "id": t.id,
             "tenant": t.tenant,
@@ -230,7 +244,7 @@ class SQLiteTopics:
             "metadata": json.dumps(t.metadata),
         }
         cols = ", ".join(values)
-        marks = ", ".join("?" * len(values))
+        marks = c.dialect.marks(len(values))
         updates = ", ".join(f"{k}=excluded.{k}" for k in values if k != "id")
         c.execute(
             f"INSERT INTO topics ({cols}) VALUES ({marks})"
@@ -239,4 +253,4 @@ class SQLiteTopics:
         )
 
 
-__all__ = ["SQLiteTopics", "topic_row"]
+__all__ = ["Topics", "topic_row"]

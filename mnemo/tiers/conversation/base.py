@@ -17,7 +17,8 @@ from mnemo.embedders import Embedder, content_hash
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.schemas import MemoryItem
-from mnemo.storage.base import NewMemory, Store
+from mnemo.storage.base import NewMemory
+from mnemo.storage.ports.store import Store
 
 log = logging.getLogger("mnemo.tiers")
 

@@ -21,7 +21,7 @@ from typing import Any
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.llm import ChatModel, create_chat_model
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation import episodes, eviction, profile, summaries
 from mnemo.tiers.conversation.base import TierContext
 

@@ -37,9 +37,9 @@ from mnemo.storage.base import (
     FactBatch,
     ListFilter,
     NewMemory,
-    Store,
     TurnRun,
 )
+from mnemo.storage.ports.store import Store
 from mnemo.text import fact_rules
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm

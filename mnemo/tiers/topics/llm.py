@@ -15,7 +15,7 @@ from typing import Any
 
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 from mnemo.storage.topic_records import Conversation, Entry
 
 log = logging.getLogger("mnemo.topics")

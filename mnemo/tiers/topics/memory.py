@@ -29,7 +29,7 @@ from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.llm import ChatModel, Usage
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
-from mnemo.storage.base import Store
+from mnemo.storage.ports.store import Store
 from mnemo.storage.topic_records import Conversation, TopicRow, Turn
 from mnemo.tiers.topics import apply as ops
 from mnemo.tiers.topics import views

@@ -1,19 +1,96 @@
-"""The SQLite store's vector reads: what the in-process index loads, and the vectors (and
-extra keys) already stored for a text, so the same text is never embedded twice."""
+"""The SQLite store's search side: FTS5 with bm25, float32 vector blobs for the in-process index.
+
+* ``lexical``: FTS5 ``MATCH`` over ``messages_fts`` and ``memories_fts``, confined to one owner
+  by the ``owner`` column the triggers write (:func:`owner_token`).
+* ``load_vectors`` and friends: what the in-process vector index loads, and the vectors (and
+  extra keys) already stored for a text, so the same text is never embedded twice.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from mnemo.storage.base import VectorRows, VectorState
+from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.sql import rows
+from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sqlite.conn import Connections
+from mnemo.storage.sqlite.tx import SQLiteTx
 
 
-class SQLiteVectors:
-    """Vector methods of :class:`~mnemo.storage.sqlite.store.SQLiteStore` (a mixin)."""
+def owner_token(tenant: str, user_id: str) -> str:
+    """The FTS token that confines a query to one (tenant, user), as the triggers write it."""
+    return "o" + (tenant + "\x1f" + user_id).encode("utf-8").hex().upper()
 
-    db: Connections
+
+class SQLiteSearch:
+    """:class:`~mnemo.storage.ports.search.SearchSource` over one SQLite file."""
+
+    def __init__(self, db: Connections) -> None:
+        self.db = db
+
+    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
+        """Messages plus live memories in one session."""
+        return stats_sql.count_items(SQLiteTx(self.db.get()), tenant, user_id, session_id)
+
+    def lexical(
+        self,
+        tenant: str,
+        user_id: str,
+        match: str,
+        limit: int,
+        session_id: str | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS5 query over messages and memories, best first."""
+        c = self.db.get()
+        owners = c.execute("SELECT tenant, user_id FROM users LIMIT 2").fetchall()
+        if [tuple(o) for o in owners] == [(tenant, user_id)]:
+            query = match  # the only owner: confining to it would cost a full doclist read
+        else:
+            query = f'owner : "{owner_token(tenant, user_id)}" AND ({match})'
+        out: list[tuple[Ref, float]] = []
+        if kinds is None or "message" in kinds:
+            sql = (
+                "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
+                " WHERE messages_fts MATCH ?"
+            )
+            args: list[Any] = [query]
+            if session_id is not None:
+                sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
+                sql += " AND session_id=?)"
+                args += [tenant, user_id, session_id]
+            sql += " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"
+            out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
+        mem_kinds = [k for k in (kinds or ("fact", "episode", "summary", "note")) if k != "message"]
+        if mem_kinds:
+            sql = (
+                "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
+                " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
+                f" AND m.kind IN ({','.join('?' * len(mem_kinds))})"
+            )
+            args = [query, *mem_kinds]
+            if session_id is not None:
+                sql += " AND m.session_id = ?"
+                args.append(session_id)
+            sql += " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?"
+            out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
+        out.sort(key=lambda x: -x[1])
+        return out[:limit]
+
+    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Hit fields of the given refs (those still present); see ``sqlite_rows.fetched``."""
+        out: dict[Ref, dict[str, Any]] = {}
+        c = self.db.get()
+        for table, name in ((MESSAGE, "messages"), (MEMORY, "memories")):
+            ids = [r for t, r in refs if t == table]
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for r in c.execute(f"SELECT * FROM {name} WHERE rowid IN ({marks})", chunk):
+                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
+        return out
 
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""

@@ -1,0 +1,37 @@
+"""Role-sized protocols of the store: each caller depends on the one role it uses.
+
+* :class:`MemoryRows` (``rows``): turns and memories, their history and listing.
+* :class:`Documents` (``documents``): context documents and chunks.
+* :class:`SearchSource` (``search``): full text, vectors and hit fields for retrieval.
+* :class:`JobQueue` (``jobs``): the durable job queue.
+* :class:`ConversationTiers` (``tiers``): profile facts, session reads, eviction.
+* :class:`TopicStore` (``topics``): a conversation's topics.
+* :class:`ApiKeys` (``api_keys``) and :class:`Maintenance` (``maintenance``): held by a store as
+  attributes.
+* :class:`Store` (``store``): all of them, for the facade.
+"""
+
+from __future__ import annotations
+
+from mnemo.storage.ports.api_keys import ApiKeys, KeyHolder
+from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.jobs import JobQueue
+from mnemo.storage.ports.maintenance import Maintenance
+from mnemo.storage.ports.rows import MemoryRows
+from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.tiers import ConversationTiers
+from mnemo.storage.ports.topics import TopicStore
+
+__all__ = [
+    "ApiKeys",
+    "ConversationTiers",
+    "Documents",
+    "JobQueue",
+    "KeyHolder",
+    "Maintenance",
+    "MemoryRows",
+    "SearchSource",
+    "Store",
+    "TopicStore",
+]

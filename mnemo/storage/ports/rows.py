@@ -1,0 +1,78 @@
+"""The memory-rows port: turns and memories written, read, listed and erased."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from mnemo.schemas import HistoryEntry, MemoryItem, Message, Stats
+from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
+
+
+class MemoryRows(Protocol):
+    """Messages and memories with their history; every method is one transaction."""
+
+    def add_messages(self, rows: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
+        """Insert turns (assigning per-session ``seq``) and their jobs atomically."""
+        ...
+
+    def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
+        """Insert a memory and its ADD history entry."""
+        ...
+
+    def update_memory(
+        self,
+        tenant: str,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        source_message_ids: list[str] | None = None,
+    ) -> MemoryItem:
+        """Apply ``changes`` (content, tags, metadata, importance, confidence, embedding...)."""
+        ...
+
+    def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
+        """Soft-delete a memory (it leaves search) and record DELETE in history."""
+        ...
+
+    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
+        """Apply a fact batch with history; None (and no change) if its turns were done."""
+        ...
+
+    def facts_processed(self, tenant: str, message_ids: list[str]) -> set[str]:
+        """Which of these turns the fact tier has already finished with."""
+        ...
+
+    def get_message(self, tenant: str, message_id: str) -> Message | None:
+        """One message by id, or None."""
+        ...
+
+    def get_memory(self, tenant: str, memory_id: str) -> MemoryItem | None:
+        """One memory by id (deleted ones too), or None."""
+        ...
+
+    def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
+        """Memories matching ``flt``, newest first."""
+        ...
+
+    def list_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, in conversation order."""
+        ...
+
+    def recent_messages(self, flt: ListFilter) -> list[Message]:
+        """Messages matching ``flt``, newest first (the tail of a conversation)."""
+        ...
+
+    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
+        """Every recorded change of a memory, oldest first."""
+        ...
+
+    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+        """Erase every row of a user; returns counts per table."""
+        ...
+
+    def stats(self, tenant: str) -> Stats:
+        """Counts of users, sessions, messages, memories by kind and jobs by status."""
+        ...
+
+
+__all__ = ["MemoryRows"]

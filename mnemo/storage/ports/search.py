@@ -1,0 +1,63 @@
+"""The search-source port: what retrieval reads (full text, vectors, hit fields)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+from mnemo.storage.base import Ref, VectorRows, VectorState
+
+
+class SearchSource(Protocol):
+    """Candidates, vectors and row fields for the retrieval pipeline and the vector index."""
+
+    def lexical(
+        self,
+        tenant: str,
+        user_id: str,
+        match: str,
+        limit: int,
+        session_id: str | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        ...
+
+    def vector_state(self, tenant: str, user_id: str) -> VectorState:
+        """The current generation and insert high-water marks of a user's vectors."""
+        ...
+
+    def load_vectors(
+        self,
+        tenant: str,
+        user_id: str,
+        embedder: str,
+        after: VectorState | None,
+        upto: VectorState,
+    ) -> VectorRows:
+        """Embedded live rows of a user made by ``embedder``, in (``after``, ``upto``]."""
+        ...
+
+    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Row fields for the given refs (those still present)."""
+        ...
+
+    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Already-stored vectors for content hashes made by ``embedder``."""
+        ...
+
+    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
+        ...
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of stored vectors."""
+        ...
+
+    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
+        """Messages plus live memories in one session."""
+        ...
+
+
+__all__ = ["SearchSource"]

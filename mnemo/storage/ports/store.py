@@ -1,0 +1,40 @@
+"""The whole store: every role-sized port at once, for the facade that needs them all."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mnemo.storage.ports.api_keys import ApiKeys
+from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.jobs import JobQueue
+from mnemo.storage.ports.maintenance import Maintenance
+from mnemo.storage.ports.rows import MemoryRows
+from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.tiers import ConversationTiers
+from mnemo.storage.ports.topics import TopicStore
+
+
+class Store(MemoryRows, Documents, SearchSource, JobQueue, ConversationTiers, TopicStore, Protocol):
+    """Persistence for mnemo. Every method is one transaction; writes are durable on return."""
+
+    @property
+    def location(self) -> str:
+        """Where the data lives (a path, or a URL without its password)."""
+        ...
+
+    @property
+    def api_keys(self) -> ApiKeys:
+        """The store's API key table."""
+        ...
+
+    @property
+    def maintenance(self) -> Maintenance:
+        """Batches and fixes for ``mnemo reembed`` and ``mnemo repair``."""
+        ...
+
+    def close(self) -> None:
+        """Close every connection."""
+        ...
+
+
+__all__ = ["Store"]

@@ -1,0 +1,218 @@
+"""Memory writes shared by both stores: insert, update and soft delete with their history, the
+``users`` rows and generations. Each function takes the caller's open write :class:`Tx`, so one
+transaction can hold several of them (a fact batch adds, updates and deletes together).
+
+Every write first takes the user's write lock (:meth:`Tx.lock_user`): on PostgreSQL it
+serialises a user's writers and keeps their rowid order equal to their commit order, which the
+incremental vector index relies on; SQLite serialises writers by itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mnemo.errors import NotFoundError
+from mnemo.schemas import MemoryItem
+from mnemo.storage.base import NewMemory
+from mnemo.storage.sql import rows
+from mnemo.storage.sql.tx import Tx
+
+#: Columns a MemoryItem is read from.
+MEMORY_COLS = (
+    "rowid, id, tenant, user_id, session_id, kind, content, tags, metadata, importance,"
+    " confidence, source_message_ids, created_at, updated_at, valid_until, deleted_at,"
+    " access_count, last_accessed_at"
+)
+INSERT_COLUMNS = (
+    "id",
+    "tenant",
+    "user_id",
+    "session_id",
+    "kind",
+    "content",
+    "tags",
+    "metadata",
+    "importance",
+    "confidence",
+    "source_message_ids",
+    "created_at",
+    "updated_at",
+    "content_hash",
+    "embedder",
+    "embedding",
+)
+FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
+JSON_FIELDS = ("tags", "metadata", "source_message_ids")
+HISTORY_COLUMNS = (
+    "tenant",
+    "user_id",
+    "memory_id",
+    "event",
+    "old",
+    "new",
+    "actor",
+    "at",
+    "source_message_ids",
+)
+
+
+def own_user(c: Tx, tenant: str, user_id: str, now: str | None) -> None:
+    """Take the user's write lock for this transaction; with ``now``, ensure the users row."""
+    c.lock_user(tenant, user_id)
+    if now is not None:
+        c.execute(
+            c.dialect.insert_ignore("users", ("tenant", "user_id", "created_at")),
+            (tenant, user_id, now),
+        )
+
+
+def bump(c: Tx, tenant: str, user_id: str) -> None:
+    """A change other than an insert: cached vector indexes of the user reload."""
+    q = c.dialect.mark
+    c.execute(
+        f"UPDATE users SET generation = generation + 1 WHERE tenant={q} AND user_id={q}",
+        (tenant, user_id),
+    )
+
+
+def find(c: Tx, tenant: str, memory_id: str) -> MemoryItem | None:
+    """One memory (deleted ones too), or None."""
+    q = c.dialect.mark
+    sql = f"SELECT {MEMORY_COLS} FROM memories WHERE tenant={q} AND id={q}"
+    r = c.execute(sql, (tenant, memory_id)).fetchone()
+    return None if r is None else rows.memory(r)
+
+
+def get(c: Tx, tenant: str, memory_id: str) -> MemoryItem:
+    """One memory (deleted ones too); NotFoundError when there is none."""
+    item = find(c, tenant, memory_id)
+    if item is None:
+        raise NotFoundError(f"no memory with id {memory_id!r}")
+    return item
+
+
+def live(c: Tx, tenant: str, memory_id: str) -> MemoryItem:
+    """A live memory, read again under its user's lock (a concurrent change may have won)."""
+    item = get(c, tenant, memory_id)
+    c.lock_user(tenant, item.user_id)
+    item = get(c, tenant, memory_id)
+    if item.deleted_at is not None:
+        raise NotFoundError(f"memory {memory_id!r} was deleted")
+    return item
+
+
+def insert(c: Tx, row: NewMemory, actor: str, sources: list[str], now: str) -> MemoryItem:
+    """Insert a memory, its tags and its ADD history entry."""
+    own_user(c, row.tenant, row.user_id, now)
+    d = c.dialect
+    rowid = c.insert(
+        d.insert("memories", INSERT_COLUMNS),
+        (
+            row.id,
+            row.tenant,
+            row.user_id,
+            row.session_id,
+            row.kind,
+            row.content,
+            json.dumps(row.tags),
+            json.dumps(row.metadata),
+            row.importance,
+            row.confidence,
+            json.dumps(row.source_message_ids),
+            row.created_at,
+            now,
+            row.content_hash,
+            row.embedder,
+            d.vector(row.embedding),
+        ),
+    )
+    _tags(c, rowid, row.tags)
+    item = get(c, row.tenant, row.id)
+    record(c, item, "ADD", None, rows.snapshot(item), actor, sources, now)
+    return item
+
+
+def update(
+    c: Tx,
+    tenant: str,
+    memory_id: str,
+    changes: dict[str, Any],
+    actor: str,
+    sources: list[str],
+    now: str,
+) -> MemoryItem:
+    """Apply ``changes`` to a live memory and record UPDATE in history."""
+    old = live(c, tenant, memory_id)
+    d = c.dialect
+    q = d.mark
+    sets, args = [f"updated_at = {q}"], [now]
+    for key in (*FIELDS, "source_message_ids"):
+        if key in changes:
+            sets.append(f"{key} = {q}")
+            args.append(json.dumps(changes[key]) if key in JSON_FIELDS else changes[key])
+    if "embedding" in changes:
+        sets += [f"embedding = {q}", f"embedder = {q}", f"content_hash = {q}"]
+        args += [d.vector(changes["embedding"]), changes["embedder"], changes["content_hash"]]
+    c.execute(
+        f"UPDATE memories SET {', '.join(sets)} WHERE tenant={q} AND id={q}",
+        [*args, tenant, memory_id],
+    )
+    if "tags" in changes:
+        rowid = c.execute(f"SELECT rowid FROM memories WHERE id={q}", (memory_id,)).fetchone()[0]
+        c.execute(f"DELETE FROM memory_tags WHERE memory_rowid={q}", (rowid,))
+        _tags(c, rowid, changes["tags"])
+    new = get(c, tenant, memory_id)
+    bump(c, tenant, old.user_id)
+    record(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now)
+    return new
+
+
+def delete(
+    c: Tx, tenant: str, memory_id: str, actor: str, sources: list[str], now: str
+) -> MemoryItem:
+    """Soft-delete a live memory and record DELETE in history."""
+    old = live(c, tenant, memory_id)
+    q = c.dialect.mark
+    c.execute(
+        f"UPDATE memories SET deleted_at={q}, updated_at={q} WHERE tenant={q} AND id={q}",
+        (now, now, tenant, memory_id),
+    )
+    bump(c, tenant, old.user_id)
+    record(c, old, "DELETE", rows.snapshot(old), None, actor, sources, now)
+    return get(c, tenant, memory_id)
+
+
+def record(
+    c: Tx,
+    item: MemoryItem,
+    event: str,
+    old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
+    actor: str,
+    sources: list[str],
+    now: str,
+) -> None:
+    """Append one history entry of a memory change."""
+    c.execute(
+        c.dialect.insert("history", HISTORY_COLUMNS),
+        (
+            item.tenant,
+            item.user_id,
+            item.id,
+            event,
+            None if old is None else json.dumps(old),
+            None if new is None else json.dumps(new),
+            actor,
+            now,
+            json.dumps(sources),
+        ),
+    )
+
+
+def _tags(c: Tx, rowid: int, tags: list[str]) -> None:
+    if tags:
+        c.executemany(
+            c.dialect.insert_ignore("memory_tags", ("memory_rowid", "tag")),
+            [(rowid, t) for t in tags],
+        )

@@ -1,0 +1,64 @@
+"""The SQLite store's :class:`~mnemo.storage.sql.tx.Tx`: a sqlite3 connection and its dialect."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from mnemo.storage.sql.dialect import SQLITE, Dialect
+from mnemo.storage.sqlite.conn import Connections
+
+
+class SQLiteTx:
+    """Shared statements on one sqlite3 connection (rows are ``sqlite3.Row``)."""
+
+    dialect: Dialect = SQLITE
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement."""
+        return self.conn.execute(sql, args)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement for each parameter row."""
+        self.conn.executemany(sql, rows)
+
+    def insert(self, sql: str, args: Sequence[Any]) -> int:
+        """Run a single-row ``INSERT``; returns the new rowid."""
+        rowid = self.conn.execute(sql, args).lastrowid
+        assert rowid is not None
+        return rowid
+
+    def lock_user(self, tenant: str, user_id: str) -> None:
+        """Nothing: a SQLite write transaction (``BEGIN IMMEDIATE``) already excludes writers."""
+
+
+class SQLiteTransactions:
+    """:class:`SQLiteTx` transactions over the store's per-thread connections."""
+
+    def __init__(self, db: Connections) -> None:
+        self.db = db
+
+    @contextmanager
+    def read(self) -> Iterator[SQLiteTx]:
+        """A consistent snapshot for several reads."""
+        with self.db.read() as c:
+            yield SQLiteTx(c)
+
+    @contextmanager
+    def write(self) -> Iterator[SQLiteTx]:
+        """A ``BEGIN IMMEDIATE`` transaction."""
+        with self.db.write() as c:
+            yield SQLiteTx(c)
+
+    @contextmanager
+    def auto(self) -> Iterator[SQLiteTx]:
+        """This thread's connection outside a transaction."""
+        yield SQLiteTx(self.db.get())
+
+
+__all__ = ["SQLiteTransactions", "SQLiteTx"]
