@@ -49,7 +49,7 @@ def loaded_tokenizer(embedder: Any) -> TokenCounter | None:
     ready; a sentence-transformers model is ready only once loaded -- loading a model just to
     count tokens would cost seconds.
     """
-    counter = getattr(embedder, "count_tokens", None)
+    counter: Callable[[str], int] | None = getattr(embedder, "count_tokens", None)
     if counter is None or not getattr(embedder, "tokenizer_loaded", False):
         return None
     return counter

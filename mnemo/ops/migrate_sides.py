@@ -57,7 +57,7 @@ class SQLiteSide:
         with self.db.write() as conn:
 
             def write(
-                table: str, columns: list[str], rows: Iterable[tuple], advance: Advance
+                table: str, columns: list[str], rows: Iterable[tuple[Any, ...]], advance: Advance
             ) -> int:
                 return tables.insert_rows(conn, table, columns, rows, advance)
 
@@ -121,7 +121,7 @@ class PostgresSide:
         with pg_errors(self.store.location), self.conn.transaction():
 
             def write(
-                table: str, columns: list[str], rows: Iterable[tuple], advance: Advance
+                table: str, columns: list[str], rows: Iterable[tuple[Any, ...]], advance: Advance
             ) -> int:
                 kinds = self.columns(table)
                 written.append(table)

@@ -1,4 +1,4 @@
-"""``mnemo repair``: bring the search indexes back in line with the rows (seed 001's "sync on
+"""``mnemo repair``: bring the search indexes back in line with the rows (`llm-managed`'s "sync on
 startup").
 
 The rows are the truth; every index is derived from them and can drift after a crash of an

@@ -68,7 +68,9 @@ def copy_in(
     return n
 
 
-def stream(c: Conn, table: str, columns: dict[str, str], batch: int = 2000) -> Iterator[tuple]:
+def stream(
+    c: Conn, table: str, columns: dict[str, str], batch: int = 2000
+) -> Iterator[tuple[Any, ...]]:
     """Every row of ``table`` (values in ``columns`` order, vectors as float32 arrays)."""
     vec_at = [i for i, t in enumerate(columns.values()) if t == "vector"]
     order = "rowid" if "rowid" in columns else ", ".join(list(columns)[:2])
