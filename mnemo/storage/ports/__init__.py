@@ -9,6 +9,7 @@
 * :class:`ApiKeys` (``api_keys``) and :class:`Maintenance` (``maintenance``): held by a store as
   attributes.
 * :class:`Store` (``store``): all of them, for the facade.
+* ``unions``: a few roles together, one union per tier of the write path.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.store import Store
 from mnemo.storage.ports.tiers import ConversationTiers
 from mnemo.storage.ports.topics import TopicStore
+from mnemo.storage.ports.unions import ConversationTierStore, FactTierStore, TopicTierStore
 
 __all__ = [
     "ApiKeys",
+    "ConversationTierStore",
     "ConversationTiers",
     "Documents",
+    "FactTierStore",
     "JobQueue",
     "KeyHolder",
     "Maintenance",
@@ -34,4 +38,5 @@ __all__ = [
     "SearchSource",
     "Store",
     "TopicStore",
+    "TopicTierStore",
 ]

@@ -18,7 +18,7 @@ from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.schemas import MemoryItem
 from mnemo.storage.base import NewMemory
-from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.unions import ConversationTierStore
 
 log = logging.getLogger("mnemo.tiers")
 
@@ -31,7 +31,7 @@ RULES_MODEL = "rule_based"  # the "model" recorded for rule-based output (`llmpl
 class TierContext:
     """The parts a tier job needs; ``chat`` is None when no LLM is configured."""
 
-    store: Store
+    store: ConversationTierStore
     embedder: Embedder
     settings: Settings
     tenant: str

@@ -21,7 +21,7 @@ from typing import Any
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.llm import ChatModel, create_chat_model
-from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.unions import ConversationTierStore
 from mnemo.tiers.conversation import episodes, eviction, profile, summaries
 from mnemo.tiers.conversation.base import TierContext
 
@@ -37,7 +37,7 @@ class ConversationTiers:
 
     def __init__(
         self,
-        store: Store,
+        store: ConversationTierStore,
         embedder: Embedder,
         settings: Settings,
         chat: ChatModel | None = None,

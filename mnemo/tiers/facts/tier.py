@@ -39,7 +39,7 @@ from mnemo.storage.base import (
     NewMemory,
     TurnRun,
 )
-from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.unions import FactTierStore
 from mnemo.text import fact_rules
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
@@ -111,7 +111,7 @@ class FactTier:
 
     def __init__(
         self,
-        store: Store,
+        store: FactTierStore,
         tenant: str,
         embedder_id: str,
         embed: Embed,

@@ -15,7 +15,7 @@ from typing import Any
 
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
-from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.unions import TopicTierStore
 from mnemo.storage.topic_records import Conversation, Entry
 
 log = logging.getLogger("mnemo.topics")
@@ -54,7 +54,7 @@ def summary_prompt(previous: str | None, lines: list[str]) -> str:
 class TopicSummaries:
     """Runs ``topics.summary`` jobs against a chat model (or records that none is set)."""
 
-    def __init__(self, store: Store, tenant: str, chat: ChatModel | None) -> None:
+    def __init__(self, store: TopicTierStore, tenant: str, chat: ChatModel | None) -> None:
         self.store, self.tenant, self.chat = store, tenant, chat
 
     def handle(self, payload: dict[str, Any]) -> Usage:

@@ -29,7 +29,7 @@ from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.llm import ChatModel, Usage
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
-from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.unions import TopicTierStore
 from mnemo.storage.topic_records import Conversation, TopicRow, Turn
 from mnemo.tiers.topics import apply as ops
 from mnemo.tiers.topics import views
@@ -118,7 +118,7 @@ class TopicMemory:
 
     def __init__(
         self,
-        store: Store,
+        store: TopicTierStore,
         settings: Settings,
         embedder: Embedder,
         write: Writer,
