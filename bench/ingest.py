@@ -50,13 +50,21 @@ TARGET_TURNS_PER_S = 250.0
 
 
 class ReplayEmbedder(Embedder):
-    """Returns precomputed vectors under another embedder's id (the storage-only arm)."""
+    """Returns precomputed vectors under another embedder's id (the storage-only arm).
+
+    Texts it was not given (a turn's extra index keys, see ``mnemo.index.keys``) are embedded
+    by the real embedder, so that arm still pays for the keys.
+    """
 
     def __init__(self, real: Embedder) -> None:
         self.id, self.dim, self.batch_size = real.id, real.dim, 1 << 20
+        self.real = real
         self.vectors: dict[str, np.ndarray] = {}
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.real.embed(missing), strict=True))
         return np.stack([self.vectors[t] for t in texts])
 
 
