@@ -257,70 +257,49 @@ PlotOpt = Annotated[
 ]
 
 
-@app.command()
-def locomo(
-    data: DataOpt,
-    db: DbOpt = None,
-    reuse: ReuseOpt = False,
-    embedder: EmbedderOpt = None,
-    preset: PresetOpt = None,
-    set_: SetOpt = None,
-    limit_questions: LimitOpt = None,
-    k: KOpt = "1,5,10,20",
-    json_path: JsonOpt = None,
-    compare: CompareOpt = None,
-    plot: PlotOpt = None,
-    database_url: DbUrlOpt = None,
-) -> None:
-    """LoCoMo: evidence turns of categories 1-4, per category and overall."""
-    opts = Options(
-        data,
-        db,
-        reuse,
-        embedder,
-        preset,
-        set_ or [],
-        limit_questions,
-        k,
-        json_path,
-        compare or [],
-        plot,
-        database_url,
-    )
-    _main(LOCOMO, opts)
+def _command(bench: Benchmark, name: str, doc: str) -> None:
+    """Register ``mnemo eval <name>`` for ``bench``: every benchmark takes the same options."""
+
+    def command(
+        data: DataOpt,
+        db: DbOpt = None,
+        reuse: ReuseOpt = False,
+        embedder: EmbedderOpt = None,
+        preset: PresetOpt = None,
+        set_: SetOpt = None,
+        limit_questions: LimitOpt = None,
+        k: KOpt = "1,5,10,20",
+        json_path: JsonOpt = None,
+        compare: CompareOpt = None,
+        plot: PlotOpt = None,
+        database_url: DbUrlOpt = None,
+    ) -> None:
+        opts = Options(
+            data,
+            db,
+            reuse,
+            embedder,
+            preset,
+            set_ or [],
+            limit_questions,
+            k,
+            json_path,
+            compare or [],
+            plot,
+            database_url,
+        )
+        _main(bench, opts)
+
+    command.__doc__ = doc
+    app.command(name)(command)
 
 
-@app.command()
-def longmemeval(
-    data: DataOpt,
-    db: DbOpt = None,
-    reuse: ReuseOpt = False,
-    embedder: EmbedderOpt = None,
-    preset: PresetOpt = None,
-    set_: SetOpt = None,
-    limit_questions: LimitOpt = None,
-    k: KOpt = "1,5,10,20",
-    json_path: JsonOpt = None,
-    compare: CompareOpt = None,
-    plot: PlotOpt = None,
-    database_url: DbUrlOpt = None,
-) -> None:
-    """LongMemEval: evidence turns and sessions, per question type and overall."""
-    opts = Options(
-        data,
-        db,
-        reuse,
-        embedder,
-        preset,
-        set_ or [],
-        limit_questions,
-        k,
-        json_path,
-        compare or [],
-        plot,
-        database_url,
-    )
-    _main(LONGMEMEVAL, opts)
+_command(LOCOMO, "locomo", "LoCoMo: evidence turns of categories 1-4, per category and overall.")
+_command(
+    LONGMEMEVAL,
+    "longmemeval",
+    "LongMemEval: evidence turns and sessions, per question type and overall.",
+)
 
 
 __all__ = ["LOCOMO", "LONGMEMEVAL", "Benchmark", "Options", "app", "build_settings", "run"]
