@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -58,31 +58,79 @@ def content(value: Any, max_chars: int, field: str = "content") -> str:
     return str(value)
 
 
+MAX_JSON_DEPTH = 64
+MAX_INT_BITS = 1024
+
+
+def json_value(value: Any, field: str, depth: int = 0) -> Any:
+    """A JSON value whose every string and key passes :func:`text` and every number is finite.
+
+    The one check of free-form JSON at every entry point (metadata of turns, memories and
+    documents; imported rows): a lone surrogate or a NUL stored here would make every later
+    read of the row fail (JSON responses cannot encode it; PostgreSQL's jsonb refuses NUL).
+    ``field`` names the value in the error, e.g. ``metadata.k.deep[0]``. Nesting deeper than
+    ``MAX_JSON_DEPTH`` levels is rejected.
+    """
+    if depth > MAX_JSON_DEPTH:
+        raise ValidationError(f"{field} is nested deeper than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, str):
+        return text(value, field)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if value.bit_length() > MAX_INT_BITS:
+            raise ValidationError(f"{field} is an integer of more than {MAX_INT_BITS} bits")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(f"{field} must be a finite number, got {value}")
+        return value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValidationError(f"{field} keys must be strings, got {type(key).__name__}")
+            text(key, f"{field} key {_printable(key)!r}")
+            json_value(item, f"{field}.{_printable(key)}", depth + 1)
+        return value
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            json_value(item, f"{field}[{i}]", depth + 1)
+        return value
+    raise ValidationError(f"{field} is not JSON-serialisable: {type(value).__name__}")
+
+
+def _printable(key: str) -> str:
+    """A key as an error message may quote it (surrogates escaped, at most 40 characters)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")[:40]
+
+
 def json_object(value: Any, field: str) -> dict[str, Any]:
-    """A JSON-serialisable dict (None becomes {})."""
+    """A JSON object checked by :func:`json_value` (None becomes {})."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(f"{field} must be an object, got {type(value).__name__}")
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise ValidationError(f"{field} is not JSON-serialisable: {exc}") from None
+    json_value(value, field)
     return value
 
 
 def tags(value: Any) -> list[str]:
-    """A list of distinct non-empty tag strings."""
+    """A list of distinct non-empty tag strings, each a valid :func:`text`."""
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ValidationError("tags must be a list of strings")
     out = []
-    for tag in value:
+    for i, tag in enumerate(value):
         if not isinstance(tag, str) or not tag.strip():
             raise ValidationError(f"every tag must be a non-empty string, got {tag!r}")
-        out.append(tag.strip())
+        out.append(text(tag, f"tags[{i}]").strip())
     return list(dict.fromkeys(out))
+
+
+def query(value: Any, field: str = "query") -> str:
+    """Query text: a valid :func:`text` (it may be empty)."""
+    return text(value, field)
 
 
 def unit_float(value: Any, field: str) -> float:

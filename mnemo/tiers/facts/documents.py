@@ -62,6 +62,6 @@ def new_document(
 
 def document_id(value: Any) -> str:
     """A document id as given by the caller: a string starting with ``doc_``."""
-    if not isinstance(value, str) or not value.startswith(DOCUMENT_PREFIX):
+    if not isinstance(value, str) or not check.text(value, "id").startswith(DOCUMENT_PREFIX):
         raise ValidationError(f"not a document id: {value!r}")
     return value
