@@ -83,6 +83,7 @@ class TurnWriter:
         key_vectors = keys.embed_keys(
             self.embed.embedder,
             self.store,
+            self.tenant,
             [(t.role, t.content) for t in turns],
             hashes,
             keys.KeySpec.from_settings(self.settings),
