@@ -12,8 +12,9 @@
 A memory without a session lives under the session folder ``_global``. User and session ids
 are percent-encoded into one safe path segment each; a segment longer than
 ``MAX_SEGMENT_BYTES`` is cut and ends in ``~`` and a hash of the whole id (``~`` appears in no
-other segment), so no name exceeds the 255-byte limit of common file systems. Each file is YAML front matter (``id``,
-``user_id``, ``session_id``, ``role``, ``kind``, ``created_at`` ...) and the content as body.
+other segment), so no name exceeds the 255-byte limit of common file systems. Each file is
+YAML front matter (``id``, ``user_id``, ``session_id``, ``role``, ``kind``, ``created_at``
+...) and the content as body.
 A row's path depends on the row alone, so the mirror never needs a lookup to find it.
 """
 
