@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -20,6 +21,11 @@ from mnemo.schemas import (
 )
 
 MAX_ID_CHARS = 256
+#: Defaults of the input size limits (settings ``max_metadata_bytes``, ``max_tags``,
+#: ``max_tag_chars``).
+MAX_METADATA_BYTES = 65_536
+MAX_TAGS = 100
+MAX_TAG_CHARS = 200
 
 
 def text(value: Any, field: str) -> str:
@@ -104,26 +110,41 @@ def _printable(key: str) -> str:
     return key.encode("utf-8", "backslashreplace").decode("utf-8")[:40]
 
 
-def json_object(value: Any, field: str) -> dict[str, Any]:
-    """A JSON object checked by :func:`json_value` (None becomes {})."""
+def json_object(value: Any, field: str, max_bytes: int = MAX_METADATA_BYTES) -> dict[str, Any]:
+    """A JSON object checked by :func:`json_value`, at most ``max_bytes`` as UTF-8 JSON
+    (None becomes {})."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(f"{field} must be an object, got {type(value).__name__}")
     json_value(value, field)
+    size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if size > max_bytes:
+        raise ValidationError(
+            f"{field} is {size:,} bytes as JSON; the limit is {max_bytes:,} "
+            "(setting max_metadata_bytes)"
+        )
     return value
 
 
-def tags(value: Any) -> list[str]:
-    """A list of distinct non-empty tag strings, each a valid :func:`text`."""
+def tags(value: Any, max_count: int = MAX_TAGS, max_chars: int = MAX_TAG_CHARS) -> list[str]:
+    """A list of at most ``max_count`` distinct non-empty tags, each a valid :func:`text` of
+    at most ``max_chars`` characters."""
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ValidationError("tags must be a list of strings")
     out = []
     for i, tag in enumerate(value):
+        if i >= max_count:
+            raise ValidationError(f"more than {max_count:,} tags (setting max_tags)")
         if not isinstance(tag, str) or not tag.strip():
-            raise ValidationError(f"every tag must be a non-empty string, got {tag!r}")
+            raise ValidationError(f"every tag must be a non-empty string, got {tag!r:.80}")
+        if len(tag) > max_chars:
+            raise ValidationError(
+                f"tags[{i}] has {len(tag):,} characters; the limit is {max_chars:,} "
+                "(setting max_tag_chars)"
+            )
         out.append(text(tag, f"tags[{i}]").strip())
     return list(dict.fromkeys(out))
 
@@ -176,7 +197,9 @@ def time_text(value: Any, field: str) -> str | None:
     return None if value is None else format_time(parse_time(value, field))
 
 
-def messages(items: Any, max_chars: int) -> list[MessageIn]:
+def messages(
+    items: Any, max_chars: int, max_metadata_bytes: int = MAX_METADATA_BYTES
+) -> list[MessageIn]:
     """Validate a batch of turns; the first bad one raises with its position."""
     if isinstance(items, dict | str | bytes | bytearray) or not isinstance(items, Sequence):
         raise ValidationError("messages must be a list of {role, content, ...} objects")
@@ -199,7 +222,9 @@ def messages(items: Any, max_chars: int) -> list[MessageIn]:
         fields["created_at"] = (
             None if raw_time is None else parse_time(raw_time, f"{where}.created_at")
         )
-        fields["metadata"] = json_object(item.get("metadata"), f"{where}.metadata")
+        fields["metadata"] = json_object(
+            item.get("metadata"), f"{where}.metadata", max_metadata_bytes
+        )
         name = item.get("name")
         if name is not None:
             text(name, f"{where}.name")

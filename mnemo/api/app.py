@@ -18,6 +18,7 @@ from fastapi.responses import Response
 from mnemo.api import errors, memories, proxy, query, upstream
 from mnemo.api.auth import Tenants, key_store
 from mnemo.api.deps import AppState, StateDep
+from mnemo.api.limits import BodyLimitMiddleware
 from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
 from mnemo.api.models import Health
 from mnemo.api.worker import tenant_worker
@@ -86,7 +87,8 @@ def create_app(
     )
     app.state.mnemo = state
     errors.install(app)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: counts refusals too
     for router in (memories.router, memories.topics_router(), query.router, proxy.router):
         if router is not None:
             app.include_router(router)

@@ -78,7 +78,8 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    return error_response(exc.status_code, "http_error", str(exc.detail))
+    kind = "too_large" if exc.status_code == 413 else "http_error"
+    return error_response(exc.status_code, kind, str(exc.detail))
 
 
 async def _crash(request: Request, exc: Exception) -> JSONResponse:

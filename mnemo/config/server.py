@@ -1,8 +1,9 @@
 """Server settings: ``mnemo serve``, its chat proxy and the context it hands out.
 
 Names in this group: ``host``, ``port``, ``serve_worker``, ``context_budget_tokens``,
-``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``. The proxy's upstream falls
-back to the LLM group's ``llm_base_url`` / ``llm_api_key`` (:mod:`mnemo.config.llm`).
+``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``, ``max_request_bytes``.
+The proxy's upstream falls back to the LLM group's ``llm_base_url`` / ``llm_api_key``
+(:mod:`mnemo.config.llm`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ class ServerSettings(SettingsGroup):
     )
     upstream_timeout_s: float = Field(
         120.0, gt=0, description="Timeout of one upstream request of the proxy, in seconds."
+    )
+    max_request_bytes: int = Field(
+        16 * 1024 * 1024,
+        ge=1024,
+        description="Largest HTTP request body `mnemo serve` reads, in bytes; a larger one is "
+        "refused with 413 before it is read.",
     )
 
 

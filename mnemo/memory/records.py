@@ -46,7 +46,8 @@ class Records:
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
-        row_tags, meta = check.tags(tags), check.json_object(metadata, "metadata")
+        row_tags = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
+        meta = check.json_object(metadata, "metadata", self.settings.max_metadata_bytes)
         kind = check.memory_kind(kind)
         imp, conf = (
             check.unit_float(importance, "importance"),
@@ -170,9 +171,11 @@ class Records:
             hashes, vectors = self.embed([changes["content"]])
             changes.update(embedding=vectors[0], embedder=self.embed.id, content_hash=hashes[0])
         if tags is not None:
-            changes["tags"] = check.tags(tags)
+            changes["tags"] = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
         if metadata is not None:
-            changes["metadata"] = check.json_object(metadata, "metadata")
+            changes["metadata"] = check.json_object(
+                metadata, "metadata", self.settings.max_metadata_bytes
+            )
         if importance is not None:
             changes["importance"] = check.unit_float(importance, "importance")
         if confidence is not None:

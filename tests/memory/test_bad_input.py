@@ -328,6 +328,45 @@ SURROGATE_CALLS = [
 ]
 
 
+LIMIT_CALLS = [
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, metadata={"k": "x" * 70_000}),
+        "max_metadata_bytes",
+        id="metadata-bytes",
+    ),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, tags=[str(i) for i in range(100_000)]),
+        "max_tags",
+        id="tag-count",
+    ),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, tags=["t" * 5_000_000]), "max_tag_chars", id="tag-size"
+    ),
+    pytest.param(
+        lambda m: m.add_messages([turn(metadata={"k": "é" * 40_000})], user_id=U1),
+        "max_metadata_bytes",
+        id="turn-metadata-bytes",
+    ),
+    pytest.param(
+        lambda m: m.attach_document(PROBE, U1, metadata={"k": "x" * 70_000}),
+        "max_metadata_bytes",
+        id="document-metadata-bytes",
+    ),
+    pytest.param(
+        lambda m: m.update(m.list(U1, tag="health")[0].id, tags=["t"] * 101),
+        "max_tags",
+        id="update-tags",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "match"), LIMIT_CALLS)
+def test_size_limits_name_their_setting(
+    seeded: Seeded, call: Callable[[Memory], Any], match: str
+) -> None:
+    rejects(seeded, call, ValidationError, match)
+
+
 @pytest.mark.parametrize(("call", "match"), SURROGATE_CALLS)
 def test_invalid_text_is_rejected_at_every_entry_point(
     seeded: Seeded, call: Callable[[Memory], Any], match: str
