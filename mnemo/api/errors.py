@@ -1,9 +1,9 @@
 """HTTP error mapping: every error is JSON ``{"error": {"type", "message"}}``.
 
 mnemo errors map to statuses (ValidationError 422, NotFoundError 404, AuthError 401,
-ConfigError 400, SchemaError 409, UpstreamError 502, TransientError and StorageError 503,
-EmbeddingError 502);
-anything else is a 500 whose traceback is logged (the one broad catch of the HTTP layer).
+HostRefused 403, ConfigError 400, SchemaError 409, UpstreamError 502, TransientError and
+StorageError 503, EmbeddingError 502); anything else is a 500 whose traceback is logged (the
+one broad catch of the HTTP layer).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from mnemo.api.auth import AuthError
+from mnemo.api.hosts import HostRefused
 from mnemo.api.upstream import UpstreamError
 from mnemo.errors import (
     ConfigError,
@@ -33,6 +34,7 @@ log = logging.getLogger("mnemo.api")
 #: Most specific first: the first class an error is an instance of decides.
 STATUS: tuple[tuple[type[MnemoError], int, str], ...] = (
     (AuthError, 401, "unauthorized"),
+    (HostRefused, 403, "forbidden_host"),
     (UpstreamError, 502, "upstream_error"),
     (ValidationError, 422, "invalid_request"),
     (NotFoundError, 404, "not_found"),

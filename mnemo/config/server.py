@@ -1,7 +1,8 @@
 """Server settings: ``mnemo serve``, its chat proxy and the context it hands out.
 
 Names in this group: ``host``, ``port``, ``serve_worker``, ``context_budget_tokens``,
-``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``, ``max_request_bytes``.
+``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``, ``allowed_hosts``,
+``max_request_bytes``.
 The proxy's upstream falls back to the LLM group's ``llm_base_url`` / ``llm_api_key``
 (:mod:`mnemo.config.llm`).
 """
@@ -37,6 +38,11 @@ class ServerSettings(SettingsGroup):
     )
     upstream_timeout_s: float = Field(
         120.0, gt=0, description="Timeout of one upstream request of the proxy, in seconds."
+    )
+    allowed_hosts: str = Field(
+        "",
+        description="Comma-separated host names the server answers for while it has no API "
+        "keys, besides localhost and loopback addresses (DNS-rebinding protection).",
     )
     max_request_bytes: int = Field(
         16 * 1024 * 1024,
