@@ -36,6 +36,7 @@ from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.llm.base import Usage
+from mnemo.redact import mask_credentials
 from mnemo.schemas import Job
 from mnemo.storage.job_scope import UserErased, on_behalf_of
 from mnemo.storage.ports.jobs import JobQueue
@@ -212,7 +213,7 @@ def run_one(
         log.info("job %s (%s) dropped: %s", job.id, job.kind, exc)
     except Exception as exc:  # the runner records every failure; see module docstring
         keeper.release()
-        error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        error = mask_credentials("".join(traceback.format_exception_only(type(exc), exc)).strip())
         retry = None if job.attempts >= opts.max_attempts else backoff(job.attempts)
         log.warning("job %s (%s) failed, attempt %d: %s", job.id, job.kind, job.attempts, error)
         store.fail_job(job.id, error, retry, owner)
