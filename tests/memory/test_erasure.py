@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from scripted_server import ScriptedServer
@@ -119,3 +120,25 @@ def test_profile_job_waiting_on_the_llm_writes_nothing_after_erasure(
     assert mem.profile("u1", min_importance=0.0) == []
     assert mem.stats().users == 0
     assert mem.store.list_jobs() == []
+
+
+def file_bytes(db: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+
+
+def test_erased_words_leave_the_sqlite_file(tmp_path: Path) -> None:
+    """No byte of an erased user's text stays in the database file or its WAL: not in the
+    tables, the freed pages, nor the full-text index segments."""
+    db = tmp_path / "m.db"
+    mine, theirs = "zorblaxquintet", "fnordwimbleton"
+    with Memory(str(db), embedder="hashing", fact_extraction="off") as mem:
+        for i in range(30):
+            mem.add_messages([{"role": "user", "content": f"{mine} number {i}"}], "u1")
+            mem.add_messages([{"role": "user", "content": f"{theirs} number {i}"}], "u2")
+        mem.add(f"{mine} is a fact", "u1", tags=[mine], metadata={"k": mine})
+        assert mine.encode() in file_bytes(db)
+        mem.delete_user("u1")
+        assert mem.search(theirs, "u2")
+    data = file_bytes(db)
+    assert theirs.encode() in data
+    assert mine.encode() not in data
