@@ -10,7 +10,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from mnemo.api.auth import Caller, KeyStore, Tenants, authenticate
-from mnemo.api.hosts import check_host, parse_allowed
+from mnemo.api.hosts import check_client, check_host, parse_allowed
 from mnemo.api.metrics import Metrics
 from mnemo.config.settings import Settings
 from mnemo.memory.facade import Memory
@@ -47,7 +47,8 @@ def caller(
     state = app_state(request)
     token = credentials.credentials if credentials else None
     who = authenticate(state.keys, state.settings.tenant, api_key, token, state.require_keys)
-    if not who.by_key:  # the server is open: only a page of ours may reach it
+    if not who.by_key:  # the server is open: only local clients, through a Host of ours
+        check_client(request.client.host if request.client else None)
         check_host(request.headers.get("host"), parse_allowed(state.settings.allowed_hosts))
     return who
 

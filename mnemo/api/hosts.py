@@ -1,11 +1,15 @@
-"""DNS-rebinding protection of the open server: the ``Host`` a request names must be ours.
+"""Who may use the open server: local clients, through a ``Host`` that is ours.
 
-A server without API keys listens on loopback only (:func:`mnemo.api.auth.check_bind`), but a
-web page can still reach it: its attacker-controlled name re-resolves to 127.0.0.1 and the
-browser sends the request with ``Host: attacker.example``. So while the server runs open, a
-request is served only when its ``Host`` is ``localhost`` or a loopback address (any port),
-or one of the names in ``allowed_hosts``; with API keys the key is the protection and any
-``Host`` is accepted (a reverse proxy may use its own name).
+A server without API keys listens on loopback only (:func:`mnemo.api.auth.check_bind`). Two
+checks hold that line on every request while it runs open (with keys, the key is the
+protection and neither applies):
+
+* the client's address must be loopback (or a Unix socket): a server started some other way
+  (``uvicorn --factory ... --host 0.0.0.0``) still serves no one else;
+* DNS rebinding: a web page can reach a loopback server when its attacker-controlled name
+  re-resolves to 127.0.0.1, and the browser then sends ``Host: attacker.example``. So the
+  ``Host`` must be ``localhost`` or a loopback address (any port), or one of the names in
+  ``allowed_hosts``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from mnemo.errors import MnemoError
 
 
 class HostRefused(MnemoError):
-    """The open server was asked for a ``Host`` it does not answer for (HTTP 403)."""
+    """The open server was asked by a remote client, or for a ``Host`` it does not answer
+    for (HTTP 403)."""
 
 
 def parse_allowed(value: str) -> frozenset[str]:
@@ -34,6 +39,16 @@ def host_name(header: str) -> str:
     return value.rstrip(".")
 
 
+def check_client(address: str | None) -> None:
+    """HostRefused unless the client's address is loopback (None: a Unix socket)."""
+    if address is None or is_loopback(address):
+        return
+    raise HostRefused(
+        f"this server has no API keys and serves only local clients, not {address}"
+        " (create an API key to serve others)"
+    )
+
+
 def check_host(header: str | None, allowed: frozenset[str]) -> None:
     """HostRefused unless ``header`` names loopback or one of ``allowed``."""
     name = host_name(header or "")
@@ -45,4 +60,4 @@ def check_host(header: str | None, allowed: frozenset[str]) -> None:
     )
 
 
-__all__ = ["HostRefused", "check_host", "host_name", "parse_allowed"]
+__all__ = ["HostRefused", "check_client", "check_host", "host_name", "parse_allowed"]

@@ -2,7 +2,7 @@
 
 Names in this group: ``host``, ``port``, ``serve_worker``, ``context_budget_tokens``,
 ``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``, ``allowed_hosts``,
-``max_request_bytes``.
+``metrics_public``, ``max_request_bytes``.
 The proxy's upstream falls back to the LLM group's ``llm_base_url`` / ``llm_api_key``
 (:mod:`mnemo.config.llm`).
 """
@@ -43,6 +43,11 @@ class ServerSettings(SettingsGroup):
         "",
         description="Comma-separated host names the server answers for while it has no API "
         "keys, besides localhost and loopback addresses (DNS-rebinding protection).",
+    )
+    metrics_public: bool = Field(
+        False,
+        description="Serve `/metrics` without an API key even while keys are in use (for a "
+        "scraper on a private network); by default it needs a key then, like every route.",
     )
     max_request_bytes: int = Field(
         16 * 1024 * 1024,
