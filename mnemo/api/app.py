@@ -16,8 +16,9 @@ from fastapi import FastAPI
 from fastapi.responses import Response
 
 from mnemo.api import errors, memories, proxy, query, upstream
-from mnemo.api.auth import Tenants, key_store
-from mnemo.api.deps import AppState, StateDep
+from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
+from mnemo.api.deps import AppState, CallerDep, StateDep
+from mnemo.api.limits import BodyLimitMiddleware
 from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
 from mnemo.api.models import Health
 from mnemo.api.worker import tenant_worker
@@ -86,7 +87,8 @@ def create_app(
     )
     app.state.mnemo = state
     errors.install(app)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: counts refusals too
     for router in (memories.router, memories.topics_router(), query.router, proxy.router):
         if router is not None:
             app.include_router(router)
@@ -109,12 +111,44 @@ def _ops_routes(app: FastAPI) -> None:
             auth=state.require_keys or state.keys.any_live(),
         )
 
+    if app.state.mnemo.settings.metrics_public:
+
+        @app.get("/metrics", tags=["ops"], response_class=Response)
+        def public_metrics(state: StateDep) -> Response:
+            """Prometheus metrics (text exposition format); no key needed (`metrics_public`)."""
+            return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)
+
+        return
+
     @app.get("/metrics", tags=["ops"], response_class=Response)
-    def metrics(state: StateDep) -> Response:
-        """Prometheus metrics (text exposition format)."""
+    def metrics(state: StateDep, who: CallerDep) -> Response:
+        """Prometheus metrics (text exposition format); needs a key while keys are in use."""
         return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
+def build(settings: Settings, host: str) -> FastAPI:
+    """The app for ``host``: refuses a non-loopback host without API keys, and then requires a
+    key on every request."""
+    store = open_store(settings)
+    try:
+        check_bind(host, key_store(store))
+    except BaseException:
+        store.close()
+        raise
+    return create_app(
+        settings,
+        store=store,
+        embedder=create_embedder(settings),
+        require_keys=not is_loopback(host),
+    )
+
+
 def app_from_env() -> Any:
-    """Factory for ``uvicorn --factory mnemo.api.app:app_from_env`` (settings from env)."""
-    return create_app(Settings())
+    """Factory for ``uvicorn --factory mnemo.api.app:app_from_env`` (settings from env).
+
+    The bind check uses ``MNEMO_HOST`` (uvicorn's own ``--host`` is not visible here): set it
+    to the address uvicorn binds. Whatever uvicorn binds, a server without keys serves only
+    loopback clients (:func:`mnemo.api.hosts.check_client`).
+    """
+    settings = Settings()
+    return build(settings, settings.host)

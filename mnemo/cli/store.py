@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mnemo.cli.common import DbOpt, EmbedderOpt, console, err, guarded, open_memory
 from mnemo.progress import progress_bar
+from mnemo.redact import mask_credentials
 
 
 def store_location(db: str | None) -> str:
@@ -39,7 +40,8 @@ def import_export_file(path: Path, db: str | None) -> None:
     location = store_location(db)
     with path.open(encoding="utf-8") as src, progress_bar(err, "importing", None) as advance:
         report = import_store(location, src, advance)
-    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
+    where = mask_credentials(location)
+    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {where}")
 
 
 def markdown_transfer(
@@ -103,7 +105,8 @@ def export(
         else:
             with out.open("w", encoding="utf-8") as fh:
                 report = export_store(location, fh, scope, bar)
-        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {location}")
+        where = mask_credentials(location)
+        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {where}")
 
     guarded(run)
 
@@ -123,7 +126,7 @@ def migrate(
         return progress_bar(err, label, total)
 
     report = guarded(lambda: mig.migrate(source, target, bar, searches, embedder))
-    table = Table(title=f"{source} -> {target}")
+    table = Table(title=f"{mask_credentials(source)} -> {mask_credentials(target)}")
     for col in ("table", "source rows", "target rows", "rows identical"):
         table.add_column(col)
     for c in report.checks:

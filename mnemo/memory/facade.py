@@ -93,7 +93,7 @@ class Memory:
         self._check_embedder()
         # files_dir set: every write (API and tiers alike) mirrored to a Markdown file
         self.store, mirror = mirrored(self.store, self.settings)
-        self.embedding = Embedding(self.store, self.embedder)
+        self.embedding = Embedding(self.store, self.embedder, self.tenant)
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
         self.chat = create_chat_model(self.settings)
         #: Job handlers by kind; kinds starting with ``turns.`` are enqueued with every batch.

@@ -46,7 +46,8 @@ class Records:
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
-        row_tags, meta = check.tags(tags), check.json_object(metadata, "metadata")
+        row_tags = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
+        meta = check.json_object(metadata, "metadata", self.settings.max_metadata_bytes)
         kind = check.memory_kind(kind)
         imp, conf = (
             check.unit_float(importance, "importance"),
@@ -75,8 +76,7 @@ class Records:
 
     def get(self, id: str) -> MemoryItem | Message:
         """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""
-        if not isinstance(id, str):
-            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        check.text(id, "id")
         found: MemoryItem | Message | None = None
         if id.startswith(MESSAGE_PREFIX):
             found = self.store.get_message(self.tenant, id)
@@ -104,7 +104,8 @@ class Records:
         """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
-        flt.tag, flt.include_deleted = tag, include_deleted
+        flt.tag = None if tag is None else check.text(tag, "tag")
+        flt.include_deleted = include_deleted
         return self.store.list_memories(flt)
 
     def messages(
@@ -170,9 +171,11 @@ class Records:
             hashes, vectors = self.embed([changes["content"]])
             changes.update(embedding=vectors[0], embedder=self.embed.id, content_hash=hashes[0])
         if tags is not None:
-            changes["tags"] = check.tags(tags)
+            changes["tags"] = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
         if metadata is not None:
-            changes["metadata"] = check.json_object(metadata, "metadata")
+            changes["metadata"] = check.json_object(
+                metadata, "metadata", self.settings.max_metadata_bytes
+            )
         if importance is not None:
             changes["importance"] = check.unit_float(importance, "importance")
         if confidence is not None:
@@ -191,7 +194,7 @@ class Records:
     def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory or profile fact, oldest first; NotFoundError for an
         unknown id."""
-        if isinstance(id, str) and id.startswith(PROFILE_PREFIX):
+        if check.text(id, "id").startswith(PROFILE_PREFIX):
             return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
         if self.store.get_memory(self.tenant, id) is None:
@@ -204,8 +207,7 @@ class Records:
 
     @staticmethod
     def _memory_id(id: Any) -> None:
-        if not isinstance(id, str):
-            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        check.text(id, "id")
         if id.startswith(MESSAGE_PREFIX):
             raise ValidationError(
                 "messages are the event log and cannot be edited; erase a user with delete_user"

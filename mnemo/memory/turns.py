@@ -77,12 +77,14 @@ class TurnWriter:
         """
         user_id = check.identifier(user_id, "user_id")
         session_id = check.identifier(session_id, "session_id")
-        turns = check.messages(messages, self.settings.max_content_chars)
+        s = self.settings
+        turns = check.messages(messages, s.max_content_chars, s.max_metadata_bytes)
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
             self.embed.embedder,
             self.store,
+            self.tenant,
             [(t.role, t.content) for t in turns],
             hashes,
             keys.KeySpec.from_settings(self.settings),

@@ -184,13 +184,17 @@ class StoreDelegate:
         """Row fields for the given refs (those still present)."""
         return self.inner.fetch(refs)
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
         """Already-stored vectors for content hashes made by ``embedder``."""
-        return self.inner.embeddings_for(embedder, hashes)
+        return self.inner.embeddings_for(tenant, embedder, hashes)
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
         """The wrapped store's ``key_vectors_for``."""
-        return self.inner.key_vectors_for(embedder, hashes)
+        return self.inner.key_vectors_for(tenant, embedder, hashes)
 
     def embedders_in_use(self) -> list[str]:
         """Distinct embedder ids of stored vectors."""

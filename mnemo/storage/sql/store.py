@@ -401,13 +401,17 @@ class SQLStore:
         """Hit fields of the given refs (those still present)."""
         return self.search.fetch(refs)
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Already-stored vectors for content hashes made by ``embedder``."""
-        return self.search.embeddings_for(embedder, hashes)
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Already-stored vectors of ``tenant``'s rows for content hashes made by ``embedder``."""
+        return self.search.embeddings_for(tenant, embedder, hashes)
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
-        return self.search.key_vectors_for(embedder, hashes)
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of ``tenant``'s messages by content hash."""
+        return self.search.key_vectors_for(tenant, embedder, hashes)
 
     def embedders_in_use(self) -> list[str]:
         """Distinct embedder ids of stored vectors."""

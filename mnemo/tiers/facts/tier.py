@@ -31,6 +31,7 @@ from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.ids import MEMORY_PREFIX, new_id
 from mnemo.index.vectors import IndexCache
 from mnemo.llm import ChatModel, Usage
+from mnemo.redact import mask_credentials
 from mnemo.schemas import Message, format_time
 from mnemo.storage.base import (
     DocumentChunks,
@@ -102,7 +103,8 @@ class Run:
     def fall_back(self, stage: str, exc: Exception) -> None:
         """Record that ``stage`` fell back to rules after ``exc``."""
         self.actor = "rules"
-        self.notes.append(f"{stage}: LLM failed ({type(exc).__name__}: {str(exc)[:200]}); rules")
+        detail = mask_credentials(str(exc))[:200]
+        self.notes.append(f"{stage}: LLM failed ({type(exc).__name__}: {detail}); rules")
         self.job.fallbacks += 1
 
 
