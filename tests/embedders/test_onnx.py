@@ -12,7 +12,13 @@ from mnemo import Memory
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import token_counter
 from mnemo.embedders import create_embedder
-from mnemo.embedders.onnx import OnnxEmbedder, default_batch_threads, load_session, mean_pool
+from mnemo.embedders.onnx import (
+    OnnxEmbedder,
+    default_batch_threads,
+    load_session,
+    mean_pool,
+    token_batches,
+)
 from mnemo.embedders.onnx_models import MINILM_L6_INT8, PARAPHRASE_L3, OnnxModel, bundled_model
 from mnemo.errors import ConfigError, SchemaError
 
@@ -33,11 +39,34 @@ def test_default_local_embedder_is_the_int8_minilm() -> None:
 
 
 def test_thread_settings_reach_the_embedder() -> None:
-    emb = create_embedder(Settings(embed_threads=2, embed_query_threads=3, embed_batch_size=7))
+    emb = create_embedder(
+        Settings(embed_threads=2, embed_query_threads=3, embed_batch_size=7, embed_batch_tokens=99)
+    )
     assert isinstance(emb, OnnxEmbedder)
-    assert (emb.threads, emb.query_threads, emb.batch_size) == (2, 3, 7)
+    assert (emb.threads, emb.query_threads, emb.batch_size, emb.batch_tokens) == (2, 3, 7, 99)
     with pytest.raises(ConfigError, match=">= 1"):
         OnnxEmbedder(query_threads=0)
+    with pytest.raises(ConfigError, match=">= 1"):
+        OnnxEmbedder(batch_tokens=0)
+
+
+def test_token_batches_sort_by_length_and_respect_both_limits() -> None:
+    lengths = [30, 5, 200, 6, 31, 7, 700]
+    batches = token_batches(lengths, max_texts=2, max_tokens=64)
+    assert batches == [[1, 3], [5, 0], [4], [2], [6]]
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) <= 2 and (len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 64)
+    assert token_batches([], 4, 64) == []
+
+
+def test_token_budget_batches_give_the_same_vectors_in_input_order() -> None:
+    texts = [*TEXTS, "short", "a much longer text about a beagle named Biscuit " * 9]
+    small = OnnxEmbedder(threads=1, batch_tokens=16).embed(texts)
+    one_batch = OnnxEmbedder(threads=1, batch_tokens=10**6, batch_size=1000).embed(texts)
+    alone = np.vstack([OnnxEmbedder().embed_batch([t]) for t in texts])
+    np.testing.assert_allclose((small * alone).sum(axis=1), 1.0, atol=1e-4)
+    np.testing.assert_allclose((one_batch * alone).sum(axis=1), 1.0, atol=1e-4)
 
 
 def test_sessions_never_spin_and_use_the_asked_threads() -> None:
