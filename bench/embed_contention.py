@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,34 +38,6 @@ import numpy as np
 import common
 import corpus
 from mnemo import Memory
-
-HOG = """
-import os, sys, time
-cpu = int(sys.argv[2])
-if cpu >= 0 and hasattr(os, "sched_setaffinity"):
-    os.sched_setaffinity(0, {cpu})
-deadline = time.monotonic() + float(sys.argv[1])
-while time.monotonic() < deadline:
-    pass
-"""
-
-
-class Hog:
-    """A busy-loop child process on one CPU, for at most ``seconds`` (context manager)."""
-
-    def __init__(self, seconds: float, cpu: int) -> None:
-        self.seconds, self.cpu = seconds, cpu
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Hog:
-        self.proc = subprocess.Popen([sys.executable, "-c", HOG, str(self.seconds), str(self.cpu)])
-        common.time.sleep(0.2)  # let it reach the loop
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait()
 
 
 def settings_for(arm: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -178,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                 ing = fresh[k * args.ingest_turns : (k + 1) * args.ingest_turns]
                 for arm in arms if r % 2 == 0 else arms[::-1]:
                     if cond == "hog":
-                        with Hog(args.hog_seconds, cpus[-1]):
+                        with common.Hog(args.hog_seconds, cpus[-1]):
                             res = measure(mems[arm], qs, ing, f"ingest-{k}")
                     else:
                         res = measure(mems[arm], qs, ing, f"ingest-{k}")
