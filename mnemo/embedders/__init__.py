@@ -28,6 +28,7 @@ def _local(s: Settings) -> Embedder:
         batch_tokens=s.embed_batch_tokens,
         threads=s.embed_threads,
         query_threads=s.embed_query_threads,
+        cache_dir=s.embed_cache_dir,
     )
 
 

@@ -53,8 +53,9 @@ def default_batch_threads() -> int:
     return max(1, min(MAX_DEFAULT_BATCH_THREADS, cpus))
 
 
-def load_session(model: OnnxModel, threads: int) -> Any:
-    """The onnxruntime session of ``model`` with ``threads`` intra-op threads (cached, locked).
+def load_session(model: OnnxModel, threads: int, cache: str | None = None) -> Any:
+    """The onnxruntime session of ``model`` with ``threads`` intra-op threads (cached, locked;
+    ``cache`` is where a derived model is built, see :meth:`OnnxModel.run_file`).
 
     One inter-op thread (the graph runs sequentially) and no spinning on either pool.
     """
@@ -62,7 +63,7 @@ def load_session(model: OnnxModel, threads: int) -> Any:
     with _LOCK:
         session = _SESSIONS.get(key)
         if session is None:
-            path = model.path()
+            path = model.run_file(cache)
             try:
                 import onnxruntime as ort
             except ImportError:
@@ -105,7 +106,8 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 class OnnxEmbedder(Embedder):
-    """A bundled ONNX sentence-embedding model (default all-MiniLM-L6-v2 int8, 384-d)."""
+    """A bundled ONNX sentence-embedding model (default all-MiniLM-L6-v2 computing in int8,
+    384-d)."""
 
     def __init__(
         self,
@@ -114,12 +116,14 @@ class OnnxEmbedder(Embedder):
         threads: int | None = None,
         query_threads: int = 1,
         batch_tokens: int = 512,
+        cache_dir: str | None = None,
     ) -> None:
         self.spec = bundled_model(model)
         self.id = f"onnx:{self.spec.name}"
         self.dim = self.spec.dim
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
+        self.cache_dir = cache_dir
         if (threads is not None and threads < 1) or query_threads < 1:
             raise ConfigError("embedder thread counts must be >= 1")
         if batch_size < 1 or batch_tokens < 1:
@@ -130,7 +134,8 @@ class OnnxEmbedder(Embedder):
 
     def session(self, texts: int) -> Any:
         """The session for a call of ``texts`` texts: query threads for one, batch threads else."""
-        return load_session(self.spec, self.query_threads if texts == 1 else self.threads)
+        threads = self.query_threads if texts == 1 else self.threads
+        return load_session(self.spec, threads, self.cache_dir)
 
     def warm_up(self) -> None:
         """Load the query session and tokenizer now rather than on the first query."""
