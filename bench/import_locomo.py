@@ -7,8 +7,9 @@ included) into a fresh SQLite file, the way mnemo itself does it:
   ``Memory.add_batches`` together (what ``mnemo import --format locomo`` does);
 * ``onnx-per-session``: the default embedder, one ``add_messages`` call per session (what an
   application calling the API per session gets);
-* ``onnx-64``: as ``onnx-per-session`` with the batching before token budgets (64-text
-  batches, ``embed_batch_tokens`` unbounded): the "today" of this benchmark's ONNX arms;
+* ``onnx-int8-64``: as ``onnx-per-session`` with the ONNX embedder as it was before this
+  benchmark: the int8-weight model computing in float (``all-MiniLM-L6-v2-int8``) and 64-text
+  batches (``embed_batch_tokens`` unbounded);
 * ``torch``: the ``sentence-transformers`` embedder (torch extra) with its defaults, one call
   per session: the default embedder before ONNX;
 * ``torch-1t``: the same pinned to one thread, float32 (torch tuned by hand).
@@ -49,7 +50,11 @@ from mnemo.eval.locomo import LocomoDataset, load_locomo
 ARMS: dict[str, dict[str, Any]] = {
     "onnx": {"embedder": "local"},
     "onnx-per-session": {"embedder": "local"},
-    "onnx-64": {"embedder": "local", "embed_batch_tokens": 1_000_000},
+    "onnx-int8-64": {
+        "embedder": "local",
+        "embedder_model": "all-MiniLM-L6-v2-int8",
+        "embed_batch_tokens": 1_000_000,
+    },
     "torch": {"embedder": "sentence-transformers"},
     "torch-1t": {
         "embedder": "sentence-transformers",
