@@ -48,11 +48,14 @@ def settings_for(arm: str, args: argparse.Namespace) -> dict[str, Any]:
             "embed_threads": args.torch_threads,
             "embed_precision": args.torch_precision,
         }
-    return {
+    out: dict[str, Any] = {
         "embedder": "local",
         "embed_threads": args.onnx_threads,
         "embed_query_threads": args.onnx_query_threads,
     }
+    if arm == "onnx-int8":  # the int8-weight model computing in float (default before q8)
+        out["embedder_model"] = "all-MiniLM-L6-v2-int8"
+    return out
 
 
 def build_store(arm: str, args: argparse.Namespace, turns: list[dict[str, Any]]) -> Path:
@@ -104,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the rounds, print the table and the ratios, optionally write JSON."""
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arms", default="torch,onnx", help="comma-separated: torch, onnx")
+    ap.add_argument(
+        "--arms", default="torch,onnx", help="comma-separated: torch, onnx, onnx-int8"
+    )
     ap.add_argument("--messages", type=int, default=2000, help="turns in each store")
     ap.add_argument("--queries", type=int, default=60, help="queries per cell and round")
     ap.add_argument("--ingest-turns", type=int, default=200, help="new turns per cell and round")
