@@ -2,7 +2,7 @@
 
 ``Memory`` wires one store, embedder and chat model into small services, each built with
 exactly what it uses (store, embedding, settings), and delegates its public methods to them:
-:class:`~mnemo.memory.turns.TurnWriter` (``add_messages``),
+:class:`~mnemo.memory.turns.TurnWriter` (``add_messages``, ``add_batches``),
 :class:`~mnemo.memory.records.Records` (memory CRUD),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
@@ -171,6 +171,7 @@ class Memory:
 
     # ---- writing --------------------------------------------------------------------------
     add_messages = forward("_turns", TurnWriter.add_messages)
+    add_batches = forward("_turns", TurnWriter.add_batches)
     add = forward("_records", Records.add)
     update = forward("_records", Records.update)
     delete = forward("_records", Records.delete)

@@ -4,6 +4,8 @@ in one transaction."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from mnemo import validation as check
@@ -45,6 +47,15 @@ def followups(rows: Sequence[NewMessage], kinds: Sequence[str], tenant: str) -> 
     ]
 
 
+@dataclass(frozen=True)
+class TurnBatch:
+    """One session's turns for :meth:`TurnWriter.add_batches` (items as in ``add_messages``)."""
+
+    messages: Sequence[dict[str, Any]]
+    user_id: str
+    session_id: str = "default"
+
+
 class TurnWriter:
     """Stores one tenant's turns; ``handlers`` (the job handler map, read at each write) says
     which follow-up jobs a batch enqueues."""
@@ -75,10 +86,28 @@ class TurnWriter:
         searchable as soon as this returns. Invalid input raises ValidationError and writes
         nothing.
         """
-        user_id = check.identifier(user_id, "user_id")
-        session_id = check.identifier(session_id, "session_id")
+        return self.add_batches([TurnBatch(messages, user_id, session_id)], progress)[0]
+
+    def add_batches(
+        self, batches: Sequence[TurnBatch], progress: Progress | None = None
+    ) -> list[list[str]]:
+        """Store several sessions' turns; returns each batch's ids.
+
+        The turns of all batches are embedded together (one embedder call for the turns, one
+        for their keys), so a bulk import of many short sessions fills the embedder's batches;
+        then each batch is written in its own transaction, as ``add_messages`` would. Every
+        batch is validated before anything is embedded or written.
+        """
         s = self.settings
-        turns = check.messages(messages, s.max_content_chars, s.max_metadata_bytes)
+        checked = [
+            (
+                check.identifier(b.user_id, "user_id"),
+                check.identifier(b.session_id, "session_id"),
+                check.messages(b.messages, s.max_content_chars, s.max_metadata_bytes),
+            )
+            for b in batches
+        ]
+        turns = [t for _, _, batch_turns in checked for t in batch_turns]
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
@@ -90,23 +119,29 @@ class TurnWriter:
             keys.KeySpec.from_settings(self.settings),
         )
         now = utcnow()
-        rows = [
-            NewMessage(
-                id=new_id(MESSAGE_PREFIX),
-                tenant=self.tenant,
-                user_id=user_id,
-                session_id=session_id,
-                role=t.role,
-                name=t.name,
-                content=t.content,
-                created_at=format_time(t.created_at or now),
-                metadata=t.metadata,
-                content_hash=h,
-                embedder=self.embed.id,
-                embedding=v,
-                key_vectors=kv,
+        vectors_of = iter(zip(turns, hashes, vectors, key_vectors, strict=True))
+        out: list[list[str]] = []
+        for user_id, session_id, batch_turns in checked:
+            rows = [
+                NewMessage(
+                    id=new_id(MESSAGE_PREFIX),
+                    tenant=self.tenant,
+                    user_id=user_id,
+                    session_id=session_id,
+                    role=t.role,
+                    name=t.name,
+                    content=t.content,
+                    created_at=format_time(t.created_at or now),
+                    metadata=t.metadata,
+                    content_hash=h,
+                    embedder=self.embed.id,
+                    embedding=v,
+                    key_vectors=kv,
+                )
+                for t, h, v, kv in islice(vectors_of, len(batch_turns))
+            ]
+            stored = self.store.add_messages(
+                rows, followups(rows, list(self.handlers), self.tenant)
             )
-            for t, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
-        ]
-        stored = self.store.add_messages(rows, followups(rows, list(self.handlers), self.tenant))
-        return [m.id for m in stored]
+            out.append([m.id for m in stored])
+        return out
