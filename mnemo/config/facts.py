@@ -2,7 +2,7 @@
 
 Names in this group: ``fact_extraction``, ``fact_max_per_turn``, ``fact_min_chars``,
 ``fact_max_chars``, ``fact_dedupe_threshold``, ``fact_context_k``, ``fact_reconcile_k``,
-``document_chunk_words``, ``document_chunk_overlap``, ``max_document_chars``.
+``fact_reconcile_none_adds``, ``document_chunk_words``, ``document_chunk_overlap``, ``max_document_chars``.
 
 Prefix drift, kept for compatibility: attached documents (whose chunks facts are deduplicated
 against) are ``document_*`` but their size limit is ``max_document_chars``; ``fact_keys`` is a
@@ -44,6 +44,13 @@ class FactSettings(SettingsGroup):
     )
     fact_reconcile_k: int = Field(
         5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
+    )
+    fact_reconcile_none_adds: bool = Field(
+        False,
+        description="When a reconciliation answer has no ADD or UPDATE (a NONE-only answer "
+        "included), add the new facts as extracted (`agent-cli`: 'no additions -> add the "
+        "originals'). Off: only an empty or delete-only answer does, NONE meaning 'already "
+        "known'.",
     )
     document_chunk_words: int = Field(
         150,

@@ -59,6 +59,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "mmr_lambda": 0.7,
         "score_threshold": 0.35,
         "fact_extraction": "atomic",
+        "fact_reconcile_none_adds": True,
         "profile_enabled": False,
         "episodes_enabled": False,
         "rolling_summary_enabled": True,

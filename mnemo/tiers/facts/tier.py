@@ -291,7 +291,8 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
-                decisions, notes = safeguard(decisions, facts, len(shown))
+                none_adds = self.settings.fact_reconcile_none_adds
+                decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
                 run.notes += notes
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:
