@@ -2,7 +2,8 @@
 
 Names in this group: ``fact_extraction``, ``fact_max_per_turn``, ``fact_min_chars``,
 ``fact_max_chars``, ``fact_dedupe_threshold``, ``fact_context_k``, ``fact_reconcile_k``,
-``fact_reconcile_none_adds``, ``document_chunk_words``, ``document_chunk_overlap``, ``max_document_chars``.
+``fact_reconcile_none_adds``, ``document_chunk_words``, ``document_chunk_overlap``,
+``max_document_chars``.
 
 Prefix drift, kept for compatibility: attached documents (whose chunks facts are deduplicated
 against) are ``document_*`` but their size limit is ``max_document_chars``; ``fact_keys`` is a

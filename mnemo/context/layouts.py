@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,7 +21,10 @@ from mnemo.context.items import (
 )
 from mnemo.context.source import ContextSource
 from mnemo.context.topics import gather_topics, render_topics
+from mnemo.errors import EmbeddingError
 from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
+
+log = logging.getLogger(__name__)
 
 #: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
 TOKENS_PER_HIT = 30
@@ -102,12 +106,18 @@ def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[Conte
 
 
 def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
+    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest
+    -- when retrieval finds nothing and when it fails (the embedder is down), as the seed's
+    ``except`` branch does."""
     recent = memory_items(source, req, None, 10)
     chosen = recent
     if len(recent) > 5 and req.query.strip():
         limit = req.top_k or source.settings.search_limit
-        hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        try:
+            hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        except EmbeddingError as exc:
+            log.warning("llm-managed retrieval failed, giving the 10 newest memories: %s", exc)
+            hits = []
         chosen = [hit_item(h) for h in hits] or recent
     return [section("memory", "Relevant memory", chosen)]
 

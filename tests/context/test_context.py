@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from scripted_server import ScriptedServer
 
 from mnemo import Memory, ValidationError
 from mnemo.context.assemble import expand_query
@@ -106,6 +107,22 @@ def test_llm_managed_retrieval_and_fallback(db_path: str) -> None:
         assert [h.content for h in fallback] == [
             f"memory number {i} about topic{i}" for i in range(11, 1, -1)
         ]
+
+
+def test_llm_managed_falls_back_to_the_newest_when_retrieval_fails(db_path: str) -> None:
+    """Seed 001: the 10-most-recent fallback also covers retrieval that raises (here the
+    embeddings endpoint answers 500 to the query)."""
+    with ScriptedServer() as server:
+        settings: dict[str, Any] = {"embedder_base_url": server.url, "embed_max_retries": 0}
+        with Memory(db_path, embedder="openai", preset="llm-managed", **settings) as mem:
+            for i in range(12):
+                mem.add(f"memory number {i} about topic{i}", user_id="u1")
+            server.enqueue(status=500)
+            bundle = mem.context("memory number 3 about topic3", "u1")
+            assert server.pending == 0  # the failing reply was used by the query
+            assert [h.content for h in bundle.hits()] == [
+                f"memory number {i} about topic{i}" for i in range(11, 1, -1)
+            ]
 
 
 def test_query_expansion_rule() -> None:
