@@ -28,6 +28,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # vectors; a session summary every 10 pairs and key/value user facts (the profile).
     "llmplatform": {
         **_SEED_RANKING,
+        "fusion": "cosine",
         "search_limit": 8,
         "min_similarity": 0.45,
         "lexical_weight": 0.0,

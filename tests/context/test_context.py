@@ -56,7 +56,8 @@ def test_budget_drops_least_relevant_items_first(db_path: str) -> None:
 
 
 def test_llmplatform_order_and_truncation(db_path: str) -> None:
-    with open_mem(db_path, "llmplatform") as mem:
+    # the bundled embedder: the hashing one puts these turns below the 0.45 cosine floor
+    with Memory(db_path, preset="llmplatform") as mem:
         chat(mem, 14, width=400)
         chat(mem, 8, session="s0", width=400)
         for i in range(4):
@@ -72,7 +73,9 @@ def test_llmplatform_order_and_truncation(db_path: str) -> None:
         assert len(history) == 10 and all(len(i.content) <= 200 for i in history)
         assert len(summaries) == 3 and all(len(i.content) <= 240 for i in summaries)
         assert [f.content for f in facts] == ["favourite_food: pasta"]
-        assert len(similar) <= 4 and all(len(i.content) <= 200 for i in similar)
+        assert 1 <= len(similar) <= 4 and all(len(i.content) <= 200 for i in similar)
+        # seed 000: the similarity shown is the cosine, >= the 0.45 floor, never normalised
+        assert all(0.45 <= (i.score or 0) <= 1.0 for i in similar)
         assert len(recent) <= 6 and all(len(i.content) <= 180 for i in recent)
         text = bundle.render()
         order = ["Recent conversation history:", "Session summaries:", "Stored user facts:"]
@@ -123,6 +126,25 @@ def test_llm_managed_falls_back_to_the_newest_when_retrieval_fails(db_path: str)
             assert [h.content for h in bundle.hits()] == [
                 f"memory number {i} about topic{i}" for i in range(11, 1, -1)
             ]
+
+
+def test_llmplatform_similarity_is_the_cosine(db_path: str) -> None:
+    """Seed 000: 'similarity = dot(v1, v2) / (|v1| |v2|)', 0.45-1.0 -- the top hit is not 1.0
+    and the weakest not 0.0, as a min-max normalised blend would make them."""
+    texts = ["I adopted a beagle called Biscuit", "My beagle loves long walks", "I like tea"]
+    with Memory(db_path, preset="llmplatform") as mem:
+        mem.add_messages([{"role": "user", "content": t} for t in texts], "u1", "s1")
+        query = "Tell me about my beagle Biscuit"
+        hits = mem.search(query, user_id="u1")
+        assert len(hits) >= 2
+        q = mem.embedder.embed([query])[0]
+        for h in hits:
+            cosine = float(mem.embedder.embed([h.content])[0] @ q)
+            assert abs(h.score - cosine) < 0.02 and h.score >= 0.45
+        assert hits[0].score < 0.99 and hits[-1].score > 0.45
+        similar = mem.context(query, "u1", "s2").section("similar")
+        assert similar is not None and similar.items
+        assert abs((similar.items[0].score or 0) - hits[0].score) < 1e-3
 
 
 def test_query_expansion_rule() -> None:
