@@ -56,7 +56,9 @@ class ChatRequest(BaseModel):
     stream: bool = False
     user: str | None = Field(None, description="The user id memory is kept for.")
     memory_id: str | None = Field(None, description="Conversation (session) id.")
-    memory_top_k: int | None = Field(None, ge=0, le=100, description="0 skips retrieval: the request goes upstream unchanged.")
+    memory_top_k: int | None = Field(
+        None, ge=0, le=100, description="0 skips retrieval: the request goes upstream unchanged."
+    )
     memory_recency_weight: float | None = Field(None, ge=0, le=1)
     memory_score_threshold: float | None = Field(None, ge=0, le=1)
 

@@ -14,6 +14,7 @@ from mnemo.context.items import (
     ContextRequest,
     hit_item,
     memory_items,
+    message_item,
     profile_items,
     search,
     section,
@@ -139,10 +140,14 @@ def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[Context
 
 
 def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`tiered`: profile (stage 1), relevant episodes (stage 2), the short-term window."""
+    """`tiered`: profile (stage 1), relevant episodes (stage 2), and as "Recent Conversation"
+    the session's short-term window: the turns not yet compressed into an episode (between
+    ``window_keep_turns`` and ``window_max_turns`` of them once compression has run)."""
     limit = req.top_k or source.settings.search_limit
     hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
-    window = turn_items(source, req.user_id, req.session_id, 10) if req.include_history else []
+    window: list[ContextItem] = []
+    if req.include_history and req.session_id:
+        window = [message_item(t) for t in source.window(req.user_id, req.session_id)]
     return [
         section("profile", "User Profile", profile_items(source, req.user_id)),
         section("episodes", "Recent Context", [hit_item(h, 150) for h in hits]),

@@ -201,9 +201,25 @@ def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
     facts = [i.metadata for i in bundle.section("profile").items]  # type: ignore[union-attr]
     assert all(f["importance"] >= 0.5 for f in facts) and facts[0]["category"] == "identity"
     assert "## Recent Context\n- turns 1-10: User asked about vector databases" in text
-    assert "# Recent Conversation\nuser: turn 2" in text  # the last 10 of 12 turns
+    # seed 003: the short-term window; 12 turns are below the 20 that trigger compression
+    assert "# Recent Conversation\nuser: turn 0" in text and "assistant: turn 11" in text
     assert text.endswith("memory and conversation above.")
     mem.close()
+
+
+def test_tiered_recent_conversation_is_the_short_term_window(db_path: str) -> None:
+    """Seed 003: "Recent Conversation" is the session memory (the turns not yet compressed
+    into an episode), not a fixed last-10: after 25 turns and compression at 20 keeping 10,
+    it holds turns 11-25."""
+    with Memory(db_path, embedder="hashing", preset="tiered") as mem:
+        chat(mem, 25)
+        mem.drain()
+        window = mem.context("pasta", "u1", "s1").section("conversation")
+        assert window is not None
+        assert [i.content.split(" about")[0] for i in window.items] == [
+            f"turn {i}" for i in range(10, 25)
+        ]
+        assert mem.context("pasta", "u1", "s2").section("conversation").items == []  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("floor", "keys"), [(0.5, ["name", "location"]), (0.8, ["name"])])
