@@ -50,10 +50,15 @@ PRESETS: dict[str, dict[str, Any]] = {
     # `agent-cli`: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
     # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
     "agent-cli": {
-        "fusion": "rrf",
         **_SEED_RANKING,
+        # dense only, top_k x 3 candidates per scope (the conversation plus `global`, no
+        # spill into the user's other conversations), relevance = the cosine (no reranker)
+        "fusion": "cosine",
+        "lexical_weight": 0.0,
         "search_limit": 5,
         "pool_factor": 3,
+        "min_pool": 1,
+        "cross_session_threshold": 0,
         "recency_weight": 0.2,
         "recency_tau_days": 30.0,
         "use_mmr": True,

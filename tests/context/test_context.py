@@ -157,14 +157,15 @@ def test_query_expansion_rule() -> None:
 
 
 def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
-    with open_mem(db_path, "agent-cli") as mem:
+    # the bundled embedder: the .35 threshold is on the cosine, where hashing vectors sit low
+    with Memory(db_path, preset="agent-cli") as mem:
         chat(mem, 4)
         mem.add("The conversation is about pasta", user_id="u1", session_id="s1", kind="summary")
         bundle = mem.context("cooking pasta tips", "u1", "s1")
         assert bundle.placement == "user"
         text = bundle.render()
         assert text.startswith("Conversation summary:\nThe conversation is about pasta")
-        assert "Long-term memory (most relevant first):\n- [user] turn" in text
+        assert "Long-term memory (most relevant first):\n- [assistant] turn" in text
         assert text.endswith("Current message: cooking pasta tips")
         msgs = [
             {"role": "system", "content": "sys"},
@@ -174,6 +175,21 @@ def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
         assert out[0] == msgs[0] and out[1]["content"] == text and msgs[1]["content"] != text
         none = mem.context("cooking pasta", "u1", "s1", top_k=0)
         assert none.section("memory").items == []  # type: ignore[union-attr]
+
+
+def test_agent_cli_threshold_is_on_the_cosine_and_scopes_do_not_spill(db_path: str) -> None:
+    """Seed 002: dense candidates only, relevance = cosine without a reranker, .35 floor; the
+    scopes are the conversation and `global`, never the user's other conversations."""
+    with Memory(db_path, preset="agent-cli") as mem:
+        mem.add_messages([{"role": "user", "content": "Weather is nice today"}], "u1", "c1")
+        mem.add_messages([{"role": "user", "content": "My sister is a nurse"}], "u1", "c2")
+        mem.add("The user's sister works in a hospital", user_id="global")
+        assert mem.search("What should I cook for dinner?", user_id="u1", session_id="c1") == []
+        hits = mem.search("What is my sister's job?", user_id="u1", session_id="c1")
+        assert [h.content for h in hits] == ["The user's sister works in a hospital"]
+        # relevance is the cosine (the final score adds the seed's 0.2 x recency)
+        assert all(h.scores["relevance"] == h.scores["dense"] >= 0.35 for h in hits)
+        assert "lexical" not in hits[0].scores
 
 
 def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
