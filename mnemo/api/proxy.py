@@ -56,7 +56,9 @@ class ChatRequest(BaseModel):
     stream: bool = False
     user: str | None = Field(None, description="The user id memory is kept for.")
     memory_id: str | None = Field(None, description="Conversation (session) id.")
-    memory_top_k: int | None = Field(None, ge=0, le=100, description="0 skips retrieval.")
+    memory_top_k: int | None = Field(
+        None, ge=0, le=100, description="0 skips retrieval: the request goes upstream unchanged."
+    )
     memory_recency_weight: float | None = Field(None, ge=0, le=1)
     memory_score_threshold: float | None = Field(None, ge=0, le=1)
 
@@ -83,8 +85,9 @@ class Turn:
         self.bundle: ContextBundle | None = None
 
     def recall(self) -> None:
-        """Assemble the context of the last user message (nothing when it is empty)."""
-        if not self.query.strip():
+        """Assemble the context of the last user message (nothing when it is empty, or when
+        ``memory_top_k`` is 0: the request then goes upstream as it came)."""
+        if not self.query.strip() or self.body.memory_top_k == 0:
             return
         talk = [m for m in self.body.messages if m.get("role") != "system"]
         self.bundle = self.mem.context(

@@ -2,6 +2,7 @@
 
 Names in this group: ``fact_extraction``, ``fact_max_per_turn``, ``fact_min_chars``,
 ``fact_max_chars``, ``fact_dedupe_threshold``, ``fact_context_k``, ``fact_reconcile_k``,
+``fact_reconcile_none_adds``, ``fact_reconcile``, ``fact_rule_fallback``,
 ``document_chunk_words``, ``document_chunk_overlap``, ``max_document_chars``.
 
 Prefix drift, kept for compatibility: attached documents (whose chunks facts are deduplicated
@@ -44,6 +45,23 @@ class FactSettings(SettingsGroup):
     )
     fact_reconcile_k: int = Field(
         5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
+    )
+    fact_reconcile: bool = Field(
+        True,
+        description="Reconcile new facts with the nearest existing ones (ADD/UPDATE/DELETE/NONE). "
+        "Off (`llm-managed`): each extracted fact is stored as it is (duplicates still skipped).",
+    )
+    fact_rule_fallback: bool = Field(
+        True,
+        description="Extract facts by rules when no LLM is configured or it fails. Off "
+        "(`llm-managed`, whose seed extracts nothing without its model): no LLM, no facts.",
+    )
+    fact_reconcile_none_adds: bool = Field(
+        False,
+        description="When a reconciliation answer has no ADD or UPDATE (a NONE-only answer "
+        "included), add the new facts as extracted (`agent-cli`: 'no additions -> add the "
+        "originals'). Off: only an empty or delete-only answer does, NONE meaning 'already "
+        "known'.",
     )
     document_chunk_words: int = Field(
         150,

@@ -28,6 +28,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # vectors; a session summary every 10 pairs and key/value user facts (the profile).
     "llmplatform": {
         **_SEED_RANKING,
+        "fusion": "cosine",
         "search_limit": 8,
         "min_similarity": 0.45,
         "lexical_weight": 0.0,
@@ -43,22 +44,32 @@ PRESETS: dict[str, dict[str, Any]] = {
         "min_similarity": 0.5,
         "lexical_weight": 0.0,
         "fact_extraction": "single",
+        "fact_reconcile": False,
+        "fact_rule_fallback": False,
+        "reembed_on_open": True,
+        "repair_on_open": True,
         "profile_enabled": False,
         "episodes_enabled": False,
     },
     # `agent-cli`: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
     # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
     "agent-cli": {
-        "fusion": "rrf",
         **_SEED_RANKING,
+        # dense only, top_k x 3 candidates per scope (the conversation plus `global`, no
+        # spill into the user's other conversations), relevance = the cosine (no reranker)
+        "fusion": "cosine",
+        "lexical_weight": 0.0,
         "search_limit": 5,
         "pool_factor": 3,
+        "min_pool": 1,
+        "cross_session_threshold": 0,
         "recency_weight": 0.2,
         "recency_tau_days": 30.0,
         "use_mmr": True,
         "mmr_lambda": 0.7,
         "score_threshold": 0.35,
         "fact_extraction": "atomic",
+        "fact_reconcile_none_adds": True,
         "profile_enabled": False,
         "episodes_enabled": False,
         "rolling_summary_enabled": True,

@@ -37,10 +37,11 @@ class RetrievalSettings(SettingsGroup):
     global_user_id: str | None = Field(
         "global", description="User whose items every search also sees; empty disables."
     )
-    fusion: Literal["rrf", "blend"] = Field(
+    fusion: Literal["rrf", "blend", "cosine"] = Field(
         "blend",
         description="How lexical and dense results are fused: blend (min-max normalised scores, "
-        "weighted) or rrf (reciprocal rank fusion).",
+        "weighted), rrf (reciprocal rank fusion) or cosine (no fusion: a hit's relevance is its "
+        "raw embedding cosine, lexical results ignored; `llmplatform`, whose scores are cosines).",
     )
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant k.")
     lexical_weight: float = Field(

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from mnemo.context.items import (
     ContextRequest,
     hit_item,
     memory_items,
+    message_item,
     profile_items,
     search,
     section,
@@ -20,7 +22,10 @@ from mnemo.context.items import (
 )
 from mnemo.context.source import ContextSource
 from mnemo.context.topics import gather_topics, render_topics
+from mnemo.errors import EmbeddingError
 from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
+
+log = logging.getLogger(__name__)
 
 #: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
 TOKENS_PER_HIT = 30
@@ -102,12 +107,18 @@ def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[Conte
 
 
 def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
+    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest
+    -- when retrieval finds nothing and when it fails (the embedder is down), as the seed's
+    ``except`` branch does."""
     recent = memory_items(source, req, None, 10)
     chosen = recent
     if len(recent) > 5 and req.query.strip():
         limit = req.top_k or source.settings.search_limit
-        hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        try:
+            hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        except EmbeddingError as exc:
+            log.warning("llm-managed retrieval failed, giving the 10 newest memories: %s", exc)
+            hits = []
         chosen = [hit_item(h) for h in hits] or recent
     return [section("memory", "Relevant memory", chosen)]
 
@@ -129,10 +140,14 @@ def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[Context
 
 
 def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`tiered`: profile (stage 1), relevant episodes (stage 2), the short-term window."""
+    """`tiered`: profile (stage 1), relevant episodes (stage 2), and as "Recent Conversation"
+    the session's short-term window: the turns not yet compressed into an episode (between
+    ``window_keep_turns`` and ``window_max_turns`` of them once compression has run)."""
     limit = req.top_k or source.settings.search_limit
     hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
-    window = turn_items(source, req.user_id, req.session_id, 10) if req.include_history else []
+    window: list[ContextItem] = []
+    if req.include_history and req.session_id:
+        window = [message_item(t) for t in source.window(req.user_id, req.session_id)]
     return [
         section("profile", "User Profile", profile_items(source, req.user_id)),
         section("episodes", "Recent Context", [hit_item(h, 150) for h in hits]),

@@ -13,6 +13,8 @@ from mnemo.memory.records import Records
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit, MemoryItem, Message, ProfileFact
 from mnemo.storage.topic_records import TopicRow
+from mnemo.tiers.conversation import episodes
+from mnemo.tiers.conversation.base import TierContext
 from mnemo.tiers.topics.memory import TopicMemory
 
 
@@ -69,6 +71,11 @@ class MemoryContextSource:
         """The last ``limit`` turns of a session (or of the user), newest first."""
         flt = self.records.filter(user_id, session_id, None, None, limit, 0)
         return self.records.store.recent_messages(flt)
+
+    def window(self, user_id: str, session_id: str) -> list[Message]:
+        """The session's short-term window (:func:`mnemo.tiers.conversation.episodes.window`)."""
+        ctx = TierContext(self.records.store, self.embedder, self.settings, self.settings.tenant)
+        return episodes.window(ctx, user_id, session_id)
 
     def profile(self, user_id: str, *, min_importance: float) -> list[ProfileFact]:
         """``Memory.profile``: the active facts with importance >= ``min_importance``."""

@@ -4,7 +4,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine);
-2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
+2. ``relevance``: fusion of the two rankings (RRF or normalised blend; or, with
+   ``fusion="cosine"``, the raw dense cosine alone), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
    say (see ``retrieval.dates``) and, optionally, a share of the session's relevance;
@@ -193,6 +194,8 @@ class Pipeline:
         ranks = {name: fusion.ranks(scores) for name, scores in lists.items()}
         if s.fusion == "rrf":
             relevance = fusion.rrf(ranks, weights, s.rrf_k)
+        elif s.fusion == "cosine":
+            relevance = dict(cands.dense)
         else:
             relevance = fusion.weighted_blend(lists, weights)
         if s.neighbor_weight > 0:

@@ -117,7 +117,8 @@ def test_agent_cli_preset_replaces_the_last_user_message(
             model="m", messages=[{"role": "user", "content": "cello?"}], user="u1",
             extra_body={"memory_id": "c1", "memory_top_k": 0},
         )  # fmt: skip
-        assert "Long-term memory" not in chat_requests(upstream)[1]["messages"][-1]["content"]
+        # seed 002: "if top_k <= 0: skip retrieval and send request as-is"
+        assert chat_requests(upstream)[1]["messages"] == [{"role": "user", "content": "cello?"}]
 
 
 def test_models_and_upstream_errors(db_path: str, upstream: ScriptedServer) -> None:

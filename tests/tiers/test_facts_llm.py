@@ -115,6 +115,53 @@ def test_single_extraction_sees_memories_context_and_the_reply(
         assert "Assistant: Dogs cope fine for a few hours." in system
 
 
+def test_llm_managed_stores_the_single_fact_as_is_from_rag_context(
+    db_path: str, server: ScriptedServer
+) -> None:
+    """Seed 001: one extraction call per exchange, which sees the assistant reply and the
+    RAG top-8 above 0.5; its fact is stored as it is (no reconcile call, nothing updated)."""
+    with Memory(db_path, preset="llm-managed", llm_base_url=server.url, llm_max_retries=0) as m:
+        assert m.settings.reembed_on_open and m.settings.repair_on_open  # startup sync
+        m.add("User has a dog named Rex", "u1")
+        m.add("User enjoys jazz concerts on weekends", "u1")
+        server.enqueue_chat("User's dog Rex is ill.")
+        m.add_messages(
+            [
+                {"role": "user", "content": "My dog Rex has been sick all week."},
+                {"role": "assistant", "content": "I'm sorry, has a vet seen Rex?"},
+            ],
+            "u1",
+            "s1",
+        )
+        m.drain()
+        requests = chat_requests(server)
+        assert len(requests) == 1  # extraction only: no reconciliation call
+        system = requests[0]["messages"][0]["content"]
+        assert "- User has a dog named Rex" in system  # cosine >= 0.5
+        assert "jazz" not in system  # below 0.5: not shown
+        assert "Assistant: I'm sorry, has a vet seen Rex?" in system
+        assert facts(m) == [
+            "User enjoys jazz concerts on weekends",
+            "User has a dog named Rex",
+            "User's dog Rex is ill.",
+        ]
+
+
+def test_llm_managed_extracts_nothing_without_its_model(db_path: str) -> None:
+    """Seed 001: no extractor model, no extraction (rules only when the user opts in)."""
+    said = [{"role": "user", "content": "I work as a nurse in Leeds and I love running."}]
+    with Memory(db_path, embedder="hashing", preset="llm-managed") as m:
+        m.add_messages(said, "u1", "s1")
+        m.drain()
+        assert facts(m) == []
+    with Memory(
+        f"{db_path}.opt-in", embedder="hashing", preset="llm-managed", fact_rule_fallback=True
+    ) as m:
+        m.add_messages(said, "u1", "s1")
+        m.drain()
+        assert len(facts(m)) == 1
+
+
 def test_single_extraction_nothing_stores_nothing(db_path: str, server: ScriptedServer) -> None:
     with llm_memory(db_path, server.url, fact_extraction="single") as mem:
         server.enqueue_chat("NOTHING")
@@ -174,6 +221,23 @@ def test_reconciliation_maps_short_ids_and_rejects_unknown_ones(
     assert len(mem.history(rex)) == 1  # NONE changes nothing
     [(actor, note)] = run_notes(mem)
     assert actor == "llm" and "unknown id 7" in note and "unknown id 'mem_x'" in note
+
+
+def test_a_none_only_answer_adds_the_originals_in_agent_cli_only(
+    db_path: str, server: ScriptedServer
+) -> None:
+    """Seed 002: 'if reconciliation yields no additions but we had new facts, fall back to
+    adding the original new facts' -- NONE decisions are not additions."""
+    for preset, expected in (
+        ("agent-cli", ["User has a dog named Rex", "User lives in Paris", "User lives in Rome."]),
+        ("default", ["User has a dog named Rex", "User lives in Paris"]),
+    ):
+        with llm_memory(f"{db_path}.{preset}", server.url, preset=preset) as m:
+            seed_facts(m)
+            reply_json(server, {"facts": ["User lives in Rome."]})
+            reply_json(server, {"decisions": [{"event": "NONE", "id": 0}]})
+            say(m, "I live in Rome.")
+            assert facts(m) == expected, preset
 
 
 def test_deleting_everything_shown_is_refused(mem: Memory, server: ScriptedServer) -> None:

@@ -216,6 +216,8 @@ class FactTier:
                 run.job.llm_down = isinstance(exc, LLMTransientError)
                 run.fall_back("extraction", exc)
         s = self.settings
+        if not s.fact_rule_fallback:
+            return []
         limit = 1 if s.fact_extraction == "single" else s.fact_max_per_turn
         return fact_rules.extract_facts(unit.user.content, limit, *self.limits)
 
@@ -227,7 +229,8 @@ class FactTier:
                 chat, user.content, when, s.fact_max_per_turn, self.limits
             )
         _, vec = self.vectors([user.content], job)
-        existing = [n.text for n, _ in self.nearest(user.user_id, vec[0], s.fact_context_k)]
+        near = self.nearest(user.user_id, vec[0], s.fact_context_k)
+        existing = [n.text for n, _ in near if n.similarity >= s.min_similarity]
         docs = self.store.list_documents(self.tenant, user.user_id, user.session_id)
         context = "\n\n".join(d.content for d in docs)[: s.max_content_chars]
         reply = unit.reply.content if unit.reply else ""
@@ -283,7 +286,7 @@ class FactTier:
     ) -> list[Decision]:
         """ADD/UPDATE/DELETE/NONE for the screened facts (LLM, or rules), safeguarded."""
         shown = _union(neighbours)
-        if not shown:  # nothing to reconcile against: every new fact is an ADD
+        if not shown or not self.settings.fact_reconcile:  # every new fact is an ADD
             return [Add(f) for f in facts]
         if self.chat is not None and run.actor == "llm":
             ids = short_ids(shown)
@@ -291,7 +294,8 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
-                decisions, notes = safeguard(decisions, facts, len(shown))
+                none_adds = self.settings.fact_reconcile_none_adds
+                decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
                 run.notes += notes
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:
