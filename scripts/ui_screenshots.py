@@ -51,7 +51,8 @@ def demo_store(db: str, embedder: str) -> str:
             for m in mem.list(DEMO_USER, kind="fact", limit=500)
             if m.source_message_ids and "beagle" in m.content.lower()
         )
-        mem.update(fact.id, content=fact.content.replace("beagle", "three-year-old beagle"), actor="ui")
+        corrected = fact.content.replace("beagle", "three-year-old beagle")
+        mem.update(fact.id, content=corrected, actor="ui")
         return fact.id
 
 
