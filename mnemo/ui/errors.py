@@ -24,7 +24,7 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
-from mnemo.ui.access import COOKIE, Forbidden, LoginRequired
+from mnemo.ui.access import COOKIE, Forbidden, Gate, LoginRequired, Viewer
 from mnemo.ui.render import base_path, page
 
 #: Most specific first: the first class an error is an instance of decides.
@@ -55,10 +55,23 @@ def status_of(exc: MnemoError) -> int:
     return next((status for cls, status in STATUS if isinstance(exc, cls)), 500)
 
 
+def known_viewer(request: Request) -> Viewer | None:
+    """The caller of ``request`` when it is authenticated (so the error page keeps the
+    navigation), else None."""
+    gate: Gate | None = getattr(request.app.state, "gate", None)
+    if gate is None:
+        return None
+    try:
+        return gate.viewer(request)
+    except (LoginRequired, Forbidden, MnemoError):
+        return None
+
+
 def error_page(request: Request, status: int, message: str) -> Response:
     """The error page: a title for ``status`` and ``message``."""
     title = TITLES.get(status, "Error")
-    return page(request, "error.html", None, status, title=title, message=message, status=status)
+    viewer = None if status in (401, 403) else known_viewer(request)
+    return page(request, "error.html", viewer, status, title=title, message=message, status=status)
 
 
 async def _login(request: Request, exc: Exception) -> Response:

@@ -88,7 +88,7 @@ def login(request: Request, fields: FormFields) -> Response:
 
 
 @router.post("/logout")
-def logout(request: Request, fields: FormFields) -> Response:
+def logout(request: Request) -> Response:
     """Forget the key kept in the cookie (a revoked key can log out too, so no token is
     asked; a cross-site form is still refused)."""
     if not same_origin(request):
