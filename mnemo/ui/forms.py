@@ -21,9 +21,14 @@ async def read_form(request: Request) -> dict[str, str]:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != FORM_TYPE:
         raise ValidationError(f"expected a form ({FORM_TYPE}), got {media or 'no content type'}")
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise ValidationError(f"the form is larger than {MAX_FORM_BYTES:,} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():  # stop reading at the limit, not after the body
+        size += len(chunk)
+        if size > MAX_FORM_BYTES:
+            raise ValidationError(f"the form is larger than {MAX_FORM_BYTES:,} bytes")
+        chunks.append(chunk)
+    body = b"".join(chunks)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:

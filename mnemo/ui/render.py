@@ -21,7 +21,6 @@ from mnemo.ui.access import CSRF_FIELD, Viewer
 NOTICES = {
     "updated": "The memory was updated.",
     "deleted": "The memory was deleted. Its history keeps what it said.",
-    "requeued": "Dead jobs were put back in the queue.",
     "logged-out": "You are logged out.",
 }
 

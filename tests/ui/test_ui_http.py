@@ -101,6 +101,8 @@ def test_not_found_and_bad_input_are_html_errors_not_500s(
         assert r.status_code == 422 and message in r.text, (fields, r.text[:300])
     huge = post_form(client, url, {"csrf": form, "content": "x" * 200_000, "confirm": "yes"})
     assert huge.status_code == 422 and "limit" in huge.text  # max_content_chars, from update()
+    too_big = post_form(client, url, {"csrf": form, "content": "x" * 1_100_000})
+    assert too_big.status_code == 422 and "larger than" in too_big.text
     raw = client.post(url, content=b"{}", headers={"content-type": "application/json"})
     assert raw.status_code == 422 and "expected a form" in raw.text
     assert client.get(f"/memories/{item.id}").text.count("Bo plays the oboe") >= 1
