@@ -12,6 +12,7 @@ import pydantic
 from mnemo.errors import ValidationError
 from mnemo.schemas import (
     HIT_KINDS,
+    JOB_STATUSES,
     MEMORY_KINDS,
     PROFILE_CATEGORIES,
     ROLES,
@@ -167,6 +168,13 @@ def memory_kind(value: Any) -> str:
     """One of fact, episode, summary, note."""
     if value not in MEMORY_KINDS:
         raise ValidationError(f"kind must be one of {list(MEMORY_KINDS)}, got {value!r}")
+    return str(value)
+
+
+def job_status(value: Any) -> str:
+    """One of pending, running, done, dead."""
+    if value not in JOB_STATUSES:
+        raise ValidationError(f"status must be one of {list(JOB_STATUSES)}, got {value!r}")
     return str(value)
 
 

@@ -2,7 +2,7 @@
 
 ``create_app(settings)`` opens the store and embedder once; each tenant gets a Memory over
 them (see :mod:`mnemo.api.auth`). The sync core runs in FastAPI's thread pool. OpenAPI is at
-``/openapi.json`` and ``/docs``.
+``/openapi.json`` and ``/docs`` (Swagger UI served from mnemo itself: :mod:`mnemo.api.docs`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import Response
 
-from mnemo.api import errors, memories, proxy, query, upstream
+from mnemo.api import docs, errors, jobs, memories, proxy, query, upstream
 from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
 from mnemo.api.deps import AppState, CallerDep, StateDep
 from mnemo.api.limits import BodyLimitMiddleware
@@ -84,15 +84,19 @@ def create_app(
         version=mnemo_version(),
         description="Long-term memory for LLM chat apps: REST API and OpenAI-compatible proxy.",
         lifespan=lifespan,
+        docs_url=None,  # docs.install serves /docs with local assets, not a CDN's
+        redoc_url=None,  # ReDoc would load from a CDN
     )
     app.state.mnemo = state
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: counts refusals too
-    for router in (memories.router, memories.topics_router(), query.router, proxy.router):
+    routers = (memories.router, memories.topics_router(), jobs.router, query.router, proxy.router)
+    for router in routers:
         if router is not None:
             app.include_router(router)
     _ops_routes(app)
+    docs.install(app)
     return app
 
 

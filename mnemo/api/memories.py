@@ -25,6 +25,8 @@ from mnemo.api.models import (
     ProfileResponse,
     SearchRequest,
     SearchResults,
+    SessionList,
+    UserPage,
 )
 from mnemo.errors import NotFoundError
 from mnemo.ids import MEMORY_PREFIX
@@ -161,6 +163,22 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         location=body.location,
         top_k=body.top_k,
     )
+
+
+@router.get("/users", response_model=UserPage, tags=["users"])
+def list_users(mem: MemoryDep, limit: Limit = 100, offset: Offset = 0) -> UserPage:
+    """The tenant's users by id, with their sessions, turns, live memories and last activity."""
+    items = mem.users(limit=limit + 1, offset=offset)
+    more = len(items) > limit
+    return UserPage(
+        data=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None
+    )
+
+
+@router.get("/users/{user_id}/sessions", response_model=SessionList, tags=["users"])
+def list_sessions(user_id: str, mem: MemoryDep) -> SessionList:
+    """A user's sessions, the most recently active first."""
+    return SessionList(user_id=user_id, data=mem.sessions(user_id))
 
 
 @router.get("/users/{user_id}/profile", response_model=ProfileResponse, tags=["users"])

@@ -82,11 +82,13 @@ def mount_mcp(app: FastAPI, host: str) -> None:
 
 
 def serve_app(settings: Settings, host: str) -> FastAPI:
-    """``mnemo serve``'s app: the REST API and proxy, with MCP at ``/mcp`` when the ``mcp``
-    extra is installed."""
+    """``mnemo serve``'s app: the REST API and proxy, the web UI at ``/ui``, and MCP at
+    ``/mcp`` when the ``mcp`` extra is installed."""
     from mnemo.api.server import build
+    from mnemo.cli.web import mount_ui
 
     app = build(settings, host)
+    mount_ui(app)
     if mcp_available():
         mount_mcp(app, host)
     return app

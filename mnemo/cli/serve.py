@@ -53,7 +53,9 @@ def serve_command(
     try:
         import uvicorn
 
-        import mnemo.api.server  # noqa: F401  (FastAPI and uvicorn are there)
+        # FastAPI and uvicorn (the REST API), and jinja2 (the web UI)
+        import mnemo.api.server
+        import mnemo.ui.app  # noqa: F401
     except ImportError as exc:
         raise ConfigError(
             f'the server needs its extra: pip install "mnemo-ltm[server]" ({exc})'

@@ -1,4 +1,5 @@
-"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history."""
+"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history; and who is in
+the tenant (its users and their sessions)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from mnemo.config.settings import Settings
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.index.embed import Embedding
-from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
+from mnemo.schemas import (
+    HistoryEntry,
+    MemoryItem,
+    Message,
+    SessionSummary,
+    UserSummary,
+    format_time,
+    utcnow,
+)
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.store import Store
 
@@ -122,6 +131,16 @@ class Records:
         return self.store.list_messages(
             self.filter(user_id, session_id, since, until, limit, offset)
         )
+
+    def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:
+        """The tenant's users by id, with their sessions, turns, live memories and last
+        activity."""
+        flt = self.filter(None, None, limit=limit, offset=offset)
+        return self.store.list_users(self.tenant, flt.limit, flt.offset)
+
+    def sessions(self, user_id: str) -> builtins.list[SessionSummary]:
+        """A user's sessions (conversations), the most recently active first."""
+        return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
 
     def filter(
         self,

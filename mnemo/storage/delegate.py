@@ -19,7 +19,9 @@ from mnemo.schemas import (
     MemoryItem,
     Message,
     ProfileFact,
+    SessionSummary,
     Stats,
+    UserSummary,
 )
 from mnemo.storage.base import (
     DocumentChunks,
@@ -129,6 +131,14 @@ class StoreDelegate:
         """Erase every row of a user; returns counts per table."""
         return self.inner.delete_user(tenant, user_id)
 
+    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
+        """The users of ``tenant`` by id, with their counts and last activity."""
+        return self.inner.list_users(tenant, limit, offset)
+
+    def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
+        """A user's sessions, the most recently active first."""
+        return self.inner.list_sessions(tenant, user_id)
+
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         return self.inner.stats(tenant)
@@ -236,9 +246,11 @@ class StoreDelegate:
         """The wrapped store's ``fail_job``."""
         return self.inner.fail_job(job_id, error, retry_in_s, owner)
 
-    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
-        """Jobs, newest first."""
-        return self.inner.list_jobs(status, limit)
+    def list_jobs(
+        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+    ) -> list[Job]:
+        """Jobs (of ``tenant``, or every tenant), newest first."""
+        return self.inner.list_jobs(status, limit, tenant)
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:
         """Put dead jobs back to pending (see :class:`~mnemo.storage.ports.jobs.JobQueue`)."""

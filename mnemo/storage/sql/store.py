@@ -22,7 +22,9 @@ from mnemo.schemas import (
     MemoryItem,
     Message,
     ProfileFact,
+    SessionSummary,
     Stats,
+    UserSummary,
     format_time,
     utcnow,
 )
@@ -42,12 +44,12 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.sql import directory, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql import messages as msg_sql
 from mnemo.storage.sql import profile as profile_sql
-from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.api_keys import ApiKeyTable
 from mnemo.storage.sql.maintenance import Drift, SQLMaintenance
@@ -202,6 +204,16 @@ class SQLStore:
         with self.tx.write() as c:
             return stats_sql.delete_user(c, tenant, user_id)
 
+    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
+        """The users of ``tenant`` by id, with their counts and last activity."""
+        with self.tx.read() as c:
+            return directory.users(c, tenant, limit, offset)
+
+    def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
+        """A user's sessions, the most recently active first."""
+        with self.tx.read() as c:
+            return directory.sessions(c, tenant, user_id)
+
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         embedder = next(iter(self.embedders_in_use()), None)
@@ -274,10 +286,12 @@ class SQLStore:
         with self.tx.write() as c:
             return job_sql.fail(c, job_id, error, retry_in_s, owner, utcnow())
 
-    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
-        """Jobs, newest first."""
+    def list_jobs(
+        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+    ) -> list[Job]:
+        """Jobs (of ``tenant``, or every tenant), newest first."""
         with self.tx.auto() as c:
-            return job_sql.listed(c, status, limit)
+            return job_sql.listed(c, status, limit, tenant)
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:
         """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their
