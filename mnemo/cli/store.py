@@ -9,7 +9,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, console, err, guarded, open_memory
+from mnemo.cli.common import (
+    DbOpt,
+    EmbedderOpt,
+    cli_settings,
+    console,
+    err,
+    guarded,
+    open_memory,
+)
 from mnemo.progress import progress_bar
 
 
@@ -148,7 +156,6 @@ def reembed(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Rebuild every stored vector with the configured embedder (resumable: run it again)."""
-    from mnemo.config.settings import Settings
     from mnemo.embedders import create_embedder
     from mnemo.index.keys import KeySpec
     from mnemo.ops.reembed import reembed as run_reembed
@@ -158,8 +165,7 @@ def reembed(
         return progress_bar(err, label, total)
 
     def run() -> None:
-        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
-        settings = Settings(**overrides)
+        settings = cli_settings(db, embedder)
         emb = create_embedder(settings)
         store = open_store(settings)
         try:
@@ -182,7 +188,6 @@ def repair(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Re-sync the full-text indexes, missing vectors and user rows with the stored rows."""
-    from mnemo.config.settings import Settings
     from mnemo.embedders import create_embedder
     from mnemo.index.keys import KeySpec
     from mnemo.ops.repair import repair as run_repair
@@ -192,8 +197,7 @@ def repair(
         return progress_bar(err, label, total)
 
     def run() -> None:
-        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
-        settings = Settings(**overrides)
+        settings = cli_settings(db, embedder)
         emb, store = create_embedder(settings), open_store(settings)
         try:
             report = run_repair(
