@@ -17,6 +17,13 @@ Nothing reads the environment at import time. On the command line, `--db` is a c
 argument for the store: it wins over both `MNEMO_PATH` and `MNEMO_DATABASE_URL` (a path given
 to `--db` is used even when `MNEMO_DATABASE_URL` is set).
 
+A `MNEMO_*` variable that names no setting is ignored with a warning, one line per variable
+and process (logger `mnemo.config`, on stderr unless logging is configured), naming the
+closest setting: `mnemo: ignoring MNEMO_DATABSE_URL: not a mnemo setting (did you mean
+MNEMO_DATABASE_URL?)`. It is a warning rather than an error so that another tool's `MNEMO_*`
+variable does not stop mnemo; `MNEMO_API_KEY` (`mnemo chat`) and `MNEMO_TEST_DATABASE_URL`
+(the tests) are known and not warned about.
+
 The settings are grouped by component below. Every name is flat (`settings.rrf_k`,
 `MNEMO_RRF_K`, `rrf_k = 30` in TOML); each group is also a type in `mnemo.config`
 (`RetrievalSettings`, ...) that a `Settings` instance satisfies, so a component can depend on
