@@ -8,10 +8,10 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
-from mnemo.errors import ConfigError, MnemoError
+from mnemo.errors import ConfigError
 from mnemo.memory.facade import Memory
 
 console = Console()
@@ -107,9 +107,11 @@ def open_existing(db: str | None, embedder: str | None, **extra: Any) -> Memory:
 
 
 def guarded(fn: Callable[[], T]) -> T:
-    """Run ``fn``; a MnemoError becomes a one-line message and exit status 2."""
+    """Run ``fn``; an expected failure (:data:`mnemo.cli.failures.EXPECTED`: a MnemoError, an
+    OSError, undecodable or too deeply nested input) becomes a one-line message and exit
+    status 2. The ``mnemo`` group does the same for every command
+    (:class:`~mnemo.cli.failures.OneLineErrors`); this is for code run outside it."""
     try:
         return fn()
-    except MnemoError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(2) from None
+    except EXPECTED as exc:
+        raise report(exc) from None

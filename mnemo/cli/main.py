@@ -1,7 +1,9 @@
 """The ``mnemo`` command line.
 
 Every command takes ``--db`` (the SQLite file, env ``MNEMO_PATH``) and ``--embedder``
-(env ``MNEMO_EMBEDDER``). A mnemo error prints one red line and exits with status 2.
+(env ``MNEMO_EMBEDDER``). An expected failure (a mnemo error, a file or folder that cannot be
+read or written, undecodable or too deeply nested input) prints one red line and exits with
+status 2 (:mod:`mnemo.cli.failures`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from mnemo.cli.common import (
     open_existing,
     open_memory,
 )
+from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
 from mnemo.cli.tables import hits_table
 from mnemo.errors import MnemoError
@@ -32,6 +35,7 @@ from mnemo.ops.importers import count_lines, jsonl_batches
 from mnemo.progress import progress_bar
 
 app = typer.Typer(
+    cls=OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
     help="mnemo: long-term memory for LLM chat applications.",

@@ -9,10 +9,10 @@ from typing import Annotated, Any, ParamSpec
 import httpx
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from mnemo.cli.common import DbOpt, cli_settings
+from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, MnemoError, ValidationError
 
@@ -23,15 +23,15 @@ keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys (each maps to
 
 
 def guard(fn: Callable[P, None]) -> Callable[P, None]:
-    """Run a command; a MnemoError prints one red line and exits with status 2."""
+    """Run a command; an expected failure prints one red line and exits with status 2
+    (:mod:`mnemo.cli.failures`)."""
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             fn(*args, **kwargs)
-        except MnemoError as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-            raise typer.Exit(2) from None
+        except EXPECTED as exc:
+            raise report(exc) from None
 
     return run
 

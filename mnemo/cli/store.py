@@ -106,11 +106,15 @@ def export(
         if user is not None:
             scope = (tenant or Settings().tenant, user)
         location = store_location(db)
-        if str(out) == "-":
-            report = export_store(location, sys.stdout, scope)
-        else:
-            with out.open("w", encoding="utf-8") as fh:
-                report = export_store(location, fh, scope, bar)
+        try:
+            if str(out) == "-":
+                report = export_store(location, sys.stdout, scope)
+                sys.stdout.flush()
+            else:
+                with out.open("w", encoding="utf-8") as fh:
+                    report = export_store(location, fh, scope, bar)
+        except OSError as exc:  # a full disk names no file: name the output
+            raise OSError(exc.errno, exc.strerror, exc.filename or str(out)) from None
         err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {location}")
 
     guarded(run)

@@ -26,19 +26,31 @@ class Batch:
     first_line: int = 0
 
 
+def parse_line(raw: bytes | str, where: str) -> Any:
+    """The JSON value of one line; ValidationError naming ``where`` (``file:line``) when the
+    line is not UTF-8, not JSON, or nested too deeply for the parser."""
+    try:
+        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{where}: not UTF-8 text (byte offset {exc.start})") from None
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValidationError(f"{where}: JSON nested too deeply") from None
+
+
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of a JSONL file."""
     p = Path(path)
     if not p.is_file():
         raise ValidationError(f"no such file: {p}")
-    with p.open(encoding="utf-8") as fh:
+    with p.open("rb") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValidationError(f"{p}:{number}: not valid JSON ({exc.msg})") from None
+            obj = parse_line(line, f"{p}:{number}")
             if not isinstance(obj, dict):
                 raise ValidationError(f"{p}:{number}: each line must be a JSON object")
             yield number, obj
@@ -70,5 +82,5 @@ def jsonl_batches(
 
 def count_lines(path: str | Path) -> int:
     """Non-blank lines of a text file (for progress bars)."""
-    with Path(path).open(encoding="utf-8") as fh:
+    with Path(path).open("rb") as fh:
         return sum(1 for line in fh if line.strip())
