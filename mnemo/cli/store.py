@@ -39,15 +39,26 @@ def is_export_file(path: Path) -> bool:
 
 
 def import_export_file(path: Path, db: str | None) -> None:
-    """Load a `mnemo export` file into the (empty) store of ``--db`` or the settings."""
-    from mnemo.ops.export import import_store
+    """Merge a `mnemo export` file into the store of ``--db`` or the settings (rows the
+    store already has are kept; API keys are never imported)."""
+    from mnemo.ops.restore import import_store
 
     if not path.is_file():
         raise typer.BadParameter(f"no such file: {path}")
     location = store_location(db)
-    with path.open(encoding="utf-8") as src, progress_bar(err, "importing", None) as advance:
-        report = import_store(location, src, advance)
+    settings = cli_settings(db)
+    with path.open("rb") as src, progress_bar(err, "importing", None) as advance:
+        report = import_store(location, src, advance, settings)
     console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
+    kept = sum(report.kept.values())
+    if kept:
+        console.print(f"kept {kept} rows the store already had (the file's copies skipped)")
+    for table, n in report.ignored.items():
+        err.print(
+            f"[yellow]warning:[/] skipped {n} {table} row(s): API keys are never imported "
+            "(create new ones with `mnemo keys create`)",
+            soft_wrap=True,
+        )
 
 
 def markdown_transfer(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -76,6 +76,33 @@ class Side(Protocol):
 
     def writing(self) -> AbstractContextManager[Callable[..., int]]:
         """One transaction; yields ``write(table, columns, rows, advance) -> count``."""
+        ...
+
+    def max_rowid(self, table: str) -> int:
+        """The largest ``rowid`` of ``table`` (0 when empty)."""
+        ...
+
+    def lookup(
+        self,
+        table: str,
+        key_cols: Sequence[str],
+        keys: Sequence[tuple[Any, ...]],
+        out_cols: Sequence[str],
+    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
+        values of ``out_cols``. Inside :meth:`writing` they include the rows written so far."""
+        ...
+
+    def vector_dims(self) -> dict[str, int]:
+        """Embedder id -> dimension of the stored vectors."""
+        ...
+
+    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
+        """Bump the cache generation of ``(tenant, user_id)`` pairs (inside :meth:`writing`)."""
+        ...
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Delete every row of the tables ``names``, in one transaction."""
         ...
 
     def close(self) -> None:
