@@ -8,6 +8,7 @@ from typing import Any
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
+from mnemo.errors import ValidationError
 from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
@@ -68,16 +69,21 @@ class TurnWriter:
         user_id: str,
         session_id: str = "default",
         progress: Progress | None = None,
+        *,
+        ids: Sequence[str] | None = None,
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
         Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``. A turn is
         searchable as soon as this returns. Invalid input raises ValidationError and writes
-        nothing.
+        nothing. ``ids`` (one ``msg_...`` per turn) stores the turns under ids the caller
+        chose, e.g. ids derived from an import file, so a re-run can tell which turns are in
+        already; an id that is already stored makes the whole call fail (StorageError).
         """
         user_id = check.identifier(user_id, "user_id")
         session_id = check.identifier(session_id, "session_id")
         turns = check.messages(messages, self.settings.max_content_chars)
+        chosen = _chosen_ids(ids, len(turns))
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
@@ -90,7 +96,7 @@ class TurnWriter:
         now = utcnow()
         rows = [
             NewMessage(
-                id=new_id(MESSAGE_PREFIX),
+                id=chosen[i] if chosen else new_id(MESSAGE_PREFIX),
                 tenant=self.tenant,
                 user_id=user_id,
                 session_id=session_id,
@@ -104,7 +110,19 @@ class TurnWriter:
                 embedding=v,
                 key_vectors=kv,
             )
-            for t, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
+            for i, (t, h, v, kv) in enumerate(zip(turns, hashes, vectors, key_vectors, strict=True))
         ]
         stored = self.store.add_messages(rows, followups(rows, list(self.handlers), self.tenant))
         return [m.id for m in stored]
+
+
+def _chosen_ids(ids: Sequence[str] | None, n: int) -> list[str] | None:
+    """Caller-chosen turn ids, checked: one distinct ``msg_`` id per turn."""
+    if ids is None:
+        return None
+    if isinstance(ids, str) or len(ids) != n:
+        raise ValidationError(f"ids must be a list of {n} message ids, one per turn")
+    out = [check.identifier(i, f"ids[{k}]") for k, i in enumerate(ids)]
+    if not all(i.startswith(MESSAGE_PREFIX) for i in out) or len(set(out)) != n:
+        raise ValidationError(f"ids must be distinct ids starting with {MESSAGE_PREFIX!r}")
+    return out
