@@ -139,7 +139,9 @@ def migrate(
         int, typer.Option("--searches", help="Sampled searches compared on both stores.")
     ] = 20,
 ) -> None:
-    """Copy a whole store into an empty one (SQLite <-> PostgreSQL) and check nothing was lost."""
+    """Copy a whole store into an empty one (SQLite <-> PostgreSQL) and check nothing was lost;
+    everything is checked before the first row is copied, and a failure leaves the target as
+    it was."""
     from mnemo.ops import migrate as mig
 
     def bar(label: str, total: int) -> Any:
@@ -158,7 +160,8 @@ def migrate(
             f" (mean top-10 overlap {overlap:.3f})"
         )
     if not report.lossless:
-        err.print("[bold red]error:[/] the target differs from the source (see above)")
+        emptied = "; it was emptied again" if report.emptied else ""
+        err.print(f"[bold red]error:[/] the target differs from the source (see above){emptied}")
         raise typer.Exit(1)
 
 

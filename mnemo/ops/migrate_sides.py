@@ -63,6 +63,10 @@ class SQLiteSide:
 
             yield write
 
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of the stored vectors."""
+        return self.store.embedders_in_use()
+
     def max_rowid(self, table: str) -> int:
         """The largest ``rowid`` of ``table`` (0 when empty)."""
         return tables.max_rowid(self.db.get(), table)
@@ -165,6 +169,10 @@ class PostgresSide:
             index_stored_embedders(self.conn)
         with pg_errors(self.store.location):
             self.conn.execute("ANALYZE")
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of the stored vectors."""
+        return self.store.embedders_in_use()
 
     def max_rowid(self, table: str) -> int:
         """The largest ``rowid`` of ``table`` (0 when empty)."""
