@@ -2,7 +2,8 @@
 
 Names in this group: ``path``, ``database_url``, ``database_pool_size``, ``tenant``,
 ``busy_timeout_ms``, ``synchronous``, ``max_content_chars``, ``reembed_on_open``,
-``repair_on_open``. There is no common prefix: the names predate the grouping and are kept.
+``repair_on_open``, ``idempotency_ttl_s``. There is no common prefix: the names predate the
+grouping and are kept.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ class StorageSettings(SettingsGroup):
     )
     max_content_chars: int = Field(
         100_000, ge=1, description="Longest message or memory accepted, in characters."
+    )
+    idempotency_ttl_s: float = Field(
+        86_400,
+        gt=0,
+        description="How long an idempotency key (HTTP `Idempotency-Key`) is remembered, in "
+        "seconds: a retry within it returns the first result and writes nothing.",
     )
 
 

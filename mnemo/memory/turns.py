@@ -8,10 +8,11 @@ from typing import Any
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
-from mnemo.errors import ValidationError
+from mnemo.errors import StorageError, ValidationError
 from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
+from mnemo.memory.idempotency import Keys
 from mnemo.schemas import format_time, utcnow
 from mnemo.storage.base import NewJob, NewMessage
 from mnemo.storage.ports.store import Store
@@ -71,6 +72,7 @@ class TurnWriter:
         progress: Progress | None = None,
         *,
         ids: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
@@ -79,11 +81,28 @@ class TurnWriter:
         nothing. ``ids`` (one ``msg_...`` per turn) stores the turns under ids the caller
         chose, e.g. ids derived from an import file, so a re-run can tell which turns are in
         already; an id that is already stored makes the whole call fail (StorageError).
+
+        With ``idempotency_key``, a retry of the same call within ``idempotency_ttl_s``
+        writes nothing and returns the first call's ids; the same key with other turns is a
+        ValidationError (see :mod:`mnemo.memory.idempotency`).
         """
         user_id = check.identifier(user_id, "user_id")
         session_id = check.identifier(session_id, "session_id")
         turns = check.messages(messages, self.settings.max_content_chars)
         chosen = _chosen_ids(ids, len(turns))
+        if idempotency_key is not None:
+            if chosen is not None:
+                raise ValidationError("give ids or idempotency_key, not both")
+            request = {
+                "op": "add_messages",
+                "user_id": user_id,
+                "session_id": session_id,
+                "turns": [t.model_dump(mode="json") for t in turns],
+            }
+            reserved = Keys(self.store.idempotency, self.settings)
+            chosen = reserved.reserve(idempotency_key, user_id, request, len(turns), MESSAGE_PREFIX)
+            if self.store.get_message(self.tenant, chosen[0]) is not None:
+                return chosen  # the first call's turns: nothing is written again
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
@@ -112,7 +131,14 @@ class TurnWriter:
             )
             for i, (t, h, v, kv) in enumerate(zip(turns, hashes, vectors, key_vectors, strict=True))
         ]
-        stored = self.store.add_messages(rows, followups(rows, list(self.handlers), self.tenant))
+        try:
+            stored = self.store.add_messages(
+                rows, followups(rows, list(self.handlers), self.tenant)
+            )
+        except StorageError:
+            if idempotency_key is None or self.store.get_message(self.tenant, rows[0].id) is None:
+                raise
+            return [r.id for r in rows]  # a concurrent call with the same key stored them first
         return [m.id for m in stored]
 
 

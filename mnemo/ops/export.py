@@ -10,7 +10,8 @@ imported in constant memory:
 Rows are copied as they are, ``rowid`` and vectors included (vectors as base64 float32 bytes,
 ``{"$bytes": ...}``), so importing into an empty store gives back the same rows and the same
 search results (:mod:`mnemo.ops.restore` imports; it checks every row and merges into a store
-that already holds data). The store-internal ``meta`` table is not exported. Both ends are the
+that already holds data). The store-internal ``meta`` table and the short-lived idempotency
+keys are not exported. Both ends are the
 sides of :mod:`mnemo.ops.migrate` (SQLite file or PostgreSQL URL), so an export of one dialect
 imports into the other.
 
@@ -39,6 +40,8 @@ from mnemo.ops.steps import ProgressFactory, step_bar
 FORMAT_VERSION = 1
 #: Tenant-wide tables left out of a per-user export.
 TENANT_ONLY = ("api_keys",)
+#: Short-lived bookkeeping never exported (``mnemo migrate`` copies it).
+TRANSIENT = ("idempotency_keys",)
 #: Tables whose rows belong to a user through a parent row: table -> (column, parent table).
 CHILDREN = {
     "memory_tags": ("memory_rowid", "memories"),
@@ -91,7 +94,7 @@ def is_export(path: Path) -> bool:
 
 
 def _tables(side: Side, user: tuple[str, str] | None) -> list[tuple[str, list[str]]]:
-    steps = plan(side, side)
+    steps = [(t, cols) for t, cols in plan(side, side) if t not in TRANSIENT]
     if user is None:
         return steps
     return [

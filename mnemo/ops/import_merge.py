@@ -31,6 +31,7 @@ NATURAL_KEYS: dict[str, tuple[str, ...]] = {
     "topic_messages": ("message_id",),
     "topic_conversations": ("tenant", "user_id", "session_id"),
     "jobs": ("tenant", "user_id", "kind", "payload"),
+    "idempotency_keys": ("tenant", "key"),
 }
 #: Child tables: table -> (its column holding the parent's rowid, the parent table).
 PARENTS: dict[str, tuple[str, str]] = {
