@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 
 from mnemo import validation as check
+from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
 from mnemo.api.models import (
     ContextRequestBody,
@@ -62,7 +63,13 @@ IdempotencyKey = Annotated[
 ]
 
 
-@router.post("/memories", status_code=201, response_model=MemoryItem, tags=["memories"])
+@router.post(
+    "/memories",
+    status_code=201,
+    response_model=MemoryItem,
+    tags=["memories"],
+    responses=links.CREATED_MEMORY,
+)
 def create_memory(
     body: MemoryCreate, mem: MemoryDep, idempotency_key: IdempotencyKey = None
 ) -> MemoryItem:
@@ -105,7 +112,12 @@ def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
     return _memory(mem, memory_id)
 
 
-@router.patch("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+@router.patch(
+    "/memories/{memory_id}",
+    response_model=MemoryItem,
+    tags=["memories"],
+    responses=links.UPDATED_MEMORY,
+)
 def update_memory(memory_id: str, body: MemoryPatch, mem: MemoryDep) -> MemoryItem:
     """Change a memory's content, tags, metadata, importance or confidence."""
     _memory(mem, memory_id)
@@ -136,7 +148,13 @@ def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
     return SearchResults(data=hits)
 
 
-@router.post("/messages", status_code=201, response_model=MessagesCreated, tags=["messages"])
+@router.post(
+    "/messages",
+    status_code=201,
+    response_model=MessagesCreated,
+    tags=["messages"],
+    responses=links.CREATED_MESSAGES,
+)
 def add_messages(
     body: MessagesCreate,
     mem: MemoryDep,
