@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.ids import MESSAGE_PREFIX, stable_id
+from mnemo.ops.import_checks import json_text
 
 
 @dataclass
@@ -124,6 +125,7 @@ def check_batch(batch: Batch, path: str | Path, max_chars: int) -> None:
             check.identifier(batch.user_id, "user_id")
             check.identifier(batch.session_id, "session_id")
             check.messages([turn], max_chars)
+            json_text(turn.get("metadata"), "metadata")  # lone surrogates, NaN: any depth
         except ValidationError as exc:
             reason = str(exc).removeprefix("messages[0].").removeprefix("messages[0] ")
             raise ValidationError(f"{path}:{line}: {reason}") from None

@@ -66,6 +66,15 @@ def test_a_bad_line_writes_nothing_and_the_fixed_file_imports_once(
     out = runner.invoke(app, args, env=env)
     assert out.exit_code == 2 and "turns.jsonl:251: role" in out.output, out.output
     assert rows(db_path) == 0  # checked whole before the first write
+    for bad in (
+        '{"role": "user", "content": "hi \\ud800 there"}',  # a lone surrogate, escaped
+        '{"role": "user", "content": "hi", "metadata": {"k": ["\\udc00"]}}',
+    ):
+        lines[250] = bad
+        src.write_text("\n".join(lines) + "\n")
+        out = runner.invoke(app, args, env=env)
+        assert out.exit_code == 2 and "turns.jsonl:251:" in out.output, out.output
+        assert "lone surrogate" in out.output and rows(db_path) == 0
     lines[250] = good
     src.write_text("\n".join(lines) + "\n")
     out = runner.invoke(app, args, env=env)
