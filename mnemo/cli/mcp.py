@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, guarded
+from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, guarded
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
 
@@ -164,10 +164,7 @@ def mcp_command(
             return
         import uvicorn
 
-        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
-        if tenant is not None:
-            overrides["tenant"] = tenant
-        app = http_app(Settings(**overrides), host)
+        app = http_app(cli_settings(db, embedder, tenant=tenant), host)
         uvicorn.run(app, host=host, port=port, log_level="info")
 
     guarded(run)

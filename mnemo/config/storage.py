@@ -2,8 +2,8 @@
 
 Names in this group: ``path``, ``database_url``, ``database_pool_size``, ``tenant``,
 ``busy_timeout_ms``, ``synchronous``, ``max_content_chars``, ``reembed_on_open``,
-``repair_on_open``, ``max_metadata_bytes``, ``max_tags``, ``max_tag_chars``. There is no
-common prefix: the names predate the grouping and are kept.
+``repair_on_open``, ``max_metadata_bytes``, ``max_tags``, ``max_tag_chars``,
+``idempotency_ttl_s``. There is no common prefix: the names predate the grouping and are kept.
 """
 
 from __future__ import annotations
@@ -55,6 +55,12 @@ class StorageSettings(SettingsGroup):
     max_tags: int = Field(MAX_TAGS, ge=0, description="Most tags one memory may carry.")
     max_tag_chars: int = Field(
         MAX_TAG_CHARS, ge=1, description="Longest tag accepted, in characters."
+    )
+    idempotency_ttl_s: float = Field(
+        86_400,
+        gt=0,
+        description="How long an idempotency key (HTTP `Idempotency-Key`) is remembered, in "
+        "seconds: a retry within it returns the first result and writes nothing.",
     )
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
-from mnemo.errors import NotFoundError, ValidationError
+from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.index.embed import Embedding
+from mnemo.memory.idempotency import Keys
 from mnemo.schemas import (
     HistoryEntry,
     MemoryItem,
@@ -49,8 +50,15 @@ class Records:
         source_message_ids: Sequence[str] | None = None,
         created_at: Any = None,
         actor: str = "api",
+        idempotency_key: str | None = None,
     ) -> MemoryItem:
-        """Store one memory (a fact by default) and record ADD in its history."""
+        """Store one memory (a fact by default) and record ADD in its history.
+
+        With ``idempotency_key``, a retry of the same call (same key, same arguments) within
+        ``idempotency_ttl_s`` writes nothing and returns the memory the first call stored;
+        the same key with other arguments is a ValidationError (see
+        :mod:`mnemo.memory.idempotency`).
+        """
         text = check.content(content, self.settings.max_content_chars)
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
@@ -62,10 +70,24 @@ class Records:
             check.unit_float(importance, "importance"),
             check.unit_float(confidence, "confidence"),
         )
-        created = check.time_text(created_at, "created_at") or format_time(utcnow())
+        given_time = check.time_text(created_at, "created_at")
+        memory_id = new_id(MEMORY_PREFIX)
+        if idempotency_key is not None:
+            request = {
+                "op": "add", "content": text, "user_id": user_id, "session_id": session_id,
+                "kind": kind, "tags": row_tags, "metadata": meta, "importance": imp,
+                "confidence": conf, "sources": list(source_message_ids or []),
+                "created_at": given_time,
+            }  # fmt: skip
+            reserved = Keys(self.store.idempotency, self.settings)
+            memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
+            first = self.store.get_memory(self.tenant, memory_id)
+            if first is not None:
+                return first  # the first call's memory: nothing is written again
+        created = given_time or format_time(utcnow())
         hashes, vectors = self.embed([text])
         row = NewMemory(
-            id=new_id(MEMORY_PREFIX),
+            id=memory_id,
             tenant=self.tenant,
             user_id=user_id,
             session_id=session_id,
@@ -81,7 +103,13 @@ class Records:
             embedder=self.embed.id,
             embedding=vectors[0],
         )
-        return self.store.add_memory(row, actor)
+        try:
+            return self.store.add_memory(row, actor)
+        except StorageError:
+            first = None if idempotency_key is None else self.store.get_memory(self.tenant, row.id)
+            if first is None:
+                raise
+            return first  # a concurrent call with the same key stored it first
 
     def get(self, id: str) -> MemoryItem | Message:
         """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""

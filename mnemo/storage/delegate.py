@@ -39,6 +39,7 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.ports.api_keys import ApiKeys
+from mnemo.storage.ports.idempotency import IdempotencyKeys
 from mnemo.storage.ports.maintenance import Maintenance
 from mnemo.storage.ports.store import Store
 from mnemo.storage.topic_records import Conversation, TopicRow
@@ -61,6 +62,11 @@ class StoreDelegate:
     def api_keys(self) -> ApiKeys:
         """The wrapped store's API key table."""
         return self.inner.api_keys
+
+    @property
+    def idempotency(self) -> IdempotencyKeys:
+        """The wrapped store's idempotency-key table."""
+        return self.inner.idempotency
 
     @property
     def maintenance(self) -> Maintenance:

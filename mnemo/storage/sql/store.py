@@ -52,6 +52,7 @@ from mnemo.storage.sql import messages as msg_sql
 from mnemo.storage.sql import profile as profile_sql
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.api_keys import ApiKeyTable
+from mnemo.storage.sql.idempotency import IdempotencyTable
 from mnemo.storage.sql.maintenance import Drift, SQLMaintenance
 from mnemo.storage.sql.topics import Topics
 from mnemo.storage.sql.tx import Transactions, Tx
@@ -80,6 +81,7 @@ class SQLStore:
         self.search = search
         self.claim = claim
         self.api_keys = ApiKeyTable(tx)
+        self.idempotency = IdempotencyTable(tx)
         self.maintenance = SQLMaintenance(tx, drift)
         self.topics = Topics(tx)
 
