@@ -4,6 +4,7 @@ in one transaction."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from mnemo import validation as check
@@ -27,6 +28,31 @@ def embed_text(content: str, name: str | None = None) -> str:
     """
     del name
     return content
+
+
+#: The time between an undated turn and its dated neighbour in one batch.
+TIME_STEP = timedelta(seconds=1)
+
+
+def fill_times(
+    times: Sequence[datetime | None], now: datetime, step: timedelta = TIME_STEP
+) -> list[datetime]:
+    """The time of every turn of a batch: its own, else its neighbour's plus a small step.
+
+    An undated turn after a dated one takes the previous turn's time + ``step``; undated turns
+    before the first dated one count back from it (its time - k x ``step``). A batch with no
+    dated turn is stamped ``now``. So a reply sent without a time stays next to the dated
+    question it answers instead of jumping to the present.
+    """
+    first = next((i for i, t in enumerate(times) if t is not None), None)
+    if first is None:
+        return [now] * len(times)
+    anchor = times[first]
+    assert anchor is not None
+    out = [anchor - (first - i) * step for i in range(first)]
+    for t in times[first:]:
+        out.append(t if t is not None else out[-1] + step)
+    return out
 
 
 def followups(rows: Sequence[NewMessage], kinds: Sequence[str], tenant: str) -> list[NewJob]:
@@ -71,7 +97,9 @@ class TurnWriter:
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
-        Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``. A turn is
+        Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``; a turn
+        without ``created_at`` takes its dated neighbour's time plus a second (see
+        :func:`fill_times`), or now when no turn of the batch is dated. A turn is
         searchable as soon as this returns. Invalid input raises ValidationError and writes
         nothing.
         """
@@ -87,7 +115,7 @@ class TurnWriter:
             hashes,
             keys.KeySpec.from_settings(self.settings),
         )
-        now = utcnow()
+        times = fill_times([t.created_at for t in turns], utcnow())
         rows = [
             NewMessage(
                 id=new_id(MESSAGE_PREFIX),
@@ -97,14 +125,14 @@ class TurnWriter:
                 role=t.role,
                 name=t.name,
                 content=t.content,
-                created_at=format_time(t.created_at or now),
+                created_at=format_time(at),
                 metadata=t.metadata,
                 content_hash=h,
                 embedder=self.embed.id,
                 embedding=v,
                 key_vectors=kv,
             )
-            for t, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
+            for t, at, h, v, kv in zip(turns, times, hashes, vectors, key_vectors, strict=True)
         ]
         stored = self.store.add_messages(rows, followups(rows, list(self.handlers), self.tenant))
         return [m.id for m in stored]

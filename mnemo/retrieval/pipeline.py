@@ -10,8 +10,17 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    say (see ``retrieval.dates``) and, optionally, a share of the session's relevance;
    optionally ``rerank``: a cross-encoder rescores the ``rerank_top_n`` best candidates and its
    score is blended into their relevance (see ``retrieval.rerank``);
-3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
-4. optional MMR over embedding cosine, then the top ``limit``.
+   ``turn_prior``: a turn that tells nothing (a question that asks without telling, an
+   assistant non-answer, a courtesy; see ``retrieval.talk``) has its relevance multiplied by
+   its kind's prior, after it has lent its relevance to its neighbours and, a question, to its
+   reply; such turns are left out of the fusion's normalisation (``fusion.weighted_blend``'s
+   basis), so a stored copy of the query cannot rescale every other candidate;
+3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``; age is
+   measured from the request's ``now``, else from the user's newest turn (so imported history
+   keeps a meaningful recency), else from the clock;
+4. optional MMR over embedding cosine, then the top ``limit`` distinct hits: duplicates
+   collapse into the best-ranked of them (``hit.duplicates``; see ``retrieval.duplicates``) and
+   turns whose text is in the request being answered (``exclude``) are left out.
 
 Scopes (`llmplatform` and `agent-cli`): the session; the user's other sessions when the session
 holds fewer than ``cross_session_threshold`` items (or all of the user's sessions when no session is
@@ -23,7 +32,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -32,13 +42,16 @@ from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache, VectorIndex
 from mnemo.retrieval import dates, fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
+from mnemo.retrieval.duplicates import Collapser, Kept
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.neighbours import neighbor_boost, session_boost
 from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
 from mnemo.retrieval.scoring import blend, recency
+from mnemo.retrieval.talk import STATEMENT, KindPriors, apply_priors, is_talk
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
 from mnemo.storage.ports.search import SearchSource
+from mnemo.text.turn_kinds import TURN_KINDS, TurnKind, classify
 
 
 @dataclass(frozen=True)
@@ -54,7 +67,10 @@ class SearchRequest:
     """A validated query.
 
     ``recency_weight`` and ``score_threshold``, when set, override the settings of the same
-    name for this one search (a per-call option of context assembly).
+    name for this one search (a per-call option of context assembly). ``now`` is the reference
+    time of recency and relative dates (None: the user's newest turn, else the clock);
+    ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
+    turns, which are left out of the hits.
     """
 
     query: str
@@ -63,9 +79,10 @@ class SearchRequest:
     session_id: str | None
     limit: int
     kinds: tuple[str, ...] | None
-    now: float = field(default_factory=time.time)
+    now: float | None = None
     recency_weight: float | None = None
     score_threshold: float | None = None
+    exclude: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -77,6 +94,8 @@ class Candidates:
     located: dict[Ref, tuple[VectorIndex, int]] = field(default_factory=dict)
     #: multipliers other than 1 applied to a candidate's relevance, by name (shown on hits)
     priors: dict[Ref, dict[str, float]] = field(default_factory=dict)
+    #: what each turn is (see text.turn_kinds); memories are statements
+    kinds: dict[Ref, TurnKind] = field(default_factory=dict)
 
 
 class QueryCache:
@@ -119,6 +138,11 @@ class Pipeline:
         self.reranker = reranker if reranker is not None else create_reranker(settings)
         self.indexes = IndexCache()
         self.queries = QueryCache(settings.query_cache_size)
+        self.priors = KindPriors(
+            settings.question_prior, settings.non_answer_prior, settings.greeting_prior
+        )
+        #: whether turn kinds are needed at all (the seeds' presets turn every use off)
+        self.uses_kinds = settings.reply_weight > 0 or self.priors != KindPriors()
 
     def scopes(self, req: SearchRequest) -> list[Scope]:
         """The scopes a request searches, nearest first."""
@@ -143,6 +167,9 @@ class Pipeline:
             (scope, self.indexes.get(self.store, req.tenant, scope.user_id, self.embedder.id))
             for scope in self.scopes(req)
         ]
+        if req.now is None:
+            newest = [t for _, index in scoped if (t := index.newest_turn()) is not None]
+            req = replace(req, now=max(newest) if newest else time.time())
         names = sorted({n for _, index in scoped for n in index.names()})
         about = speakers.analyze(req.query, names, s.strip_speaker_names)
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
@@ -186,21 +213,26 @@ class Pipeline:
         self, req: SearchRequest, cands: Candidates, about: speakers.QuerySpeakers
     ) -> list[Hit]:
         s = self.settings
+        now = time.time() if req.now is None else req.now
         weights = {"lexical": s.lexical_weight, "dense": s.dense_weight}
         lists: dict[str, dict[Ref, float]] = {
             k: v for k, v in (("lexical", cands.lexical), ("dense", cands.dense)) if v
         }
-        ranks = {name: fusion.ranks(scores) for name, scores in lists.items()}
+        basis: set[Ref] | None = None
+        if self.uses_kinds:
+            self._classify({r for scores in lists.values() for r in scores}, cands)
+            basis = {r for r, k in cands.kinds.items() if not is_talk(k)}
+        ranks = {name: fusion.ranks(scores, basis) for name, scores in lists.items()}
         if s.fusion == "rrf":
             relevance = fusion.rrf(ranks, weights, s.rrf_k)
         else:
-            relevance = fusion.weighted_blend(lists, weights)
-        if s.neighbor_weight > 0:
+            relevance = fusion.weighted_blend(lists, weights, basis)
+        if s.neighbor_weight > 0 or s.reply_weight > 0:
             relevance = self._neighbors(relevance, cands)
         if s.speaker_weight > 0:
             relevance = self._speakers(relevance, cands, about)
         if s.date_weight > 0:
-            spans = dates.windows(req.query, req.now)
+            spans = dates.windows(req.query, now)
             if spans:
                 relevance = self._dates(relevance, cands, spans)
         if s.session_weight > 0:
@@ -208,6 +240,11 @@ class Pipeline:
         reranked: dict[Ref, float] = {}
         if self.reranker is not None:
             relevance, reranked = self._rerank(self.reranker, req.query, relevance)
+        if self.uses_kinds:
+            self._classify(set(relevance), cands)
+            relevance, applied = apply_priors(relevance, cands.kinds, self.priors)
+            for ref, p in applied.items():
+                cands.priors.setdefault(ref, {})["turn_prior"] = p
         threshold = s.score_threshold if req.score_threshold is None else req.score_threshold
         recency_weight = s.recency_weight if req.recency_weight is None else req.recency_weight
         refs: list[Ref] = [r for r, v in relevance.items() if v >= threshold]
@@ -217,18 +254,14 @@ class Pipeline:
         rec = np.zeros(len(refs))
         if recency_weight > 0:
             times = self._times(refs, cands)
-            rec = np.asarray(recency(req.now - times, s.recency_tau_days))
+            rec = np.asarray(recency(now - times, s.recency_tau_days))
         final = blend(rel, rec, recency_weight) if recency_weight > 0 else rel
         order = np.argsort(-final, kind="stable")
         if s.use_mmr:
             order = self._mmr(order, refs, final, cands, req.limit)
-        chosen = [int(i) for i in order[: req.limit]]
-        rows = self.store.fetch([refs[i] for i in chosen])
         hits = []
-        for i in chosen:
+        for i, row, kept in self._distinct(req, order, refs, cands):
             ref = refs[i]
-            if ref not in rows:
-                continue  # erased between candidate generation and fetch
             scores = {"relevance": float(rel[i]), "final": float(final[i])}
             for name in ("lexical", "dense"):
                 if ref in lists.get(name, {}):
@@ -239,8 +272,65 @@ class Pipeline:
                 scores["rerank"] = reranked[ref]
             if recency_weight > 0:
                 scores["recency"] = float(rec[i])
-            hits.append(hit_rows.to_hit(ref, rows[ref], float(final[i]), scores))
+            kind = cands.kinds.get(ref) if ref[0] == MESSAGE else None
+            hits.append(
+                hit_rows.to_hit(ref, row, float(final[i]), scores, kind, kept.duplicates)
+            )
         return hits
+
+    def _distinct(
+        self, req: SearchRequest, order: np.ndarray, refs: list[Ref], cands: Candidates
+    ) -> list[tuple[int, dict[str, Any], Kept]]:
+        """The first ``limit`` candidates in ``order`` that are neither in the request nor
+        duplicates of a better one, with their rows (fetched a few more than needed at a
+        time); each duplicate's id is recorded on the hit it repeats."""
+        s = self.settings
+        collapse = Collapser(s.duplicate_similarity, s.source_similarity, req.exclude)
+        out: list[tuple[int, dict[str, Any], Kept]] = []
+        at = 0
+        while len(out) < req.limit and at < len(order):
+            batch = [int(i) for i in order[at : at + req.limit - len(out) + 8]]
+            at += len(batch)
+            rows = self.store.fetch([refs[i] for i in batch])
+            for i in batch:
+                row = rows.get(refs[i])
+                if row is None or collapse.excluded(row["content"]):
+                    continue  # erased meanwhile, or already in the request
+                loc = cands.located.get(refs[i])
+                vector = loc[0].matrix[loc[1]] if loc is not None else None
+                sources = row.get("source_message_ids") or []
+                if collapse.admit(row["id"], row["content"], vector, sources) is None:
+                    out.append((i, row, collapse.kept[-1]))
+                    if len(out) == req.limit:
+                        break
+        return out
+
+    def _classify(self, refs: set[Ref], cands: Candidates) -> None:
+        """The turn kind of every ref not yet known (see text.turn_kinds), cached per row in
+        its vector index; memories are statements."""
+        unknown = []
+        for ref in refs:
+            if ref in cands.kinds:
+                continue
+            if ref[0] != MESSAGE:
+                cands.kinds[ref] = STATEMENT
+                continue
+            loc = cands.located.get(ref)
+            code = int(loc[0].labels[loc[1]]) if loc is not None else -1
+            if code >= 0:
+                cands.kinds[ref] = TURN_KINDS[code]
+            else:
+                unknown.append(ref)
+        if not unknown:
+            return
+        rows = self.store.fetch(unknown)
+        for ref in unknown:
+            row = rows.get(ref)
+            kind = classify(row["role"], row["content"]) if row is not None else STATEMENT
+            cands.kinds[ref] = kind
+            loc = cands.located.get(ref)
+            if loc is not None and row is not None:
+                loc[0].labels[loc[1]] = TURN_KINDS.index(kind)
 
     def _rerank(
         self, reranker: Reranker, query: str, relevance: dict[Ref, float]
@@ -261,18 +351,24 @@ class Pipeline:
         return out, {r: float(v) for r, v in zip(head, raw, strict=True)}
 
     def _neighbors(self, relevance: dict[Ref, float], cands: Candidates) -> dict[Ref, float]:
-        """Adjacent turns of every candidate, boosted by it (see retrieval.context)."""
+        """Adjacent turns of every candidate, boosted by it; the turn right after a question
+        by another speaker, by ``reply_weight`` of it (see retrieval.neighbours)."""
+        s = self.settings
         near: dict[Ref, list[Ref]] = {}
+        replies: dict[Ref, Ref] = {}
         for ref in list(relevance):
             loc = cands.located.get(ref)
             if loc is None or ref[0] != MESSAGE:
                 continue
             index, pos = loc
-            for p in index.neighbors(pos, self.settings.neighbor_span):
+            asks = cands.kinds.get(ref) == "question" and s.reply_weight > 0
+            for p in index.neighbors(pos, max(s.neighbor_span, 1)):
                 other = index.ref(p)
                 cands.located.setdefault(other, (index, p))
                 near.setdefault(other, []).append(ref)
-        return neighbor_boost(relevance, near, self.settings.neighbor_weight)
+                if asks and p == pos + 1 and not index.same_speaker(pos, p):
+                    replies[other] = ref
+        return neighbor_boost(relevance, near, s.neighbor_weight, replies, s.reply_weight)
 
     def _speakers(
         self, relevance: dict[Ref, float], cands: Candidates, about: speakers.QuerySpeakers

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import TypeVar
 
 import numpy as np
@@ -31,11 +31,18 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
-def min_max(scores: Mapping[K, float]) -> dict[K, float]:
-    """(s - min) / (max - min) per key; all ones when every score is equal."""
+def min_max(scores: Mapping[K, float], basis: Collection[K] | None = None) -> dict[K, float]:
+    """(s - min) / (max - min) per key; all ones when every score is equal.
+
+    With ``basis``, min and max are those of the basis keys present (of all keys when none
+    is), and results are clipped to [0, 1].
+    """
     if not scores:
         return {}
-    lo, hi = min(scores.values()), max(scores.values())
+    ref = [v for k, v in scores.items() if k in basis] if basis is not None else []
+    if not ref:
+        ref = list(scores.values())
+    lo, hi = min(ref), max(ref)
     if hi - lo < 1e-12:
-        return {k: 1.0 for k in scores}
-    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+        return {k: 1.0 if v >= hi else 0.0 for k, v in scores.items()}
+    return {k: min(max((v - lo) / (hi - lo), 0.0), 1.0) for k, v in scores.items()}
