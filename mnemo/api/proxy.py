@@ -1,11 +1,14 @@
 """The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
-Per request: recall the context of the last user message (the OpenAI ``user`` field is the
-user id, `agent-cli`'s ``memory_id`` the session), inject it as the preset says, forward to the
-upstream, and store the turn. Non-streaming replies get ``memory_hits``. Streaming replies are
-passed through event by event; the user turn is stored before the first byte and the assistant
-text when the stream ends (before ``[DONE]`` is relayed). A client that disconnects mid-stream
-still gets its partial assistant text stored, marked ``incomplete``.
+Per request (one :class:`~mnemo.memory.exchange.Exchange`, the path ``mnemo eval``'s chat
+replay measures): recall the context of the last user message (the OpenAI ``user`` field is the
+user id, `agent-cli`'s ``memory_id`` the session), leaving out the turns the request already
+carries; inject it as the preset says, forward to the upstream, and store the user turn with
+the reply in one call. Non-streaming replies get ``memory_hits``. Streaming replies are passed
+through event by event; the exchange is stored when the stream ends (before ``[DONE]`` is
+relayed), so its fact job sees the reply, and one last ``chat.completion.chunk`` with no choices
+carries ``memory_hits`` just before ``[DONE]``. A client that disconnects mid-stream still gets
+the exchange stored with its partial assistant text, marked ``incomplete``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -22,12 +25,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from mnemo import validation as check
 from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody
 from mnemo.context.render import inject as inject_context
-from mnemo.context.render import last_user_text
+from mnemo.memory.exchange import Exchange
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
 
@@ -53,30 +55,26 @@ class ChatRequest(BaseModel):
 
 
 class Turn:
-    """The turn being proxied: where it is stored and what was recalled for it."""
+    """The turn being proxied: its :class:`~mnemo.memory.exchange.Exchange` and metrics."""
 
     def __init__(self, mem: Memory, body: ChatRequest, state: AppState) -> None:
         self.mem, self.body, self.state = mem, body, state
-        self.user_id = check.identifier(body.user or "default", "user")
-        self.session_id = check.identifier(body.memory_id or "default", "memory_id")
-        self.query = last_user_text(body.messages)
+        self.exchange = Exchange(
+            mem,
+            body.messages,
+            body.user or "default",
+            body.memory_id or "default",
+            top_k=body.memory_top_k,
+            recency_weight=body.memory_recency_weight,
+            score_threshold=body.memory_score_threshold,
+        )
+        self.user_id, self.session_id = self.exchange.user_id, self.exchange.session_id
+        self.query = self.exchange.query
         self.bundle: ContextBundle | None = None
 
     def recall(self) -> None:
         """Assemble the context of the last user message (nothing when it is empty)."""
-        if not self.query.strip():
-            return
-        talk = [m for m in self.body.messages if m.get("role") != "system"]
-        self.bundle = self.mem.context(
-            self.query,
-            self.user_id,
-            self.session_id,
-            self.mem.settings.context_budget_tokens,
-            include_history=len(talk) <= 1,
-            top_k=self.body.memory_top_k,
-            recency_weight=self.body.memory_recency_weight,
-            score_threshold=self.body.memory_score_threshold,
-        )
+        self.bundle = self.exchange.recall()
 
     def payload(self) -> dict[str, Any]:
         """The request sent upstream: memory fields removed, context injected."""
@@ -86,34 +84,16 @@ class Turn:
             data["messages"] = inject_context(self.bundle, self.body.messages)
         return data
 
-    def store(self, assistant: str | None, *, with_user: bool, incomplete: bool = False) -> None:
-        """Store the user turn and/or the assistant reply in one transaction."""
+    def store(self, assistant: str | None, *, incomplete: bool = False) -> None:
+        """Store the user turn and the assistant reply (if any) in one transaction."""
         meta: dict[str, Any] = {"source": "proxy", "model": self.body.model}
-        turns = []
-        if with_user and self.query.strip():
-            turns.append({"role": "user", "content": self.query, "metadata": meta})
-        if assistant:
-            extra = {"incomplete": True} if incomplete else {}
-            turns.append({"role": "assistant", "content": assistant, "metadata": meta | extra})
-        if turns:
-            self.mem.add_messages(turns, user_id=self.user_id, session_id=self.session_id)
-            self.state.metrics.turns.inc(len(turns))
+        stored = self.exchange.store(assistant, metadata=meta, incomplete=incomplete)
+        if stored:
+            self.state.metrics.turns.inc(len(stored))
 
     def hits(self) -> list[dict[str, Any]]:
         """``memory_hits``: what was recalled, in the `agent-cli` shape."""
-        if self.bundle is None:
-            return []
-        return [
-            {
-                "id": i.id,
-                "kind": i.kind,
-                "role": i.role,
-                "content": i.content,
-                "created_at": i.created_at.isoformat() if i.created_at else None,
-                "score": i.score,
-            }
-            for i in self.bundle.hits()
-        ]
+        return self.exchange.hits()
 
 
 def _bearer(request: Request) -> str | None:
@@ -159,7 +139,7 @@ async def chat_completions(
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         state.metrics.upstream_errors.labels("bad_reply").inc()
         raise upstream.UpstreamError(f"upstream reply is not a chat completion: {exc!r}") from exc
-    await run_in_threadpool(turn.store, text, with_user=True)
+    await run_in_threadpool(turn.store, text)
     data["memory_hits"] = turn.hits()
     return JSONResponse(data)
 
@@ -170,12 +150,8 @@ async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:
         body = await resp.aread()
         await resp.aclose()
         return _passthrough(resp, body)
-    try:
-        await run_in_threadpool(turn.store, None, with_user=True)
-    except BaseException:
-        await resp.aclose()
-        raise
-    return StreamingResponse(relay(resp, turn.store), media_type="text/event-stream")
+    events = with_hits(relay(resp, turn.store), turn.hits)
+    return StreamingResponse(events, media_type="text/event-stream")
 
 
 def delta_text(data: str) -> str:
@@ -188,8 +164,9 @@ def delta_text(data: str) -> str:
     return content if isinstance(content, str) else ""
 
 
-async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterator[str]:
-    """Pass SSE lines through, collecting the text; store it before relaying ``[DONE]``."""
+async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncGenerator[str, None]:
+    """Pass SSE lines through, collecting the text; store the exchange before relaying
+    ``[DONE]``."""
     parts: list[str] = []
     stored = False
     try:
@@ -197,13 +174,13 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterat
             if line.startswith("data:"):
                 data = line[5:].strip()
                 if data == "[DONE]" and not stored:
-                    await run_in_threadpool(store, "".join(parts), with_user=False)
+                    await run_in_threadpool(store, "".join(parts))
                     stored = True
                 elif data != "[DONE]":
                     parts.append(delta_text(data))
             yield line + "\n"
         if not stored:
-            await run_in_threadpool(store, "".join(parts), with_user=False)
+            await run_in_threadpool(store, "".join(parts))
             stored = True
     except httpx.HTTPError as exc:
         log.warning("upstream stream broke: %r", exc)
@@ -218,9 +195,48 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterat
         await resp.aclose()
 
 
+async def with_hits(
+    lines: AsyncGenerator[str, None], hits: Callable[[], list[dict[str, Any]]]
+) -> AsyncIterator[str]:
+    """The relayed lines with one more event just before ``data: [DONE]``: a
+    ``chat.completion.chunk`` with no choices and ``memory_hits``, which OpenAI clients read
+    like the usage chunk (``chunk.model_extra["memory_hits"]``). A stream that ends without
+    ``[DONE]`` (cut short upstream) gets no such event."""
+    head: dict[str, Any] = {}
+    sent = False
+    try:
+        async for line in lines:
+            data = line[5:].strip() if line.startswith("data:") else ""
+            if data == "[DONE]" and not sent:
+                yield hits_event(head, hits())
+                sent = True
+            elif data and not head:
+                head = _chunk_head(data)
+            yield line
+    finally:
+        await lines.aclose()  # a client that left: the relay stores what was said
+
+
+def _chunk_head(data: str) -> dict[str, Any]:
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        return {}
+    if not isinstance(chunk, dict):
+        return {}
+    return {k: chunk[k] for k in ("id", "created", "model") if k in chunk}
+
+
+def hits_event(head: dict[str, Any], hits: list[dict[str, Any]]) -> str:
+    """The SSE event carrying ``memory_hits``, shaped like the stream's chunks (``head``:
+    their ``id``, ``created`` and ``model``)."""
+    chunk = {**head, "object": "chat.completion.chunk", "choices": [], "memory_hits": hits}
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
 def _store_partial(store: Callable[..., None], text: str) -> None:
     try:
-        store(text, with_user=False, incomplete=True)
+        store(text, incomplete=True)
     except Exception:  # a background write has no caller to raise to; record it
         log.exception("could not store a partial assistant turn")
 
