@@ -144,28 +144,28 @@ class RetrievalSettings(SettingsGroup):
         32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."
     )
     question_prior: float = Field(
-        0.5,
+        0.1,
         ge=0,
         le=1,
         description="Relevance factor of a turn that asks without telling (\"What is my dog's "
         'name?"); 1 ranks it like any statement (see retrieval.talk).',
     )
     non_answer_prior: float = Field(
-        0.2,
+        0.1,
         ge=0,
         le=1,
         description="Relevance factor of an assistant turn that only declines or does not know "
         "(\"I'm not sure, could you remind me?\"); 1 turns it off.",
     )
     greeting_prior: float = Field(
-        0.3,
+        0.2,
         ge=0,
         le=1,
         description="Relevance factor of a turn of courtesies only (greetings, thanks, "
         "farewells); 1 turns it off.",
     )
     reply_weight: float = Field(
-        0.6,
+        0.8,
         ge=0,
         le=1,
         description="A turn right after a question turn, by another speaker, gains this share of "

@@ -60,9 +60,10 @@ def weighted_blend(
 ) -> dict[K, float]:
     """Normalised score blend: sum_i w_i * minmax_i(d) / sum_i w_i; a list missing d adds 0.
 
-    With ``basis``, each list's min and max are taken over the basis keys only and every
-    normalised score is clipped to [0, 1]: keys outside the basis (talk that tells nothing,
-    see retrieval.talk) cannot stretch the scale of the others.
+    With ``basis``, each list's min and max are taken over the basis keys only (scores below
+    the min count 0): keys outside the basis (talk that tells nothing, see retrieval.talk)
+    cannot stretch the scale of the others, and may themselves score above 1 (a stored copy
+    of the query does, and lends that to its reply).
     """
     total = sum(w for name, w in weights.items() if name in scores and w > 0)
     fused: dict[K, float] = {}

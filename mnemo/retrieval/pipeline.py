@@ -3,7 +3,9 @@
 Stages and the score each leaves on a hit (``Hit.scores``):
 
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
-   ``lexical`` (BM25, higher is better) and ``dense`` (cosine);
+   ``lexical`` (BM25, higher is better) and ``dense`` (cosine); when turn kinds are used,
+   each retriever is asked for twice the pool and keeps its first ``pool`` statements (and the
+   talk ranked among them), so stored questions and non-answers take no statement's place;
 2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
@@ -11,8 +13,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    optionally ``rerank``: a cross-encoder rescores the ``rerank_top_n`` best candidates and its
    score is blended into their relevance (see ``retrieval.rerank``);
    ``turn_prior``: a turn that tells nothing (a question that asks without telling, an
-   assistant non-answer, a courtesy; see ``retrieval.talk``) has its relevance multiplied by
-   its kind's prior, after it has lent its relevance to its neighbours and, a question, to its
+   assistant non-answer, a courtesy; see ``retrieval.talk``) has its relevance (and, below,
+   its recency) multiplied by its kind's prior, after it has lent its relevance to its neighbours and, a question, to its
    reply; such turns are left out of the fusion's normalisation (``fusion.weighted_blend``'s
    basis), so a stored copy of the query cannot rescale every other candidate;
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``; age is
@@ -160,6 +162,7 @@ class Pipeline:
         """The ``limit`` best hits for a request, each with its per-stage scores."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
+        asked = 2 * pool if self.uses_kinds else pool
         cands = Candidates()
         terms = lexical.query_terms(req.query)
         match = lexical.match_expression(terms)
@@ -176,13 +179,30 @@ class Pipeline:
         for scope, index in scoped:
             if match is not None and s.lexical_weight > 0:
                 for ref, score in self.store.lexical(
-                    req.tenant, scope.user_id, match, pool, scope.session_id, req.kinds
+                    req.tenant, scope.user_id, match, asked, scope.session_id, req.kinds
                 ):
                     cands.lexical[ref] = max(score, cands.lexical.get(ref, -np.inf))
             if qvec is not None:
-                self._dense(index, qvec, scope, req, pool, cands)
+                self._dense(index, qvec, scope, req, asked, cands)
             self._locate(index, cands)
+        if self.uses_kinds:
+            self._classify({r for c in (cands.lexical, cands.dense) for r in c}, cands)
+            cands.lexical = self._statement_pool(cands.lexical, cands, pool)
+            cands.dense = self._statement_pool(cands.dense, cands, pool)
         return self._rank(req, cands, about)
+
+    @staticmethod
+    def _statement_pool(scores: dict[Ref, float], cands: Candidates, pool: int) -> dict[Ref, float]:
+        """The best candidates of one retriever up to its ``pool``-th statement (the talk
+        among them kept too)."""
+        out: dict[Ref, float] = {}
+        told = 0
+        for ref in sorted(scores, key=lambda r: -scores[r]):
+            if told >= pool:
+                break
+            out[ref] = scores[ref]
+            told += not is_talk(cands.kinds.get(ref, STATEMENT))
+        return out
 
     def _dense(
         self,
@@ -220,7 +240,6 @@ class Pipeline:
         }
         basis: set[Ref] | None = None
         if self.uses_kinds:
-            self._classify({r for scores in lists.values() for r in scores}, cands)
             basis = {r for r, k in cands.kinds.items() if not is_talk(k)}
         ranks = {name: fusion.ranks(scores, basis) for name, scores in lists.items()}
         if s.fusion == "rrf":
@@ -240,6 +259,7 @@ class Pipeline:
         reranked: dict[Ref, float] = {}
         if self.reranker is not None:
             relevance, reranked = self._rerank(self.reranker, req.query, relevance)
+        applied: dict[Ref, float] = {}
         if self.uses_kinds:
             self._classify(set(relevance), cands)
             relevance, applied = apply_priors(relevance, cands.kinds, self.priors)
@@ -255,7 +275,9 @@ class Pipeline:
         if recency_weight > 0:
             times = self._times(refs, cands)
             rec = np.asarray(recency(now - times, s.recency_tau_days))
-        final = blend(rel, rec, recency_weight) if recency_weight > 0 else rel
+        # a turn that tells nothing gains no recency either: final = prior x blend
+        prior = np.array([applied.get(r, 1.0) for r in refs])
+        final = blend(rel, rec * prior, recency_weight) if recency_weight > 0 else rel
         order = np.argsort(-final, kind="stable")
         if s.use_mmr:
             order = self._mmr(order, refs, final, cands, req.limit)

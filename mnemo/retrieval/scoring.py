@@ -31,11 +31,15 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
+#: The highest normalised score of a key outside the basis of :func:`min_max`.
+CEILING = 2.0
+
+
 def min_max(scores: Mapping[K, float], basis: Collection[K] | None = None) -> dict[K, float]:
     """(s - min) / (max - min) per key; all ones when every score is equal.
 
     With ``basis``, min and max are those of the basis keys present (of all keys when none
-    is), and results are clipped to [0, 1].
+    is), and results are clipped to [0, CEILING]: keys outside the basis may score above 1.
     """
     if not scores:
         return {}
@@ -44,5 +48,5 @@ def min_max(scores: Mapping[K, float], basis: Collection[K] | None = None) -> di
         ref = list(scores.values())
     lo, hi = min(ref), max(ref)
     if hi - lo < 1e-12:
-        return {k: 1.0 if v >= hi else 0.0 for k, v in scores.items()}
-    return {k: min(max((v - lo) / (hi - lo), 0.0), 1.0) for k, v in scores.items()}
+        return {k: 1.0 if v >= hi else 0.0 for k, v in scores.items()}  # (only with a basis)
+    return {k: min(max((v - lo) / (hi - lo), 0.0), CEILING) for k, v in scores.items()}
