@@ -40,6 +40,8 @@ def min_max(scores: Mapping[K, float], basis: Collection[K] | None = None) -> di
 
     With ``basis``, min and max are those of the basis keys present (of all keys when none
     is), and results are clipped to [0, CEILING]: keys outside the basis may score above 1.
+    When the basis scores are all equal (one key, say), scores are divided by that score
+    instead (s / max, clipped the same way).
     """
     if not scores:
         return {}
@@ -48,5 +50,7 @@ def min_max(scores: Mapping[K, float], basis: Collection[K] | None = None) -> di
         ref = list(scores.values())
     lo, hi = min(ref), max(ref)
     if hi - lo < 1e-12:
-        return {k: 1.0 if v >= hi else 0.0 for k, v in scores.items()}  # (only with a basis)
+        if basis is None:
+            return {k: 1.0 for k in scores}
+        lo, hi = 0.0, hi if hi > 1e-12 else 1.0
     return {k: min(max((v - lo) / (hi - lo), 0.0), CEILING) for k, v in scores.items()}

@@ -47,6 +47,7 @@ _COURTESY_GLUE = frozenset(
     doing have a day weekend catch up chat chatting long time of course same here me i'm im
     what's whats up how how's hows going been guys it i'll ill let know for your this is and
     take alright tomorrow wait can't cant let's lets always here there us we our keep posted
+    on
     """.split()
 )
 #: Phrases that say the speaker does not know, cannot help, or needs reminding.
