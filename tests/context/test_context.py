@@ -211,3 +211,37 @@ def test_token_counter_is_offline_estimate_for_hashing(mem: Memory) -> None:
     assert token_counter(mem.embedder) is estimate_tokens
     assert estimate_tokens("hello world") == 3
     assert estimate_tokens("x" * 400) == 80
+
+
+def test_default_layout_leaves_out_talk_and_excerpts_the_tail(db_path: str) -> None:
+    from mnemo.context.layouts import EXCERPT_CHARS, FULL_HITS
+
+    with open_mem(db_path, "default") as mem:
+        long = [
+            {"role": "user", "content": f"Note {i} about the garden. {filler(i, 200)}. "
+             f"{filler(i + 50, 200)}. The tomato plants number {i} grew tall."}
+            for i in range(FULL_HITS + 2)
+        ]  # fmt: skip
+        mem.add_messages(long, user_id="u1", session_id="s1")
+        talk = [
+            {"role": "user", "content": "How tall are the tomato plants?"},
+            {"role": "assistant", "content": "I'm not sure, could you remind me?"},
+            {"role": "user", "content": "Thanks, bye!"},
+        ]
+        mem.add_messages(talk, user_id="u1", session_id="s2")
+        bundle = mem.context("tomato plants tall", "u1", None, 3000)
+        items = bundle.section("memories").items  # type: ignore[union-attr]
+        contents = [i.content for i in items]
+        assert "I'm not sure, could you remind me?" not in contents
+        assert "Thanks, bye!" not in contents
+        memories = [i for i in items if i.content.startswith(("Note", "…"))]
+        assert all(len(i.content) > EXCERPT_CHARS for i in memories[:FULL_HITS])
+        tail = memories[FULL_HITS:]
+        assert tail and all("tomato plants" in i.content and len(i.content) <= EXCERPT_CHARS + 4
+                            for i in tail)  # fmt: skip
+        # the request's own texts are left out of the recalled items
+        again = mem.context("tomato plants tall", "u1", None, 3000,
+                            exclude=["How tall are the tomato plants?"])  # fmt: skip
+        assert "How tall are the tomato plants?" not in [i.content for i in again.hits()]
+        with pytest.raises(ValidationError, match="exclude"):
+            mem.context("x", "u1", exclude="not a list")
