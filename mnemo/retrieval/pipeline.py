@@ -4,8 +4,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine); when turn kinds are used,
-   each retriever is asked for twice the pool and keeps its first ``pool`` statements (and the
-   talk ranked among them), so stored questions and non-answers take no statement's place;
+   each retriever is asked for twice the pool (4, then 8 times while it finds fewer than
+   ``pool`` statements) and keeps its first ``pool`` statements (and the talk ranked among
+   them), so stored questions and non-answers take no statement's place;
 2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
@@ -34,6 +35,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +56,10 @@ from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
 from mnemo.storage.ports.search import SearchSource
 from mnemo.text.turn_kinds import TURN_KINDS, TurnKind, classify
+
+
+#: How many times its pool a retriever is asked for at most, while talk takes the places.
+MAX_POOL_FACTOR = 8
 
 
 @dataclass(frozen=True)
@@ -162,7 +168,6 @@ class Pipeline:
         """The ``limit`` best hits for a request, each with its per-stage scores."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
-        asked = 2 * pool if self.uses_kinds else pool
         cands = Candidates()
         terms = lexical.query_terms(req.query)
         match = lexical.match_expression(terms)
@@ -178,18 +183,45 @@ class Pipeline:
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
         for scope, index in scoped:
             if match is not None and s.lexical_weight > 0:
-                for ref, score in self.store.lexical(
-                    req.tenant, scope.user_id, match, asked, scope.session_id, req.kinds
-                ):
+
+                def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
+                    return self.store.lexical(
+                        req.tenant, scope.user_id, match, n, scope.session_id, req.kinds
+                    )
+
+                for ref, score in self._fill(bm25, index, pool, cands):
                     cands.lexical[ref] = max(score, cands.lexical.get(ref, -np.inf))
             if qvec is not None:
-                self._dense(index, qvec, scope, req, asked, cands)
+                self._dense(index, qvec, scope, req, pool, cands)
             self._locate(index, cands)
         if self.uses_kinds:
-            self._classify({r for c in (cands.lexical, cands.dense) for r in c}, cands)
             cands.lexical = self._statement_pool(cands.lexical, cands, pool)
             cands.dense = self._statement_pool(cands.dense, cands, pool)
         return self._rank(req, cands, about)
+
+    def _fill(
+        self,
+        fetch: Callable[[int], list[tuple[Ref, float]]],
+        index: VectorIndex,
+        pool: int,
+        cands: Candidates,
+    ) -> list[tuple[Ref, float]]:
+        """One retriever's candidates in one scope: ``pool`` of them; with turn kinds in use,
+        as many as hold ``pool`` statements (asked for 2, 4, then 8 times the pool while talk
+        takes the places), classified on the way."""
+        if not self.uses_kinds:
+            return fetch(pool)
+        n = 2 * pool
+        while True:
+            got = fetch(n)
+            refs = [r for r, _ in got]
+            for ref, p in index.positions([r for r in refs if r not in cands.located]).items():
+                cands.located[ref] = (index, p)
+            self._classify(set(refs), cands)
+            told = sum(not is_talk(cands.kinds[r]) for r in refs)
+            if told >= pool or len(got) < n or n >= MAX_POOL_FACTOR * pool:
+                return got
+            n *= 2
 
     @staticmethod
     def _statement_pool(scores: dict[Ref, float], cands: Candidates, pool: int) -> dict[Ref, float]:
@@ -214,14 +246,20 @@ class Pipeline:
         cands: Candidates,
     ) -> None:
         mask = index.mask(scope.session_id, req.kinds)
-        positions, sims = index.search(qvec, pool, mask, self.settings.key_weight)
         floor = self.settings.min_similarity
-        for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
-            if sim < floor:
-                continue
-            ref = (int(index.tables[p]), int(index.rowids[p]))
-            cands.dense[ref] = float(sim)
-            cands.located[ref] = (index, p)
+
+        def cosine(n: int) -> list[tuple[Ref, float]]:
+            positions, sims = index.search(qvec, n, mask, self.settings.key_weight)
+            out = []
+            for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
+                if sim >= floor:
+                    ref = (int(index.tables[p]), int(index.rowids[p]))
+                    cands.located[ref] = (index, p)
+                    out.append((ref, float(sim)))
+            return out
+
+        for ref, sim in self._fill(cosine, index, pool, cands):
+            cands.dense[ref] = sim
 
     @staticmethod
     def _locate(index: VectorIndex, cands: Candidates) -> None:
