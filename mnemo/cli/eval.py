@@ -164,7 +164,9 @@ def run(
     if not opts.data.is_file():
         raise UsageProblem(f"data file not found: {opts.data}")
     if opts.replay and (opts.database_url or opts.compare):
-        raise UsageProblem("--replay runs on copies of a SQLite store: drop --database-url and --compare")
+        raise UsageProblem(
+            "--replay runs on copies of a SQLite store: drop --database-url and --compare"
+        )
     if not 1 <= opts.replay_rounds <= 20:
         raise UsageProblem("--replay-rounds must be an integer in [1, 20]")
     if not 50 <= opts.budget <= 100_000:

@@ -155,7 +155,7 @@ class RetrievalSettings(SettingsGroup):
         ge=0,
         le=1,
         description="Relevance factor of an assistant turn that only declines or does not know "
-        "(\"I'm not sure, could you remind me?\"); 1 turns it off.",
+        '("I\'m not sure, could you remind me?"); 1 turns it off.',
     )
     greeting_prior: float = Field(
         0.2,

@@ -46,9 +46,7 @@ def search(
     )
 
 
-def hit_item(
-    hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None
-) -> ContextItem:
+def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None) -> ContextItem:
     """A search hit as a context item, its content clipped to ``chars``; with the query's
     ``terms``, a longer text is cut to the sentences they are about
     (:func:`mnemo.text.extractive.excerpt`)."""

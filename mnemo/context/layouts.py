@@ -11,6 +11,7 @@ from mnemo.context import render
 from mnemo.context import topics as topic_ctx
 from mnemo.context.items import (
     ContextRequest,
+    clip,
     hit_item,
     memory_items,
     profile_items,
@@ -19,9 +20,10 @@ from mnemo.context.items import (
     turn_items,
 )
 from mnemo.context.source import ContextSource
-from mnemo.retrieval.lexical import query_terms
 from mnemo.context.topics import gather_topics, render_topics
-from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
+from mnemo.retrieval.duplicates import text_key
+from mnemo.retrieval.lexical import query_terms
+from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection, Hit
 
 #: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
 TOKENS_PER_HIT = 30
@@ -81,15 +83,35 @@ def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSe
     hits = search(source, req, limit, kinds) if req.query.strip() else []
     hits = [h for h in hits if h.turn_kind not in SILENT_KINDS]
     terms = query_terms(req.query)
-    memories = [
-        hit_item(h, FULL_CHARS if i < FULL_HITS else EXCERPT_CHARS, terms)
-        for i, h in enumerate(hits)
-    ]
+    memories = distinct_items(
+        [
+            hit_item(h, FULL_CHARS if i < FULL_HITS else EXCERPT_CHARS, terms)
+            for i, h in enumerate(hits)
+        ],
+        hits,
+    )
     return [
         section("profile", "User Profile", profile_items(source, req.user_id, 20)),
         section("memories", "Relevant Memories", memories),
         section("summaries", "Summaries", memory_items(source, req, "summary", 2, 400)),
     ]
+
+
+def distinct_items(items: list[ContextItem], hits: list[Hit]) -> list[ContextItem]:
+    """``items`` (one per hit) with no two equal texts: an excerpt that repeats an earlier
+    item's text is shown from the start of its hit instead, and left out if that repeats too
+    (two long turns can share their most relevant sentence)."""
+    seen: set[str] = set()
+    out = []
+    for item, hit in zip(items, hits, strict=True):
+        key = text_key(item.content)
+        if key in seen:
+            item = item.model_copy(update={"content": clip(hit.content, EXCERPT_CHARS)})
+            key = text_key(item.content)
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[ContextSection]:

@@ -64,7 +64,9 @@ class Exchange:
     @property
     def request_texts(self) -> list[str]:
         """The texts of the request's user and assistant messages (the last one included)."""
-        texts = (message_text(m.get("content")) for m in self.messages if m.get("role") in TALK_ROLES)
+        texts = (
+            message_text(m.get("content")) for m in self.messages if m.get("role") in TALK_ROLES
+        )
         return [t for t in texts if t.strip()]
 
     def recall(self) -> ContextBundle | None:

@@ -15,9 +15,10 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    score is blended into their relevance (see ``retrieval.rerank``);
    ``turn_prior``: a turn that tells nothing (a question that asks without telling, an
    assistant non-answer, a courtesy; see ``retrieval.talk``) has its relevance (and, below,
-   its recency) multiplied by its kind's prior, after it has lent its relevance to its neighbours and, a question, to its
-   reply; such turns are left out of the fusion's normalisation (``fusion.weighted_blend``'s
-   basis), so a stored copy of the query cannot rescale every other candidate;
+   its recency) multiplied by its kind's prior, after it has lent its relevance to its
+   neighbours and, a question, to its reply; such turns are left out of the fusion's
+   normalisation (``fusion.weighted_blend``'s basis), so a stored copy of the query cannot
+   rescale every other candidate;
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``; age is
    measured from the request's ``now``, else from the user's newest turn (so imported history
    keeps a meaningful recency), else from the clock;
@@ -56,7 +57,6 @@ from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
 from mnemo.storage.ports.search import SearchSource
 from mnemo.text.turn_kinds import TURN_KINDS, TurnKind, classify
-
 
 #: How many times its pool a retriever is asked for at most, while talk takes the places.
 MAX_POOL_FACTOR = 8
@@ -333,9 +333,7 @@ class Pipeline:
             if recency_weight > 0:
                 scores["recency"] = float(rec[i])
             kind = cands.kinds.get(ref) if ref[0] == MESSAGE else None
-            hits.append(
-                hit_rows.to_hit(ref, row, float(final[i]), scores, kind, kept.duplicates)
-            )
+            hits.append(hit_rows.to_hit(ref, row, float(final[i]), scores, kind, kept.duplicates))
         return hits
 
     def _distinct(

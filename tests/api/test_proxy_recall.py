@@ -41,7 +41,9 @@ def serving(db_path: str, **settings: Any) -> Iterator[tuple[BackgroundServer, h
 
 
 @pytest.fixture
-def proxy(db_path: str, upstream: ScriptedServer) -> Iterator[tuple[BackgroundServer, httpx.Client]]:
+def proxy(
+    db_path: str, upstream: ScriptedServer
+) -> Iterator[tuple[BackgroundServer, httpx.Client]]:
     """The proxy in front of ``upstream``."""
     with serving(db_path, upstream_base_url=upstream.url) as served:
         yield served

@@ -133,7 +133,9 @@ def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
         assert bundle.placement == "user"
         text = bundle.render()
         assert text.startswith("Conversation summary:\nThe conversation is about pasta")
-        assert re.search(r"Long-term memory \(most relevant first\):\n- \[(user|assistant)\] turn", text)
+        assert re.search(
+            r"Long-term memory \(most relevant first\):\n- \[(user|assistant)\] turn", text
+        )
         assert text.endswith("Current message: cooking pasta tips")
         msgs = [
             {"role": "system", "content": "sys"},

@@ -17,11 +17,11 @@ from mnemo.eval import replay
 from mnemo.eval.locomo import asks_locomo, ingest_locomo, load_locomo
 
 TOPICS = [
-    ("I adopted a greyhound named Zephyrine from the shelter", "What is the name of Bob's greyhound?", "Zephyrine"),
-    ("I went kayaking on Lake Wobegon with my cousin", "Where did Bob go kayaking?", "Lake Wobegon"),
-    ("My sister Ottilie moved to Reykjavik for work", "Where did Bob's sister Ottilie move?", "Reykjavik"),
+    ("I adopted a greyhound named Zephyrine", "What is the name of Bob's greyhound?", "Zephyrine"),
+    ("I went kayaking on Lake Wobegon", "Where did Bob go kayaking?", "Lake Wobegon"),
+    ("My sister Ottilie moved to Reykjavik", "Where did Bob's sister Ottilie move?", "Reykjavik"),
     ("I started learning the bassoon in March", "Which instrument is Bob learning?", "the bassoon"),
-]  # fmt: skip
+]
 FILLER = ["The weather was cloudy this morning", "Work has been busy lately",
           "We watched a movie last night", "Traffic was heavy on Monday"]  # fmt: skip
 
@@ -58,11 +58,15 @@ def test_replay_stores_each_exchange_through_the_proxy_path(data: Path, tmp_path
         ingest_locomo(mem, dataset)
         asks = asks_locomo(dataset)
         replay.replay_round(mem, asks, "answer", 1)
-        replayed = [m for m in mem.messages(user_id="conv-a", limit=100) if m.session_id != "session_1"]
+        replayed = [
+            m for m in mem.messages(user_id="conv-a", limit=100) if m.session_id != "session_1"
+        ]
         assert len(replayed) == 2 * len(asks) == 8
         assert {m.metadata["source"] for m in replayed} == {"replay"}
         first = sorted((m for m in replayed if m.content == TOPICS[0][1]), key=lambda m: m.seq)
-        reply = next(m for m in replayed if m.session_id == first[0].session_id and m.role == "assistant")
+        reply = next(
+            m for m in replayed if m.session_id == first[0].session_id and m.role == "assistant"
+        )
         assert reply.content == "Zephyrine" and asks[0].replies == [reply.id]
         # dated at the question's time (the conversation's end), the reply a second later
         assert (reply.created_at - first[0].created_at).total_seconds() == 1
@@ -80,7 +84,13 @@ def test_cli_replay_reports_every_mode_and_round(data: Path, tmp_path: Path) -> 
     assert "chat replay" in res.output
     report = json.loads(out.read_text())
     runs = [(r["mode"], r["round"]) for r in report["results"]]
-    assert runs == [("fresh", 0), ("non_answer", 1), ("non_answer", 2), ("answer", 1), ("answer", 2)]
+    assert runs == [
+        ("fresh", 0),
+        ("non_answer", 1),
+        ("non_answer", 2),
+        ("answer", 1),
+        ("answer", 2),
+    ]
     fresh = report["results"][0]["overall"]
     assert fresh["R@10"] == 1.0
     for r in report["results"]:
@@ -99,7 +109,9 @@ def test_cli_replay_reports_every_mode_and_round(data: Path, tmp_path: Path) -> 
     ],
 )
 def test_cli_replay_bad_options_exit_2(data: Path, extra: list[str], message: str) -> None:
-    res = CliRunner().invoke(app, ["locomo", "--data", str(data), "--embedder", "hashing", "--replay", *extra])
+    res = CliRunner().invoke(
+        app, ["locomo", "--data", str(data), "--embedder", "hashing", "--replay", *extra]
+    )
     assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
 
 

@@ -62,18 +62,31 @@ def test_stored_talk_takes_no_statement_out_of_the_pool(open_mem: OpenMem) -> No
     mem.add_messages([{"role": "user", "content": q} for q in questions], "u", "asks")
     mem.add_messages([{"role": "user", "content": "we went kayaking in June"}], "u", "s1")
     hits = mem.search("when did I go kayaking on the lake", "u", limit=2)
-    assert hits[0].content == "we went kayaking in June"  # a candidate though 3 questions outscore it
+    assert (
+        hits[0].content == "we went kayaking in June"
+    )  # a candidate though 3 questions outscore it
 
 
 def test_explicit_now_and_the_users_newest_turn(open_mem: OpenMem) -> None:
     mem = open_mem(recency_weight=0.5)
-    mem.add_messages([{"role": "user", "content": "dentist in Lyon", "created_at": "2023-01-01T00:00:00"}], "u", "a")
-    mem.add_messages([{"role": "user", "content": "dentist in Paris", "created_at": "2023-01-31T00:00:00"}], "u", "b")
+    mem.add_messages(
+        [{"role": "user", "content": "dentist in Lyon", "created_at": "2023-01-01T00:00:00"}],
+        "u",
+        "a",
+    )
+    mem.add_messages(
+        [{"role": "user", "content": "dentist in Paris", "created_at": "2023-01-31T00:00:00"}],
+        "u",
+        "b",
+    )
     hits = {h.content: h.scores["recency"] for h in mem.search("dentist", "u")}
     # no now: ages count from the newest turn (imported history keeps its recency)
     assert hits["dentist in Paris"] == 1.0
     assert hits["dentist in Lyon"] == pytest.approx(math.exp(-1))
-    late = {h.content: h.scores["recency"] for h in mem.search("dentist", "u", now="2023-03-02T00:00:00")}
+    late = {
+        h.content: h.scores["recency"]
+        for h in mem.search("dentist", "u", now="2023-03-02T00:00:00")
+    }
     assert late["dentist in Paris"] == pytest.approx(math.exp(-1))
 
 
