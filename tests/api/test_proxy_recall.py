@@ -86,7 +86,8 @@ def test_asking_twice_does_not_bury_the_answer(
     assert len(contents) == len(set(contents))  # no two identical texts
     # the context block sent upstream puts the beagle first, and no failed answer
     block = upstream.requests[-1].json["messages"][0]["content"]
-    assert block.index(BISCUIT) < block.index("Congratulations") and NOT_SURE not in block
+    lines = [line for line in block.splitlines() if line.startswith("- [")]
+    assert BISCUIT in lines[0] and NOT_SURE not in block
 
 
 def test_a_reply_without_time_stays_next_to_its_dated_question(
