@@ -48,6 +48,9 @@ class Collapser:
     source_similarity: float = 1.0
     exclude: frozenset[str] = frozenset()
     kept: list[Kept] = field(default_factory=list)
+    _by_key: dict[str, Kept] = field(default_factory=dict)
+    _matrix: np.ndarray | None = None  # vectors of the kept hits that have one, by row
+    _rows: list[Kept] = field(default_factory=list)
 
     def excluded(self, text: str) -> bool:
         """True when ``text`` is one of the request's own texts."""
@@ -64,25 +67,39 @@ class Collapser:
         keeping the candidate as a new hit."""
         key = text_key(text)
         src = frozenset(sources)
-        for k in self.kept:
-            if self._same(k, id_, key, vector, src):
-                k.duplicates.append(id_)
-                return k
-        self.kept.append(Kept(id_, key, vector, src))
+        same = self._by_key.get(key) or self._similar(id_, vector, src)
+        if same is not None:
+            same.duplicates.append(id_)
+            return same
+        kept = Kept(id_, key, vector, src)
+        self.kept.append(kept)
+        self._by_key.setdefault(key, kept)
+        if vector is not None:
+            self._add_row(kept, vector)
         return None
 
-    def _same(
-        self, k: Kept, id_: str, key: str, vector: np.ndarray | None, sources: frozenset[str]
-    ) -> bool:
-        if key == k.key:
-            return True
-        if vector is None or k.vector is None or vector.shape != k.vector.shape:
-            return False
-        cos = float(vector @ k.vector)
-        if cos >= self.similarity:
-            return True
-        related = id_ in k.sources or k.id in sources
-        return related and cos >= self.source_similarity
+    def _similar(self, id_: str, vector: np.ndarray | None, sources: frozenset[str]) -> Kept | None:
+        """The first kept hit whose cosine with ``vector`` is >= ``similarity``, or >=
+        ``source_similarity`` when one was distilled from the other."""
+        if vector is None or self._matrix is None or self._matrix.shape[1] != vector.shape[0]:
+            return None
+        cos = self._matrix[: len(self._rows)] @ vector.astype(np.float32)
+        for i in np.flatnonzero(cos >= min(self.similarity, self.source_similarity)).tolist():
+            k = self._rows[i]
+            if cos[i] >= self.similarity or id_ in k.sources or k.id in sources:
+                return k
+        return None
+
+    def _add_row(self, kept: Kept, vector: np.ndarray) -> None:
+        n = len(self._rows)
+        if self._matrix is None or self._matrix.shape[1] != vector.shape[0]:
+            if self._matrix is not None:
+                return  # another embedder's vector: compared on its text only
+            self._matrix = np.zeros((16, vector.shape[0]), np.float32)
+        if n == len(self._matrix):
+            self._matrix = np.concatenate([self._matrix, np.zeros_like(self._matrix)])
+        self._matrix[n] = vector
+        self._rows.append(kept)
 
 
 def exclusion_keys(texts: Iterable[str]) -> frozenset[str]:

@@ -4,8 +4,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine); when turn kinds are used,
-   each retriever is asked for twice the pool (4, then 8 times while it finds fewer than
-   ``pool`` statements) and keeps its first ``pool`` statements (and the talk ranked among
+   each retriever is asked for 1.25 times the pool (then twice as many, up to 8 times the
+   pool, while it finds fewer than ``pool`` statements) and keeps its first ``pool`` statements (and the talk ranked among
    them), so stored questions and non-answers take no statement's place;
 2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
@@ -207,11 +207,11 @@ class Pipeline:
         cands: Candidates,
     ) -> list[tuple[Ref, float]]:
         """One retriever's candidates in one scope: ``pool`` of them; with turn kinds in use,
-        as many as hold ``pool`` statements (asked for 2, 4, then 8 times the pool while talk
-        takes the places), classified on the way."""
+        as many as hold ``pool`` statements (asked for 1.25 times the pool, then twice as many
+        each time, up to 8 times, while talk takes the places), classified on the way."""
         if not self.uses_kinds:
             return fetch(pool)
-        n = 2 * pool
+        n = pool + max(pool // 4, 8)
         while True:
             got = fetch(n)
             refs = [r for r, _ in got]
@@ -221,7 +221,7 @@ class Pipeline:
             told = sum(not is_talk(cands.kinds[r]) for r in refs)
             if told >= pool or len(got) < n or n >= MAX_POOL_FACTOR * pool:
                 return got
-            n *= 2
+            n = min(2 * n, MAX_POOL_FACTOR * pool)
 
     @staticmethod
     def _statement_pool(scores: dict[Ref, float], cands: Candidates, pool: int) -> dict[Ref, float]:
