@@ -5,8 +5,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine); when turn kinds are used,
    each retriever is asked for 1.25 times the pool (then twice as many, up to 8 times the
-   pool, while it finds fewer than ``pool`` statements) and keeps its first ``pool`` statements (and the talk ranked among
-   them), so stored questions and non-answers take no statement's place;
+   pool, while it finds fewer than ``pool`` statements) and keeps its first ``pool``
+   statements (and the talk ranked among them), so stored questions and non-answers take no
+   statement's place;
 2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
