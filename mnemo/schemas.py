@@ -132,7 +132,12 @@ class HistoryEntry(BaseModel):
 
 
 class Hit(BaseModel):
-    """One search result, with the score of every stage that produced it in ``scores``."""
+    """One search result, with the score of every stage that produced it in ``scores``.
+
+    ``turn_kind`` says what a turn is (``statement``, ``question``, ``non_answer``,
+    ``greeting``; see ``mnemo.text.turn_kinds``; None for memories); ``duplicates`` lists the
+    ids of the candidates that said the same thing and were collapsed into this hit.
+    """
 
     id: str
     kind: str
@@ -146,6 +151,8 @@ class Hit(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     source_message_ids: list[str] = Field(default_factory=list)
     scores: dict[str, float] = Field(default_factory=dict)
+    turn_kind: str | None = None
+    duplicates: list[str] = Field(default_factory=list)
 
 
 ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]

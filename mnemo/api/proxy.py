@@ -1,20 +1,24 @@
 """The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
-Per request: validate what would be stored (ids, the last user message, the metadata) and that
-the body is plain JSON, all before the upstream is called (and paid for); recall the context of
-the last user message (the OpenAI ``user`` field is the user id, `agent-cli`'s ``memory_id``
-the session), inject it as the preset says, forward to the upstream, and store the exchange.
-Non-streaming replies get ``memory_hits``; streaming replies are passed through event by event.
+Per request (one :class:`~mnemo.memory.exchange.Exchange`, the path ``mnemo eval``'s chat
+replay measures): validate what would be stored (ids, the last user message, the metadata) and
+that the body is plain JSON, all before the upstream is called (and paid for); recall the
+context of the last user message (the OpenAI ``user`` field is the user id, `agent-cli`'s
+``memory_id`` the session), leaving out the turns the request already carries; inject it as
+the preset says, forward to the upstream, and store the user turn with the reply in one call.
+Non-streaming replies get ``memory_hits``. Streaming replies are passed through event by event,
+and one last ``chat.completion.chunk`` with no choices carries ``memory_hits`` just before
+``[DONE]``.
 
 What is stored, streaming or not: **nothing, unless the upstream answered** (HTTP 200 with a
 chat completion or an event stream). A refused request (its status, ``Retry-After`` and
 rate-limit headers are passed through), an unreachable upstream or an unparseable reply store
 nothing, so a client's retry never duplicates a turn. Once the upstream answered, the user turn
-and the assistant reply are stored together in one transaction: when the reply is complete
-(before ``[DONE]`` is relayed), or, for a stream the client left or the upstream broke or ended
-without ``[DONE]``, with what was said so far, marked ``incomplete``. A reply longer than
-``max_content_chars`` is stored cut to that length, marked ``truncated`` with its
-``original_chars``; the client still gets all of it.
+and the assistant reply are stored together in one transaction, so the exchange's fact job sees
+the reply: when the reply is complete (before ``[DONE]`` is relayed), or, for a stream the
+client left or the upstream broke or ended without ``[DONE]``, with what was said so far,
+marked ``incomplete``. A reply longer than ``max_content_chars`` is stored cut to that length,
+marked ``truncated`` with its ``original_chars``; the client still gets all of it.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -36,7 +40,7 @@ from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody
 from mnemo.context.render import inject as inject_context
-from mnemo.context.render import last_user_text
+from mnemo.memory.exchange import Exchange
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
 
@@ -64,7 +68,7 @@ class ChatRequest(BaseModel):
 
 
 class Turn:
-    """The turn being proxied: where it is stored and what was recalled for it.
+    """The turn being proxied: its :class:`~mnemo.memory.exchange.Exchange` and metrics.
 
     Built before the upstream is called: everything that will be stored is validated here
     (ValidationError, a 422, costs no upstream call).
@@ -72,34 +76,27 @@ class Turn:
 
     def __init__(self, mem: Memory, body: ChatRequest, state: AppState) -> None:
         self.mem, self.body, self.state = mem, body, state
-        s = mem.settings
-        self.user_id = check.identifier(body.user or "default", "user")
-        self.session_id = check.identifier(body.memory_id or "default", "memory_id")
         check.json_value(body.model_dump(exclude_unset=True), "body")  # no NaN, no bad text
-        self.query = last_user_text(body.messages)
-        if self.query.strip():
-            check.content(self.query, s.max_content_chars, "the last user message")
+        self.exchange = Exchange(
+            mem,
+            body.messages,
+            body.user or "default",
+            body.memory_id or "default",
+            top_k=body.memory_top_k,
+            recency_weight=body.memory_recency_weight,
+            score_threshold=body.memory_score_threshold,
+        )
+        self.user_id, self.session_id = self.exchange.user_id, self.exchange.session_id
+        self.query = self.exchange.query
         self.meta = check.json_object(
-            {"source": "proxy", "model": body.model}, "model", s.max_metadata_bytes
+            {"source": "proxy", "model": body.model}, "model", mem.settings.max_metadata_bytes
         )
         self.bundle: ContextBundle | None = None
 
     def recall(self) -> None:
         """Assemble the context of the last user message (nothing when it is empty, or when
         ``memory_top_k`` is 0: the request then goes upstream as it came)."""
-        if not self.query.strip() or self.body.memory_top_k == 0:
-            return
-        talk = [m for m in self.body.messages if m.get("role") != "system"]
-        self.bundle = self.mem.context(
-            self.query,
-            self.user_id,
-            self.session_id,
-            self.mem.settings.context_budget_tokens,
-            include_history=len(talk) <= 1,
-            top_k=self.body.memory_top_k,
-            recency_weight=self.body.memory_recency_weight,
-            score_threshold=self.body.memory_score_threshold,
-        )
+        self.bundle = self.exchange.recall()
 
     def payload(self) -> dict[str, Any]:
         """The request sent upstream: memory fields removed, context injected."""
@@ -112,36 +109,13 @@ class Turn:
     def store(self, assistant: str | None, *, incomplete: bool = False) -> None:
         """Store the user turn and the assistant reply (if any) in one transaction; a reply
         longer than ``max_content_chars`` is cut to it and marked ``truncated``."""
-        meta = self.meta
-        turns: list[dict[str, Any]] = []
-        if self.query.strip():
-            turns.append({"role": "user", "content": self.query, "metadata": meta})
-        if assistant and assistant.strip():
-            extra: dict[str, Any] = {"incomplete": True} if incomplete else {}
-            limit = self.mem.settings.max_content_chars
-            if len(assistant) > limit:
-                extra |= {"truncated": True, "original_chars": len(assistant)}
-                assistant = assistant[:limit]
-            turns.append({"role": "assistant", "content": assistant, "metadata": meta | extra})
-        if turns:
-            self.mem.add_messages(turns, user_id=self.user_id, session_id=self.session_id)
-            self.state.metrics.turns.inc(len(turns))
+        stored = self.exchange.store(assistant, metadata=self.meta, incomplete=incomplete)
+        if stored:
+            self.state.metrics.turns.inc(len(stored))
 
     def hits(self) -> list[dict[str, Any]]:
         """``memory_hits``: what was recalled, in the `agent-cli` shape."""
-        if self.bundle is None:
-            return []
-        return [
-            {
-                "id": i.id,
-                "kind": i.kind,
-                "role": i.role,
-                "content": i.content,
-                "created_at": i.created_at.isoformat() if i.created_at else None,
-                "score": i.score,
-            }
-            for i in self.bundle.hits()
-        ]
+        return self.exchange.hits()
 
 
 def _bearer(request: Request) -> str | None:
@@ -213,7 +187,8 @@ async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:
         body = await resp.aread()
         await resp.aclose()
         return _passthrough(state, resp, body)
-    return StreamingResponse(relay(resp, turn.store), media_type="text/event-stream")
+    events = with_hits(relay(resp, turn.store), turn.hits)
+    return StreamingResponse(events, media_type="text/event-stream")
 
 
 def delta_text(data: str) -> str:
@@ -226,7 +201,7 @@ def delta_text(data: str) -> str:
     return content if isinstance(content, str) else ""
 
 
-async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterator[str]:
+async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncGenerator[str, None]:
     """Pass SSE lines through, collecting the text; store the exchange before relaying
     ``[DONE]`` (a stream that ends without one is stored ``incomplete``)."""
     parts: list[str] = []
@@ -255,6 +230,45 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterat
                 target=_store_partial, args=(store, text), name="mnemo-partial", daemon=False
             ).start()
         await resp.aclose()
+
+
+async def with_hits(
+    lines: AsyncGenerator[str, None], hits: Callable[[], list[dict[str, Any]]]
+) -> AsyncIterator[str]:
+    """The relayed lines with one more event just before ``data: [DONE]``: a
+    ``chat.completion.chunk`` with no choices and ``memory_hits``, which OpenAI clients read
+    like the usage chunk (``chunk.model_extra["memory_hits"]``). A stream that ends without
+    ``[DONE]`` (cut short upstream) gets no such event."""
+    head: dict[str, Any] = {}
+    sent = False
+    try:
+        async for line in lines:
+            data = line[5:].strip() if line.startswith("data:") else ""
+            if data == "[DONE]" and not sent:
+                yield hits_event(head, hits())
+                sent = True
+            elif data and not head:
+                head = _chunk_head(data)
+            yield line
+    finally:
+        await lines.aclose()  # a client that left: the relay stores what was said
+
+
+def _chunk_head(data: str) -> dict[str, Any]:
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        return {}
+    if not isinstance(chunk, dict):
+        return {}
+    return {k: chunk[k] for k in ("id", "created", "model") if k in chunk}
+
+
+def hits_event(head: dict[str, Any], hits: list[dict[str, Any]]) -> str:
+    """The SSE event carrying ``memory_hits``, shaped like the stream's chunks (``head``:
+    their ``id``, ``created`` and ``model``)."""
+    chunk = {**head, "object": "chat.completion.chunk", "choices": [], "memory_hits": hits}
+    return f"data: {json.dumps(chunk)}\n\n"
 
 
 def _store_partial(store: Callable[..., None], text: str) -> None:

@@ -1,5 +1,9 @@
 """``mnemo eval locomo|longmemeval --data FILE``: ingest a benchmark, search it, print a report.
 
+``--replay`` runs the chat replay instead (see :mod:`mnemo.eval.replay`): the fresh store, then
+each question replayed with a scripted non-answer and, on another copy, with the dataset's
+answer, ``--replay-rounds`` times, each round measured.
+
 Mounted by ``mnemo.cli.main`` as ``mnemo eval``; runnable alone with
 ``python -c "from mnemo.cli.eval import app; app()" locomo --data FILE``.
 Every expected failure (missing or malformed file, bad option, bad setting, a database that
@@ -21,9 +25,15 @@ from rich.console import Console
 
 from mnemo.config.settings import Settings
 from mnemo.errors import MnemoError
-from mnemo.eval import ablation, ingest_state
-from mnemo.eval.locomo import evaluate_locomo, ingest_locomo, load_locomo
-from mnemo.eval.longmemeval import evaluate_longmemeval, ingest_longmemeval, load_longmemeval
+from mnemo.eval import ablation, ingest_state, replay
+from mnemo.eval.locomo import asks_locomo, evaluate_locomo, ingest_locomo, load_locomo
+from mnemo.eval.longmemeval import (
+    asks_longmemeval,
+    evaluate_longmemeval,
+    ingest_longmemeval,
+    load_longmemeval,
+)
+from mnemo.eval.replay_view import plot_replay, render_replay
 from mnemo.eval.report import IngestStats, Report
 from mnemo.memory.facade import Memory
 from mnemo.progress import progress_bar
@@ -41,16 +51,19 @@ class UsageProblem(Exception):
 
 @dataclass
 class Benchmark:
-    """The three steps of one benchmark."""
+    """The three steps of one benchmark, and its questions as chat replay asks them."""
 
     name: str
     load: Callable[[str], Any]
     ingest: Callable[..., IngestStats]
     evaluate: Callable[..., Report]
+    asks: Callable[[Any], list[replay.Ask]]
 
 
-LOCOMO = Benchmark("locomo", load_locomo, ingest_locomo, evaluate_locomo)
-LONGMEMEVAL = Benchmark("longmemeval", load_longmemeval, ingest_longmemeval, evaluate_longmemeval)
+LOCOMO = Benchmark("locomo", load_locomo, ingest_locomo, evaluate_locomo, asks_locomo)
+LONGMEMEVAL = Benchmark(
+    "longmemeval", load_longmemeval, ingest_longmemeval, evaluate_longmemeval, asks_longmemeval
+)
 
 
 @dataclass
@@ -67,6 +80,9 @@ class Options:
     compare: list[str] = field(default_factory=list)
     plot_path: Path | None = None
     database_url: str | None = None
+    replay: bool = False
+    replay_rounds: int = 1
+    budget: int = 1500
 
 
 def parse_ks(text: str) -> list[int]:
@@ -132,8 +148,11 @@ def _ingest(
         return bench.ingest(mem, dataset, advance)
 
 
-def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Report:
-    """Load, ingest (unless reused), evaluate and print; raises MnemoError or UsageProblem."""
+def run(
+    bench: Benchmark, opts: Options, console: Console | None = None
+) -> Report | replay.ReplayReport:
+    """Load, ingest (unless reused), evaluate (or replay) and print; raises MnemoError or
+    UsageProblem."""
     console = console or Console()
     status = Console(stderr=True)
     start = time.perf_counter()
@@ -144,11 +163,23 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
         raise UsageProblem("--limit-questions must be at least 1")
     if not opts.data.is_file():
         raise UsageProblem(f"data file not found: {opts.data}")
+    if opts.replay and (opts.database_url or opts.compare):
+        raise UsageProblem(
+            "--replay runs on copies of a SQLite store: drop --database-url and --compare"
+        )
+    if not 1 <= opts.replay_rounds <= 20:
+        raise UsageProblem("--replay-rounds must be an integer in [1, 20]")
+    if not 50 <= opts.budget <= 100_000:
+        raise UsageProblem("--budget must be an integer in [50, 100000]")
     dataset = bench.load(str(opts.data)).head(opts.limit_questions)
-    tmpdir = None if opts.db else tempfile.mkdtemp(prefix="mnemo-eval-")
-    db = opts.db or Path(str(tmpdir)) / "eval.db"
+    tmpdir = tempfile.mkdtemp(prefix="mnemo-eval-")
+    db = opts.db or Path(tmpdir) / "eval.db"
     try:
         settings = build_settings(opts, db)
+        if opts.replay:
+            with Memory(settings=settings) as mem:
+                _ingest(bench, mem, dataset, opts, status)
+            return _replay(bench, opts, dataset, settings, Path(tmpdir), ks, console, status)
         configs = [("settings of this run", settings), *_compared(settings, opts.compare)]
         with Memory(settings=settings) as mem:
             ingest = _ingest(bench, mem, dataset, opts, status)
@@ -165,8 +196,7 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
                 rows.append((label, bench.evaluate(mem, dataset, ks, advance)))
                 shared = shared or mem
     finally:
-        if tmpdir is not None:
-            shutil.rmtree(tmpdir, ignore_errors=True)
+        shutil.rmtree(tmpdir, ignore_errors=True)
     report = rows[0][1]
     report.ingest = ingest
     report.wall_seconds = time.perf_counter() - start
@@ -182,6 +212,52 @@ def run(bench: Benchmark, opts: Options, console: Console | None = None) -> Repo
             console.print(f"report written to {opts.json_path}")
         if opts.plot_path is not None:
             ablation.plot(opts.plot_path, rows)
+            console.print(f"plot written to {opts.plot_path}")
+    except OSError as exc:
+        raise UsageProblem(f"cannot write the output: {exc}") from None
+    except ImportError:
+        raise UsageProblem('--plot needs matplotlib: pip install "mnemo-ltm[dev]"') from None
+    return report
+
+
+def _replay(
+    bench: Benchmark,
+    opts: Options,
+    dataset: Any,
+    settings: Settings,
+    tmpdir: Path,
+    ks: list[int],
+    console: Console,
+    status: Console,
+) -> replay.ReplayReport:
+    """Measure the fresh store, then each replay mode on its own copy of it."""
+    asks = bench.asks(dataset)
+    report: replay.ReplayReport | None = None
+    for mode in replay.MODES:
+        db = settings.path
+        if mode != "fresh":
+            db = str(tmpdir / f"replay-{mode}.db")
+            replay.copy_sqlite(str(settings.path), db)
+        steps = len(asks) * (1 if mode == "fresh" else 2 * opts.replay_rounds)
+        with (
+            Memory(settings=settings.replace(path=db)) as mem,
+            progress_bar(status, f"chat replay: {mode}", steps) as advance,
+        ):
+            if report is None:
+                report = replay.new_report(
+                    bench.name, str(opts.data), mem, ks, opts.budget, opts.replay_rounds
+                )
+            report.results += replay.run_mode(
+                mem, asks, mode, opts.replay_rounds, ks, opts.budget, advance
+            )
+    assert report is not None
+    render_replay(console, report)
+    try:
+        if opts.json_path is not None:
+            opts.json_path.write_text(report.to_json(), encoding="utf-8")
+            console.print(f"report written to {opts.json_path}")
+        if opts.plot_path is not None:
+            plot_replay(opts.plot_path, report)
             console.print(f"plot written to {opts.plot_path}")
     except OSError as exc:
         raise UsageProblem(f"cannot write the output: {exc}") from None
@@ -253,7 +329,22 @@ DbUrlOpt = Annotated[
     ),
 ]
 PlotOpt = Annotated[
-    Path | None, typer.Option("--plot", help="Write a PNG of recall@k per configuration.")
+    Path | None,
+    typer.Option("--plot", help="Write a PNG of recall@k per configuration (or of the replay)."),
+]
+ReplayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--replay",
+        help="Chat replay: ask every question through the proxy's path with a scripted "
+        "non-answer, and on another copy with the dataset's answer, then ask again and score.",
+    ),
+]
+RoundsOpt = Annotated[
+    int, typer.Option("--replay-rounds", help="How many times each question is replayed.")
+]
+BudgetOpt = Annotated[
+    int, typer.Option("--budget", help="Token budget of the context bundle scored by --replay.")
 ]
 
 
@@ -273,6 +364,9 @@ def _command(bench: Benchmark, name: str, doc: str) -> None:
         compare: CompareOpt = None,
         plot: PlotOpt = None,
         database_url: DbUrlOpt = None,
+        replay_: ReplayOpt = False,
+        replay_rounds: RoundsOpt = 1,
+        budget: BudgetOpt = 1500,
     ) -> None:
         opts = Options(
             data,
@@ -287,6 +381,9 @@ def _command(bench: Benchmark, name: str, doc: str) -> None:
             compare or [],
             plot,
             database_url,
+            replay_,
+            replay_rounds,
+            budget,
         )
         _main(bench, opts)
 

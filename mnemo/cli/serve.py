@@ -140,6 +140,10 @@ def chat_command(
                 history.append({"role": "assistant", "content": reply})
 
 
+#: How many recalled items ``mnemo chat`` prints per message (the best ones).
+SHOWN_HITS = 5
+
+
 def _ask(
     http: httpx.Client, history: list[dict[str, str]], user: str, session: str, model: str
 ) -> str:
@@ -154,8 +158,11 @@ def _ask(
     if resp.status_code != 200:
         message = (data.get("error") or {}).get("message") or resp.text
         raise MnemoError(f"HTTP {resp.status_code}: {message}")
-    for hit in data.get("memory_hits", []):
+    hits = data.get("memory_hits", [])
+    for hit in hits[:SHOWN_HITS]:
         console.print(f"[dim]  recalled ({hit.get('score') or 0:.2f}) {hit['content']}[/]")
+    if len(hits) > SHOWN_HITS:
+        console.print(f"[dim]  (+{len(hits) - SHOWN_HITS} more in the context)[/]")
     text = str(data["choices"][0]["message"].get("content") or "")
     console.print(f"[bold]assistant>[/] {text}")
     return text

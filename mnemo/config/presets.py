@@ -18,6 +18,10 @@ _SEED_RANKING: dict[str, Any] = {
     "key_weight": 0.0,
     "recency_weight": 0.0,
     "date_weight": 0.0,
+    "question_prior": 1.0,
+    "non_answer_prior": 1.0,
+    "greeting_prior": 1.0,
+    "reply_weight": 0.0,
 }
 
 #: The settings each preset lays over the defaults, by preset name (``default`` changes none).

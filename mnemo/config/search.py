@@ -6,7 +6,8 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``strip_speaker_names``, ``session_weight``, ``key_chunk_words``, ``fact_keys``, ``key_weight``,
 ``min_similarity``, ``score_threshold``, ``recency_weight``, ``recency_tau_days``, ``reranker``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_batch_size``, ``use_mmr``,
-``mmr_lambda``.
+``mmr_lambda``, ``question_prior``, ``non_answer_prior``, ``greeting_prior``, ``reply_weight``,
+``duplicate_similarity``, ``source_similarity``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -142,6 +143,48 @@ class RetrievalSettings(SettingsGroup):
     )
     rerank_batch_size: int = Field(
         32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."
+    )
+    question_prior: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="Relevance factor of a turn that asks without telling (\"What is my dog's "
+        'name?"); 1 ranks it like any statement (see retrieval.talk).',
+    )
+    non_answer_prior: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="Relevance factor of an assistant turn that only declines or does not know "
+        '("I\'m not sure, could you remind me?"); 1 turns it off.',
+    )
+    greeting_prior: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="Relevance factor of a turn of courtesies only (greetings, thanks, "
+        "farewells); 1 turns it off.",
+    )
+    reply_weight: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="A turn right after a question turn, by another speaker, gains this share of "
+        "the question's relevance (instead of neighbor_weight); 0 turns it off.",
+    )
+    duplicate_similarity: float = Field(
+        0.97,
+        ge=0,
+        le=1,
+        description="Hits whose vectors have at least this cosine (or whose words are equal) "
+        "collapse into the best-ranked one, which lists the others in `duplicates`.",
+    )
+    source_similarity: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="A memory and the turn it was distilled from collapse into one hit when "
+        "their cosine is at least this.",
     )
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
     mmr_lambda: float = Field(

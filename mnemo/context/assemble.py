@@ -26,6 +26,8 @@ exist. Stage 1 profile facts are those with importance >= ``profile_context_min_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from mnemo import validation as check
@@ -50,16 +52,27 @@ def build_context(
     recency_weight: float | None = None,
     score_threshold: float | None = None,
     counter: TokenCounter | None = None,
+    exclude: Sequence[str] = (),
+    now: datetime | float | str | None = None,
 ) -> ContextBundle:
     """Assemble the context of ``query`` for ``source.settings.preset`` within
     ``budget_tokens``; ``recency_weight`` and ``score_threshold`` override the settings for
-    this call's searches (they travel on each search request)."""
+    this call's searches (they travel on each search request). ``exclude`` holds the texts of
+    the request being answered: turns saying exactly these are not recalled (the model reads
+    them in the request); ``now`` is the reference time of recency (default: the user's
+    newest turn)."""
     req = _request(query, user_id, session_id, budget_tokens, location, include_history, top_k)
     req.overrides = {
         k: check.unit_float(v, k)
         for k, v in (("recency_weight", recency_weight), ("score_threshold", score_threshold))
         if v is not None
     }
+    if isinstance(exclude, str) or not all(isinstance(t, str) for t in exclude):
+        raise ValidationError("exclude must be a list of strings")
+    if exclude:
+        req.overrides["exclude"] = list(exclude)
+    if now is not None:
+        req.overrides["now"] = now
     layout = LAYOUTS.get(source.settings.preset, LAYOUTS["default"])
     sections = layout.gather(source, req)
     count = counter or source.token_counter()

@@ -9,6 +9,7 @@ from typing import Any
 
 from mnemo.context.source import ContextSource
 from mnemo.schemas import ContextItem, ContextSection, Hit, Message
+from mnemo.text.extractive import excerpt
 
 
 @dataclass
@@ -45,12 +46,18 @@ def search(
     )
 
 
-def hit_item(hit: Hit, chars: int | None = None) -> ContextItem:
-    """A search hit as a context item, its content clipped to ``chars``."""
+def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None) -> ContextItem:
+    """A search hit as a context item, its content clipped to ``chars``; with the query's
+    ``terms``, a longer text is cut to the sentences they are about
+    (:func:`mnemo.text.extractive.excerpt`)."""
+    if terms is not None and chars is not None:
+        content = excerpt(hit.content, terms, chars)
+    else:
+        content = clip(hit.content, chars)
     return ContextItem(
         id=hit.id,
         kind=hit.kind,
-        content=clip(hit.content, chars),
+        content=content,
         role=hit.role,
         name=hit.name,
         score=round(hit.score, 4),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
 from mnemo.config.settings import Settings
@@ -30,9 +31,12 @@ class ContextSource(Protocol):
         *,
         recency_weight: float | None = None,
         score_threshold: float | None = None,
+        exclude: Sequence[str] = (),
+        now: datetime | float | str | None = None,
     ) -> list[Hit]:
         """The default search; ``recency_weight`` / ``score_threshold`` override the settings
-        for this call."""
+        for this call, turns whose text is in ``exclude`` are left out, ``now`` is the
+        reference time (default: the user's newest turn)."""
         ...
 
     def memories(

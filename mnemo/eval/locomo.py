@@ -31,6 +31,7 @@ from typing import Any
 
 from mnemo.eval import DatasetError, need, read_json
 from mnemo.eval.metrics import metric_names, question_metrics
+from mnemo.eval.replay import Ask, Item
 from mnemo.eval.report import (
     IngestStats,
     QuestionResult,
@@ -337,3 +338,20 @@ def evaluate_locomo(
         skipped=dataset.skipped,
         notes=notes,
     )
+
+
+def _dia_id(item: Item) -> str | None:
+    dia_id = item.metadata.get("dia_id") if item.kind == "message" else None
+    return dia_id if isinstance(dia_id, str) else None
+
+
+def asks_locomo(dataset: LocomoDataset) -> list[Ask]:
+    """The questions as chat replay asks them: in their conversation, as of its last turn."""
+    ended = {c.sample_id: c.ended_at for c in dataset.conversations}
+    out = []
+    for q in dataset.questions:
+        now = ended[q.sample_id]
+        if now is None:
+            continue
+        out.append(Ask(q.id, q.group, q.sample_id, q.question, q.answer, now, q.evidence, _dia_id))
+    return out

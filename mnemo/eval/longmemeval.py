@@ -27,6 +27,7 @@ from typing import Any
 
 from mnemo.eval import DatasetError, need, read_json
 from mnemo.eval.metrics import all_in_first, metric_names, question_metrics
+from mnemo.eval.replay import Ask, Item
 from mnemo.eval.report import (
     IngestStats,
     QuestionResult,
@@ -226,7 +227,7 @@ def ingest_longmemeval(
     return stats
 
 
-def _turn_id(hit: Hit) -> str | None:
+def _turn_id(hit: Item) -> str | None:
     index = hit.metadata.get("turn_index")
     if hit.kind != "message" or hit.session_id is None or not isinstance(index, int):
         return None
@@ -275,3 +276,20 @@ def evaluate_longmemeval(
         eval_seconds=time.perf_counter() - start,
         skipped=dataset.skipped,
     )
+
+
+def asks_longmemeval(dataset: LongMemEvalDataset) -> list[Ask]:
+    """The questions as chat replay asks them: each in its own haystack, at its date."""
+    return [
+        Ask(
+            q.question_id,
+            q.question_type,
+            q.question_id,
+            q.question,
+            q.answer,
+            q.question_date,
+            q.evidence,
+            _turn_id,
+        )
+        for q in dataset.questions
+    ]

@@ -55,6 +55,9 @@ class VectorIndex:
         self.times = np.zeros(0, dtype=np.float64)
         self.role_codes = np.zeros(0, dtype=np.int8)
         self.name_codes = np.zeros(0, dtype=np.int32)
+        #: a label per row that retrieval computes from the row's text and caches here
+        #: (-1 until computed; rows are never edited in place, a change reloads the index)
+        self.labels = np.zeros(0, dtype=np.int8)
         self.session_names: dict[str | None, int] = {}
         self.kind_names: dict[str, int] = {}
         self.role_names: dict[str | None, int] = {None: 0}
@@ -98,6 +101,7 @@ class VectorIndex:
         self.tables[sl] = rows.tables
         self.rowids[sl] = rows.rowids
         self.times[sl] = rows.times
+        self.labels[sl] = -1
         self.session_codes[sl] = [
             self.session_names.setdefault(s, len(self.session_names)) for s in rows.sessions
         ]
@@ -149,6 +153,7 @@ class VectorIndex:
         self.times = grow(self.times, (capacity,))
         self.role_codes = grow(self.role_codes, (capacity,))
         self.name_codes = grow(self.name_codes, (capacity,))
+        self.labels = grow(self.labels, (capacity,))
 
     def mask(self, session_id: str | None, kinds: tuple[str, ...] | None) -> np.ndarray | None:
         """Boolean row mask for a session and a set of kinds; None means every row."""
@@ -210,6 +215,18 @@ class VectorIndex:
             for p in range(lo, hi)
             if p != position and self.session_codes[p] == code and self.tables[p] == 0
         ]
+
+    def same_speaker(self, a: int, b: int) -> bool:
+        """True when the rows at positions ``a`` and ``b`` have the same role and name."""
+        return bool(
+            self.role_codes[a] == self.role_codes[b] and self.name_codes[a] == self.name_codes[b]
+        )
+
+    def newest_turn(self) -> float | None:
+        """Epoch seconds of the newest turn (memories left out), or None without turns."""
+        n = self.n
+        turns = self.tables[:n] == 0
+        return float(self.times[:n][turns].max()) if turns.any() else None
 
     def names(self) -> list[str]:
         """The distinct speaker names of this user's turns, lower-cased."""

@@ -4,6 +4,7 @@ and topic tier, as context assembly reads them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import TokenCounter, token_counter
@@ -49,16 +50,21 @@ class MemoryContextSource:
         *,
         recency_weight: float | None = None,
         score_threshold: float | None = None,
+        exclude: Sequence[str] = (),
+        now: datetime | float | str | None = None,
     ) -> list[Hit]:
-        """``Memory.search`` with per-call overrides of the recency weight and threshold."""
+        """``Memory.search`` with per-call overrides of the recency weight and threshold, the
+        request's own texts left out (``exclude``) and its reference time (``now``)."""
         return self.searcher.search(
             query,
             user_id,
             session_id,
             limit,
             kinds,
+            now=now,
             recency_weight=recency_weight,
             score_threshold=score_threshold,
+            exclude=exclude,
         )
 
     def memories(

@@ -197,13 +197,20 @@ class Memory:
         kinds: Sequence[str] | None = None,
         explain: bool = False,
         now: datetime | float | str | None = None,
+        *,
+        exclude: Sequence[str] = (),
     ) -> builtins.list[Hit]:
-        """The memories and turns most relevant to ``query``, best first.
+        """The memories and turns most relevant to ``query``, best first, one hit per thing
+        said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
 
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
-        ranks too. ``now`` sets the reference time for recency (default: the clock).
+        ranks too. ``now`` sets the reference time for recency and relative dates (default:
+        the user's newest turn, else the clock). Turns whose text is one of ``exclude`` (the
+        request being answered) are left out.
         """
-        return self._searcher.search(query, user_id, session_id, limit, kinds, explain, now)
+        return self._searcher.search(
+            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude
+        )
 
     def context(
         self,

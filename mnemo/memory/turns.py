@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
@@ -33,6 +34,31 @@ def embed_text(content: str, name: str | None = None) -> str:
     """
     del name
     return content
+
+
+#: The time between an undated turn and its dated neighbour in one batch.
+TIME_STEP = timedelta(seconds=1)
+
+
+def fill_times(
+    times: Sequence[datetime | None], now: datetime, step: timedelta = TIME_STEP
+) -> list[datetime]:
+    """The time of every turn of a batch: its own, else its neighbour's plus a small step.
+
+    An undated turn after a dated one takes the previous turn's time + ``step``; undated turns
+    before the first dated one count back from it (its time - k x ``step``). A batch with no
+    dated turn is stamped ``now``. So a reply sent without a time stays next to the dated
+    question it answers instead of jumping to the present.
+    """
+    first = next((i for i, t in enumerate(times) if t is not None), None)
+    if first is None:
+        return [now] * len(times)
+    anchor = times[first]
+    assert anchor is not None
+    out = [anchor - (first - i) * step for i in range(first)]
+    for t in times[first:]:
+        out.append(t if t is not None else out[-1] + step)
+    return out
 
 
 def followups(rows: Sequence[NewMessage], kinds: Sequence[str], tenant: str) -> list[NewJob]:
@@ -89,7 +115,9 @@ class TurnWriter:
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
-        Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``. A turn is
+        Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``; a turn
+        without ``created_at`` takes its dated neighbour's time plus a second (see
+        :func:`fill_times`), or now when no turn of the batch is dated. A turn is
         searchable as soon as this returns. Invalid input raises ValidationError and writes
         nothing. ``ids`` (one ``msg_...`` per turn) stores the turns under ids the caller
         chose, e.g. ids derived from an import file, so a re-run can tell which turns are in
@@ -166,6 +194,7 @@ class TurnWriter:
         vectors_of = iter(zip(turns, hashes, vectors, key_vectors, strict=True))
         out: list[list[str]] = []
         for user_id, session_id, batch_turns, chosen in checked:
+            times = fill_times([t.created_at for t in batch_turns], now)
             rows = [
                 NewMessage(
                     id=chosen[i] if chosen else new_id(MESSAGE_PREFIX),
@@ -175,14 +204,16 @@ class TurnWriter:
                     role=t.role,
                     name=t.name,
                     content=t.content,
-                    created_at=format_time(t.created_at or now),
+                    created_at=format_time(at),
                     metadata=t.metadata,
                     content_hash=h,
                     embedder=self.embed.id,
                     embedding=v,
                     key_vectors=kv,
                 )
-                for i, (t, h, v, kv) in enumerate(islice(vectors_of, len(batch_turns)))
+                for i, ((t, h, v, kv), at) in enumerate(
+                    zip(islice(vectors_of, len(batch_turns)), times, strict=True)
+                )
             ]
             stored = self.store.add_messages(
                 rows, followups(rows, list(self.handlers), self.tenant)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import TypeVar
 
 from mnemo.retrieval.scoring import min_max
@@ -10,10 +10,25 @@ from mnemo.retrieval.scoring import min_max
 K = TypeVar("K", bound=Hashable)
 
 
-def ranks(scores: Mapping[K, float]) -> dict[K, int]:
-    """1-based rank of each key by descending score (ties broken by first appearance)."""
+def ranks(scores: Mapping[K, float], basis: Collection[K] | None = None) -> dict[K, int]:
+    """1-based rank of each key by descending score (ties broken by first appearance).
+
+    With ``basis``, keys of the basis are ranked among themselves, and any other key gets the
+    rank it would take if it alone joined them (1 + the basis keys scoring higher): keys
+    outside the basis never push a basis key down.
+    """
     ordered = sorted(scores, key=lambda k: -scores[k])
-    return {k: i + 1 for i, k in enumerate(ordered)}
+    if basis is None:
+        return {k: i + 1 for i, k in enumerate(ordered)}
+    out: dict[K, int] = {}
+    above = 0
+    for k in ordered:
+        if k in basis:
+            above += 1
+            out[k] = above
+        else:
+            out[k] = above + 1
+    return out
 
 
 def rrf(
@@ -39,16 +54,24 @@ def rrf(
 
 
 def weighted_blend(
-    scores: Mapping[str, Mapping[K, float]], weights: Mapping[str, float]
+    scores: Mapping[str, Mapping[K, float]],
+    weights: Mapping[str, float],
+    basis: Collection[K] | None = None,
 ) -> dict[K, float]:
-    """Normalised score blend: sum_i w_i * minmax_i(d) / sum_i w_i; a list missing d adds 0."""
+    """Normalised score blend: sum_i w_i * minmax_i(d) / sum_i w_i; a list missing d adds 0.
+
+    With ``basis``, each list's min and max are taken over the basis keys only (scores below
+    the min count 0): keys outside the basis (talk that tells nothing, see retrieval.talk)
+    cannot stretch the scale of the others, and may themselves score above 1 (a stored copy
+    of the query does, and lends that to its reply).
+    """
     total = sum(w for name, w in weights.items() if name in scores and w > 0)
     fused: dict[K, float] = {}
     for name, per_key in scores.items():
         w = weights.get(name, 0.0)
         if w <= 0:
             continue
-        for key, v in min_max(per_key).items():
+        for key, v in min_max(per_key, basis).items():
             fused[key] = fused.get(key, 0.0) + w * v
     if total <= 0:
         return fused

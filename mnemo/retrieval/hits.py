@@ -13,8 +13,16 @@ def epoch(created_at: str) -> float:
     return parse_time(created_at).timestamp()
 
 
-def to_hit(ref: Ref, row: dict[str, Any], score: float, scores: dict[str, float]) -> Hit:
-    """A Hit from a store's fetched fields, its final score and per-stage scores."""
+def to_hit(
+    ref: Ref,
+    row: dict[str, Any],
+    score: float,
+    scores: dict[str, float],
+    turn_kind: str | None = None,
+    duplicates: list[str] | None = None,
+) -> Hit:
+    """A Hit from a store's fetched fields, its final score and per-stage scores, the kind of
+    a turn and the ids of the candidates collapsed into it."""
     return Hit(
         id=row["id"],
         kind=row["kind"],
@@ -28,4 +36,6 @@ def to_hit(ref: Ref, row: dict[str, Any], score: float, scores: dict[str, float]
         metadata=row["metadata"],
         source_message_ids=row["source_message_ids"],
         scores=scores,
+        turn_kind=turn_kind,
+        duplicates=duplicates or [],
     )

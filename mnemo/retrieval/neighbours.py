@@ -13,18 +13,27 @@ K = TypeVar("K", bound=Hashable)
 
 
 def neighbor_boost(
-    relevance: Mapping[K, float], neighbors: Mapping[K, Sequence[K]], weight: float
+    relevance: Mapping[K, float],
+    neighbors: Mapping[K, Sequence[K]],
+    weight: float,
+    replies: Mapping[K, K] | None = None,
+    reply_weight: float = 0.0,
 ) -> dict[K, float]:
-    """rel'(d) = rel(d) + weight * max(rel(n) for n in neighbors(d)).
+    """rel'(d) = rel(d) + max(weight * max(rel(n) for n in neighbors(d)),
+    reply_weight * rel(q(d))), where q(d) is the question ``d`` replies to (``replies``).
 
     ``neighbors`` may name turns that are not candidates; they join the result with their
     borrowed score alone (rel(d) = 0), so an evidence turn next to a strong match is found.
     """
     out: dict[K, float] = dict(relevance)
+    replies = replies or {}
     for key, near in neighbors.items():
-        best = max((relevance.get(n, 0.0) for n in near), default=0.0)
+        best = weight * max((relevance.get(n, 0.0) for n in near), default=0.0)
+        asked = replies.get(key)
+        if asked is not None:
+            best = max(best, reply_weight * relevance.get(asked, 0.0))
         if best > 0:
-            out[key] = relevance.get(key, 0.0) + weight * best
+            out[key] = relevance.get(key, 0.0) + best
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import TypeVar
 
 import numpy as np
@@ -31,11 +31,26 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
-def min_max(scores: Mapping[K, float]) -> dict[K, float]:
-    """(s - min) / (max - min) per key; all ones when every score is equal."""
+#: The highest normalised score of a key outside the basis of :func:`min_max`.
+CEILING = 2.0
+
+
+def min_max(scores: Mapping[K, float], basis: Collection[K] | None = None) -> dict[K, float]:
+    """(s - min) / (max - min) per key; all ones when every score is equal.
+
+    With ``basis``, min and max are those of the basis keys present (of all keys when none
+    is), and results are clipped to [0, CEILING]: keys outside the basis may score above 1.
+    When the basis scores are all equal (one key, say), scores are divided by that score
+    instead (s / max, clipped the same way).
+    """
     if not scores:
         return {}
-    lo, hi = min(scores.values()), max(scores.values())
+    ref = [v for k, v in scores.items() if k in basis] if basis is not None else []
+    if not ref:
+        ref = list(scores.values())
+    lo, hi = min(ref), max(ref)
     if hi - lo < 1e-12:
-        return {k: 1.0 for k in scores}
-    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+        if basis is None:
+            return {k: 1.0 for k in scores}
+        lo, hi = 0.0, hi if hi > 1e-12 else 1.0
+    return {k: min(max((v - lo) / (hi - lo), 0.0), CEILING) for k, v in scores.items()}

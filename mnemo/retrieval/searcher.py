@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from datetime import datetime
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
 from mnemo.errors import ValidationError
+from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline, SearchRequest
 from mnemo.schemas import Hit, parse_time
 
@@ -32,12 +32,16 @@ class Searcher:
         *,
         recency_weight: float | None = None,
         score_threshold: float | None = None,
+        exclude: Sequence[str] = (),
     ) -> list[Hit]:
-        """The memories and turns most relevant to ``query``, best first.
+        """The memories and turns most relevant to ``query``, best first, one hit per thing
+        said (duplicates collapse into ``hit.duplicates``).
 
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
-        ranks too. ``now`` sets the reference time for recency (default: the clock).
-        ``recency_weight`` and ``score_threshold`` override the settings for this search.
+        ranks too. ``now`` sets the reference time for recency and relative dates (default:
+        the user's newest turn, else the clock). ``recency_weight`` and ``score_threshold``
+        override the settings for this search; turns whose text is one of ``exclude`` (the
+        request being answered) are left out.
         """
         query = check.query(query)
         user_id = check.identifier(user_id, "user_id")
@@ -49,7 +53,9 @@ class Searcher:
         kinds_t = check.hit_kinds(kinds)
         if not query.strip():
             return []
-        ref_time = time.time() if now is None else parse_time(now, "now").timestamp()
+        ref_time = None if now is None else parse_time(now, "now").timestamp()
+        if isinstance(exclude, str) or not all(isinstance(t, str) for t in exclude):
+            raise ValidationError("exclude must be a list of strings")
         req = SearchRequest(
             query=query[: self.settings.max_content_chars],
             tenant=self.settings.tenant,
@@ -60,6 +66,7 @@ class Searcher:
             now=ref_time,
             recency_weight=recency_weight,
             score_threshold=score_threshold,
+            exclude=exclusion_keys(exclude),
         )
         hits = self.pipeline.search(req)
         if not explain:

@@ -6,7 +6,8 @@ A summary is made of sentences taken verbatim from the turns, chosen by
 * :func:`session_summary` (`llmplatform`'s rule-based summary): Q&A pairs plus key points;
 * :func:`episode_summary` (`tiered`'s compressed turns): the key points as one paragraph;
 * :func:`rolling_summary` (`agent-cli`'s per-conversation summary): the previous key points plus
-  the new batch's, the oldest dropped beyond a cap.
+  the new batch's, the oldest dropped beyond a cap;
+* :func:`excerpt`: the part of one long turn that a query is about (context bundles).
 """
 
 from __future__ import annotations
@@ -116,8 +117,53 @@ def rolling_summary(prior: str | None, messages: Sequence[Message], max_points: 
     return "\n".join(f"- {p}" for p in [*old, *new][-max_points:])
 
 
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+#: Characters of a query term that must match the start of a word (a crude stem: "paint"
+#: matches "painting" and "painted").
+STEM_CHARS = 5
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:STEM_CHARS] for w in _TERM.findall(text.lower())}
+
+
+def excerpt(text: str, terms: Sequence[str], chars: int) -> str:
+    """The sentences of ``text`` a query is about, within about ``chars`` characters.
+
+    A text that fits is returned whole. Otherwise the sentence sharing the most query
+    ``terms`` (compared on their first :data:`STEM_CHARS` letters; the first sentence on a
+    tie or when none shares any) is kept with its neighbours, the next one first, while they
+    fit; ``…`` marks what was cut at either end. A single sentence longer than ``chars`` is
+    cut at ``chars``.
+    """
+    text = " ".join(text.split())
+    if len(text) <= chars:
+        return text
+    parts = sentences(text)
+    if len(parts) <= 1:
+        return _cut(text, chars)
+    wanted = {t.lower()[:STEM_CHARS] for t in terms}
+    overlap = [len(_stems(p) & wanted) for p in parts]
+    best = max(range(len(parts)), key=lambda i: (overlap[i], -i))
+    lo = hi = best
+    size = len(parts[best])
+    while True:
+        grown = False
+        for j in (hi + 1, lo - 1):
+            if 0 <= j < len(parts) and size + 1 + len(parts[j]) <= chars:
+                size += 1 + len(parts[j])
+                lo, hi = min(lo, j), max(hi, j)
+                grown = True
+                break
+        if not grown:
+            break
+    body = _cut(" ".join(parts[lo : hi + 1]), chars)
+    return ("… " if lo > 0 else "") + body + (" …" if hi < len(parts) - 1 else "")
+
+
 __all__ = [
     "episode_summary",
+    "excerpt",
     "key_points",
     "qa_pairs",
     "rolling_summary",

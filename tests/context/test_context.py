@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 import pytest
@@ -17,11 +19,17 @@ def open_mem(db_path: str, preset: str) -> Memory:
     return Memory(db_path, embedder="hashing", preset=preset)
 
 
+def filler(i: int, width: int) -> str:
+    """About ``width`` characters of words that differ from turn to turn (no near-duplicates)."""
+    words = (hashlib.blake2b(f"{i}-{j}".encode(), digest_size=3).hexdigest() for j in range(999))
+    return " ".join(words)[:width]
+
+
 def chat(mem: Memory, n: int, user: str = "u1", session: str = "s1", width: int = 50) -> None:
     turns = [
         {
             "role": "user" if i % 2 == 0 else "assistant",
-            "content": f"turn {i} about cooking pasta " + "x" * width,
+            "content": f"turn {i} about cooking pasta " + filler(i, width),
             "created_at": f"2024-01-01T00:{i:02d}:00",
         }
         for i in range(n)
@@ -165,7 +173,9 @@ def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
         assert bundle.placement == "user"
         text = bundle.render()
         assert text.startswith("Conversation summary:\nThe conversation is about pasta")
-        assert "Long-term memory (most relevant first):\n- [assistant] turn" in text
+        assert re.search(
+            r"Long-term memory \(most relevant first\):\n- \[(user|assistant)\] turn", text
+        )
         assert text.endswith("Current message: cooking pasta tips")
         msgs = [
             {"role": "system", "content": "sys"},
@@ -274,3 +284,37 @@ def test_token_counter_is_offline_estimate_for_hashing(mem: Memory) -> None:
     assert token_counter(mem.embedder) is estimate_tokens
     assert estimate_tokens("hello world") == 3
     assert estimate_tokens("x" * 400) == 80
+
+
+def test_default_layout_leaves_out_talk_and_excerpts_the_tail(db_path: str) -> None:
+    from mnemo.context.layouts import EXCERPT_CHARS, FULL_HITS
+
+    with open_mem(db_path, "default") as mem:
+        long = [
+            {"role": "user", "content": f"Note {i} about the garden. {filler(i, 200)}. "
+             f"{filler(i + 50, 200)}. The tomato plants number {i} grew tall."}
+            for i in range(FULL_HITS + 2)
+        ]  # fmt: skip
+        mem.add_messages(long, user_id="u1", session_id="s1")
+        talk = [
+            {"role": "user", "content": "How tall are the tomato plants?"},
+            {"role": "assistant", "content": "I'm not sure, could you remind me?"},
+            {"role": "user", "content": "Thanks, bye!"},
+        ]
+        mem.add_messages(talk, user_id="u1", session_id="s2")
+        bundle = mem.context("tomato plants tall", "u1", None, 3000)
+        items = bundle.section("memories").items  # type: ignore[union-attr]
+        contents = [i.content for i in items]
+        assert "I'm not sure, could you remind me?" not in contents
+        assert "Thanks, bye!" not in contents
+        memories = [i for i in items if i.content.startswith(("Note", "…"))]
+        assert all(len(i.content) > EXCERPT_CHARS for i in memories[:FULL_HITS])
+        tail = memories[FULL_HITS:]
+        assert tail and all("tomato plants" in i.content and len(i.content) <= EXCERPT_CHARS + 4
+                            for i in tail)  # fmt: skip
+        # the request's own texts are left out of the recalled items
+        again = mem.context("tomato plants tall", "u1", None, 3000,
+                            exclude=["How tall are the tomato plants?"])  # fmt: skip
+        assert "How tall are the tomato plants?" not in [i.content for i in again.hits()]
+        with pytest.raises(ValidationError, match="exclude"):
+            mem.context("x", "u1", exclude="not a list")
