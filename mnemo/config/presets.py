@@ -24,12 +24,15 @@ _SEED_RANKING: dict[str, Any] = {
 PRESETS: dict[str, dict[str, Any]] = {
     # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
     "default": {},
-    # `llmplatform`: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50
-    # vectors; a session summary every 10 pairs and key/value user facts (the profile).
+    # `llmplatform`: top-8 by cosine over >= 0.45 (the score is the cosine), among the 200 most
+    # recent vectors, cross-session below 50 vectors; a session summary every 10 pairs and
+    # key/value user facts (the profile).
     "llmplatform": {
         **_SEED_RANKING,
         "search_limit": 8,
         "min_similarity": 0.45,
+        "fusion": "cosine",
+        "dense_window": 200,
         "lexical_weight": 0.0,
         "cross_session_threshold": 50,
         "fact_extraction": "off",

@@ -4,9 +4,9 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``cross_session_threshold``, ``global_user_id``, ``fusion``, ``rrf_k``, ``lexical_weight``,
 ``dense_weight``, ``neighbor_weight``, ``neighbor_span``, ``speaker_weight``, ``date_weight``,
 ``strip_speaker_names``, ``session_weight``, ``key_chunk_words``, ``fact_keys``, ``key_weight``,
-``min_similarity``, ``score_threshold``, ``recency_weight``, ``recency_tau_days``, ``reranker``,
-``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_batch_size``, ``use_mmr``,
-``mmr_lambda``.
+``min_similarity``, ``dense_window``, ``score_threshold``, ``recency_weight``,
+``recency_tau_days``, ``reranker``, ``reranker_model``, ``rerank_top_n``, ``rerank_weight``,
+``rerank_relevance``, ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -37,10 +37,11 @@ class RetrievalSettings(SettingsGroup):
     global_user_id: str | None = Field(
         "global", description="User whose items every search also sees; empty disables."
     )
-    fusion: Literal["rrf", "blend"] = Field(
+    fusion: Literal["rrf", "blend", "cosine"] = Field(
         "blend",
         description="How lexical and dense results are fused: blend (min-max normalised scores, "
-        "weighted) or rrf (reciprocal rank fusion).",
+        "weighted), rrf (reciprocal rank fusion) or cosine (relevance is the dense cosine "
+        "itself, no lexical side: the seed presets, whose scores and thresholds are cosines).",
     )
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant k.")
     lexical_weight: float = Field(
@@ -105,8 +106,18 @@ class RetrievalSettings(SettingsGroup):
     min_similarity: float = Field(
         0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
     )
+    dense_window: int | None = Field(
+        None,
+        ge=1,
+        description="Dense search compares only this many most recent vectors of each "
+        "scope (`llmplatform`'s 200); unset compares them all.",
+    )
     score_threshold: float = Field(
-        0.0, ge=0, le=1, description="Hits whose normalised relevance is below this are dropped."
+        0.0,
+        ge=0,
+        le=1,
+        description="Hits whose relevance is below this are dropped: the fused relevance, or "
+        "under fusion cosine the cosine (the reranker's sigmoid with rerank_relevance sigmoid).",
     )
     recency_weight: float = Field(
         0.15,

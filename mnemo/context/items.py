@@ -23,6 +23,8 @@ class ContextRequest:
     include_history: bool = True
     top_k: int | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: the layout's structured bundle, copied to ``ContextBundle.data`` (`llmplatform`)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 def clip(text: str, limit: int | None) -> str:
@@ -73,6 +75,8 @@ def profile_items(
             kind="profile",
             content=f"{f.key}: {f.value}",
             score=f.importance,
+            created_at=f.created_at,
+            updated_at=f.updated_at,
             metadata={"category": f.category, "key": f.key, "value": f.value,
                       "confidence": f.confidence, "importance": f.importance},
         )
@@ -94,6 +98,7 @@ def memory_items(
             kind=m.kind,
             content=clip(m.content, chars),
             created_at=m.created_at,
+            updated_at=m.updated_at,
             session_id=m.session_id,
             metadata=m.metadata,
         )

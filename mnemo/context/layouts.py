@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mnemo.context import render
+from mnemo.context import llmplatform, render
 from mnemo.context import topics as topic_ctx
 from mnemo.context.items import (
     ContextRequest,
@@ -74,33 +74,6 @@ def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSe
     ]
 
 
-def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`llmplatform`'s bundle: history, summaries, facts, similar, recent, location, query."""
-    history = (
-        turn_items(source, req.user_id, req.session_id, 10, 200) if req.include_history else []
-    )
-    seen = {i.id for i in history}
-    facts = profile_items(source, req.user_id, 5)
-    if len(facts) < 5:
-        facts += memory_items(source, req, "fact", 5 - len(facts))
-    hits = search(source, req, req.top_k or source.settings.search_limit, ["message"])
-    similar = [hit_item(h, 200) for h in hits if h.id not in seen][:4]
-    seen |= {i.id for i in similar}
-    recent = [
-        i for i in turn_items(source, req.user_id, None, 6 + len(seen), 180) if i.id not in seen
-    ]
-    location = [ContextItem(kind="location", content=req.location)] if req.location else []
-    return [
-        section("history", "Recent conversation history", history),
-        section("summaries", "Session summaries", memory_items(source, req, "summary", 3, 240)),
-        section("facts", "Stored user facts", facts),
-        section("similar", "Semantically similar messages", similar),
-        section("recent", "Recent turns", recent[-6:]),
-        section("location", "User location", location),
-        _query(req),
-    ]
-
-
 def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
     """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
     recent = memory_items(source, req, None, 10)
@@ -144,7 +117,7 @@ LAYOUTS: dict[str, Layout] = {
     "default": Layout(gather_default, render.render_default, ("memories", "summaries", "profile")),
     "topics": Layout(gather_topics, render_topics, (topic_ctx.MESSAGES, topic_ctx.SUMMARY)),
     "llmplatform": Layout(
-        gather_llmplatform,
+        llmplatform.gather,
         render.render_llmplatform,
         ("recent", "similar", "history", "summaries", "facts", "location"),
     ),

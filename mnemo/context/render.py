@@ -120,7 +120,13 @@ def render_tiered(sections: list[ContextSection], req: _Request) -> str:
 
 
 def memory_context(bundle: ContextBundle) -> dict[str, Any]:
-    """`llmplatform`'s JSON memory bundle: context, recent_messages, summaries, memories."""
+    """`llmplatform`'s JSON memory bundle: context, recent_messages, summaries, memories.
+
+    The ``llmplatform`` preset's bundle carries it whole in ``bundle.data`` (see
+    :mod:`mnemo.context.llmplatform`); for another preset it is read off the sections.
+    """
+    if bundle.data:
+        return dict(bundle.data)
     out: dict[str, list[dict[str, Any]]] = {
         "context": [],
         "recent_messages": [],

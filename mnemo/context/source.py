@@ -20,6 +20,11 @@ class ContextSource(Protocol):
         """The settings (preset, ``search_limit``, ``profile_context_min_importance``)."""
         ...
 
+    @property
+    def embedding_dim(self) -> int:
+        """The size of the embedder's vectors (`llmplatform`'s ``query_embedding_dim``)."""
+        ...
+
     def search(
         self,
         query: str,

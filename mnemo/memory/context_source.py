@@ -37,6 +37,11 @@ class MemoryContextSource:
         """The Memory's settings."""
         return self._settings
 
+    @property
+    def embedding_dim(self) -> int:
+        """The embedder's vector size."""
+        return self.embedder.dim
+
     def search(
         self,
         query: str,

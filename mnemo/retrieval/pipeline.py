@@ -4,7 +4,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 
 1. candidates per scope, ``pool = max(limit x pool_factor, min_pool)`` from each retriever:
    ``lexical`` (BM25, higher is better) and ``dense`` (cosine);
-2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], then
+2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], or under
+   ``fusion = "cosine"`` (the seed presets) the dense cosine itself, lexical unused; then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
    say (see ``retrieval.dates``) and, optionally, a share of the session's relevance;
@@ -15,7 +16,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 
 Scopes (`llmplatform` and `agent-cli`): the session; the user's other sessions when the session
 holds fewer than ``cross_session_threshold`` items (or all of the user's sessions when no session is
-given); and the shared ``global_user_id``.
+given); and the shared ``global_user_id``. With ``dense_window`` N, the dense side of each scope
+compares only its N most recent vectors (`llmplatform`'s "up to 200 recent").
 """
 
 from __future__ import annotations
@@ -146,8 +148,9 @@ class Pipeline:
         names = sorted({n for _, index in scoped for n in index.names()})
         about = speakers.analyze(req.query, names, s.strip_speaker_names)
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
+        lexical_on = s.lexical_weight > 0 and s.fusion != "cosine"
         for scope, index in scoped:
-            if match is not None and s.lexical_weight > 0:
+            if match is not None and lexical_on:
                 for ref, score in self.store.lexical(
                     req.tenant, scope.user_id, match, pool, scope.session_id, req.kinds
                 ):
@@ -167,6 +170,8 @@ class Pipeline:
         cands: Candidates,
     ) -> None:
         mask = index.mask(scope.session_id, req.kinds)
+        if self.settings.dense_window is not None:
+            mask = index.most_recent(mask, self.settings.dense_window)
         positions, sims = index.search(qvec, pool, mask, self.settings.key_weight)
         floor = self.settings.min_similarity
         for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
@@ -191,7 +196,9 @@ class Pipeline:
             k: v for k, v in (("lexical", cands.lexical), ("dense", cands.dense)) if v
         }
         ranks = {name: fusion.ranks(scores) for name, scores in lists.items()}
-        if s.fusion == "rrf":
+        if s.fusion == "cosine":
+            relevance = dict(cands.dense)
+        elif s.fusion == "rrf":
             relevance = fusion.rrf(ranks, weights, s.rrf_k)
         else:
             relevance = fusion.weighted_blend(lists, weights)

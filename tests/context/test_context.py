@@ -16,11 +16,13 @@ def open_mem(db_path: str, preset: str) -> Memory:
     return Memory(db_path, embedder="hashing", preset=preset)
 
 
-def chat(mem: Memory, n: int, user: str = "u1", session: str = "s1", width: int = 50) -> None:
+def chat(
+    mem: Memory, n: int, user: str = "u1", session: str = "s1", width: int = 50, pad: str = "x"
+) -> None:
     turns = [
         {
             "role": "user" if i % 2 == 0 else "assistant",
-            "content": f"turn {i} about cooking pasta " + "x" * width,
+            "content": f"turn {i} about cooking pasta " + pad * width,
             "created_at": f"2024-01-01T00:{i:02d}:00",
         }
         for i in range(n)
@@ -56,7 +58,7 @@ def test_budget_drops_least_relevant_items_first(db_path: str) -> None:
 
 def test_llmplatform_order_and_truncation(db_path: str) -> None:
     with open_mem(db_path, "llmplatform") as mem:
-        chat(mem, 14, width=400)
+        chat(mem, 14, width=30, pad="cooking pasta ")  # long turns, cosine >= 0.45 to the query
         chat(mem, 8, session="s0", width=400)
         for i in range(4):
             mem.add(f"summary {i} " + "y" * 400, user_id="u1", kind="summary")
@@ -71,14 +73,18 @@ def test_llmplatform_order_and_truncation(db_path: str) -> None:
         assert len(history) == 10 and all(len(i.content) <= 200 for i in history)
         assert len(summaries) == 3 and all(len(i.content) <= 240 for i in summaries)
         assert [f.content for f in facts] == ["favourite_food: pasta"]
-        assert len(similar) <= 4 and all(len(i.content) <= 200 for i in similar)
-        assert len(recent) <= 6 and all(len(i.content) <= 180 for i in recent)
+        # four real similar turns (the matches sit in the history too; they still count)
+        assert len(similar) == 4 and all(len(i.content) <= 200 for i in similar)
+        assert all(i.kind == "message" and i.score and i.score >= 0.45 for i in similar)
+        assert all(i.content.startswith("turn ") and "cooking pasta" in i.content for i in similar)
+        assert len(recent) == 6 and all(len(i.content) <= 180 for i in recent)
         text = bundle.render()
         order = ["Recent conversation history:", "Session summaries:", "Stored user facts:"]
         order += ["User location: Lisbon", "User query: cooking pasta"]
         assert [text.index(x) for x in order] == sorted(text.index(x) for x in order)
         data = memory_context(bundle)
-        assert set(data) == {"context", "recent_messages", "summaries", "memories"}
+        assert set(data) == {"context", "recent_messages", "summaries", "memories",
+                             "query_embedding_dim"}  # fmt: skip
         assert data["memories"][0]["value"] == "favourite_food: pasta"
         assert len(data["summaries"]) == 3
 
