@@ -39,13 +39,21 @@ PRESETS: dict[str, dict[str, Any]] = {
         "episodes_enabled": False,
         "session_summary_enabled": True,
     },
-    # `llm-managed`: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
+    # `llm-managed`: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply, stored as
+    # it is (no reconciliation), none without an extractor model; the extractor is shown the
+    # top-8 existing facts over 0.5; the store is synced on startup (re-embed and repair).
     "llm-managed": {
         **_SEED_RANKING,
         "search_limit": 5,
         "min_similarity": 0.5,
+        "fusion": "cosine",
         "lexical_weight": 0.0,
         "fact_extraction": "single",
+        "fact_reconcile": False,
+        "fact_rules_fallback": False,
+        "fact_context_k": 8,
+        "reembed_on_open": True,
+        "repair_on_open": True,
         "profile_enabled": False,
         "episodes_enabled": False,
     },

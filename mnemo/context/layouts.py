@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,7 +21,10 @@ from mnemo.context.items import (
 )
 from mnemo.context.source import ContextSource
 from mnemo.context.topics import gather_topics, render_topics
+from mnemo.errors import EmbeddingError, StorageError
 from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
+
+log = logging.getLogger("mnemo.context")
 
 #: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
 TOKENS_PER_HIT = 30
@@ -75,12 +79,20 @@ def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSe
 
 
 def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest."""
+    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest.
+
+    "If the RAG call throws or returns no hits", the 10 newest are the section: an embedding or
+    storage failure of the search is logged and the fallback used.
+    """
     recent = memory_items(source, req, None, 10)
     chosen = recent
     if len(recent) > 5 and req.query.strip():
         limit = req.top_k or source.settings.search_limit
-        hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        try:
+            hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
+        except (EmbeddingError, StorageError) as exc:
+            log.warning("llm-managed retrieval failed, using the 10 newest memories: %r", exc)
+            hits = []
         chosen = [hit_item(h) for h in hits] or recent
     return [section("memory", "Relevant memory", chosen)]
 
