@@ -93,6 +93,9 @@ class Message(BaseModel):
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     topic_id: str | None = None
+    #: when eviction (``max_entries``, `agent-cli`) took the turn out of the working set: out of
+    #: search and of the Markdown file store, kept in this event log
+    evicted_at: datetime | None = None
 
 
 class MemoryItem(BaseModel):

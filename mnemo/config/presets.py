@@ -57,11 +57,21 @@ PRESETS: dict[str, dict[str, Any]] = {
         "profile_enabled": False,
         "episodes_enabled": False,
     },
-    # `agent-cli`: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
-    # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
+    # `agent-cli`: dense only, pool top_k*3 per scope, scopes = the conversation and `global`;
+    # relevance = the cosine, or sigmoid(reranker logit) with a reranker, threshold .35 on it;
+    # recency 0.2 over 30 days, MMR lambda 0.7; 0-3 atomic facts per user message, reconciled
+    # (no additions -> the originals are added), a rolling summary, 500 entries per
+    # conversation (max_entries: agent-cli's configurable cap, 500 chosen here), and the
+    # Markdown file store on (files_dir, else beside the database file).
     "agent-cli": {
-        "fusion": "rrf",
         **_SEED_RANKING,
+        "fusion": "cosine",
+        "lexical_weight": 0.0,
+        "min_pool": 1,
+        "cross_session_threshold": 0,
+        "rerank_relevance": "sigmoid",
+        "fact_add_unadded": True,
+        "files_enabled": True,
         "search_limit": 5,
         "pool_factor": 3,
         "recency_weight": 0.2,

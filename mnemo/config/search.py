@@ -150,6 +150,13 @@ class RetrievalSettings(SettingsGroup):
         description="w in rel' = (1-w)*rel + w*rerank, the reranker score mapped onto the "
         "rescored set's relevance range; 1 orders that set by the reranker alone.",
     )
+    rerank_relevance: Literal["blend", "sigmoid"] = Field(
+        "blend",
+        description="What the reranker makes of relevance: blend (its score mapped onto the "
+        "rescored set's relevance range, blended by rerank_weight) or sigmoid (every candidate "
+        "is rescored and its relevance is sigmoid(logit), the scale score_threshold then "
+        "applies to: `agent-cli`).",
+    )
     rerank_batch_size: int = Field(
         32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."
     )

@@ -83,7 +83,10 @@ def render_llm_managed(sections: list[ContextSection], req: _Request) -> str:
 
 
 def render_agent_cli(sections: list[ContextSection], req: _Request) -> str:
-    """`agent-cli`: summary, long-term memory, then the current message (a user message)."""
+    """`agent-cli`: summary, long-term memory, then the current message (a user message);
+    empty when retrieval was skipped (no sections: the request goes upstream unchanged)."""
+    if not sections:
+        return ""
     out: list[str] = []
     for item in _items(sections, "summary"):
         out += ["Conversation summary:", item.content, ""]

@@ -10,14 +10,17 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
    say (see ``retrieval.dates``) and, optionally, a share of the session's relevance;
    optionally ``rerank``: a cross-encoder rescores the ``rerank_top_n`` best candidates and its
-   score is blended into their relevance (see ``retrieval.rerank``);
+   score is blended into their relevance (see ``retrieval.rerank``), or, with
+   ``rerank_relevance = "sigmoid"`` (`agent-cli`), rescores them all and relevance becomes
+   sigmoid(logit); ``score_threshold`` drops what falls below it;
 3. ``recency`` = exp(-age_days / tau), blended: ``final = (1-w)*relevance + w*recency``;
 4. optional MMR over embedding cosine, then the top ``limit``.
 
-Scopes (`llmplatform` and `agent-cli`): the session; the user's other sessions when the session
-holds fewer than ``cross_session_threshold`` items (or all of the user's sessions when no session is
-given); and the shared ``global_user_id``. With ``dense_window`` N, the dense side of each scope
-compares only its N most recent vectors (`llmplatform`'s "up to 200 recent").
+Scopes: the session; the user's other sessions when the session holds fewer than
+``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never), or all of the
+user's sessions when no session is given; and the shared ``global_user_id``. With
+``dense_window`` N, the dense side of each scope compares only its N most recent vectors
+(`llmplatform`'s "up to 200 recent").
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from mnemo.retrieval import dates, fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.neighbours import neighbor_boost, session_boost
-from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
+from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, sigmoid, top_n
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
@@ -253,13 +256,24 @@ class Pipeline:
         self, reranker: Reranker, query: str, relevance: dict[Ref, float]
     ) -> tuple[dict[Ref, float], dict[Ref, float]]:
         """Relevance with the reranker's score blended in for the ``rerank_top_n`` best
-        candidates (see retrieval.rerank.rerank_blend), and the raw score of each of them."""
-        best = top_n(relevance, self.settings.rerank_top_n)
+        candidates (see retrieval.rerank.rerank_blend), and the raw score of each of them.
+
+        ``rerank_relevance = "sigmoid"`` (`agent-cli`): every candidate is rescored and its
+        relevance is sigmoid(logit); a candidate erased meanwhile is left out.
+        """
+        as_sigmoid = self.settings.rerank_relevance == "sigmoid"
+        best = list(relevance) if as_sigmoid else top_n(relevance, self.settings.rerank_top_n)
         rows = self.store.fetch(best)
         head = [r for r in best if r in rows]  # a row erased meanwhile is not rescored
         if not head:
-            return relevance, {}
+            return ({} if as_sigmoid else relevance), {}
         raw = reranker.score(query, [str(rows[r]["content"]) for r in head])
+        if as_sigmoid:
+            squashed = sigmoid(raw)
+            return (
+                {r: float(v) for r, v in zip(head, squashed, strict=True)},
+                {r: float(v) for r, v in zip(head, raw, strict=True)},
+            )
         blended = rerank_blend(
             np.array([relevance[r] for r in head]), raw, self.settings.rerank_weight
         )

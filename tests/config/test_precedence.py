@@ -19,7 +19,7 @@ from mnemo.config.sources import layered
 LADDER: dict[str, tuple[Any, Any, Any, Any, Any]] = {
     "search_limit": (10, 5, 7, 8, 9),
     "recency_weight": (0.15, 0.2, 0.3, 0.4, 0.5),
-    "fusion": ("blend", "rrf", "blend", "rrf", "blend"),
+    "fusion": ("blend", "cosine", "blend", "rrf", "blend"),
     "max_entries": (None, 500, 100, 200, 300),
     "use_mmr": (False, True, False, True, False),
 }

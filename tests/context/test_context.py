@@ -125,7 +125,7 @@ def test_query_expansion_rule() -> None:
 
 def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
     with open_mem(db_path, "agent-cli") as mem:
-        chat(mem, 4)
+        chat(mem, 4, width=2, pad=" cooking pasta")  # cosine over the .35 threshold
         mem.add("The conversation is about pasta", user_id="u1", session_id="s1", kind="summary")
         bundle = mem.context("cooking pasta tips", "u1", "s1")
         assert bundle.placement == "user"
@@ -140,7 +140,8 @@ def test_agent_cli_replaces_last_user_message(db_path: str) -> None:
         out = inject(bundle, msgs)
         assert out[0] == msgs[0] and out[1]["content"] == text and msgs[1]["content"] != text
         none = mem.context("cooking pasta", "u1", "s1", top_k=0)
-        assert none.section("memory").items == []  # type: ignore[union-attr]
+        assert none.sections == [] and none.text == ""  # retrieval skipped, nothing injected
+        assert inject(none, msgs) == msgs
 
 
 def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:

@@ -303,7 +303,9 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
-                decisions, notes = safeguard(decisions, facts, len(shown))
+                decisions, notes = safeguard(
+                    decisions, facts, len(shown), self.settings.fact_add_unadded
+                )
                 run.notes += notes
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:
