@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemo.context.source import ContextSource
-from mnemo.schemas import ContextItem, ContextSection, Hit
+from mnemo.schemas import ContextItem, ContextSection, Hit, Message
 
 
 @dataclass
@@ -115,19 +115,21 @@ def turn_items(
 ) -> list[ContextItem]:
     """The last ``limit`` turns (of a session, or of the user), in conversation order."""
     turns = reversed(source.recent_turns(user_id, session_id, limit))
-    return [
-        ContextItem(
-            id=t.id,
-            kind="message",
-            content=clip(t.content, chars),
-            role=t.role,
-            name=t.name,
-            created_at=t.created_at,
-            session_id=t.session_id,
-            metadata=t.metadata,
-        )
-        for t in turns
-    ]
+    return [turn_item(t, chars) for t in turns]
+
+
+def turn_item(turn: Message, chars: int | None = None) -> ContextItem:
+    """A turn as a context item, its content clipped to ``chars``."""
+    return ContextItem(
+        id=turn.id,
+        kind="message",
+        content=clip(turn.content, chars),
+        role=turn.role,
+        name=turn.name,
+        created_at=turn.created_at,
+        session_id=turn.session_id,
+        metadata=turn.metadata,
+    )
 
 
 def section(name: str, title: str, items: list[ContextItem]) -> ContextSection:

@@ -17,6 +17,7 @@ from mnemo.context.items import (
     profile_items,
     search,
     section,
+    turn_item,
     turn_items,
 )
 from mnemo.context.source import ContextSource
@@ -120,10 +121,20 @@ def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[Context
 
 
 def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`tiered`: profile (stage 1), relevant episodes (stage 2), the short-term window."""
+    """`tiered`: profile (stage 1), relevant episodes (stage 2), the short-term window.
+
+    "Recent Conversation" is the session's short-term window: its turns after the last
+    episode (at most ``window_max_turns``, the newest); without a session, the user's last
+    ``window_keep_turns`` turns.
+    """
     limit = req.top_k or source.settings.search_limit
     hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
-    window = turn_items(source, req.user_id, req.session_id, 10) if req.include_history else []
+    window: list[ContextItem] = []
+    if req.include_history and req.session_id is not None:
+        turns = source.window(req.user_id, req.session_id)[-source.settings.window_max_turns :]
+        window = [turn_item(t) for t in turns]
+    elif req.include_history:
+        window = turn_items(source, req.user_id, None, source.settings.window_keep_turns)
     return [
         section("profile", "User Profile", profile_items(source, req.user_id)),
         section("episodes", "Recent Context", [hit_item(h, 150) for h in hits]),

@@ -50,6 +50,10 @@ class ContextSource(Protocol):
         """The last ``limit`` turns of a session (or of the user), newest first."""
         ...
 
+    def window(self, user_id: str, session_id: str) -> list[Message]:
+        """The session's short-term window: its turns after the last episode, oldest first."""
+        ...
+
     def profile(self, user_id: str, *, min_importance: float) -> list[ProfileFact]:
         """The user's active profile facts with importance >= ``min_importance``."""
         ...

@@ -13,6 +13,7 @@ from mnemo.memory.records import Records
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit, MemoryItem, Message, ProfileFact
 from mnemo.storage.topic_records import TopicRow
+from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.topics.memory import TopicMemory
 
 
@@ -27,10 +28,12 @@ class MemoryContextSource:
         documents: Documents,
         topic_memory: TopicMemory,
         embedder: Embedder,
+        conversation: ConversationTiers,
     ) -> None:
         self._settings = settings
         self.searcher, self.records, self.documents = searcher, records, documents
         self.topic_memory, self.embedder = topic_memory, embedder
+        self.conversation = conversation
 
     @property
     def settings(self) -> Settings:
@@ -74,6 +77,10 @@ class MemoryContextSource:
         """The last ``limit`` turns of a session (or of the user), newest first."""
         flt = self.records.filter(user_id, session_id, None, None, limit, 0)
         return self.records.store.recent_messages(flt)
+
+    def window(self, user_id: str, session_id: str) -> list[Message]:
+        """The session's short-term window (the conversation tiers' ``window``)."""
+        return self.conversation.window(user_id, session_id)
 
     def profile(self, user_id: str, *, min_importance: float) -> list[ProfileFact]:
         """``Memory.profile``: the active facts with importance >= ``min_importance``."""

@@ -154,6 +154,7 @@ def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
     mem.add(
         "User asked about vector databases",
         user_id="u1",
+        session_id="s1",
         kind="episode",
         metadata={"turn_start": 1, "turn_end": 10},
     )
@@ -169,7 +170,8 @@ def test_tiered_format_with_profile_and_episodes(db_path: str) -> None:
     facts = [i.metadata for i in bundle.section("profile").items]  # type: ignore[union-attr]
     assert all(f["importance"] >= 0.5 for f in facts) and facts[0]["category"] == "identity"
     assert "## Recent Context\n- turns 1-10: User asked about vector databases" in text
-    assert "# Recent Conversation\nuser: turn 2" in text  # the last 10 of 12 turns
+    # the short-term window: the turns after the episode's last (seq 10), "turn 10" and "turn 11"
+    assert "# Recent Conversation\nuser: turn 10" in text and "user: turn 2 " not in text
     assert text.endswith("memory and conversation above.")
     mem.close()
 
