@@ -91,6 +91,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         **_SEED_RANKING,
         "search_limit": 3,
         "min_similarity": 0.6,
+        "fusion": "cosine",
         "lexical_weight": 0.0,
         "fact_extraction": "off",
         "profile_enabled": True,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from api_support import served
 
 from mnemo import Memory
@@ -57,3 +58,29 @@ def test_recent_conversation_is_the_short_term_window(db_path: str) -> None:
         text = bundle.render()
         assert "# Recent Conversation\nuser: turn 11 of the talk" in text
         assert "later turn 9" in text
+
+
+def test_stage_2_takes_3_episodes_under_cosine_distance_0_4(db_path: str) -> None:
+    with Memory(db_path, **TIERED) as mem:
+        texts = [
+            "User asked about vector databases and pgvector",
+            "User asked about vector databases and FAISS",
+            "User compared vector databases for retrieval",
+            "User asked about vector databases, FAISS and pgvector indexes",
+            "User planned a trip to Lisbon in June",
+            "vector databases: pgvector versus FAISS",
+        ]
+        for text in texts:
+            mem.add(text, user_id="u1", session_id="s1", kind="episode")
+        query = "vector databases pgvector FAISS"
+        hits = mem.context(query, "u1", "s1").section("episodes").items  # type: ignore[union-attr]
+        assert len(hits) == 3  # LIMIT 3 (four are under 0.4)
+        vecs = mem.embedder.embed([query, *texts])
+        distance = {t: 1 - float(vecs[0] @ v) for t, v in zip(texts, vecs[1:], strict=True)}
+        assert sum(d < 0.4 for d in distance.values()) == 4
+        assert all(distance[h.content] < 0.4 for h in hits)  # embedding <=> query < 0.4
+        for h in hits:  # the score is the cosine (1 - distance), ordered by distance
+            assert h.score == pytest.approx(1 - distance[h.content], abs=1e-4)
+        assert [h.content for h in hits] == sorted(
+            (t for t in texts if distance[t] < 0.4), key=lambda t: distance[t]
+        )[:3]
