@@ -149,3 +149,20 @@ def test_the_extractor_sees_the_assistant_reply_through_the_proxy(
                 break
             time.sleep(0.05)
         assert [m["content"] for m in found] == ["User works as a nurse."]
+
+
+def test_an_extraction_failure_is_caught_and_stores_nothing(
+    db_path: str, server: ScriptedServer
+) -> None:
+    with Memory(db_path, **PRESET, llm_base_url=server.url, llm_max_retries=0) as mem:
+        server.enqueue(status=500)
+        exchange(mem, "I live in Paris. I have two cats.", "Nice!")
+        assert facts(mem) == []  # no rule fallback in this preset
+        [job] = mem.store.list_jobs()
+        assert job.status == "done" and job.last_error is None  # best-effort: no crash
+        con = sqlite3.connect(mem.store.location)
+        try:
+            notes = [n for (n,) in con.execute("SELECT note FROM fact_runs")]
+        finally:
+            con.close()
+        assert any("LLM failed" in (n or "") and "nothing" in (n or "") for n in notes)

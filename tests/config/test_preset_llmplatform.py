@@ -139,3 +139,15 @@ def test_query_endpoint_retrieves_for_a_greeting_and_reports_the_intent(db_path:
             "/query", json={"user_id": "u1", "query": "hello there", "use_memory": False}
         ).json()
         assert off["memory_context"] == {} and off["agents_used"] == ["coordinator", "writer"]
+
+
+def test_cross_session_lookup_below_50_vectors(db_path: str) -> None:
+    with open_llmplatform(db_path) as mem:
+        assert mem.settings.cross_session_threshold == 50
+        say(mem, ["the lighthouse keeper of the old harbour"], session="old")
+        say(mem, [f"filler line {i} about nothing" for i in range(48)] + ["lighthouse keeper"])
+        sessions = {h.session_id for h in mem.search("lighthouse keeper", "u1", "s1")}
+        assert sessions == {"s1", "old"}  # 49 vectors < 50: the user's other sessions too
+        say(mem, ["lighthouse keeper again"], minute0=49)
+        sessions = {h.session_id for h in mem.search("lighthouse keeper", "u1", "s1")}
+        assert sessions == {"s1"}  # 50 vectors: the session alone
