@@ -47,7 +47,21 @@ typecheck: setup
 # skips, PostgreSQL tests whose server is unset or does not answer: see tests/conftest.py).
 PGVECTOR ?= ../shared/ci/pgvector.sh
 
+# Chromium for the web UI's browser tests (tests/ui, Playwright drives Debian's browser; it never
+# downloads one): installed with apt-get when missing and make runs as root; otherwise those tests
+# are skipped -- except under CI=true, where pytest fails them (see tests/ui/conftest.py).
+CHROMIUM ?= /usr/bin/chromium
+
 test: setup $(VENV)/.torch lint typecheck
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing chromium for the browser tests (log: .chromium.log)"; \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+				apt-get install -y -qq chromium; } >.chromium.log 2>&1 \
+			|| { echo "apt-get could not install chromium:" >&2; tail -n 20 .chromium.log >&2; }; \
+		else echo "no $(CHROMIUM) (apt-get install chromium as root): browser tests will be skipped"; \
+		fi; \
+	fi
 	@url="$${MNEMO_TEST_DATABASE_URL:-}"; log=""; \
 	why="MNEMO_TEST_DATABASE_URL is not a postgresql:// URL"; \
 	if [ -z "$$url" ]; then \
@@ -63,7 +77,7 @@ test: setup $(VENV)/.torch lint typecheck
 			if [ -n "$$log" ]; then tail -n 20 "$$log" >&2; fi; \
 			exit 1;; esac; \
 		echo "no PostgreSQL ($$why): its tests will be skipped";; esac; \
-	MNEMO_TEST_DATABASE_URL="$$url" $(BIN)/pytest -q
+	MNEMO_TEST_DATABASE_URL="$$url" MNEMO_TEST_CHROMIUM="$(CHROMIUM)" $(BIN)/pytest -q
 
 eval-locomo: setup
 	$(BIN)/mnemo eval locomo --data ../shared/data/locomo-dev.json --json docs/results/locomo-dev.json
@@ -76,4 +90,4 @@ bench: setup
 	$(BIN)/python bench/ingest.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db* .pgvector.log
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db* .pgvector.log .chromium.log

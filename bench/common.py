@@ -162,6 +162,35 @@ def rss_mb() -> float:
     return 0.0
 
 
+HOG = """
+import os, sys, time
+cpu = int(sys.argv[2])
+if cpu >= 0 and hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {cpu})
+deadline = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < deadline:
+    pass
+"""
+
+
+class Hog:
+    """A busy-loop child process on one CPU, for at most ``seconds`` (context manager)."""
+
+    def __init__(self, seconds: float, cpu: int) -> None:
+        self.seconds, self.cpu = seconds, cpu
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Hog:
+        self.proc = subprocess.Popen([sys.executable, "-c", HOG, str(self.seconds), str(self.cpu)])
+        time.sleep(0.2)  # let it reach the loop
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+
+
 def write_json(path: str | None, data: dict[str, Any]) -> None:
     """Write ``data`` to ``path`` (pretty-printed) when a path is given."""
     if not path:

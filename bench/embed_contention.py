@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -40,34 +39,6 @@ import common
 import corpus
 from mnemo import Memory
 
-HOG = """
-import os, sys, time
-cpu = int(sys.argv[2])
-if cpu >= 0 and hasattr(os, "sched_setaffinity"):
-    os.sched_setaffinity(0, {cpu})
-deadline = time.monotonic() + float(sys.argv[1])
-while time.monotonic() < deadline:
-    pass
-"""
-
-
-class Hog:
-    """A busy-loop child process on one CPU, for at most ``seconds`` (context manager)."""
-
-    def __init__(self, seconds: float, cpu: int) -> None:
-        self.seconds, self.cpu = seconds, cpu
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Hog:
-        self.proc = subprocess.Popen([sys.executable, "-c", HOG, str(self.seconds), str(self.cpu)])
-        common.time.sleep(0.2)  # let it reach the loop
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait()
-
 
 def settings_for(arm: str, args: argparse.Namespace) -> dict[str, Any]:
     """Memory keyword settings of one arm, thread counts pinned."""
@@ -77,11 +48,14 @@ def settings_for(arm: str, args: argparse.Namespace) -> dict[str, Any]:
             "embed_threads": args.torch_threads,
             "embed_precision": args.torch_precision,
         }
-    return {
+    out: dict[str, Any] = {
         "embedder": "local",
         "embed_threads": args.onnx_threads,
         "embed_query_threads": args.onnx_query_threads,
     }
+    if arm == "onnx-int8":  # the int8-weight model computing in float (default before q8)
+        out["embedder_model"] = "all-MiniLM-L6-v2-int8"
+    return out
 
 
 def build_store(arm: str, args: argparse.Namespace, turns: list[dict[str, Any]]) -> Path:
@@ -133,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the rounds, print the table and the ratios, optionally write JSON."""
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arms", default="torch,onnx", help="comma-separated: torch, onnx")
+    ap.add_argument("--arms", default="torch,onnx", help="comma-separated: torch, onnx, onnx-int8")
     ap.add_argument("--messages", type=int, default=2000, help="turns in each store")
     ap.add_argument("--queries", type=int, default=60, help="queries per cell and round")
     ap.add_argument("--ingest-turns", type=int, default=200, help="new turns per cell and round")
@@ -178,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                 ing = fresh[k * args.ingest_turns : (k + 1) * args.ingest_turns]
                 for arm in arms if r % 2 == 0 else arms[::-1]:
                     if cond == "hog":
-                        with Hog(args.hog_seconds, cpus[-1]):
+                        with common.Hog(args.hog_seconds, cpus[-1]):
                             res = measure(mems[arm], qs, ing, f"ingest-{k}")
                     else:
                         res = measure(mems[arm], qs, ing, f"ingest-{k}")

@@ -19,6 +19,7 @@ from mnemo.errors import (
     ValidationError,
 )
 from mnemo.memory.facade import Memory
+from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import (
     ContextBundle,
     Document,
@@ -64,5 +65,6 @@ __all__ = [
     "TopicHit",
     "TopicStats",
     "TransientError",
+    "TurnBatch",
     "ValidationError",
 ]

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from mnemo.redact import mask_credentials
+
 #: First backoff delay in seconds; it doubles on every retry up to ``BACKOFF_CAP_S``.
 BACKOFF_BASE_S = 0.5
 #: Longest wait between two attempts, also the cap of a server's ``Retry-After``.
@@ -104,21 +106,22 @@ def post_with_retries(
     ``policy.fatal`` on a transport error that no retry can fix.
     """
     attempts = policy.max_retries + 1
+    shown = mask_credentials(url)
     for attempt in range(attempts):
         wait: float | None = None
         try:
             response = client.post(url, json=payload)
         except NETWORK_ERRORS as exc:
             kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "failed"
-            problem = f"{kind} ({type(exc).__name__}: {exc or 'no detail'})"
+            problem = f"{kind} ({type(exc).__name__}: {mask_credentials(str(exc)) or 'no detail'})"
         except httpx.HTTPError as exc:
-            raise policy.fatal(f"POST {url} failed: {exc}") from exc
+            raise policy.fatal(f"POST {shown} failed: {mask_credentials(str(exc))}") from exc
         else:
             if not is_retryable(response.status_code):
                 return response
             problem = f"-> HTTP {response.status_code}: {server_message(response)}"
             wait = retry_after(response, policy.cap_s)
         if attempt == attempts - 1:
-            raise policy.transient(f"POST {url} {problem}; gave up after {attempts} attempts")
+            raise policy.transient(f"POST {shown} {problem}; gave up after {attempts} attempts")
         policy.sleep(policy.delay(attempt) if wait is None else wait)
     raise AssertionError("unreachable")  # pragma: no cover

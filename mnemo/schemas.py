@@ -20,6 +20,8 @@ HitKind = Literal["message", "fact", "episode", "summary", "note", "profile"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
 MEMORY_KINDS: tuple[str, ...] = ("fact", "episode", "summary", "note")
 HIT_KINDS: tuple[str, ...] = ("message", *MEMORY_KINDS, "profile")
+JobStatus = Literal["pending", "running", "done", "dead"]
+JOB_STATUSES: tuple[str, ...] = ("pending", "running", "done", "dead")
 
 
 def parse_time(value: Any, field: str = "created_at") -> datetime:
@@ -195,12 +197,34 @@ class Job(BaseModel):
     id: int
     kind: str
     payload: dict[str, Any]
-    status: Literal["pending", "running", "done", "dead"]
+    status: JobStatus
     attempts: int
     run_after: datetime
     last_error: str | None = None
     usage: dict[str, int] | None = None
     lease_until: datetime | None = None
+    user_id: str | None = None
+
+
+class UserSummary(BaseModel):
+    """One user of a tenant, with how much the store holds for them and when they were last
+    active (their newest turn or memory)."""
+
+    user_id: str
+    created_at: datetime
+    sessions: int = 0
+    messages: int = 0
+    memories: int = 0
+    last_active_at: datetime | None = None
+
+
+class SessionSummary(BaseModel):
+    """One conversation (session) of a user: its number of turns and its first and last."""
+
+    session_id: str
+    messages: int
+    first_at: datetime
+    last_at: datetime
 
 
 class Topic(BaseModel):

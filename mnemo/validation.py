@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ import pydantic
 from mnemo.errors import ValidationError
 from mnemo.schemas import (
     HIT_KINDS,
+    JOB_STATUSES,
     MEMORY_KINDS,
     PROFILE_CATEGORIES,
     ROLES,
@@ -20,6 +22,11 @@ from mnemo.schemas import (
 )
 
 MAX_ID_CHARS = 256
+#: Defaults of the input size limits (settings ``max_metadata_bytes``, ``max_tags``,
+#: ``max_tag_chars``).
+MAX_METADATA_BYTES = 65_536
+MAX_TAGS = 100
+MAX_TAG_CHARS = 200
 
 
 def text(value: Any, field: str) -> str:
@@ -58,31 +65,94 @@ def content(value: Any, max_chars: int, field: str = "content") -> str:
     return str(value)
 
 
-def json_object(value: Any, field: str) -> dict[str, Any]:
-    """A JSON-serialisable dict (None becomes {})."""
+MAX_JSON_DEPTH = 64
+MAX_INT_BITS = 1024
+
+
+def json_value(value: Any, field: str, depth: int = 0) -> Any:
+    """A JSON value whose every string and key passes :func:`text` and every number is finite.
+
+    The one check of free-form JSON at every entry point (metadata of turns, memories and
+    documents; imported rows): a lone surrogate or a NUL stored here would make every later
+    read of the row fail (JSON responses cannot encode it; PostgreSQL's jsonb refuses NUL).
+    ``field`` names the value in the error, e.g. ``metadata.k.deep[0]``. Nesting deeper than
+    ``MAX_JSON_DEPTH`` levels is rejected.
+    """
+    if depth > MAX_JSON_DEPTH:
+        raise ValidationError(f"{field} is nested deeper than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, str):
+        return text(value, field)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if value.bit_length() > MAX_INT_BITS:
+            raise ValidationError(f"{field} is an integer of more than {MAX_INT_BITS} bits")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(f"{field} must be a finite number, got {value}")
+        return value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValidationError(f"{field} keys must be strings, got {type(key).__name__}")
+            text(key, f"{field} key {_printable(key)!r}")
+            json_value(item, f"{field}.{_printable(key)}", depth + 1)
+        return value
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            json_value(item, f"{field}[{i}]", depth + 1)
+        return value
+    raise ValidationError(f"{field} is not JSON-serialisable: {type(value).__name__}")
+
+
+def _printable(key: str) -> str:
+    """A key as an error message may quote it (surrogates escaped, at most 40 characters)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")[:40]
+
+
+def json_object(value: Any, field: str, max_bytes: int = MAX_METADATA_BYTES) -> dict[str, Any]:
+    """A JSON object checked by :func:`json_value`, at most ``max_bytes`` as UTF-8 JSON
+    (None becomes {})."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(f"{field} must be an object, got {type(value).__name__}")
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise ValidationError(f"{field} is not JSON-serialisable: {exc}") from None
+    json_value(value, field)
+    size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if size > max_bytes:
+        raise ValidationError(
+            f"{field} is {size:,} bytes as JSON; the limit is {max_bytes:,} "
+            "(setting max_metadata_bytes)"
+        )
     return value
 
 
-def tags(value: Any) -> list[str]:
-    """A list of distinct non-empty tag strings."""
+def tags(value: Any, max_count: int = MAX_TAGS, max_chars: int = MAX_TAG_CHARS) -> list[str]:
+    """A list of at most ``max_count`` distinct non-empty tags, each a valid :func:`text` of
+    at most ``max_chars`` characters."""
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ValidationError("tags must be a list of strings")
     out = []
-    for tag in value:
+    for i, tag in enumerate(value):
+        if i >= max_count:
+            raise ValidationError(f"more than {max_count:,} tags (setting max_tags)")
         if not isinstance(tag, str) or not tag.strip():
-            raise ValidationError(f"every tag must be a non-empty string, got {tag!r}")
-        out.append(tag.strip())
+            raise ValidationError(f"every tag must be a non-empty string, got {tag!r:.80}")
+        if len(tag) > max_chars:
+            raise ValidationError(
+                f"tags[{i}] has {len(tag):,} characters; the limit is {max_chars:,} "
+                "(setting max_tag_chars)"
+            )
+        out.append(text(tag, f"tags[{i}]").strip())
     return list(dict.fromkeys(out))
+
+
+def query(value: Any, field: str = "query") -> str:
+    """Query text: a valid :func:`text` (it may be empty)."""
+    return text(value, field)
 
 
 def unit_float(value: Any, field: str) -> float:
@@ -98,6 +168,13 @@ def memory_kind(value: Any) -> str:
     """One of fact, episode, summary, note."""
     if value not in MEMORY_KINDS:
         raise ValidationError(f"kind must be one of {list(MEMORY_KINDS)}, got {value!r}")
+    return str(value)
+
+
+def job_status(value: Any) -> str:
+    """One of pending, running, done, dead."""
+    if value not in JOB_STATUSES:
+        raise ValidationError(f"status must be one of {list(JOB_STATUSES)}, got {value!r}")
     return str(value)
 
 
@@ -128,7 +205,9 @@ def time_text(value: Any, field: str) -> str | None:
     return None if value is None else format_time(parse_time(value, field))
 
 
-def messages(items: Any, max_chars: int) -> list[MessageIn]:
+def messages(
+    items: Any, max_chars: int, max_metadata_bytes: int = MAX_METADATA_BYTES
+) -> list[MessageIn]:
     """Validate a batch of turns; the first bad one raises with its position."""
     if isinstance(items, dict | str | bytes | bytearray) or not isinstance(items, Sequence):
         raise ValidationError("messages must be a list of {role, content, ...} objects")
@@ -151,7 +230,9 @@ def messages(items: Any, max_chars: int) -> list[MessageIn]:
         fields["created_at"] = (
             None if raw_time is None else parse_time(raw_time, f"{where}.created_at")
         )
-        fields["metadata"] = json_object(item.get("metadata"), f"{where}.metadata")
+        fields["metadata"] = json_object(
+            item.get("metadata"), f"{where}.metadata", max_metadata_bytes
+        )
         name = item.get("name")
         if name is not None:
             text(name, f"{where}.name")

@@ -13,7 +13,16 @@ mnemo has one frozen `Settings` object. Each setting can be given, highest prior
 constructor argument (`Memory(path, search_limit=5)` or `Settings(...)`), as an environment
 variable `MNEMO_<NAME>`, as a key in a TOML file named by `config_file` / `MNEMO_CONFIG_FILE`
 (top level or under `[mnemo]`), or by the chosen preset; otherwise the default applies.
-Nothing reads the environment at import time.
+Nothing reads the environment at import time. On the command line, `--db` is a constructor
+argument for the store: it wins over both `MNEMO_PATH` and `MNEMO_DATABASE_URL` (a path given
+to `--db` is used even when `MNEMO_DATABASE_URL` is set).
+
+A `MNEMO_*` variable that names no setting is ignored with a warning, one line per variable
+and process (logger `mnemo.config`, on stderr unless logging is configured), naming the
+closest setting: `mnemo: ignoring MNEMO_DATABSE_URL: not a mnemo setting (did you mean
+MNEMO_DATABASE_URL?)`. It is a warning rather than an error so that another tool's `MNEMO_*`
+variable does not stop mnemo; `MNEMO_API_KEY` (`mnemo chat`) and `MNEMO_TEST_DATABASE_URL`
+(the tests) are known and not warned about.
 
 The settings are grouped by component below. Every name is flat (`settings.rrf_k`,
 `MNEMO_RRF_K`, `rrf_k = 30` in TOML); each group is also a type in `mnemo.config`

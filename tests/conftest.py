@@ -10,6 +10,8 @@ Each PostgreSQL test gets a fresh schema (first on its ``search_path``), dropped
 Tests marked ``local_extra`` need the optional ``torch`` extra (sentence-transformers, torch and
 the bundled float32 model package); without it they are skipped with a message naming what is
 missing. The default ``local`` embedder (ONNX) needs no marker: its packages are default deps.
+The int8 model it builds on first use goes to a model cache made for this test session
+(``XDG_CACHE_HOME`` points there, for child processes too), never the user's own cache.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -43,6 +46,15 @@ try:  # the PostgreSQL-only modules import psycopg; without the extra they are n
 except ImportError:
     if not IN_CI:  # under CI they are collected and fail on the missing extra
         collect_ignore_glob = ["test_postgres*.py"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the embedder's model cache at a directory of this session's own."""
+    import tempfile
+
+    cache = tempfile.mkdtemp(prefix="mnemo-test-cache-")
+    config.add_cleanup(functools.partial(shutil.rmtree, cache, ignore_errors=True))
+    os.environ["XDG_CACHE_HOME"] = cache
 
 
 def no_postgres(reason: str) -> NoReturn:

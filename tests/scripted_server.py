@@ -63,6 +63,7 @@ class Scripted:
     drop: bool = False
     sse: list[Any] | None = None
     chat: str | None = None
+    gate: threading.Event | None = None
 
     @property
     def has_body(self) -> bool:
@@ -178,10 +179,21 @@ class ScriptedServer:
         with self._lock:
             self._queue.append(item)
 
-    def enqueue_chat(self, text: str, *, status: int = 200, delay: float = 0.0) -> None:
-        """Script a chat completion answering ``text``, streamed if the request asks."""
+    def enqueue_chat(
+        self,
+        text: str,
+        *,
+        status: int = 200,
+        delay: float = 0.0,
+        gate: threading.Event | None = None,
+    ) -> None:
+        """Script a chat completion answering ``text``, streamed if the request asks.
+
+        With ``gate`` the reply waits until the event is set (or the server stops), so a test
+        can act while a client is known to be waiting on this request.
+        """
         with self._lock:
-            self._queue.append(Scripted(status=status, delay=delay, chat=text))
+            self._queue.append(Scripted(status=status, delay=delay, chat=text, gate=gate))
 
     def when(
         self,
@@ -295,6 +307,10 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 )
             if reply.delay and server._stopping.wait(reply.delay):
                 reply.drop = True
+            while reply.gate is not None and not reply.gate.wait(0.05):
+                if server._stopping.is_set():
+                    reply.drop = True
+                    break
             if reply.drop:
                 self.close_connection = True
                 return

@@ -30,6 +30,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.validation"],
     ["mnemo.schemas"],
     ["mnemo.errors", "mnemo.ids", "mnemo.progress", "mnemo.http_retry"],
+    ["mnemo.redact"],
 ]
 
 

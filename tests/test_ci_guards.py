@@ -1,5 +1,7 @@
 """CI guard rails: under ``CI=true`` a PostgreSQL that is missing or does not answer fails the
-run (pytest and ``make test`` alike); on a developer's machine its tests are skipped.
+run (pytest and ``make test`` alike), and so does a missing Chromium for the web UI's browser
+tests; on a developer's machine those tests are skipped. ``make test`` installs Chromium when it
+is missing and make runs as root.
 
 Each case runs the real pytest (on one PostgreSQL test) or the real ``make test`` recipe (with
 a stand-in for the venv's pytest, since setup, lint and typecheck are not what is tested) in a
@@ -19,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PG_TEST = "tests/storage/test_postgres_jobs.py::test_claim_filters_kinds_and_respects_run_after"
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/postgres"  # nothing listens on port 1
+BROWSER_TEST = "tests/ui/test_ui_browser.py::test_docs_render_offline"
 
 
 def environment(**extra: str) -> dict[str, str]:
@@ -73,7 +76,10 @@ def fake_bin(tmp_path: Path) -> Path:
     bin_ = tmp_path / "bin"
     bin_.mkdir()
     script = bin_ / "pytest"
-    script.write_text('#!/bin/sh\necho "pytest ran with url=[$MNEMO_TEST_DATABASE_URL]"\n')
+    script.write_text(
+        '#!/bin/sh\necho "pytest ran with url=[$MNEMO_TEST_DATABASE_URL]'
+        ' chromium=[$MNEMO_TEST_CHROMIUM]"\n'
+    )
     script.chmod(0o755)
     return bin_
 
@@ -84,7 +90,8 @@ def run_make(fake_bin: Path, tmp_path: Path, **extra: str) -> subprocess.Complet
         pytest.skip("make is not installed")
     # -o: take setup, lint and typecheck as done; only the test recipe runs.
     skip = ["-o", "setup", "-o", ".venv/.torch", "-o", "lint", "-o", "typecheck"]
-    cmd = [make, "-s", *skip, f"BIN={fake_bin}", "test"]
+    extra.setdefault("CHROMIUM", sys.executable)  # present: no install attempted
+    cmd = [make, "-s", *skip, f"BIN={fake_bin}", f"CHROMIUM={extra.pop('CHROMIUM')}", "test"]
     return subprocess.run(
         cmd, cwd=ROOT, env=environment(**extra), capture_output=True, text=True, timeout=60
     )
@@ -109,7 +116,61 @@ def test_make_test_skips_postgres_locally_and_uses_a_given_server(
     out = run_make(fake_bin, tmp_path, PGVECTOR=str(tmp_path / "missing.sh"))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "its tests will be skipped" in out.stdout and "pytest ran with url=[]" in out.stdout
+    assert f"chromium=[{sys.executable}]" in out.stdout
     url = "postgresql://u@127.0.0.1:5/db"
     out = run_make(fake_bin, tmp_path, CI="true", MNEMO_TEST_DATABASE_URL=url)
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"pytest ran with url=[{url}]" in out.stdout
+
+
+def test_browser_tests_skip_locally_and_fail_under_ci_without_chromium(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-chromium")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", BROWSER_TEST]
+    local = subprocess.run(
+        cmd, cwd=ROOT, env=environment(MNEMO_TEST_CHROMIUM=missing), capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert local.returncode == 0, local.stdout + local.stderr
+    assert summary(local).startswith("1 skipped") and "apt-get install -y chromium" in local.stdout
+    ci = subprocess.run(
+        cmd, cwd=ROOT, env=environment(MNEMO_TEST_CHROMIUM=missing, CI="true"),
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ci.returncode == 1, ci.stdout + ci.stderr
+    assert "CI=true, so the browser tests must run" in ci.stdout
+
+
+def fake_tools(fake_bin: Path, uid: int) -> Path:
+    """``id`` answering ``uid`` and an ``apt-get`` that logs its arguments, in ``fake_bin``;
+    returns the log."""
+    log = fake_bin / "apt-get.log"
+    (fake_bin / "id").write_text(f"#!/bin/sh\necho {uid}\n")
+    (fake_bin / "apt-get").write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    for name in ("id", "apt-get"):
+        (fake_bin / name).chmod(0o755)
+    return log
+
+
+def test_make_test_installs_chromium_when_missing_and_root(fake_bin: Path, tmp_path: Path) -> None:
+    log = fake_tools(fake_bin, 0)
+    path = f"{fake_bin}{os.pathsep}{os.environ.get('PATH', '')}"
+    url = "postgresql://u@127.0.0.1:5/db"
+    missing = str(tmp_path / "no-chromium")
+    out = run_make(fake_bin, tmp_path, PATH=path, MNEMO_TEST_DATABASE_URL=url, CHROMIUM=missing)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "installing chromium" in out.stdout
+    assert log.read_text().splitlines()[-1] == "install -y -qq chromium"
+    assert f"chromium=[{missing}]" in out.stdout
+    (ROOT / ".chromium.log").unlink(missing_ok=True)
+
+
+def test_make_test_only_warns_without_chromium_when_not_root(
+    fake_bin: Path, tmp_path: Path
+) -> None:
+    log = fake_tools(fake_bin, 1000)
+    path = f"{fake_bin}{os.pathsep}{os.environ.get('PATH', '')}"
+    url = "postgresql://u@127.0.0.1:5/db"
+    missing = str(tmp_path / "no-chromium")
+    out = run_make(fake_bin, tmp_path, PATH=path, MNEMO_TEST_DATABASE_URL=url, CHROMIUM=missing)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "browser tests will be skipped" in out.stdout and not log.exists()

@@ -47,6 +47,7 @@ PUBLIC = [
     "TopicHit",
     "TopicStats",
     "TransientError",
+    "TurnBatch",
     "ValidationError",
 ]
 

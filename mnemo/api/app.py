@@ -2,7 +2,7 @@
 
 ``create_app(settings)`` opens the store and embedder once; each tenant gets a Memory over
 them (see :mod:`mnemo.api.auth`). The sync core runs in FastAPI's thread pool. OpenAPI is at
-``/openapi.json`` and ``/docs``.
+``/openapi.json`` and ``/docs`` (Swagger UI served from mnemo itself: :mod:`mnemo.api.docs`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import Response
 
-from mnemo.api import errors, memories, proxy, query, upstream
-from mnemo.api.auth import Tenants, key_store
-from mnemo.api.deps import AppState, StateDep
+from mnemo.api import docs, errors, jobs, memories, proxy, query, upstream
+from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
+from mnemo.api.deps import AppState, CallerDep, StateDep
+from mnemo.api.limits import BodyLimitMiddleware
 from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
 from mnemo.api.models import Health
 from mnemo.api.worker import tenant_worker
@@ -83,14 +84,19 @@ def create_app(
         version=mnemo_version(),
         description="Long-term memory for LLM chat apps: REST API and OpenAI-compatible proxy.",
         lifespan=lifespan,
+        docs_url=None,  # docs.install serves /docs with local assets, not a CDN's
+        redoc_url=None,  # ReDoc would load from a CDN
     )
     app.state.mnemo = state
     errors.install(app)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
-    for router in (memories.router, memories.topics_router(), query.router, proxy.router):
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: counts refusals too
+    routers = (memories.router, memories.topics_router(), jobs.router, query.router, proxy.router)
+    for router in routers:
         if router is not None:
             app.include_router(router)
     _ops_routes(app)
+    docs.install(app)
     return app
 
 
@@ -109,12 +115,44 @@ def _ops_routes(app: FastAPI) -> None:
             auth=state.require_keys or state.keys.any_live(),
         )
 
+    if app.state.mnemo.settings.metrics_public:
+
+        @app.get("/metrics", tags=["ops"], response_class=Response)
+        def public_metrics(state: StateDep) -> Response:
+            """Prometheus metrics (text exposition format); no key needed (`metrics_public`)."""
+            return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)
+
+        return
+
     @app.get("/metrics", tags=["ops"], response_class=Response)
-    def metrics(state: StateDep) -> Response:
-        """Prometheus metrics (text exposition format)."""
+    def metrics(state: StateDep, who: CallerDep) -> Response:
+        """Prometheus metrics (text exposition format); needs a key while keys are in use."""
         return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
+def build(settings: Settings, host: str) -> FastAPI:
+    """The app for ``host``: refuses a non-loopback host without API keys, and then requires a
+    key on every request."""
+    store = open_store(settings)
+    try:
+        check_bind(host, key_store(store))
+    except BaseException:
+        store.close()
+        raise
+    return create_app(
+        settings,
+        store=store,
+        embedder=create_embedder(settings),
+        require_keys=not is_loopback(host),
+    )
+
+
 def app_from_env() -> Any:
-    """Factory for ``uvicorn --factory mnemo.api.app:app_from_env`` (settings from env)."""
-    return create_app(Settings())
+    """Factory for ``uvicorn --factory mnemo.api.app:app_from_env`` (settings from env).
+
+    The bind check uses ``MNEMO_HOST`` (uvicorn's own ``--host`` is not visible here): set it
+    to the address uvicorn binds. Whatever uvicorn binds, a server without keys serves only
+    loopback clients (:func:`mnemo.api.hosts.check_client`).
+    """
+    settings = Settings()
+    return build(settings, settings.host)

@@ -10,6 +10,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from mnemo.api.auth import Caller, KeyStore, Tenants, authenticate
+from mnemo.api.hosts import check_client, check_host, parse_allowed
 from mnemo.api.metrics import Metrics
 from mnemo.config.settings import Settings
 from mnemo.memory.facade import Memory
@@ -41,10 +42,15 @@ def caller(
     api_key: Annotated[str | None, Security(key_header)] = None,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
 ) -> Caller:
-    """The authenticated caller (401 without a valid key when keys are in use)."""
+    """The authenticated caller (401 without a valid key when keys are in use; 403 for a
+    ``Host`` that is not ours while the server is open)."""
     state = app_state(request)
     token = credentials.credentials if credentials else None
-    return authenticate(state.keys, state.settings.tenant, api_key, token, state.require_keys)
+    who = authenticate(state.keys, state.settings.tenant, api_key, token, state.require_keys)
+    if not who.by_key:  # the server is open: only local clients, through a Host of ours
+        check_client(request.client.host if request.client else None)
+        check_host(request.headers.get("host"), parse_allowed(state.settings.allowed_hosts))
+    return who
 
 
 def tenant_memory(request: Request, who: Annotated[Caller, Depends(caller)]) -> Memory:

@@ -1,9 +1,9 @@
 """HTTP error mapping: every error is JSON ``{"error": {"type", "message"}}``.
 
 mnemo errors map to statuses (ValidationError 422, NotFoundError 404, AuthError 401,
-ConfigError 400, SchemaError 409, UpstreamError 502, TransientError and StorageError 503,
-EmbeddingError 502);
-anything else is a 500 whose traceback is logged (the one broad catch of the HTTP layer).
+HostRefused 403, ConfigError 400, SchemaError 409, UpstreamError 502, TransientError and
+StorageError 503, EmbeddingError 502); anything else is a 500 whose traceback is logged (the
+one broad catch of the HTTP layer).
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mnemo.api.auth import AuthError
+from mnemo.api.hosts import HostRefused
 from mnemo.api.upstream import UpstreamError
 from mnemo.errors import (
     ConfigError,
@@ -27,12 +29,14 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
+from mnemo.redact import mask_credentials
 
 log = logging.getLogger("mnemo.api")
 
 #: Most specific first: the first class an error is an instance of decides.
 STATUS: tuple[tuple[type[MnemoError], int, str], ...] = (
     (AuthError, 401, "unauthorized"),
+    (HostRefused, 403, "forbidden_host"),
     (UpstreamError, 502, "upstream_error"),
     (ValidationError, 422, "invalid_request"),
     (NotFoundError, 404, "not_found"),
@@ -59,12 +63,20 @@ def status_of(exc: MnemoError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
+#: What a client is told of a database failure; the server log has the details (which name
+#: the database and may quote its rows).
+STORAGE_MESSAGE = "the database failed; the server log has the details"
+
+
 async def _mnemo(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, MnemoError)
     status, kind = status_of(exc)
+    message = mask_credentials(str(exc))
     if status >= 500:
-        log.error("%s %s failed: %r", request.method, request.url.path, exc)
-    return error_response(status, kind, str(exc))
+        log.error("%s %s failed: %s", request.method, request.url.path, message)
+        if kind == "storage_error":
+            message = STORAGE_MESSAGE
+    return error_response(status, kind, message)
 
 
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:
@@ -78,7 +90,8 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    return error_response(exc.status_code, "http_error", str(exc.detail))
+    kind = "too_large" if exc.status_code == 413 else "http_error"
+    return error_response(exc.status_code, kind, str(exc.detail))
 
 
 async def _crash(request: Request, exc: Exception) -> JSONResponse:
@@ -86,9 +99,44 @@ async def _crash(request: Request, exc: Exception) -> JSONResponse:
     return error_response(500, "internal_error", f"internal error: {type(exc).__name__}")
 
 
+class CrashMiddleware:
+    """Answers an unexpected exception with the JSON 500 and ends the request normally.
+
+    Starlette's outermost error middleware sends its 500 and then re-raises, and uvicorn
+    closes the connection of an app that raised, so every client of a keep-alive connection
+    would pay for one crash. Inside it, this middleware answers (when no response has started)
+    and does not re-raise; the traceback is logged.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception as exc:  # the HTTP layer's one broad catch: logged, answered 500
+            if started:
+                raise
+            response = await _crash(Request(scope, receive), exc)
+            await response(scope, receive, send)
+
+
 def install(app: FastAPI) -> None:
-    """Register the handlers on ``app``."""
+    """Register the handlers on ``app`` (and :class:`CrashMiddleware`, innermost of the
+    middlewares added so far)."""
     app.add_exception_handler(MnemoError, _mnemo)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http)
     app.add_exception_handler(Exception, _crash)
+    app.add_middleware(CrashMiddleware)

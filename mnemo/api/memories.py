@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Header, Query
 
 from mnemo import validation as check
+from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
 from mnemo.api.models import (
     ContextRequestBody,
@@ -25,10 +26,13 @@ from mnemo.api.models import (
     ProfileResponse,
     SearchRequest,
     SearchResults,
+    SessionList,
+    UserPage,
 )
 from mnemo.errors import NotFoundError
 from mnemo.ids import MEMORY_PREFIX
 from mnemo.memory.facade import Memory
+from mnemo.memory.idempotency import MAX_KEY_CHARS
 from mnemo.schemas import ContextBundle, MemoryItem
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -48,10 +52,31 @@ def _memory(mem: Memory, memory_id: str) -> MemoryItem:
     return item
 
 
-@router.post("/memories", status_code=201, response_model=MemoryItem, tags=["memories"])
-def create_memory(body: MemoryCreate, mem: MemoryDep) -> MemoryItem:
-    """Store a memory (a fact by default)."""
-    return mem.add(**body.model_dump())
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=MAX_KEY_CHARS,
+        description="Makes the write safe to retry: a request with a key already used (by "
+        "this tenant, within `idempotency_ttl_s`) and the same body writes nothing and returns "
+        "the first result; the same key with another body is a 422.",
+    ),
+]
+
+
+@router.post(
+    "/memories",
+    status_code=201,
+    response_model=MemoryItem,
+    tags=["memories"],
+    responses=links.CREATED_MEMORY,
+)
+def create_memory(
+    body: MemoryCreate, mem: MemoryDep, idempotency_key: IdempotencyKey = None
+) -> MemoryItem:
+    """Store a memory (a fact by default); retry-safe with an `Idempotency-Key` header."""
+    return mem.add(**body.model_dump(), idempotency_key=idempotency_key)
 
 
 @router.get("/memories", response_model=MemoryPage, tags=["memories"])
@@ -89,7 +114,12 @@ def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
     return _memory(mem, memory_id)
 
 
-@router.patch("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+@router.patch(
+    "/memories/{memory_id}",
+    response_model=MemoryItem,
+    tags=["memories"],
+    responses=links.UPDATED_MEMORY,
+)
 def update_memory(memory_id: str, body: MemoryPatch, mem: MemoryDep) -> MemoryItem:
     """Change a memory's content, tags, metadata, importance or confidence."""
     _memory(mem, memory_id)
@@ -120,11 +150,28 @@ def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
     return SearchResults(data=hits)
 
 
-@router.post("/messages", status_code=201, response_model=MessagesCreated, tags=["messages"])
-def add_messages(body: MessagesCreate, mem: MemoryDep, state: StateDep) -> MessagesCreated:
-    """Store turns (and queue their follow-up jobs) in one transaction."""
+@router.post(
+    "/messages",
+    status_code=201,
+    response_model=MessagesCreated,
+    tags=["messages"],
+    responses=links.CREATED_MESSAGES,
+)
+def add_messages(
+    body: MessagesCreate,
+    mem: MemoryDep,
+    state: StateDep,
+    idempotency_key: IdempotencyKey = None,
+) -> MessagesCreated:
+    """Store turns (and queue their follow-up jobs) in one transaction; retry-safe with an
+    `Idempotency-Key` header."""
     turns = [m.model_dump(exclude_none=True) for m in body.messages]
-    ids = mem.add_messages(turns, user_id=body.user_id, session_id=body.session_id)
+    ids = mem.add_messages(
+        turns,
+        user_id=body.user_id,
+        session_id=body.session_id,
+        idempotency_key=idempotency_key,
+    )
     state.metrics.turns.inc(len(ids))
     return MessagesCreated(ids=ids)
 
@@ -161,6 +208,22 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         location=body.location,
         top_k=body.top_k,
     )
+
+
+@router.get("/users", response_model=UserPage, tags=["users"])
+def list_users(mem: MemoryDep, limit: Limit = 100, offset: Offset = 0) -> UserPage:
+    """The tenant's users by id, with their sessions, turns, live memories and last activity."""
+    items = mem.users(limit=limit + 1, offset=offset)
+    more = len(items) > limit
+    return UserPage(
+        data=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None
+    )
+
+
+@router.get("/users/{user_id}/sessions", response_model=SessionList, tags=["users"])
+def list_sessions(user_id: str, mem: MemoryDep) -> SessionList:
+    """A user's sessions, the most recently active first."""
+    return SessionList(user_id=user_id, data=mem.sessions(user_id))
 
 
 @router.get("/users/{user_id}/profile", response_model=ProfileResponse, tags=["users"])

@@ -6,7 +6,16 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mnemo.schemas import HistoryEntry, Hit, MemoryItem, Message, MessageIn
+from mnemo.schemas import (
+    HistoryEntry,
+    Hit,
+    Job,
+    MemoryItem,
+    Message,
+    MessageIn,
+    SessionSummary,
+    UserSummary,
+)
 
 T = TypeVar("T")
 
@@ -137,6 +146,29 @@ class ErasedResponse(BaseModel):
 
     user_id: str
     deleted: dict[str, int]
+
+
+class UserPage(Page[UserSummary]):
+    """A page of the tenant's users, by id."""
+
+
+class SessionList(BaseModel):
+    """A user's sessions, the most recently active first."""
+
+    user_id: str
+    data: list[SessionSummary]
+
+
+class JobList(BaseModel):
+    """The tenant's background jobs, newest first."""
+
+    data: list[Job]
+
+
+class JobsRequeued(BaseModel):
+    """How many dead jobs went back to the queue."""
+
+    requeued: int
 
 
 class QueryRequest(BaseModel):

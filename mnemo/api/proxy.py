@@ -1,11 +1,20 @@
 """The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
-Per request: recall the context of the last user message (the OpenAI ``user`` field is the
-user id, `agent-cli`'s ``memory_id`` the session), inject it as the preset says, forward to the
-upstream, and store the turn. Non-streaming replies get ``memory_hits``. Streaming replies are
-passed through event by event; the user turn is stored before the first byte and the assistant
-text when the stream ends (before ``[DONE]`` is relayed). A client that disconnects mid-stream
-still gets its partial assistant text stored, marked ``incomplete``.
+Per request: validate what would be stored (ids, the last user message, the metadata) and that
+the body is plain JSON, all before the upstream is called (and paid for); recall the context of
+the last user message (the OpenAI ``user`` field is the user id, `agent-cli`'s ``memory_id``
+the session), inject it as the preset says, forward to the upstream, and store the exchange.
+Non-streaming replies get ``memory_hits``; streaming replies are passed through event by event.
+
+What is stored, streaming or not: **nothing, unless the upstream answered** (HTTP 200 with a
+chat completion or an event stream). A refused request (its status, ``Retry-After`` and
+rate-limit headers are passed through), an unreachable upstream or an unparseable reply store
+nothing, so a client's retry never duplicates a turn. Once the upstream answered, the user turn
+and the assistant reply are stored together in one transaction: when the reply is complete
+(before ``[DONE]`` is relayed), or, for a stream the client left or the upstream broke or ended
+without ``[DONE]``, with what was said so far, marked ``incomplete``. A reply longer than
+``max_content_chars`` is stored cut to that length, marked ``truncated`` with its
+``original_chars``; the client still gets all of it.
 """
 
 from __future__ import annotations
@@ -47,24 +56,38 @@ class ChatRequest(BaseModel):
     stream: bool = False
     user: str | None = Field(None, description="The user id memory is kept for.")
     memory_id: str | None = Field(None, description="Conversation (session) id.")
-    memory_top_k: int | None = Field(None, ge=0, le=100, description="0 skips retrieval.")
+    memory_top_k: int | None = Field(
+        None, ge=0, le=100, description="0 skips retrieval: the request goes upstream unchanged."
+    )
     memory_recency_weight: float | None = Field(None, ge=0, le=1)
     memory_score_threshold: float | None = Field(None, ge=0, le=1)
 
 
 class Turn:
-    """The turn being proxied: where it is stored and what was recalled for it."""
+    """The turn being proxied: where it is stored and what was recalled for it.
+
+    Built before the upstream is called: everything that will be stored is validated here
+    (ValidationError, a 422, costs no upstream call).
+    """
 
     def __init__(self, mem: Memory, body: ChatRequest, state: AppState) -> None:
         self.mem, self.body, self.state = mem, body, state
+        s = mem.settings
         self.user_id = check.identifier(body.user or "default", "user")
         self.session_id = check.identifier(body.memory_id or "default", "memory_id")
+        check.json_value(body.model_dump(exclude_unset=True), "body")  # no NaN, no bad text
         self.query = last_user_text(body.messages)
+        if self.query.strip():
+            check.content(self.query, s.max_content_chars, "the last user message")
+        self.meta = check.json_object(
+            {"source": "proxy", "model": body.model}, "model", s.max_metadata_bytes
+        )
         self.bundle: ContextBundle | None = None
 
     def recall(self) -> None:
-        """Assemble the context of the last user message (nothing when it is empty)."""
-        if not self.query.strip():
+        """Assemble the context of the last user message (nothing when it is empty, or when
+        ``memory_top_k`` is 0: the request then goes upstream as it came)."""
+        if not self.query.strip() or self.body.memory_top_k == 0:
             return
         talk = [m for m in self.body.messages if m.get("role") != "system"]
         self.bundle = self.mem.context(
@@ -86,14 +109,19 @@ class Turn:
             data["messages"] = inject_context(self.bundle, self.body.messages)
         return data
 
-    def store(self, assistant: str | None, *, with_user: bool, incomplete: bool = False) -> None:
-        """Store the user turn and/or the assistant reply in one transaction."""
-        meta: dict[str, Any] = {"source": "proxy", "model": self.body.model}
-        turns = []
-        if with_user and self.query.strip():
+    def store(self, assistant: str | None, *, incomplete: bool = False) -> None:
+        """Store the user turn and the assistant reply (if any) in one transaction; a reply
+        longer than ``max_content_chars`` is cut to it and marked ``truncated``."""
+        meta = self.meta
+        turns: list[dict[str, Any]] = []
+        if self.query.strip():
             turns.append({"role": "user", "content": self.query, "metadata": meta})
-        if assistant:
-            extra = {"incomplete": True} if incomplete else {}
+        if assistant and assistant.strip():
+            extra: dict[str, Any] = {"incomplete": True} if incomplete else {}
+            limit = self.mem.settings.max_content_chars
+            if len(assistant) > limit:
+                extra |= {"truncated": True, "original_chars": len(assistant)}
+                assistant = assistant[:limit]
             turns.append({"role": "assistant", "content": assistant, "metadata": meta | extra})
         if turns:
             self.mem.add_messages(turns, user_id=self.user_id, session_id=self.session_id)
@@ -133,9 +161,24 @@ async def _send(state: AppState, request: httpx.Request, stream: bool = False) -
         raise upstream.UpstreamError(f"upstream unreachable: {exc!r}") from exc
 
 
-def _passthrough(resp: httpx.Response, body: bytes) -> Response:
+#: Upstream response headers a refused request passes on (when to retry, and the quota).
+PASSED_HEADERS = ("retry-after", "retry-after-ms")
+
+
+def _passthrough(state: AppState, resp: httpx.Response, body: bytes) -> Response:
+    """The upstream's own answer (a refusal, or ``/models``), with its retry and rate-limit
+    headers; a 429 or 5xx is counted in ``mnemo_upstream_errors``."""
+    if resp.status_code == 429:
+        state.metrics.upstream_errors.labels("rate_limited").inc()
+    elif resp.status_code >= 500:
+        state.metrics.upstream_errors.labels("http_5xx").inc()
     ctype = resp.headers.get("content-type", "application/json")
-    return Response(content=body, status_code=resp.status_code, media_type=ctype)
+    headers = {
+        k: v
+        for k, v in resp.headers.items()
+        if k.lower() in PASSED_HEADERS or k.lower().startswith("x-ratelimit-")
+    }
+    return Response(content=body, status_code=resp.status_code, media_type=ctype, headers=headers)
 
 
 @router.post("/v1/chat/completions", response_model=None)
@@ -152,14 +195,14 @@ async def chat_completions(
         return await _stream(state, up, turn)
     resp = await _send(state, up)
     if resp.status_code != 200:
-        return _passthrough(resp, resp.content)
+        return _passthrough(state, resp, resp.content)
     try:
         data = resp.json()
         text = data["choices"][0]["message"].get("content") or ""
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         state.metrics.upstream_errors.labels("bad_reply").inc()
         raise upstream.UpstreamError(f"upstream reply is not a chat completion: {exc!r}") from exc
-    await run_in_threadpool(turn.store, text, with_user=True)
+    await run_in_threadpool(turn.store, text)
     data["memory_hits"] = turn.hits()
     return JSONResponse(data)
 
@@ -169,12 +212,7 @@ async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:
     if resp.status_code != 200:
         body = await resp.aread()
         await resp.aclose()
-        return _passthrough(resp, body)
-    try:
-        await run_in_threadpool(turn.store, None, with_user=True)
-    except BaseException:
-        await resp.aclose()
-        raise
+        return _passthrough(state, resp, body)
     return StreamingResponse(relay(resp, turn.store), media_type="text/event-stream")
 
 
@@ -189,7 +227,8 @@ def delta_text(data: str) -> str:
 
 
 async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterator[str]:
-    """Pass SSE lines through, collecting the text; store it before relaying ``[DONE]``."""
+    """Pass SSE lines through, collecting the text; store the exchange before relaying
+    ``[DONE]`` (a stream that ends without one is stored ``incomplete``)."""
     parts: list[str] = []
     stored = False
     try:
@@ -197,13 +236,13 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterat
             if line.startswith("data:"):
                 data = line[5:].strip()
                 if data == "[DONE]" and not stored:
-                    await run_in_threadpool(store, "".join(parts), with_user=False)
+                    await run_in_threadpool(store, "".join(parts))
                     stored = True
                 elif data != "[DONE]":
                     parts.append(delta_text(data))
             yield line + "\n"
-        if not stored:
-            await run_in_threadpool(store, "".join(parts), with_user=False)
+        if not stored:  # the upstream ended the stream without [DONE]: it may be cut short
+            await run_in_threadpool(store, "".join(parts), incomplete=True)
             stored = True
     except httpx.HTTPError as exc:
         log.warning("upstream stream broke: %r", exc)
@@ -220,7 +259,7 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncIterat
 
 def _store_partial(store: Callable[..., None], text: str) -> None:
     try:
-        store(text, with_user=False, incomplete=True)
+        store(text, incomplete=True)
     except Exception:  # a background write has no caller to raise to; record it
         log.exception("could not store a partial assistant turn")
 
@@ -231,4 +270,4 @@ async def models(request: Request, who: CallerDep, state: StateDep) -> Response:
     client = upstream.require(state.upstream)
     headers = upstream.auth_headers(state.settings, _bearer(request))
     resp = await _send(state, client.build_request("GET", "models", headers=headers))
-    return _passthrough(resp, resp.content)
+    return _passthrough(state, resp, resp.content)

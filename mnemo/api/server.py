@@ -11,28 +11,8 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
-from mnemo.api.app import create_app
-from mnemo.api.auth import check_bind, is_loopback, key_store
+from mnemo.api.app import build
 from mnemo.config.settings import Settings
-from mnemo.embedders import create_embedder
-from mnemo.storage import open_store
-
-
-def build(settings: Settings, host: str) -> FastAPI:
-    """The app for ``host``: refuses a non-loopback host without API keys, and then requires a
-    key on every request."""
-    store = open_store(settings)
-    try:
-        check_bind(host, key_store(store))
-    except BaseException:
-        store.close()
-        raise
-    return create_app(
-        settings,
-        store=store,
-        embedder=create_embedder(settings),
-        require_keys=not is_loopback(host),
-    )
 
 
 def serve(settings: Settings, host: str | None = None, port: int | None = None) -> None:
@@ -40,6 +20,9 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None) 
     host = host or settings.host
     app = build(settings, host)
     uvicorn.run(app, host=host, port=settings.port if port is None else port, log_level="info")
+
+
+__all__ = ["BackgroundServer", "build", "running", "serve"]
 
 
 class BackgroundServer:

@@ -8,16 +8,22 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
-from mnemo.errors import ConfigError, MnemoError
+from mnemo.errors import ConfigError
 from mnemo.memory.facade import Memory
 
 console = Console()
 err = Console(stderr=True)
 
-DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite file (env MNEMO_PATH).")]
+DbOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="SQLite file or postgresql:// URL; wins over MNEMO_PATH and MNEMO_DATABASE_URL.",
+    ),
+]
 EmbedderOpt = Annotated[
     str | None,
     typer.Option(
@@ -39,19 +45,45 @@ def mnemo_version() -> str:
         return "0+unknown"
 
 
+def is_url(location: str) -> bool:
+    """True when ``location`` names a PostgreSQL database rather than a SQLite file."""
+    return location.startswith(("postgresql://", "postgres://"))
+
+
+def db_overrides(db: str | None) -> dict[str, Any]:
+    """The settings ``--db`` stands for. It names the store outright, so it wins over both
+    ``MNEMO_PATH`` and ``MNEMO_DATABASE_URL``: a path also clears the configured URL (which
+    would otherwise choose PostgreSQL), a ``postgresql://`` URL sets ``database_url``.
+
+    >>> db_overrides("x.db")
+    {'path': 'x.db', 'database_url': None}
+    >>> db_overrides(None)
+    {}
+    """
+    if db is None:
+        return {}
+    if is_url(db):
+        return {"database_url": db}
+    return {"path": db, "database_url": None}
+
+
+def cli_overrides(db: str | None, embedder: str | None = None, **extra: Any) -> dict[str, Any]:
+    """Constructor arguments of Settings from CLI options (unset options are left out, so
+    they fall back to env, TOML and defaults)."""
+    out = db_overrides(db)
+    pairs = (("embedder", embedder), *extra.items())
+    out.update({k: v for k, v in pairs if v is not None})
+    return out
+
+
 def open_memory(db: str | None, embedder: str | None, **extra: Any) -> Memory:
     """A Memory from CLI options (unset options fall back to env, TOML and defaults)."""
-    overrides: dict[str, Any] = {
-        k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None
-    }
-    overrides.update({k: v for k, v in extra.items() if v is not None})
-    return Memory(**overrides)
+    return Memory(**cli_overrides(db, embedder, **extra))
 
 
 def cli_settings(db: str | None, embedder: str | None = None, **extra: Any) -> Settings:
     """Settings from CLI options (unset options fall back to env, TOML and defaults)."""
-    pairs = (("path", db), ("embedder", embedder), *extra.items())
-    return Settings(**{k: v for k, v in pairs if v is not None})
+    return Settings(**cli_overrides(db, embedder, **extra))
 
 
 def require_store(settings: Settings) -> None:
@@ -75,9 +107,11 @@ def open_existing(db: str | None, embedder: str | None, **extra: Any) -> Memory:
 
 
 def guarded(fn: Callable[[], T]) -> T:
-    """Run ``fn``; a MnemoError becomes a one-line message and exit status 2."""
+    """Run ``fn``; an expected failure (:data:`mnemo.cli.failures.EXPECTED`: a MnemoError, an
+    OSError, undecodable or too deeply nested input) becomes a one-line message and exit
+    status 2. The ``mnemo`` group does the same for every command
+    (:class:`~mnemo.cli.failures.OneLineErrors`); this is for code run outside it."""
     try:
         return fn()
-    except MnemoError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(2) from None
+    except EXPECTED as exc:
+        raise report(exc) from None

@@ -38,7 +38,8 @@ def run_demo(db: str, embedder: str | None, console: Console) -> None:
     Path(db).unlink(missing_ok=True)
     for suffix in ("-wal", "-shm"):
         Path(db + suffix).unlink(missing_ok=True)
-    overrides: dict[str, Any] = {"path": db} | ({"embedder": embedder} if embedder else {})
+    overrides: dict[str, Any] = {"path": db, "database_url": None}
+    overrides |= {"embedder": embedder} if embedder else {}
     with Memory(**overrides) as mem:
         console.print(f"[bold]mnemo demo[/]: store {db}, embedder {mem.embedder.id}")
         start = time.perf_counter()

@@ -1,7 +1,9 @@
 """The ``mnemo`` command line.
 
 Every command takes ``--db`` (the SQLite file, env ``MNEMO_PATH``) and ``--embedder``
-(env ``MNEMO_EMBEDDER``). A mnemo error prints one red line and exits with status 2.
+(env ``MNEMO_EMBEDDER``). An expected failure (a mnemo error, a file or folder that cannot be
+read or written, undecodable or too deeply nested input) prints one red line and exits with
+status 2 (:mod:`mnemo.cli.failures`).
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ from mnemo.cli.common import (
     open_existing,
     open_memory,
 )
+from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
 from mnemo.cli.tables import hits_table
-from mnemo.errors import MnemoError
 from mnemo.memory.facade import Memory
-from mnemo.ops.importers import count_lines, jsonl_batches
+from mnemo.ops.importers import count_lines, import_jsonl
 from mnemo.progress import progress_bar
 
 app = typer.Typer(
+    cls=OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
     help="mnemo: long-term memory for LLM chat applications.",
@@ -132,8 +135,9 @@ def import_(
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
-    """Import turns: JSONL (one turn per line) or a LoCoMo / LongMemEval file; or a whole
-    store from a `mnemo export` file (detected by its header line) into an empty store."""
+    """Import turns: JSONL (one turn per line; checked whole first, resumable: a re-run
+    skips the turns already stored) or a LoCoMo / LongMemEval file; or a `mnemo export` file
+    (detected by its header line), merged into the store."""
 
     if fmt == "mnemo" or (fmt == "jsonl" and path.is_file() and is_export_file(path)):
         guarded(lambda: import_export_file(path, db))
@@ -160,22 +164,17 @@ def import_(
 def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size: int) -> int:
     if not path.is_file():
         raise typer.BadParameter(f"no such file: {path}")
-    total = 0
+
+    def stored(ids: list[str]) -> set[str]:
+        return {i for i in ids if mem.store.get_message(mem.tenant, i) is not None}
+
     with progress_bar(err, "importing", count_lines(path)) as advance:
-        for batch in jsonl_batches(path, user, session, size):
-            try:
-                mem.add_messages(
-                    batch.turns,
-                    user_id=batch.user_id,
-                    session_id=batch.session_id,
-                    progress=advance,
-                )
-            except MnemoError as exc:
-                raise type(exc)(
-                    f"{path}: batch starting at line {batch.first_line}: {exc}"
-                ) from None
-            total += len(batch.turns)
-    return total
+        count = import_jsonl(
+            mem, stored, path, user, session, size, mem.settings.max_content_chars, advance
+        )
+    if count.skipped:
+        err.print(f"{count.skipped} turns were already stored (an earlier run): skipped")
+    return count.written
 
 
 def _import_benchmark(mem: Memory, path: Path, fmt: str) -> int:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, guarded
+from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, guarded
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
 
@@ -82,11 +82,13 @@ def mount_mcp(app: FastAPI, host: str) -> None:
 
 
 def serve_app(settings: Settings, host: str) -> FastAPI:
-    """``mnemo serve``'s app: the REST API and proxy, with MCP at ``/mcp`` when the ``mcp``
-    extra is installed."""
+    """``mnemo serve``'s app: the REST API and proxy, the web UI at ``/ui``, and MCP at
+    ``/mcp`` when the ``mcp`` extra is installed."""
     from mnemo.api.server import build
+    from mnemo.cli.web import mount_ui
 
     app = build(settings, host)
+    mount_ui(app)
     if mcp_available():
         mount_mcp(app, host)
     return app
@@ -162,10 +164,7 @@ def mcp_command(
             return
         import uvicorn
 
-        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
-        if tenant is not None:
-            overrides["tenant"] = tenant
-        app = http_app(Settings(**overrides), host)
+        app = http_app(cli_settings(db, embedder, tenant=tenant), host)
         uvicorn.run(app, host=host, port=port, log_level="info")
 
     guarded(run)

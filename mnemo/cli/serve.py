@@ -9,9 +9,10 @@ from typing import Annotated, Any, ParamSpec
 import httpx
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from mnemo.cli.common import DbOpt, cli_settings
+from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, MnemoError, ValidationError
 
@@ -20,25 +21,19 @@ P = ParamSpec("P")
 COLUMNS = ("id", "tenant", "name", "created_at", "revoked_at")
 keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys (each maps to a tenant).")
 
-DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite file (env MNEMO_PATH).")]
-
 
 def guard(fn: Callable[P, None]) -> Callable[P, None]:
-    """Run a command; a MnemoError prints one red line and exits with status 2."""
+    """Run a command; an expected failure prints one red line and exits with status 2
+    (:mod:`mnemo.cli.failures`)."""
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             fn(*args, **kwargs)
-        except MnemoError as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-            raise typer.Exit(2) from None
+        except EXPECTED as exc:
+            raise report(exc) from None
 
     return run
-
-
-def _settings(**values: Any) -> Settings:
-    return Settings(**{k: v for k, v in values.items() if v is not None})
 
 
 @guard
@@ -53,14 +48,16 @@ def serve_command(
     try:
         import uvicorn
 
-        import mnemo.api.server  # noqa: F401  (FastAPI and uvicorn are there)
+        # FastAPI and uvicorn (the REST API), and jinja2 (the web UI)
+        import mnemo.api.server
+        import mnemo.ui.app  # noqa: F401
     except ImportError as exc:
         raise ConfigError(
             f'the server needs its extra: pip install "mnemo-ltm[server]" ({exc})'
         ) from None
     from mnemo.cli.mcp import mcp_available, serve_app
 
-    settings = _settings(path=db, embedder=embedder)
+    settings = cli_settings(db, embedder)
     host = host or settings.host
     if not mcp_available():
         Console(stderr=True).print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
@@ -72,7 +69,7 @@ def _keys_store(db: str | None) -> Any:
     from mnemo.api.auth import key_store
     from mnemo.storage import open_store
 
-    return key_store(open_store(_settings(path=db)))
+    return key_store(open_store(cli_settings(db)))
 
 
 @keys_app.command("create")

@@ -9,8 +9,17 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, console, err, guarded, open_memory
+from mnemo.cli.common import (
+    DbOpt,
+    EmbedderOpt,
+    cli_settings,
+    console,
+    err,
+    guarded,
+    open_memory,
+)
 from mnemo.progress import progress_bar
+from mnemo.redact import mask_credentials
 
 
 def store_location(db: str | None) -> str:
@@ -31,15 +40,27 @@ def is_export_file(path: Path) -> bool:
 
 
 def import_export_file(path: Path, db: str | None) -> None:
-    """Load a `mnemo export` file into the (empty) store of ``--db`` or the settings."""
-    from mnemo.ops.export import import_store
+    """Merge a `mnemo export` file into the store of ``--db`` or the settings (rows the
+    store already has are kept; API keys are never imported)."""
+    from mnemo.ops.restore import import_store
 
     if not path.is_file():
         raise typer.BadParameter(f"no such file: {path}")
     location = store_location(db)
-    with path.open(encoding="utf-8") as src, progress_bar(err, "importing", None) as advance:
-        report = import_store(location, src, advance)
-    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {location}")
+    settings = cli_settings(db)
+    with path.open("rb") as src, progress_bar(err, "importing", None) as advance:
+        report = import_store(location, src, advance, settings)
+    where = mask_credentials(location)
+    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {where}")
+    kept = sum(report.kept.values())
+    if kept:
+        console.print(f"kept {kept} rows the store already had (the file's copies skipped)")
+    for table, n in report.ignored.items():
+        err.print(
+            f"[yellow]warning:[/] skipped {n} {table} row(s): API keys are never imported "
+            "(create new ones with `mnemo keys create`)",
+            soft_wrap=True,
+        )
 
 
 def markdown_transfer(
@@ -98,12 +119,17 @@ def export(
         if user is not None:
             scope = (tenant or Settings().tenant, user)
         location = store_location(db)
-        if str(out) == "-":
-            report = export_store(location, sys.stdout, scope)
-        else:
-            with out.open("w", encoding="utf-8") as fh:
-                report = export_store(location, fh, scope, bar)
-        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {location}")
+        try:
+            if str(out) == "-":
+                report = export_store(location, sys.stdout, scope)
+                sys.stdout.flush()
+            else:
+                with out.open("w", encoding="utf-8") as fh:
+                    report = export_store(location, fh, scope, bar)
+        except OSError as exc:  # a full disk names no file: name the output
+            raise OSError(exc.errno, exc.strerror, exc.filename or str(out)) from None
+        where = mask_credentials(location)
+        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {where}")
 
     guarded(run)
 
@@ -116,14 +142,16 @@ def migrate(
         int, typer.Option("--searches", help="Sampled searches compared on both stores.")
     ] = 20,
 ) -> None:
-    """Copy a whole store into an empty one (SQLite <-> PostgreSQL) and check nothing was lost."""
+    """Copy a whole store into an empty one (SQLite <-> PostgreSQL) and check nothing was lost;
+    everything is checked before the first row is copied, and a failure leaves the target as
+    it was."""
     from mnemo.ops import migrate as mig
 
     def bar(label: str, total: int) -> Any:
         return progress_bar(err, label, total)
 
     report = guarded(lambda: mig.migrate(source, target, bar, searches, embedder))
-    table = Table(title=f"{source} -> {target}")
+    table = Table(title=f"{mask_credentials(source)} -> {mask_credentials(target)}")
     for col in ("table", "source rows", "target rows", "rows identical"):
         table.add_column(col)
     for c in report.checks:
@@ -135,7 +163,8 @@ def migrate(
             f" (mean top-10 overlap {overlap:.3f})"
         )
     if not report.lossless:
-        err.print("[bold red]error:[/] the target differs from the source (see above)")
+        emptied = "; it was emptied again" if report.emptied else ""
+        err.print(f"[bold red]error:[/] the target differs from the source (see above){emptied}")
         raise typer.Exit(1)
 
 
@@ -148,7 +177,6 @@ def reembed(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Rebuild every stored vector with the configured embedder (resumable: run it again)."""
-    from mnemo.config.settings import Settings
     from mnemo.embedders import create_embedder
     from mnemo.index.keys import KeySpec
     from mnemo.ops.reembed import reembed as run_reembed
@@ -158,8 +186,7 @@ def reembed(
         return progress_bar(err, label, total)
 
     def run() -> None:
-        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
-        settings = Settings(**overrides)
+        settings = cli_settings(db, embedder)
         emb = create_embedder(settings)
         store = open_store(settings)
         try:
@@ -182,7 +209,6 @@ def repair(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Re-sync the full-text indexes, missing vectors and user rows with the stored rows."""
-    from mnemo.config.settings import Settings
     from mnemo.embedders import create_embedder
     from mnemo.index.keys import KeySpec
     from mnemo.ops.repair import repair as run_repair
@@ -192,8 +218,7 @@ def repair(
         return progress_bar(err, label, total)
 
     def run() -> None:
-        overrides = {k: v for k, v in (("path", db), ("embedder", embedder)) if v is not None}
-        settings = Settings(**overrides)
+        settings = cli_settings(db, embedder)
         emb, store = create_embedder(settings), open_store(settings)
         try:
             report = run_repair(

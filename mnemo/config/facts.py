@@ -1,8 +1,8 @@
 """Fact settings: how facts are drawn from turns and documents on the write path.
 
-Names in this group: ``fact_extraction``, ``fact_rules_fallback``, ``fact_max_per_turn``,
+Names in this group: ``fact_extraction``, ``fact_rule_fallback``, ``fact_max_per_turn``,
 ``fact_min_chars``, ``fact_max_chars``, ``fact_dedupe_threshold``, ``fact_context_k``,
-``fact_reconcile``, ``fact_reconcile_k``, ``fact_add_unadded``, ``document_chunk_words``,
+``fact_reconcile``, ``fact_reconcile_k``, ``fact_reconcile_none_adds``, ``document_chunk_words``,
 ``document_chunk_overlap``, ``max_document_chars``.
 
 Prefix drift, kept for compatibility: attached documents (whose chunks facts are deduplicated
@@ -28,7 +28,7 @@ class FactSettings(SettingsGroup):
         "`agent-cli`), single (one fact or nothing per user/assistant exchange, `llm-managed`) "
         "or off.",
     )
-    fact_rules_fallback: bool = Field(
+    fact_rule_fallback: bool = Field(
         True,
         description="Without an LLM, or when it fails, extract facts by rules; off extracts "
         "nothing then (`llm-managed`: with no extractor model nothing is extracted).",
@@ -61,12 +61,12 @@ class FactSettings(SettingsGroup):
     fact_reconcile_k: int = Field(
         5, ge=1, le=50, description="Nearest existing facts each new fact is reconciled against."
     )
-    fact_add_unadded: bool = Field(
+    fact_reconcile_none_adds: bool = Field(
         False,
         description="Reconciliation safeguard: an answer with no ADD or UPDATE (NONE or "
-        "DELETE only, or empty) adds the new facts as extracted (`agent-cli`); off, a NONE "
-        "keeps them out (the fact is taken as already known) and only an empty or "
-        "delete-only answer adds them.",
+        "DELETE only, or empty) adds the new facts as extracted (`agent-cli`: 'no additions -> "
+        "add the originals'); off, a NONE keeps them out (the fact is taken as already known) "
+        "and only an empty or delete-only answer adds them.",
     )
     document_chunk_words: int = Field(
         150,

@@ -1,8 +1,10 @@
 """Server settings: ``mnemo serve``, its chat proxy and the context it hands out.
 
 Names in this group: ``host``, ``port``, ``serve_worker``, ``context_budget_tokens``,
-``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``. The proxy's upstream falls
-back to the LLM group's ``llm_base_url`` / ``llm_api_key`` (:mod:`mnemo.config.llm`).
+``upstream_base_url``, ``upstream_api_key``, ``upstream_timeout_s``, ``allowed_hosts``,
+``metrics_public``, ``max_request_bytes``.
+The proxy's upstream falls back to the LLM group's ``llm_base_url`` / ``llm_api_key``
+(:mod:`mnemo.config.llm`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,22 @@ class ServerSettings(SettingsGroup):
     )
     upstream_timeout_s: float = Field(
         120.0, gt=0, description="Timeout of one upstream request of the proxy, in seconds."
+    )
+    allowed_hosts: str = Field(
+        "",
+        description="Comma-separated host names the server answers for while it has no API "
+        "keys, besides localhost and loopback addresses (DNS-rebinding protection).",
+    )
+    metrics_public: bool = Field(
+        False,
+        description="Serve `/metrics` without an API key even while keys are in use (for a "
+        "scraper on a private network); by default it needs a key then, like every route.",
+    )
+    max_request_bytes: int = Field(
+        16 * 1024 * 1024,
+        ge=1024,
+        description="Largest HTTP request body `mnemo serve` reads, in bytes; a larger one is "
+        "refused with 413 before it is read.",
     )
 
 

@@ -2,7 +2,8 @@
 
 Names in this group: ``path``, ``database_url``, ``database_pool_size``, ``tenant``,
 ``busy_timeout_ms``, ``synchronous``, ``max_content_chars``, ``reembed_on_open``,
-``repair_on_open``. There is no common prefix: the names predate the grouping and are kept.
+``repair_on_open``, ``max_metadata_bytes``, ``max_tags``, ``max_tag_chars``,
+``idempotency_ttl_s``. There is no common prefix: the names predate the grouping and are kept.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from mnemo.config.group import SettingsGroup
+from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS
 
 
 class StorageSettings(SettingsGroup):
@@ -43,6 +45,22 @@ class StorageSettings(SettingsGroup):
     )
     max_content_chars: int = Field(
         100_000, ge=1, description="Longest message or memory accepted, in characters."
+    )
+    max_metadata_bytes: int = Field(
+        MAX_METADATA_BYTES,
+        ge=2,
+        description="Largest `metadata` object of a turn, memory or document accepted, in "
+        "bytes of its UTF-8 JSON.",
+    )
+    max_tags: int = Field(MAX_TAGS, ge=0, description="Most tags one memory may carry.")
+    max_tag_chars: int = Field(
+        MAX_TAG_CHARS, ge=1, description="Longest tag accepted, in characters."
+    )
+    idempotency_ttl_s: float = Field(
+        86_400,
+        gt=0,
+        description="How long an idempotency key (HTTP `Idempotency-Key`) is remembered, in "
+        "seconds: a retry within it returns the first result and writes nothing.",
     )
 
 

@@ -90,14 +90,13 @@ def _request(
     include_history: bool,
     top_k: Any,
 ) -> ContextRequest:
-    if not isinstance(query, str):
-        raise ValidationError(f"query must be a string, got {type(query).__name__}")
+    check.query(query)
     if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= 1_000_000:
         raise ValidationError("budget_tokens must be an integer in [50, 1000000]")
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)):
         raise ValidationError("top_k must be an integer")
-    if location is not None and not isinstance(location, str):
-        raise ValidationError("location must be a string")
+    if location is not None:
+        check.text(location, "location")
     return ContextRequest(
         query=query,
         user_id=check.identifier(user_id, "user_id"),

@@ -25,7 +25,7 @@ from mnemo.context.topics import gather_topics, render_topics
 from mnemo.errors import EmbeddingError, StorageError
 from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection
 
-log = logging.getLogger("mnemo.context")
+log = logging.getLogger(__name__)
 
 #: Budget tokens per hit fetched by the default layout (a dated hit averages ~30-45 tokens).
 TOKENS_PER_HIT = 30
@@ -99,20 +99,14 @@ def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[Conte
 
 
 def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`agent-cli`: the conversation's summary, the best hits, the current message.
-
-    ``top_k <= 0`` skips retrieval and sends the request as it is: no section at all, so the
-    rendering is empty and nothing is injected.
-    """
-    top_k = source.settings.search_limit if req.top_k is None else req.top_k
-    if top_k <= 0:
-        return []
+    """`agent-cli`: the conversation's summary, the best hits, the current message."""
     summary = [
         ContextItem(id=m.id, kind="summary", content=m.content, created_at=m.created_at)
         for m in source.memories(req.user_id, session_id=req.session_id, kind="summary", limit=1)
     ]
+    top_k = source.settings.search_limit if req.top_k is None else req.top_k
     kinds = [k for k in ("message", *MEMORY_KINDS) if k != "summary"]
-    hits = search(source, req, top_k, kinds) if req.query.strip() else []
+    hits = search(source, req, top_k, kinds) if top_k > 0 and req.query.strip() else []
     return [
         section("summary", "Conversation summary", summary),
         section("memory", "Long-term memory (most relevant first)", [hit_item(h) for h in hits]),

@@ -25,8 +25,10 @@ def _local(s: Settings) -> Embedder:
     return OnnxEmbedder(
         s.embedder_model,
         batch_size=s.embed_batch_size,
+        batch_tokens=s.embed_batch_tokens,
         threads=s.embed_threads,
         query_threads=s.embed_query_threads,
+        cache_dir=s.embed_cache_dir,
     )
 
 

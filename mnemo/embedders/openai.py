@@ -27,6 +27,7 @@ from mnemo.http_retry import (
     post_with_retries,
     server_message,
 )
+from mnemo.redact import mask_credentials
 
 __all__ = ["BACKOFF_CAP_S", "OpenAIEmbedder", "embeddings_url"]
 
@@ -60,6 +61,8 @@ class OpenAIEmbedder(Embedder):
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.url = embeddings_url(base_url)
+        #: The URL as messages show it (credentials masked).
+        self.shown = mask_credentials(self.url)
         self.model = model
         self.id = f"openai:{model}"
         self.batch_size = batch_size
@@ -94,7 +97,7 @@ class OpenAIEmbedder(Embedder):
             self._dim = vectors.shape[1]
         elif vectors.shape[1] != self._dim:
             raise EmbeddingError(
-                f"{self.url} returned {vectors.shape[1]}-d vectors, expected {self._dim}"
+                f"{self.shown} returned {vectors.shape[1]}-d vectors, expected {self._dim}"
             )
         return vectors
 
@@ -104,38 +107,42 @@ class OpenAIEmbedder(Embedder):
         response = post_with_retries(self._client, self.url, payload, policy)
         status = response.status_code
         if not 200 <= status < 300:
-            raise EmbeddingError(f"POST {self.url} -> HTTP {status}: {server_message(response)}")
+            raise EmbeddingError(f"POST {self.shown} -> HTTP {status}: {server_message(response)}")
         try:
             return response.json()
         except ValueError:
             raise EmbeddingError(
-                f"POST {self.url} returned invalid JSON: {excerpt(response.text)!r}"
+                f"POST {self.shown} returned invalid JSON: {excerpt(response.text)!r}"
             ) from None
 
     def _parse(self, body: Any, expected: int) -> np.ndarray:
         """Validate an embeddings response and return its vectors sorted by ``index``."""
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
-            raise EmbeddingError(f"{self.url} response has no 'data' list: {excerpt(str(body))}")
+            raise EmbeddingError(f"{self.shown} response has no 'data' list: {excerpt(str(body))}")
         if len(data) != expected:
-            raise EmbeddingError(f"{self.url} returned {len(data)} embeddings for {expected} texts")
+            raise EmbeddingError(
+                f"{self.shown} returned {len(data)} embeddings for {expected} texts"
+            )
         rows: list[tuple[int, list[float]]] = []
         for pos, item in enumerate(data):
             emb = item.get("embedding") if isinstance(item, dict) else None
             if not isinstance(emb, list) or not emb or not all(_is_number(x) for x in emb):
-                raise EmbeddingError(f"{self.url} item {pos}: 'embedding' is not a list of floats")
+                raise EmbeddingError(
+                    f"{self.shown} item {pos}: 'embedding' is not a list of floats"
+                )
             index = item.get("index", pos)
             if not isinstance(index, int) or isinstance(index, bool):
-                raise EmbeddingError(f"{self.url} item {pos}: 'index' is not an integer")
+                raise EmbeddingError(f"{self.shown} item {pos}: 'index' is not an integer")
             rows.append((index, emb))
         rows.sort(key=lambda row: row[0])
         if [index for index, _ in rows] != list(range(expected)):
-            raise EmbeddingError(f"{self.url} returned indices that are not 0..{expected - 1}")
+            raise EmbeddingError(f"{self.shown} returned indices that are not 0..{expected - 1}")
         if len({len(emb) for _, emb in rows}) != 1:
-            raise EmbeddingError(f"{self.url} returned vectors of different lengths")
+            raise EmbeddingError(f"{self.shown} returned vectors of different lengths")
         vectors = np.asarray([emb for _, emb in rows], dtype=np.float32)
         if not np.isfinite(vectors).all():
-            raise EmbeddingError(f"{self.url} returned non-finite values")
+            raise EmbeddingError(f"{self.shown} returned non-finite values")
         return vectors
 
     def close(self) -> None:

@@ -39,6 +39,7 @@ from mnemo.eval.report import (
     run_questions,
 )
 from mnemo.memory.facade import Memory
+from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import Hit
 
 Progress = Callable[[int], None]
@@ -274,21 +275,19 @@ def load_locomo(path: str) -> LocomoDataset:
 def ingest_locomo(
     mem: Memory, dataset: LocomoDataset, progress: Progress | None = None
 ) -> IngestStats:
-    """Write every conversation through ``mem.add_messages``, one call per session."""
+    """Write every conversation through ``mem.add_batches``: one batch per session, the
+    sessions of a conversation embedded together."""
     start = time.perf_counter()
     stats = IngestStats(users=len(dataset.conversations))
     for conv in dataset.conversations:
-        for session in conv.sessions:
-            if not session.turns:
-                continue
-            mem.add_messages(
-                [t.message() for t in session.turns],
-                user_id=conv.sample_id,
-                session_id=session.id,
-                progress=progress,
-            )
-            stats.sessions += 1
-            stats.turns += len(session.turns)
+        batches = [
+            TurnBatch([t.message() for t in s.turns], conv.sample_id, s.id)
+            for s in conv.sessions
+            if s.turns
+        ]
+        mem.add_batches(batches, progress=progress)
+        stats.sessions += len(batches)
+        stats.turns += sum(len(b.messages) for b in batches)
     stats.seconds = time.perf_counter() - start
     return stats
 

@@ -35,6 +35,7 @@ from mnemo.eval.report import (
     run_questions,
 )
 from mnemo.memory.facade import Memory
+from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import ROLES, Hit
 
 Progress = Callable[[int], None]
@@ -212,21 +213,15 @@ def load_longmemeval(path: str) -> LongMemEvalDataset:
 def ingest_longmemeval(
     mem: Memory, dataset: LongMemEvalDataset, progress: Progress | None = None
 ) -> IngestStats:
-    """Write every question's haystack as its user's history, one call per session."""
+    """Write every question's haystack as its user's history through ``mem.add_batches``: one
+    batch per session, a question's sessions embedded together."""
     start = time.perf_counter()
     stats = IngestStats(users=len(dataset.questions))
     for q in dataset.questions:
-        for session in q.sessions:
-            if not session.turns:
-                continue
-            mem.add_messages(
-                session.messages(),
-                user_id=q.question_id,
-                session_id=session.id,
-                progress=progress,
-            )
-            stats.sessions += 1
-            stats.turns += len(session.turns)
+        batches = [TurnBatch(s.messages(), q.question_id, s.id) for s in q.sessions if s.turns]
+        mem.add_batches(batches, progress=progress)
+        stats.sessions += len(batches)
+        stats.turns += sum(len(b.messages) for b in batches)
     stats.seconds = time.perf_counter() - start
     return stats
 

@@ -10,8 +10,11 @@
     <root>/deleted/...                                              (same paths, soft-deleted)
 
 A memory without a session lives under the session folder ``_global``. User and session ids
-are percent-encoded into one safe path segment each. Each file is YAML front matter (``id``,
-``user_id``, ``session_id``, ``role``, ``kind``, ``created_at`` ...) and the content as body.
+are percent-encoded into one safe path segment each; a segment longer than
+``MAX_SEGMENT_BYTES`` is cut and ends in ``~`` and a hash of the whole id (``~`` appears in no
+other segment), so no name exceeds the 255-byte limit of common file systems. Each file is
+YAML front matter (``id``, ``user_id``, ``session_id``, ``role``, ``kind``, ``created_at``
+...) and the content as body.
 A row's path depends on the row alone, so the mirror never needs a lookup to find it.
 """
 
@@ -33,6 +36,11 @@ ENTRIES = "entries"
 DELETED = "deleted"
 GLOBAL_SESSION = "_global"
 SUFFIX = ".md"
+#: Longest path segment made from an id; with the time stamp and suffix a file name stays
+#: well under the 255 bytes ext4, APFS and NTFS allow.
+MAX_SEGMENT_BYTES = 180
+#: Bytes of the readable prefix kept when a segment is shortened.
+KEEP_BYTES = 150
 FENCE = "---"
 #: Front-matter keys, in the order they are written.
 KEYS = (
@@ -61,9 +69,23 @@ class Entry:
 
 
 def segment(value: str) -> str:
-    """A user or session id as one safe path segment (percent-encoded, never ``.``/``..``)."""
-    text = quote(value, safe="-_@+=,")
-    return text.replace(".", "%2E") if text.strip(".") == "" or text.startswith(".") else text
+    """An id as one safe path segment: percent-encoded, never ``.``/``..``, at most
+    ``MAX_SEGMENT_BYTES`` (ASCII) bytes.
+
+    A longer encoding keeps its first ``KEEP_BYTES`` bytes (never cutting a ``%XX``) and
+    appends ``~`` and the first 16 hex digits of the id's SHA-256, so distinct ids keep
+    distinct segments; ``~`` itself is encoded in every id, so no short id looks shortened.
+    """
+    text = quote(value, safe="-_@+=,").replace("~", "%7E")
+    if text.strip(".") == "" or text.startswith("."):
+        text = text.replace(".", "%2E")
+    if len(text) <= MAX_SEGMENT_BYTES:
+        return text
+    cut = KEEP_BYTES
+    while "%" in text[cut - 2 : cut]:  # a cut inside %XX moves before it
+        cut -= 1
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{text[:cut]}~{digest}"
 
 
 def stamp(created_at: str) -> str:
@@ -86,7 +108,7 @@ def relpath(entry: Entry) -> PurePosixPath:
             return folder / f"summary{SUFFIX}"
     else:
         folder = base / "facts"
-    return folder / f"{stamp(entry.created_at)}__{entry.id}{SUFFIX}"
+    return folder / f"{stamp(entry.created_at)}__{segment(entry.id)}{SUFFIX}"
 
 
 def deleted_path(rel: PurePosixPath) -> PurePosixPath:

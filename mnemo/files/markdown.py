@@ -103,6 +103,7 @@ def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
         key_vectors = keys.embed_keys(
             to.embed.embedder,
             to.store,
+            to.tenant,
             [(e.role or "user", e.body) for e in turns],
             hashes,
             to.key_spec,

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mnemo.files import layout
-from mnemo.files.snapshot import Snapshot, write_atomic
+from mnemo.files.snapshot import Snapshot, private_dirs, write_atomic
 from mnemo.schemas import MemoryItem, Message
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
 from mnemo.storage.delegate import StoreDelegate
@@ -36,7 +36,7 @@ class FileMirror:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dirs(self.root)
         self.snapshot = Snapshot(root)
 
     def write(self, entry: layout.Entry, save: bool = True) -> PurePosixPath:

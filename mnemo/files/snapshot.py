@@ -17,12 +17,29 @@ from typing import Any
 INDEX_NAME = ".mnemo-index.json"
 
 
+#: Modes of the folders and files the file store creates: private to the user running mnemo.
+DIR_MODE, FILE_MODE = 0o700, 0o600
+
+
+def private_dirs(folder: Path) -> None:
+    """Create ``folder`` and each missing parent with ``DIR_MODE`` (``mkdir(parents=True)``
+    would give the parents the default mode)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir(mode=DIR_MODE, exist_ok=True)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temp file in the same folder and a rename, so a
-    reader (or a crash) never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    reader (or a crash) never sees half a file. New folders get ``DIR_MODE``, the file
+    ``FILE_MODE``."""
+    private_dirs(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+    fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, FILE_MODE)
+    with open(fd, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())

@@ -250,7 +250,11 @@ class FileSync:
             if rel not in files:
                 out[self.removed(rel)] += 1
         for row in all_rows(self.store, self.tenant):
-            out[self._row(row)] += 1
+            try:
+                out[self._row(row)] += 1
+            except OSError:  # one unwritable file must not keep the store from opening
+                log.exception("file store: could not mirror %s (retried at the next start)", row.id)
+                out["error"] += 1
         self.mirror.snapshot.save()
         out.pop("unchanged", None)
         out.pop("in_step", None)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mnemo.files import layout
+from mnemo.files.snapshot import private_dirs
 from mnemo.files.sync import FileSync, rel_of
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ class FileWatcher:
         """Start the watcher thread; returns once it watches (or after ``timeout_s``)."""
         if self.running:
             return
-        (self.sync.root / layout.ENTRIES).mkdir(parents=True, exist_ok=True)
+        private_dirs(self.sync.root / layout.ENTRIES)
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="mnemo-files", daemon=True)
         self._thread.start()

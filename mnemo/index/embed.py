@@ -1,4 +1,9 @@
-"""Embedding texts for a store, reusing the vectors it already holds for the same text."""
+"""Embedding texts for a store, reusing the vectors one tenant already holds for the same text.
+
+Reuse is scoped to the tenant: a text another tenant stored is embedded again. Otherwise a
+write's latency would tell a tenant whether any other tenant had stored that exact text
+(milliseconds against an embedding call).
+"""
 
 from __future__ import annotations
 
@@ -15,13 +20,14 @@ Progress = Callable[[int], None]
 class Embedding:
     """The embedder of one store: ``embedding(texts)`` -> (content hashes, vectors).
 
-    A text whose ``content_hash`` the store already holds a vector for (made by this embedder)
-    is not embedded again; ``progress`` counts those as done at the end.
+    A text whose ``content_hash`` the store already holds a vector for in ``tenant``'s rows
+    (made by this embedder) is not embedded again; ``progress`` counts those as done at the end.
     """
 
-    def __init__(self, store: SearchSource, embedder: Embedder) -> None:
+    def __init__(self, store: SearchSource, embedder: Embedder, tenant: str) -> None:
         self.store = store
         self.embedder = embedder
+        self.tenant = tenant
 
     @property
     def id(self) -> str:
@@ -33,7 +39,7 @@ class Embedding:
     ) -> tuple[list[str], np.ndarray]:
         """Content hashes and vectors; texts already embedded by this embedder are reused."""
         hashes = [content_hash(t) for t in texts]
-        known = self.store.embeddings_for(self.embedder.id, hashes)
+        known = self.store.embeddings_for(self.tenant, self.embedder.id, hashes)
         todo = list(dict.fromkeys(h for h in hashes if h not in known))
         if todo:
             first = {h: t for h, t in zip(hashes, texts, strict=True)}

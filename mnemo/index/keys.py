@@ -120,18 +120,19 @@ def blend_keys(
 def embed_keys(
     embedder: Embedder,
     store: SearchSource,
+    tenant: str | None,
     turns: Sequence[tuple[str, str]],
     hashes: Sequence[str],
     spec: KeySpec,
 ) -> list[np.ndarray | None]:
     """The key vectors of each ``(role, text)`` turn: (k, dim), k = 0 when it needs none;
-    all None when keys are off. Keys already stored for the same text (by content hash) are
-    reused; the rest are embedded in one batch."""
+    all None when keys are off. Keys ``tenant`` already stored for the same text (by content
+    hash) are reused (None: any tenant's, for maintenance); the rest are embedded in one batch."""
     if spec.off:
         return [None] * len(turns)
     wanted = [keyed(role, text, spec) for role, text in turns]
     known = store.key_vectors_for(
-        embedder.id, [h for h, w in zip(hashes, wanted, strict=True) if w]
+        tenant, embedder.id, [h for h, w in zip(hashes, wanted, strict=True) if w]
     )
     todo: dict[str, list[str]] = {}
     for h, w in zip(hashes, wanted, strict=True):

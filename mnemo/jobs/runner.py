@@ -10,6 +10,11 @@ renews while the handler runs. If the worker dies (``kill -9``, power loss) the 
 and the job is claimed again; a job whose worker died more than ``max_attempts`` times is dead. A
 worker that lost its lease cannot mark the job done or failed any more.
 
+A handler runs on behalf of its job (:func:`mnemo.storage.job_scope.on_behalf_of`): if its
+user is erased while it runs, its next write raises
+:class:`~mnemo.storage.job_scope.UserErased` and rolls back, and the job is dropped (its row
+went with the user), so erasure wins over in-flight work.
+
 A handler may return its token usage (a :class:`~mnemo.llm.Usage` or a dict of ints); it is
 stored on the job row. :class:`Worker` runs a store's jobs with a handler map in a background
 thread, or in the foreground until SIGINT/SIGTERM (``mnemo worker``).
@@ -31,7 +36,9 @@ from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.llm.base import Usage
+from mnemo.redact import mask_credentials
 from mnemo.schemas import Job
+from mnemo.storage.job_scope import UserErased, on_behalf_of
 from mnemo.storage.ports.jobs import JobQueue
 
 log = logging.getLogger("mnemo.jobs.runner")
@@ -199,10 +206,14 @@ def run_one(
         return
     keeper.hold(job.id)
     try:
-        result = handler(job.payload)
+        with on_behalf_of(job.id):
+            result = handler(job.payload)
+    except UserErased as exc:  # erasure won: the job's row is gone, nothing left to record
+        keeper.release()
+        log.info("job %s (%s) dropped: %s", job.id, job.kind, exc)
     except Exception as exc:  # the runner records every failure; see module docstring
         keeper.release()
-        error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        error = mask_credentials("".join(traceback.format_exception_only(type(exc), exc)).strip())
         retry = None if job.attempts >= opts.max_attempts else backoff(job.attempts)
         log.warning("job %s (%s) failed, attempt %d: %s", job.id, job.kind, job.attempts, error)
         store.fail_job(job.id, error, retry, owner)

@@ -28,6 +28,7 @@ from mnemo.http_retry import RetryPolicy, endpoint_url, excerpt, post_with_retri
 from mnemo.llm.base import ChatResult, Usage
 from mnemo.llm.json_output import parse_json_output
 from mnemo.llm.prompts import load_prompt
+from mnemo.redact import mask_credentials
 
 log = logging.getLogger("mnemo.llm")
 
@@ -82,6 +83,8 @@ class LLMClient:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.url = endpoint_url(base_url, "chat/completions")
+        #: The URL as messages show it (credentials masked).
+        self.shown = mask_credentials(self.url)
         self.model = model
         self.json_mode: bool | None = None
         self._policy = RetryPolicy(
@@ -110,7 +113,7 @@ class LLMClient:
         try:
             return ChatResult(text, parse_json_output(text), usage, model)
         except ValueError:
-            log.info("%s answered invalid JSON; asking once more: %r", self.url, excerpt(text))
+            log.info("%s answered invalid JSON; asking once more: %r", self.shown, excerpt(text))
         repair = [
             *messages,
             {"role": "assistant", "content": text},
@@ -122,7 +125,7 @@ class LLMClient:
             return ChatResult(text, parse_json_output(text), usage, model)
         except ValueError:
             raise LLMOutputError(
-                f"{self.url} ({self.model}) answered invalid JSON twice: {excerpt(text)!r}"
+                f"{self.shown} ({self.model}) answered invalid JSON twice: {excerpt(text)!r}"
             ) from None
 
     def _chat(
@@ -143,7 +146,7 @@ class LLMClient:
         if use_format and rejects_response_format(response):
             log.warning(
                 "%s rejects response_format (%s); parsing plain answers from now on",
-                self.url,
+                self.shown,
                 server_message(response),
             )
             self.json_mode = False
@@ -153,7 +156,7 @@ class LLMClient:
             self.json_mode = True
         if not response.is_success:
             raise LLMError(
-                f"POST {self.url} -> HTTP {response.status_code}: {server_message(response)}"
+                f"POST {self.shown} -> HTTP {response.status_code}: {server_message(response)}"
             )
         return self._parse(response)
 
@@ -163,7 +166,7 @@ class LLMClient:
             body = response.json()
         except ValueError:
             raise LLMError(
-                f"{self.url} returned a body that is not JSON: {excerpt(response.text)!r}"
+                f"{self.shown} returned a body that is not JSON: {excerpt(response.text)!r}"
             ) from None
         choices = body.get("choices") if isinstance(body, dict) else None
         first = choices[0] if isinstance(choices, list) and choices else None
@@ -171,7 +174,7 @@ class LLMClient:
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str):
             raise LLMError(
-                f"{self.url} response has no choices[0].message.content: {excerpt(str(body))}"
+                f"{self.shown} response has no choices[0].message.content: {excerpt(str(body))}"
             )
         model = body.get("model")
         return content, Usage.from_response(body.get("usage")), model or self.model

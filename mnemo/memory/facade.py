@@ -2,7 +2,7 @@
 
 ``Memory`` wires one store, embedder and chat model into small services, each built with
 exactly what it uses (store, embedding, settings), and delegates its public methods to them:
-:class:`~mnemo.memory.turns.TurnWriter` (``add_messages``),
+:class:`~mnemo.memory.turns.TurnWriter` (``add_messages``, ``add_batches``),
 :class:`~mnemo.memory.records.Records` (memory CRUD),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
@@ -24,7 +24,7 @@ from mnemo import validation as check
 from mnemo.config.settings import Settings
 from mnemo.context.assemble import build_context
 from mnemo.embedders import Embedder, create_embedder
-from mnemo.errors import SchemaError
+from mnemo.errors import SchemaError, ValidationError
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
@@ -38,7 +38,7 @@ from mnemo.memory.topics import Topics
 from mnemo.memory.turns import TurnWriter
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.searcher import Searcher
-from mnemo.schemas import ContextBundle, Hit, Stats
+from mnemo.schemas import ContextBundle, Hit, Job, Stats
 from mnemo.storage import open_store
 from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
@@ -93,7 +93,7 @@ class Memory:
         self._check_embedder()
         # files_dir set: every write (API and tiers alike) mirrored to a Markdown file
         self.store, mirror = mirrored(self.store, self.settings)
-        self.embedding = Embedding(self.store, self.embedder)
+        self.embedding = Embedding(self.store, self.embedder, self.tenant)
         self.pipeline = Pipeline(self.store, self.embedder, self.settings)
         self.chat = create_chat_model(self.settings)
         #: Job handlers by kind; kinds starting with ``turns.`` are enqueued with every batch.
@@ -172,6 +172,7 @@ class Memory:
 
     # ---- writing --------------------------------------------------------------------------
     add_messages = forward("_turns", TurnWriter.add_messages)
+    add_batches = forward("_turns", TurnWriter.add_batches)
     add = forward("_records", Records.add)
     update = forward("_records", Records.update)
     delete = forward("_records", Records.delete)
@@ -182,6 +183,8 @@ class Memory:
     get = forward("_records", Records.get)
     list = forward("_records", Records.list)
     messages = forward("_records", Records.messages)
+    users = forward("_records", Records.users)
+    sessions = forward("_records", Records.sessions)
     history = forward("_records", Records.history)
     documents = forward("_documents", Documents.documents)
     profile = forward("_documents", Documents.profile)
@@ -244,6 +247,20 @@ class Memory:
         """Run this tenant's pending jobs inline until none is ready; returns how many ran."""
         options = job_runner.RunOptions.from_settings(self.settings, tenant=self.tenant)
         return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
+
+    def jobs(self, status: str | None = None, limit: int = 100) -> builtins.list[Job]:
+        """This tenant's background jobs, newest first; ``status`` is one of pending, running,
+        done, dead (a dead job keeps its last error)."""
+        if status is not None:
+            status = check.job_status(status)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise ValidationError("limit must be an integer in [1, 10000]")
+        return self.store.list_jobs(status, limit, tenant=self.tenant)
+
+    def requeue_dead_jobs(self) -> int:
+        """Put this tenant's dead jobs back in the queue (due now, attempts reset, last error
+        kept); returns how many."""
+        return self.store.requeue_dead_jobs(self.tenant)
 
     def worker(self, poll_s: float | None = None) -> job_runner.Worker:
         """A :class:`~mnemo.jobs.runner.Worker` for this tenant's jobs with this Memory's

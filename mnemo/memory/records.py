@@ -1,4 +1,5 @@
-"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history."""
+"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history; and who is in
+the tenant (its users and their sessions)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,19 @@ from typing import Any
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
-from mnemo.errors import NotFoundError, ValidationError
+from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.index.embed import Embedding
-from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
+from mnemo.memory.idempotency import Keys
+from mnemo.schemas import (
+    HistoryEntry,
+    MemoryItem,
+    Message,
+    SessionSummary,
+    UserSummary,
+    format_time,
+    utcnow,
+)
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.store import Store
 
@@ -40,22 +50,44 @@ class Records:
         source_message_ids: Sequence[str] | None = None,
         created_at: Any = None,
         actor: str = "api",
+        idempotency_key: str | None = None,
     ) -> MemoryItem:
-        """Store one memory (a fact by default) and record ADD in its history."""
+        """Store one memory (a fact by default) and record ADD in its history.
+
+        With ``idempotency_key``, a retry of the same call (same key, same arguments) within
+        ``idempotency_ttl_s`` writes nothing and returns the memory the first call stored;
+        the same key with other arguments is a ValidationError (see
+        :mod:`mnemo.memory.idempotency`).
+        """
         text = check.content(content, self.settings.max_content_chars)
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
-        row_tags, meta = check.tags(tags), check.json_object(metadata, "metadata")
+        row_tags = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
+        meta = check.json_object(metadata, "metadata", self.settings.max_metadata_bytes)
         kind = check.memory_kind(kind)
         imp, conf = (
             check.unit_float(importance, "importance"),
             check.unit_float(confidence, "confidence"),
         )
-        created = check.time_text(created_at, "created_at") or format_time(utcnow())
+        given_time = check.time_text(created_at, "created_at")
+        memory_id = new_id(MEMORY_PREFIX)
+        if idempotency_key is not None:
+            request = {
+                "op": "add", "content": text, "user_id": user_id, "session_id": session_id,
+                "kind": kind, "tags": row_tags, "metadata": meta, "importance": imp,
+                "confidence": conf, "sources": list(source_message_ids or []),
+                "created_at": given_time,
+            }  # fmt: skip
+            reserved = Keys(self.store.idempotency, self.settings)
+            memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
+            first = self.store.get_memory(self.tenant, memory_id)
+            if first is not None:
+                return first  # the first call's memory: nothing is written again
+        created = given_time or format_time(utcnow())
         hashes, vectors = self.embed([text])
         row = NewMemory(
-            id=new_id(MEMORY_PREFIX),
+            id=memory_id,
             tenant=self.tenant,
             user_id=user_id,
             session_id=session_id,
@@ -71,12 +103,17 @@ class Records:
             embedder=self.embed.id,
             embedding=vectors[0],
         )
-        return self.store.add_memory(row, actor)
+        try:
+            return self.store.add_memory(row, actor)
+        except StorageError:
+            first = None if idempotency_key is None else self.store.get_memory(self.tenant, row.id)
+            if first is None:
+                raise
+            return first  # a concurrent call with the same key stored it first
 
     def get(self, id: str) -> MemoryItem | Message:
         """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""
-        if not isinstance(id, str):
-            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        check.text(id, "id")
         found: MemoryItem | Message | None = None
         if id.startswith(MESSAGE_PREFIX):
             found = self.store.get_message(self.tenant, id)
@@ -104,7 +141,8 @@ class Records:
         """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
-        flt.tag, flt.include_deleted = tag, include_deleted
+        flt.tag = None if tag is None else check.text(tag, "tag")
+        flt.include_deleted = include_deleted
         return self.store.list_memories(flt)
 
     def messages(
@@ -121,6 +159,16 @@ class Records:
         return self.store.list_messages(
             self.filter(user_id, session_id, since, until, limit, offset)
         )
+
+    def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:
+        """The tenant's users by id, with their sessions, turns, live memories and last
+        activity."""
+        flt = self.filter(None, None, limit=limit, offset=offset)
+        return self.store.list_users(self.tenant, flt.limit, flt.offset)
+
+    def sessions(self, user_id: str) -> builtins.list[SessionSummary]:
+        """A user's sessions (conversations), the most recently active first."""
+        return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
 
     def filter(
         self,
@@ -170,9 +218,11 @@ class Records:
             hashes, vectors = self.embed([changes["content"]])
             changes.update(embedding=vectors[0], embedder=self.embed.id, content_hash=hashes[0])
         if tags is not None:
-            changes["tags"] = check.tags(tags)
+            changes["tags"] = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
         if metadata is not None:
-            changes["metadata"] = check.json_object(metadata, "metadata")
+            changes["metadata"] = check.json_object(
+                metadata, "metadata", self.settings.max_metadata_bytes
+            )
         if importance is not None:
             changes["importance"] = check.unit_float(importance, "importance")
         if confidence is not None:
@@ -191,7 +241,7 @@ class Records:
     def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory or profile fact, oldest first; NotFoundError for an
         unknown id."""
-        if isinstance(id, str) and id.startswith(PROFILE_PREFIX):
+        if check.text(id, "id").startswith(PROFILE_PREFIX):
             return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
         if self.store.get_memory(self.tenant, id) is None:
@@ -204,8 +254,7 @@ class Records:
 
     @staticmethod
     def _memory_id(id: Any) -> None:
-        if not isinstance(id, str):
-            raise ValidationError(f"id must be a string, got {type(id).__name__}")
+        check.text(id, "id")
         if id.startswith(MESSAGE_PREFIX):
             raise ValidationError(
                 "messages are the event log and cannot be edited; erase a user with delete_user"

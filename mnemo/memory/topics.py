@@ -88,8 +88,7 @@ class Topics:
         self, query: str, user_id: str, session_id: str | None = None, limit: int = 5
     ) -> builtins.list[TopicHit]:
         """Search across all topics of a user (evicted ones too), best first."""
-        if not isinstance(query, str):
-            raise ValidationError(f"query must be a string, got {type(query).__name__}")
+        query = check.query(query)
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")

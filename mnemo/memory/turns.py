@@ -4,18 +4,24 @@ in one transaction."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
+from mnemo.errors import StorageError, ValidationError
 from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
-from mnemo.schemas import format_time, utcnow
+from mnemo.memory.idempotency import Keys
+from mnemo.schemas import MessageIn, format_time, utcnow
 from mnemo.storage.base import NewJob, NewMessage
 from mnemo.storage.ports.store import Store
 
 Progress = Callable[[int], None]
+#: A validated batch: user id, session id, its turns and the ids chosen for them (or None).
+Checked = tuple[str, str, list[MessageIn], list[str] | None]
 
 
 def embed_text(content: str, name: str | None = None) -> str:
@@ -45,6 +51,15 @@ def followups(rows: Sequence[NewMessage], kinds: Sequence[str], tenant: str) -> 
     ]
 
 
+@dataclass(frozen=True)
+class TurnBatch:
+    """One session's turns for :meth:`TurnWriter.add_batches` (items as in ``add_messages``)."""
+
+    messages: Sequence[dict[str, Any]]
+    user_id: str
+    session_id: str = "default"
+
+
 class TurnWriter:
     """Stores one tenant's turns; ``handlers`` (the job handler map, read at each write) says
     which follow-up jobs a batch enqueues."""
@@ -68,43 +83,121 @@ class TurnWriter:
         user_id: str,
         session_id: str = "default",
         progress: Progress | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
         Each turn is ``{"role", "content", "name"?, "created_at"?, "metadata"?}``. A turn is
         searchable as soon as this returns. Invalid input raises ValidationError and writes
-        nothing.
+        nothing. ``ids`` (one ``msg_...`` per turn) stores the turns under ids the caller
+        chose, e.g. ids derived from an import file, so a re-run can tell which turns are in
+        already; an id that is already stored makes the whole call fail (StorageError).
+
+        With ``idempotency_key``, a retry of the same call within ``idempotency_ttl_s``
+        writes nothing and returns the first call's ids; the same key with other turns is a
+        ValidationError (see :mod:`mnemo.memory.idempotency`).
         """
         user_id = check.identifier(user_id, "user_id")
         session_id = check.identifier(session_id, "session_id")
-        turns = check.messages(messages, self.settings.max_content_chars)
+        s = self.settings
+        turns = check.messages(messages, s.max_content_chars, s.max_metadata_bytes)
+        chosen = _chosen_ids(ids, len(turns))
+        if idempotency_key is not None:
+            if chosen is not None:
+                raise ValidationError("give ids or idempotency_key, not both")
+            request = {
+                "op": "add_messages",
+                "user_id": user_id,
+                "session_id": session_id,
+                "turns": [t.model_dump(mode="json") for t in turns],
+            }
+            reserved = Keys(self.store.idempotency, self.settings)
+            chosen = reserved.reserve(idempotency_key, user_id, request, len(turns), MESSAGE_PREFIX)
+            if self.store.get_message(self.tenant, chosen[0]) is not None:
+                return chosen  # the first call's turns: nothing is written again
+        try:
+            return self._write([(user_id, session_id, turns, chosen)], progress)[0]
+        except StorageError:
+            if idempotency_key is None or chosen is None:
+                raise
+            if self.store.get_message(self.tenant, chosen[0]) is None:
+                raise
+            return chosen  # a concurrent call with the same key stored them first
+
+    def add_batches(
+        self, batches: Sequence[TurnBatch], progress: Progress | None = None
+    ) -> list[list[str]]:
+        """Store several sessions' turns; returns each batch's ids.
+
+        The turns of all batches are embedded together (one embedder call for the turns, one
+        for their keys), so a bulk import of many short sessions fills the embedder's batches;
+        then each batch is written in its own transaction, as ``add_messages`` would. Every
+        batch is validated before anything is embedded or written.
+        """
+        s = self.settings
+        checked = [
+            (
+                check.identifier(b.user_id, "user_id"),
+                check.identifier(b.session_id, "session_id"),
+                check.messages(b.messages, s.max_content_chars, s.max_metadata_bytes),
+                None,
+            )
+            for b in batches
+        ]
+        return self._write(checked, progress)
+
+    def _write(self, checked: Sequence[Checked], progress: Progress | None) -> list[list[str]]:
+        """Embed the turns of every validated batch together, then write each batch (under
+        its chosen ids, if any) in its own transaction."""
+        turns = [t for _, _, batch_turns, _ in checked for t in batch_turns]
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
             self.embed.embedder,
             self.store,
+            self.tenant,
             [(t.role, t.content) for t in turns],
             hashes,
             keys.KeySpec.from_settings(self.settings),
         )
         now = utcnow()
-        rows = [
-            NewMessage(
-                id=new_id(MESSAGE_PREFIX),
-                tenant=self.tenant,
-                user_id=user_id,
-                session_id=session_id,
-                role=t.role,
-                name=t.name,
-                content=t.content,
-                created_at=format_time(t.created_at or now),
-                metadata=t.metadata,
-                content_hash=h,
-                embedder=self.embed.id,
-                embedding=v,
-                key_vectors=kv,
+        vectors_of = iter(zip(turns, hashes, vectors, key_vectors, strict=True))
+        out: list[list[str]] = []
+        for user_id, session_id, batch_turns, chosen in checked:
+            rows = [
+                NewMessage(
+                    id=chosen[i] if chosen else new_id(MESSAGE_PREFIX),
+                    tenant=self.tenant,
+                    user_id=user_id,
+                    session_id=session_id,
+                    role=t.role,
+                    name=t.name,
+                    content=t.content,
+                    created_at=format_time(t.created_at or now),
+                    metadata=t.metadata,
+                    content_hash=h,
+                    embedder=self.embed.id,
+                    embedding=v,
+                    key_vectors=kv,
+                )
+                for i, (t, h, v, kv) in enumerate(islice(vectors_of, len(batch_turns)))
+            ]
+            stored = self.store.add_messages(
+                rows, followups(rows, list(self.handlers), self.tenant)
             )
-            for t, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
-        ]
-        stored = self.store.add_messages(rows, followups(rows, list(self.handlers), self.tenant))
-        return [m.id for m in stored]
+            out.append([m.id for m in stored])
+        return out
+
+
+def _chosen_ids(ids: Sequence[str] | None, n: int) -> list[str] | None:
+    """Caller-chosen turn ids, checked: one distinct ``msg_`` id per turn."""
+    if ids is None:
+        return None
+    if isinstance(ids, str) or len(ids) != n:
+        raise ValidationError(f"ids must be a list of {n} message ids, one per turn")
+    out = [check.identifier(i, f"ids[{k}]") for k, i in enumerate(ids)]
+    if not all(i.startswith(MESSAGE_PREFIX) for i in out) or len(set(out)) != n:
+        raise ValidationError(f"ids must be distinct ids starting with {MESSAGE_PREFIX!r}")
+    return out

@@ -9,9 +9,11 @@ imported in constant memory:
 
 Rows are copied as they are, ``rowid`` and vectors included (vectors as base64 float32 bytes,
 ``{"$bytes": ...}``), so importing into an empty store gives back the same rows and the same
-search results. The store-internal ``meta`` table is not exported. Both ends are the sides of
-:mod:`mnemo.ops.migrate` (SQLite file or PostgreSQL URL), so an export of one dialect imports into
-the other.
+search results (:mod:`mnemo.ops.restore` imports; it checks every row and merges into a store
+that already holds data). The store-internal ``meta`` table and the short-lived idempotency
+keys are not exported. Both ends are the
+sides of :mod:`mnemo.ops.migrate` (SQLite file or PostgreSQL URL), so an export of one dialect
+imports into the other.
 
 A per-user export (``user=(tenant, user_id)``) keeps the rows of tables with a ``user_id``
 column that belong to that user, the tags of that user's memories and the chunks of that
@@ -22,10 +24,10 @@ they request their data.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import groupby
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,6 +40,8 @@ from mnemo.ops.steps import ProgressFactory, step_bar
 FORMAT_VERSION = 1
 #: Tenant-wide tables left out of a per-user export.
 TENANT_ONLY = ("api_keys",)
+#: Short-lived bookkeeping never exported (``mnemo migrate`` copies it).
+TRANSIENT = ("idempotency_keys",)
 #: Tables whose rows belong to a user through a parent row: table -> (column, parent table).
 CHILDREN = {
     "memory_tags": ("memory_rowid", "memories"),
@@ -67,11 +71,18 @@ def encode(value: Any) -> Any:
 
 
 def decode(value: Any) -> Any:
-    """The column value of :func:`encode`'s output."""
+    """The column value of :func:`encode`'s output; ValidationError for an object other than
+    ``{"$bytes": base64}``, bad base64, or a list."""
     if isinstance(value, dict):
-        if set(value) != {"$bytes"}:
-            raise ValidationError(f"unexpected object in an export row: {sorted(value)}")
-        return base64.b64decode(value["$bytes"])
+        data = value.get("$bytes")
+        if set(value) != {"$bytes"} or not isinstance(data, str):
+            raise ValidationError(f"unexpected object in an export row: {sorted(value)[:5]}")
+        try:
+            return base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValidationError('a {"$bytes": ...} value is not valid base64') from None
+    if isinstance(value, list):
+        raise ValidationError("a list is not a column value")
     return value
 
 
@@ -83,7 +94,7 @@ def is_export(path: Path) -> bool:
 
 
 def _tables(side: Side, user: tuple[str, str] | None) -> list[tuple[str, list[str]]]:
-    steps = plan(side, side)
+    steps = [(t, cols) for t, cols in plan(side, side) if t not in TRANSIENT]
     if user is None:
         return steps
     return [
@@ -150,65 +161,16 @@ def export_store(
     return report
 
 
-def read_header(lines: Iterator[str]) -> dict[str, Any]:
+def check_header(header: Any) -> dict[str, Any]:
     """The parsed header line of an export, or ValidationError."""
-    first = next(lines, "")
-    try:
-        header = json.loads(first)
-    except json.JSONDecodeError:
-        header = None
     if not isinstance(header, dict) or header.get("mnemo_export") != FORMAT_VERSION:
         raise ValidationError(f"not a mnemo export (version {FORMAT_VERSION}): bad header line")
-    if not isinstance(header.get("tables"), dict):
+    tables = header.get("tables")
+    if not isinstance(tables, dict) or not all(
+        isinstance(cols, list) and all(isinstance(c, str) for c in cols) for cols in tables.values()
+    ):
         raise ValidationError("mnemo export header has no table list")
     return header
 
 
-def _records(lines: Iterator[str], start: int) -> Iterator[tuple[str, dict[str, Any]]]:
-    for number, line in enumerate(lines, start):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            yield record["table"], record["row"]
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise ValidationError(f"line {number}: not an export row") from None
-
-
-def import_store(
-    location: str, src: IO[str], progress: Callable[[int], None] | None = None
-) -> ExportReport:
-    """Load an export into the empty store at ``location``, in one transaction: a bad line
-    anywhere leaves the store empty. Columns the target lacks are ignored; columns it has and
-    the export lacks take their defaults."""
-    lines = iter(src)
-    header = read_header(lines)
-    side = open_side(check_location(location))
-    report = ExportReport()
-    advance = progress or (lambda n: None)
-    try:
-        check_empty(side)
-        known = set(side.tables())
-        with side.writing() as write:
-            for table, group in groupby(_records(lines, 2), key=lambda r: r[0]):
-                if table not in header["tables"] or table not in known:
-                    raise ValidationError(f"export row for unknown table {table!r}")
-                target_cols = side.columns(table)
-                cols = [c for c in header["tables"][table] if c in target_cols]
-                rows = (tuple(decode(row.get(c)) for c in cols) for _, row in group)
-                report.rows[table] = report.rows.get(table, 0) + write(table, cols, rows, advance)
-    finally:
-        side.close()
-    return report
-
-
-def check_empty(side: Side) -> None:
-    """ValidationError unless the store holds no users, turns, memories or jobs."""
-    for table in ("users", "messages", "memories", "jobs"):
-        if table in side.tables() and side.count(table):
-            raise ValidationError(
-                f"the target store is not empty ({table} has rows); import into a new store"
-            )
-
-
-__all__ = ["ExportReport", "decode", "encode", "export_store", "import_store", "is_export"]
+__all__ = ["ExportReport", "check_header", "decode", "encode", "export_store", "is_export"]

@@ -1,29 +1,61 @@
-"""Reading conversations from files into batches for ``Memory.add_messages``.
+"""Reading conversations from files into batches for ``Memory.add_messages``, and
+:func:`import_jsonl`, the checked, resumable import of a JSONL file.
 
 JSONL: one turn per line, ``{"role", "content", "name"?, "created_at"?, "metadata"?,
 "user_id"?, "session_id"?}``. Consecutive lines of one (user, session) form a batch of at most
 ``batch_size`` turns. A malformed line raises ValidationError naming its line number.
+
+:func:`import_jsonl` is safe to re-run:
+
+* **checked first**: the whole file is read and every turn validated (JSON, role, content
+  length, metadata, ids, times) before the first one is written, so a bad line 251 writes
+  nothing, not 200 turns;
+* **idempotent and resumable**: each turn is stored under an id derived from the tenant, its
+  user and session, the file's name, its line number and its content (:func:`turn_id`). A
+  re-run, after a kill or after fixing a line, skips the turns already stored and writes the
+  rest, so the store ends with one row per line however often it ran. Each batch is one
+  transaction, so a kill loses at most the batch in flight, which the re-run writes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from mnemo import validation as check
 from mnemo.errors import ValidationError
+from mnemo.ids import MESSAGE_PREFIX, stable_id
 
 
 @dataclass
 class Batch:
-    """Turns of one user and session, ready for ``add_messages``."""
+    """Turns of one user and session, ready for ``add_messages``; ``lines`` are their line
+    numbers in the file."""
 
     user_id: str
     session_id: str
     turns: list[dict[str, Any]] = field(default_factory=list)
     first_line: int = 0
+    lines: list[int] = field(default_factory=list)
+
+
+def parse_line(raw: bytes | str, where: str) -> Any:
+    """The JSON value of one line; ValidationError naming ``where`` (``file:line``) when the
+    line is not UTF-8, not JSON, or nested too deeply for the parser."""
+    try:
+        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{where}: not UTF-8 text (byte offset {exc.start})") from None
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValidationError(f"{where}: JSON nested too deeply") from None
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -31,14 +63,11 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     p = Path(path)
     if not p.is_file():
         raise ValidationError(f"no such file: {p}")
-    with p.open(encoding="utf-8") as fh:
+    with p.open("rb") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValidationError(f"{p}:{number}: not valid JSON ({exc.msg})") from None
+            obj = parse_line(line, f"{p}:{number}")
             if not isinstance(obj, dict):
                 raise ValidationError(f"{p}:{number}: each line must be a JSON object")
             yield number, obj
@@ -64,11 +93,106 @@ def jsonl_batches(
                 yield current
             current = Batch(str(user), str(session), first_line=number)
         current.turns.append(turn)
+        current.lines.append(number)
     if current is not None:
         yield current
 
 
 def count_lines(path: str | Path) -> int:
     """Non-blank lines of a text file (for progress bars)."""
-    with Path(path).open(encoding="utf-8") as fh:
+    with Path(path).open("rb") as fh:
         return sum(1 for line in fh if line.strip())
+
+
+def turn_id(tenant: str, batch: Batch, index: int, source: str) -> str:
+    """The id turn ``index`` of ``batch`` is imported under: a hash of the tenant, user,
+    session, the file's name ``source``, the turn's line number and its content (the line as
+    canonical JSON). The same line of the same file gets the same id on every run; two files
+    of different names never share one."""
+    turn = batch.turns[index]
+    content = json.dumps(turn, sort_keys=True, ensure_ascii=True).encode("ascii")
+    digest = hashlib.sha256(content).hexdigest()
+    parts = (tenant, batch.user_id, batch.session_id, source, str(batch.lines[index]), digest)
+    return stable_id(MESSAGE_PREFIX, "import", *parts)
+
+
+def check_batch(batch: Batch, path: str | Path, max_chars: int) -> None:
+    """ValidationError naming ``path:line`` for the first turn of ``batch`` that
+    ``add_messages`` would refuse (bad role, content, metadata, time, ids)."""
+    for line, turn in zip(batch.lines, batch.turns, strict=True):
+        try:
+            check.identifier(batch.user_id, "user_id")
+            check.identifier(batch.session_id, "session_id")
+            check.messages([turn], max_chars)
+            check.json_value(turn.get("metadata"), "metadata")  # lone surrogates, NaN: any depth
+        except ValidationError as exc:
+            reason = str(exc).removeprefix("messages[0].").removeprefix("messages[0] ")
+            raise ValidationError(f"{path}:{line}: {reason}") from None
+
+
+class TurnSink(Protocol):
+    """Where :func:`import_jsonl` writes: a Memory (its ``add_messages`` with chosen ids)."""
+
+    tenant: str
+
+    def add_messages(
+        self,
+        messages: Sequence[dict[str, Any]],
+        user_id: str,
+        session_id: str = "default",
+        progress: Callable[[int], None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Store turns in one transaction under ``ids``."""
+        ...
+
+
+@dataclass
+class ImportCount:
+    """What :func:`import_jsonl` did: turns written, and turns already stored (skipped)."""
+
+    written: int = 0
+    skipped: int = 0
+
+    @property
+    def total(self) -> int:
+        """Turns in the file."""
+        return self.written + self.skipped
+
+
+def import_jsonl(
+    sink: TurnSink,
+    stored: Callable[[list[str]], set[str]],
+    path: str | Path,
+    user_id: str | None,
+    session_id: str,
+    batch_size: int,
+    max_chars: int,
+    progress: Callable[[int], None] | None = None,
+) -> ImportCount:
+    """Import a JSONL file of turns into ``sink``: every line checked first, then each batch
+    written in one transaction under :func:`turn_id` ids, skipping the turns ``stored`` says
+    are in already. See the module docstring."""
+    advance = progress or (lambda n: None)
+    for batch in jsonl_batches(path, user_id, session_id, batch_size):
+        check_batch(batch, path, max_chars)
+    source = Path(path).name
+    count = ImportCount()
+    for batch in jsonl_batches(path, user_id, session_id, batch_size):
+        ids = [turn_id(sink.tenant, batch, i, source) for i in range(len(batch.turns))]
+        present = stored(ids)
+        todo = [i for i, turn_id_ in enumerate(ids) if turn_id_ not in present]
+        if len(todo) < len(ids):
+            advance(len(ids) - len(todo))
+        if todo:
+            sink.add_messages(
+                [batch.turns[i] for i in todo],
+                user_id=batch.user_id,
+                session_id=batch.session_id,
+                progress=advance,
+                ids=[ids[i] for i in todo],
+            )
+        count.written += len(todo)
+        count.skipped += len(ids) - len(todo)
+    return count

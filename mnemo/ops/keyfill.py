@@ -38,6 +38,7 @@ def fill_keys(
         found = keys.embed_keys(
             embedder,
             store,
+            None,  # maintenance: no tenant times it
             [(t.role, t.content) for t in turns],
             [t.content_hash for t in turns],
             spec,

@@ -1,5 +1,8 @@
 """``mnemo migrate``: copy a whole store into an empty one, SQLite -> PostgreSQL or back.
 
+Every check that can run first does (:func:`migrate`): a migration fails before it copies a
+row, or leaves the target as it found it.
+
 Both schemas have the same tables and columns, so every row is copied as it is, ``rowid``
 included (search refs, history ids and job ids stay valid). The target is written in one
 transaction: a failed migration leaves it empty. Full-text indexes are rebuilt by the target
@@ -16,10 +19,11 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -78,6 +82,37 @@ class Side(Protocol):
         """One transaction; yields ``write(table, columns, rows, advance) -> count``."""
         ...
 
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of the stored vectors."""
+        ...
+
+    def max_rowid(self, table: str) -> int:
+        """The largest ``rowid`` of ``table`` (0 when empty)."""
+        ...
+
+    def lookup(
+        self,
+        table: str,
+        key_cols: Sequence[str],
+        keys: Sequence[tuple[Any, ...]],
+        out_cols: Sequence[str],
+    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
+        values of ``out_cols``. Inside :meth:`writing` they include the rows written so far."""
+        ...
+
+    def vector_dims(self) -> dict[str, int]:
+        """Embedder id -> dimension of the stored vectors."""
+        ...
+
+    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
+        """Bump the cache generation of ``(tenant, user_id)`` pairs (inside :meth:`writing`)."""
+        ...
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Delete every row of the tables ``names``, in one transaction."""
+        ...
+
     def close(self) -> None:
         """Close the store."""
         ...
@@ -118,6 +153,8 @@ class MigrateReport:
     checks: list[TableCheck] = field(default_factory=list)
     #: mode ("dense", "default") -> (identical, total, mean top-10 overlap)
     searches: dict[str, tuple[int, int, float]] = field(default_factory=dict)
+    #: True when the target differed from the source and was emptied again
+    emptied: bool = False
 
     @property
     def lossless(self) -> bool:
@@ -141,11 +178,7 @@ def copy_store(
     source: Side, target: Side, progress: ProgressFactory | None = None
 ) -> dict[str, int]:
     """Copy every table of ``source`` into the empty ``target``; returns rows per table."""
-    for table in ("users", "messages", "memories", "jobs"):
-        if table in target.tables() and target.count(table):
-            raise ValidationError(
-                f"the target store is not empty ({table} has rows); migrate into a new database"
-            )
+    check_empty(target)
     copied: dict[str, int] = {}
     steps = plan(source, target)
     with target.writing() as write:
@@ -247,43 +280,108 @@ def migrate(
     the one that made the vectors): dense-only searches must agree exactly; searches with the
     default settings agree exactly when both stores are of one dialect (the lexical scorers
     differ: BM25 in SQLite, ts_rank in PostgreSQL).
+
+    Everything that can be checked is checked before the first row is copied: both locations,
+    that the source exists, that the target is empty, and (with ``searches``) that the
+    embedder loads and made the source's vectors. A failure after that (a copy, the checks,
+    the searches, or a target that differs from the source) leaves the target as it was: a
+    SQLite file this call created is deleted, any other target emptied again
+    (``report.emptied``).
     """
     check_location(source)
     check_location(target)
     if source == target:
         raise ValidationError("source and target are the same store")
-    src, dst = open_side(source), open_side(target)
+    if not is_url(source) and not Path(source).expanduser().is_file():
+        raise ValidationError(f"no mnemo store at {source} (the source of a migration)")
+    created = not is_url(target) and not Path(target).expanduser().exists()
+    settings = Settings(**({"embedder": embedder} if embedder else {}))
+    shared = create_embedder(settings) if searches > 0 else None
+    src = open_side(source)
+    dst: Side | None = None
+    copying = False  # set once rows may be in the target: from then on a failure undoes
     try:
+        dst = open_side(target)
+        check_empty(dst)
+        if shared is not None:
+            check_embedder(src, shared)
+        copying = True
         report = MigrateReport(copied=copy_store(src, dst, progress))
         report.checks = verify(src, dst)
-        if searches > 0:
+        if shared is not None:
             queries = sample_queries(src, searches)
-            report.searches = _searches(source, target, queries, embedder)
+            report.searches = _searches(source, target, queries, settings, shared)
+        if not report.lossless:
+            _undo(dst, target, created, src)
+            dst, report.emptied = None, True
+    except BaseException:
+        if dst is not None and (copying or created):
+            _undo(dst, target, created, src)
+            dst = None
+        raise
     finally:
         src.close()
-        dst.close()
+        if dst is not None:
+            dst.close()
+        if shared is not None:
+            shared.close()
     return report
 
 
-def _searches(
-    source: str, target: str, queries: list[tuple[str, str]], embedder: str | None
-) -> dict[str, tuple[int, int, float]]:
-    settings = Settings(**({"embedder": embedder} if embedder else {}))
-    shared = create_embedder(settings)  # one model load for all four stores
-    out = {}
+def check_embedder(side: Side, embedder: Embedder) -> None:
+    """SchemaError unless every vector of ``side`` was made by ``embedder`` (the searches that
+    check a migration embed their queries with it)."""
+    other = [e for e in side.embedders_in_use() if e != embedder.id]
+    if other:
+        raise SchemaError(
+            f"the source holds vectors made by {other}, but the embedder is "
+            f"{embedder.id!r}; give that one with --embedder, or skip the search comparison "
+            "with --searches 0. Nothing was copied."
+        )
+
+
+def check_empty(side: Side) -> None:
+    """ValidationError unless ``side`` holds no users, turns, memories or jobs."""
+    for table in ("users", "messages", "memories", "jobs"):
+        if table in side.tables() and side.count(table):
+            raise ValidationError(
+                f"the target store is not empty ({table} has rows); migrate into a new database"
+            )
+
+
+def _undo(target: Side, location: str, created: bool, source: Side) -> None:
+    """Leave the target of a failed migration as it was (it was empty): delete the SQLite
+    file this migration created, or delete every row copied into it. Closes ``target``."""
+    if created:
+        target.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(location + suffix).expanduser().unlink(missing_ok=True)
+        return
     try:
-        for mode, overrides in {"dense": {"lexical_weight": 0.0}, "default": {}}.items():
-            a, close_a = open_searcher(source, settings.replace(**overrides), shared)
-            try:
-                b, close_b = open_searcher(target, settings.replace(**overrides), shared)
-                try:
-                    out[mode] = compare_searches(a, b, queries)
-                finally:
-                    close_b()
-            finally:
-                close_a()
+        target.clear([t for t, _ in plan(source, target)])
     finally:
-        shared.close()
+        target.close()
+
+
+def _searches(
+    source: str,
+    target: str,
+    queries: list[tuple[str, str]],
+    settings: Settings,
+    shared: Embedder,
+) -> dict[str, tuple[int, int, float]]:
+    """Both modes' comparisons, with one embedder (one model load) for all four stores."""
+    out = {}
+    for mode, overrides in {"dense": {"lexical_weight": 0.0}, "default": {}}.items():
+        a, close_a = open_searcher(source, settings.replace(**overrides), shared)
+        try:
+            b, close_b = open_searcher(target, settings.replace(**overrides), shared)
+            try:
+                out[mode] = compare_searches(a, b, queries)
+            finally:
+                close_b()
+        finally:
+            close_a()
     return out
 
 

@@ -8,7 +8,7 @@ BLOB that is not a vector in PostgreSQL (``bytea``) stays bytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,6 +62,39 @@ class SQLiteSide:
                 return tables.insert_rows(conn, table, columns, rows, advance)
 
             yield write
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of the stored vectors."""
+        return self.store.embedders_in_use()
+
+    def max_rowid(self, table: str) -> int:
+        """The largest ``rowid`` of ``table`` (0 when empty)."""
+        return tables.max_rowid(self.db.get(), table)
+
+    def lookup(
+        self,
+        table: str,
+        key_cols: Sequence[str],
+        keys: Sequence[tuple[Any, ...]],
+        out_cols: Sequence[str],
+    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """Rows of ``table`` by key (see :func:`mnemo.storage.sqlite.tables.lookup`); inside
+        :meth:`writing` they include the rows written so far."""
+        return tables.lookup(self.db.get(), table, key_cols, keys, out_cols)
+
+    def vector_dims(self) -> dict[str, int]:
+        """Embedder id -> dimension of the stored vectors."""
+        names = [t for t in self.tables() if "embedding" in self.columns(t)]
+        return tables.vector_dims(self.db.get(), names)
+
+    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
+        """Bump the users' cache generations (inside :meth:`writing`)."""
+        tables.bump_generation(self.db.get(), users)
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Delete every row of the tables ``names``, in one transaction."""
+        with self.db.write() as conn:
+            tables.clear(conn, names)
 
     def close(self) -> None:
         """Close the store."""
@@ -136,6 +169,52 @@ class PostgresSide:
             index_stored_embedders(self.conn)
         with pg_errors(self.store.location):
             self.conn.execute("ANALYZE")
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of the stored vectors."""
+        return self.store.embedders_in_use()
+
+    def max_rowid(self, table: str) -> int:
+        """The largest ``rowid`` of ``table`` (0 when empty)."""
+        from mnemo.storage.postgres.copy import max_rowid
+
+        return max_rowid(self.conn, table)
+
+    def lookup(
+        self,
+        table: str,
+        key_cols: Sequence[str],
+        keys: Sequence[tuple[Any, ...]],
+        out_cols: Sequence[str],
+    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """Rows of ``table`` by key (see :func:`mnemo.storage.postgres.copy.lookup`); inside
+        :meth:`writing` they include the rows written so far."""
+        from mnemo.storage.postgres.conn import pg_errors
+        from mnemo.storage.postgres.copy import lookup
+
+        with pg_errors(self.store.location):
+            return lookup(self.conn, table, key_cols, keys, out_cols)
+
+    def vector_dims(self) -> dict[str, int]:
+        """Embedder id -> dimension of the stored vectors."""
+        from mnemo.storage.postgres.copy import vector_dims
+
+        kinds = {t: self.columns(t).get("embedding") for t in self.tables()}
+        return vector_dims(self.conn, {t: k for t, k in kinds.items() if k})
+
+    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
+        """Bump the users' cache generations (inside :meth:`writing`)."""
+        from mnemo.storage.postgres.copy import bump_generation
+
+        bump_generation(self.conn, users)
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Delete every row of the tables ``names``, in one transaction."""
+        from mnemo.storage.postgres.conn import pg_errors
+        from mnemo.storage.postgres.copy import clear
+
+        with pg_errors(self.store.location), self.conn.transaction():
+            clear(self.conn, names)
 
     def close(self) -> None:
         """Close the connection and the store."""

@@ -39,8 +39,7 @@ class Searcher:
         ranks too. ``now`` sets the reference time for recency (default: the clock).
         ``recency_weight`` and ``score_threshold`` override the settings for this search.
         """
-        if not isinstance(query, str):
-            raise ValidationError(f"query must be a string, got {type(query).__name__}")
+        query = check.query(query)
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")

@@ -19,7 +19,9 @@ from mnemo.schemas import (
     MemoryItem,
     Message,
     ProfileFact,
+    SessionSummary,
     Stats,
+    UserSummary,
 )
 from mnemo.storage.base import (
     DocumentChunks,
@@ -37,6 +39,7 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.ports.api_keys import ApiKeys
+from mnemo.storage.ports.idempotency import IdempotencyKeys
 from mnemo.storage.ports.maintenance import Maintenance
 from mnemo.storage.ports.store import Store
 from mnemo.storage.topic_records import Conversation, TopicRow
@@ -59,6 +62,11 @@ class StoreDelegate:
     def api_keys(self) -> ApiKeys:
         """The wrapped store's API key table."""
         return self.inner.api_keys
+
+    @property
+    def idempotency(self) -> IdempotencyKeys:
+        """The wrapped store's idempotency-key table."""
+        return self.inner.idempotency
 
     @property
     def maintenance(self) -> Maintenance:
@@ -129,6 +137,14 @@ class StoreDelegate:
         """Erase every row of a user; returns counts per table."""
         return self.inner.delete_user(tenant, user_id)
 
+    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
+        """The users of ``tenant`` by id, with their counts and last activity."""
+        return self.inner.list_users(tenant, limit, offset)
+
+    def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
+        """A user's sessions, the most recently active first."""
+        return self.inner.list_sessions(tenant, user_id)
+
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         return self.inner.stats(tenant)
@@ -184,13 +200,17 @@ class StoreDelegate:
         """Row fields for the given refs (those still present)."""
         return self.inner.fetch(refs)
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
         """Already-stored vectors for content hashes made by ``embedder``."""
-        return self.inner.embeddings_for(embedder, hashes)
+        return self.inner.embeddings_for(tenant, embedder, hashes)
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
         """The wrapped store's ``key_vectors_for``."""
-        return self.inner.key_vectors_for(embedder, hashes)
+        return self.inner.key_vectors_for(tenant, embedder, hashes)
 
     def embedders_in_use(self) -> list[str]:
         """Distinct embedder ids of stored vectors."""
@@ -232,9 +252,11 @@ class StoreDelegate:
         """The wrapped store's ``fail_job``."""
         return self.inner.fail_job(job_id, error, retry_in_s, owner)
 
-    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
-        """Jobs, newest first."""
-        return self.inner.list_jobs(status, limit)
+    def list_jobs(
+        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+    ) -> list[Job]:
+        """Jobs (of ``tenant``, or every tenant), newest first."""
+        return self.inner.list_jobs(status, limit, tenant)
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:
         """Put dead jobs back to pending (see :class:`~mnemo.storage.ports.jobs.JobQueue`)."""

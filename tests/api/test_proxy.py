@@ -117,7 +117,8 @@ def test_agent_cli_preset_replaces_the_last_user_message(
             model="m", messages=[{"role": "user", "content": "cello?"}], user="u1",
             extra_body={"memory_id": "c1", "memory_top_k": 0},
         )  # fmt: skip
-        assert "Long-term memory" not in chat_requests(upstream)[1]["messages"][-1]["content"]
+        # seed 002: "if top_k <= 0: skip retrieval and send request as-is"
+        assert chat_requests(upstream)[1]["messages"] == [{"role": "user", "content": "cello?"}]
 
 
 def test_models_and_upstream_errors(db_path: str, upstream: ScriptedServer) -> None:
@@ -263,8 +264,97 @@ def test_stream_without_done_and_garbage_replies(db_path: str, upstream: Scripte
         assert len(events) == 1 and "half an answer" in events[0]
         turns = stored(http, "u5")
         assert [t["content"] for t in turns] == ["q", "half an answer"]
-        assert "incomplete" not in turns[1]["metadata"]
+        assert turns[1]["metadata"]["incomplete"] is True  # no [DONE]: it may be cut short
         upstream.enqueue(raw=b"<html>not json</html>")
         r = http.post("/v1/chat/completions", json={**body, "stream": False, "user": "u6"})
         assert r.status_code == 502 and "not a chat completion" in r.json()["error"]["message"]
         assert stored(http, "u6") == []
+
+
+# ---- hardening: long replies, validation first, refusals, one storage rule -----------------
+def chat(text: str = "hi", **extra: Any) -> dict[str, Any]:
+    return {"model": "m", "user": "u1", "messages": [{"role": "user", "content": text}], **extra}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_a_reply_longer_than_max_content_chars_is_stored_cut_and_marked(
+    db_path: str, upstream: ScriptedServer, stream: bool
+) -> None:
+    long_reply = " ".join(f"word{i}" for i in range(60))  # 409 characters
+    with served(db_path, upstream_base_url=upstream.url, max_content_chars=100) as (srv, http):
+        upstream.enqueue_chat(long_reply)
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="x", max_retries=0)
+        if stream:
+            events = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "talk"}], user="u1", stream=True
+            )
+            got = "".join(e.choices[0].delta.content or "" for e in events if e.choices)
+        else:
+            reply = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "talk"}], user="u1"
+            )
+            got = reply.choices[0].message.content or ""
+        assert got == long_reply  # the client gets all of it
+        user, assistant = stored(http, "u1")
+        assert user["content"] == "talk"
+        assert assistant["content"] == long_reply[:100]
+        assert assistant["metadata"]["truncated"] is True
+        assert assistant["metadata"]["original_chars"] == len(long_reply)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        chat("x" * 101),
+        chat("lone \ud800 surrogate"),
+        chat(model="m" * 70_000),
+        {**chat(), "user": "u" * 300},
+    ],
+    ids=["long-user-turn", "surrogate", "huge-model-name", "long-user-id"],
+)
+def test_a_turn_that_cannot_be_stored_is_422_before_the_upstream_is_called(
+    db_path: str, upstream: ScriptedServer, body: dict[str, Any]
+) -> None:
+    with served(db_path, upstream_base_url=upstream.url, max_content_chars=100) as (_, http):
+        for stream in (False, True):
+            raw = json.dumps({**body, "stream": stream}).encode()
+            r = http.post(
+                "/v1/chat/completions", content=raw, headers={"content-type": "application/json"}
+            )
+            assert r.status_code == 422, r.text
+        assert chat_requests(upstream) == []
+        assert stored(http, "u1") == []
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_nan_in_a_pass_through_field_is_422(
+    db_path: str, upstream: ScriptedServer, literal: str
+) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        raw = json.dumps(chat())[:-1] + f', "temperature": {literal}}}'
+        r = http.post(
+            "/v1/chat/completions",
+            content=raw.encode(),
+            headers={"content-type": "application/json"},
+        )
+        assert r.status_code == 422 and "temperature" in r.json()["error"]["message"]
+        assert chat_requests(upstream) == []
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_refusals_pass_retry_after_store_nothing_and_are_counted(
+    db_path: str, upstream: ScriptedServer, stream: bool
+) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        limits = {"Retry-After": "7", "x-ratelimit-remaining-requests": "0"}
+        upstream.enqueue(status=429, headers=limits)
+        r = http.post("/v1/chat/completions", json=chat(stream=stream))
+        assert r.status_code == 429
+        assert r.headers["retry-after"] == "7"
+        assert r.headers["x-ratelimit-remaining-requests"] == "0"
+        upstream.enqueue(status=503)
+        assert http.post("/v1/chat/completions", json=chat(stream=stream)).status_code == 503
+        assert stored(http, "u1") == []  # refused: nothing stored, streaming or not
+        metrics = http.get("/metrics").text
+        assert 'mnemo_upstream_errors_total{reason="rate_limited"} 1.0' in metrics
+        assert 'mnemo_upstream_errors_total{reason="http_5xx"} 1.0' in metrics

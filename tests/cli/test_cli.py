@@ -70,7 +70,7 @@ def test_import_errors_are_one_line_and_exit_2(
     bad.write_text('{"role": "user", "content": "fine"}\n{"role": "robot", "content": "x"}\n')
     out = runner.invoke(app, ["import", str(bad), "--user", "ann", "--batch-size", "1"], env=env)
     assert out.exit_code == 2
-    assert "line 2" in out.output and "role" in out.output and "Traceback" not in out.output
+    assert "bad.jsonl:2: role" in out.output and "Traceback" not in out.output
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"role": "user", "content": "ok"}\n{not json\n')
     out = runner.invoke(app, ["import", str(broken), "--user", "ann"], env=env)

@@ -18,7 +18,9 @@ def test_a_config_error_with_brackets_prints_them(db_path: str) -> None:
     out = runner.invoke(app, ["add", "I have a dog", "--user", "u"], env=env)
     assert out.exit_code == 2
     assert "unknown local embedder model 'nope'" in out.output
-    assert "['all-MiniLM-L6-v2-int8', 'paraphrase-MiniLM-L3-v2']" in out.output
+    assert (
+        "['all-MiniLM-L6-v2-int8', 'all-MiniLM-L6-v2-q8', 'paraphrase-MiniLM-L3-v2']" in out.output
+    )
 
 
 def test_an_install_hint_keeps_its_extra(capsys: pytest.CaptureFixture[str]) -> None:

@@ -62,10 +62,10 @@ def test_the_single_fact_is_stored_as_is_with_one_llm_call(
 def test_no_extractor_model_extracts_nothing_unless_rules_are_asked_for(db_path: str) -> None:
     texts = ("I live in Paris. I have two cats.", "Nice!")
     with Memory(db_path, **PRESET) as mem:
-        assert not mem.settings.llm_enabled and not mem.settings.fact_rules_fallback
+        assert not mem.settings.llm_enabled and not mem.settings.fact_rule_fallback
         exchange(mem, *texts)
         assert facts(mem) == []  # "If no model is available, extraction exits"
-    with Memory(str(Path(db_path).with_name("rules.db")), **PRESET, fact_rules_fallback=True) as m:
+    with Memory(str(Path(db_path).with_name("rules.db")), **PRESET, fact_rule_fallback=True) as m:
         exchange(m, *texts)
         assert facts(m) == ["User lives in Paris"]  # opted in: one fact by rules
 

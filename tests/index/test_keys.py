@@ -99,7 +99,7 @@ def test_keys_are_stored_and_loaded_on_both_stores(open_mem: Callable[..., Memor
     n_chunks = len(chunk_text(LONG, 20))
     assert index.k == n_chunks
     assert set(index.key_owners[: index.k].tolist()) == {0}  # the long user turn's position
-    stored = mem.store.key_vectors_for(mem.embedder.id, [content_hash(LONG)])
+    stored = mem.store.key_vectors_for(mem.tenant, mem.embedder.id, [content_hash(LONG)])
     vectors = mem.embedder.embed(chunk_text(LONG, 20))
     assert np.allclose(stored[content_hash(LONG)], vectors, atol=1e-6)
 
@@ -138,7 +138,7 @@ def test_reembed_rebuilds_keys_with_the_new_embedder(tmp_path: Path) -> None:
     try:
         report = reembed(store, emb, keys=CHUNKS)
         assert report.rows["messages"] == 1 and report.rows["message keys"] == 1
-        keys = store.key_vectors_for(emb.id, [content_hash(LONG)])[content_hash(LONG)]
+        keys = store.key_vectors_for(None, emb.id, [content_hash(LONG)])[content_hash(LONG)]
         assert keys.shape == (len(chunk_text(LONG, 20)), 96)
     finally:
         store.close()

@@ -177,12 +177,12 @@ BAD_TURNS = [
     ),
     pytest.param(
         [turn(metadata={"when": Unserialisable()})],
-        "metadata is not JSON-serialisable",
+        r"metadata\S* is not JSON-serialisable",
         id="unserialisable-metadata",
     ),
     pytest.param(
         [turn(metadata={"tags": {"a", "b"}})],
-        "metadata is not JSON-serialisable",
+        r"metadata\S* is not JSON-serialisable",
         id="set-in-metadata",
     ),
     pytest.param(
@@ -288,6 +288,98 @@ def test_memory_content_with_a_lone_surrogate_is_rejected(seeded: Seeded) -> Non
     rejects(seeded, lambda m: m.add(f"lone \udcff {PROBE}", user_id=U1), ValidationError, "content")
 
 
+BAD = "lone \ud800 surrogate"
+SURROGATE_CALLS = [
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, metadata={BAD: 1}), "metadata", id="metadata-key"
+    ),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, metadata={"k": {"deep": [BAD]}}),
+        r"metadata\.k\.deep\[0\]",
+        id="metadata-nested-value",
+    ),
+    pytest.param(lambda m: m.add(PROBE, user_id=U1, tags=["ok", BAD]), r"tags\[1\]", id="tag"),
+    pytest.param(
+        lambda m: m.add_messages([turn(metadata={"note": BAD})], user_id=U1),
+        r"messages\[0\]\.metadata\.note",
+        id="turn-metadata",
+    ),
+    pytest.param(lambda m: m.search(BAD, user_id=U1), "query", id="search-query"),
+    pytest.param(lambda m: m.context(BAD, user_id=U1), "query", id="context-query"),
+    pytest.param(
+        lambda m: m.context(PROBE, user_id=U1, location=BAD), "location", id="context-location"
+    ),
+    pytest.param(lambda m: m.list(U1, tag=BAD), "tag", id="list-tag-filter"),
+    pytest.param(
+        lambda m: m.attach_document(f"doc {PROBE}", U1, metadata={"x": BAD}),
+        "metadata",
+        id="document-metadata",
+    ),
+    pytest.param(lambda m: m.search_topics(BAD, U1), "query", id="topic-search-query"),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, metadata={"n": float("nan")}),
+        "metadata",
+        id="nan-in-metadata",
+    ),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, metadata={"k": "nul \x00"}), "NUL", id="nul-in-metadata"
+    ),
+    pytest.param(lambda m: m.add(PROBE, user_id=U1, tags=["a\x00b"]), "NUL", id="nul-in-tag"),
+]
+
+
+LIMIT_CALLS = [
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, metadata={"k": "x" * 70_000}),
+        "max_metadata_bytes",
+        id="metadata-bytes",
+    ),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, tags=[str(i) for i in range(100_000)]),
+        "max_tags",
+        id="tag-count",
+    ),
+    pytest.param(
+        lambda m: m.add(PROBE, user_id=U1, tags=["t" * 5_000_000]), "max_tag_chars", id="tag-size"
+    ),
+    pytest.param(
+        lambda m: m.add_messages([turn(metadata={"k": "é" * 40_000})], user_id=U1),
+        "max_metadata_bytes",
+        id="turn-metadata-bytes",
+    ),
+    pytest.param(
+        lambda m: m.attach_document(PROBE, U1, metadata={"k": "x" * 70_000}),
+        "max_metadata_bytes",
+        id="document-metadata-bytes",
+    ),
+    pytest.param(
+        lambda m: m.update(m.list(U1, tag="health")[0].id, tags=["t"] * 101),
+        "max_tags",
+        id="update-tags",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "match"), LIMIT_CALLS)
+def test_size_limits_name_their_setting(
+    seeded: Seeded, call: Callable[[Memory], Any], match: str
+) -> None:
+    rejects(seeded, call, ValidationError, match)
+
+
+@pytest.mark.parametrize(("call", "match"), SURROGATE_CALLS)
+def test_invalid_text_is_rejected_at_every_entry_point(
+    seeded: Seeded, call: Callable[[Memory], Any], match: str
+) -> None:
+    rejects(seeded, call, ValidationError, match)
+
+
+def test_update_rejects_invalid_text_in_tags_and_metadata(seeded: Seeded) -> None:
+    fact = seeded.fact.id
+    rejects(seeded, lambda m: m.update(fact, tags=[BAD]), ValidationError, r"tags\[0\]")
+    rejects(seeded, lambda m: m.update(fact, metadata={BAD: 1}), ValidationError, "metadata")
+
+
 # ---- get / update / delete / history ---------------------------------------------------------
 @pytest.mark.parametrize("op", ["get", "update", "delete", "history"])
 @pytest.mark.parametrize("bad_id", ["mem_01nosuchmemory0000000000", "nonsense", ""])
@@ -358,7 +450,7 @@ def test_wrong_id_types(seeded: Seeded, call: Callable[[Memory], Any], match: st
         pytest.param({"importance": 2}, "importance must be in", id="importance-2"),
         pytest.param({"confidence": "high"}, "confidence must be a number", id="confidence-str"),
         pytest.param({"tags": "health"}, "tags must be a list", id="tags-str"),
-        pytest.param({"metadata": {"x": Unserialisable()}}, "metadata is not JSON", id="meta"),
+        pytest.param({"metadata": {"x": Unserialisable()}}, r"metadata\S* is not JSON", id="meta"),
         pytest.param(
             {"content": f"ok {PROBE}", "importance": -1},
             "importance",
@@ -466,10 +558,6 @@ HOSTILE_QUERIES = [
     "cafe\u0301",
     "\u200b",
     "\ufeff",
-    "\x00",
-    "\x00fox",
-    "\udcff",
-    "fox\ud800",
     "SELECT * FROM messages; DROP TABLE messages; --",
     "'); DROP TABLE messages; --",
     "o64656661756C741F753" + "2",  # looks like an owner token
@@ -488,6 +576,13 @@ def test_hostile_query_returns_a_list(seeded: Seeded, query: str) -> None:
     assert all(h.user_id in (U1, "global") for h in hits), "another user's row leaked"
     assert seeded.snapshot() == before
     assert seeded.mem.store.integrity_check() == "ok"
+
+
+@pytest.mark.parametrize("query", ["\x00", "\x00fox", "\udcff", "fox\ud800"], ids=repr)
+def test_query_with_nul_or_lone_surrogate_is_rejected(seeded: Seeded, query: str) -> None:
+    """Query text follows the rules of all text (``validation.text``), like stored text."""
+    with pytest.raises(ValidationError, match="query must"):
+        seeded.mem.search(query, user_id=U1)
 
 
 @pytest.mark.parametrize("query", ["", " ", "\t\n", "\u3000", "   \r\n  "], ids=repr)
@@ -515,8 +610,6 @@ def test_empty_or_blank_query_returns_nothing(seeded: Seeded, query: str) -> Non
         "{text}: fox",
         "FOX",
         "Fox!",
-        "fox\x00",
-        "\udcfffox",
         "🙂fox🙂",
     ],
     ids=repr,
@@ -653,7 +746,13 @@ if HAVE_HYPOTHESIS:
     def test_any_query_text_returns_a_list(
         shared: Seeded, query: str, kinds: Any, session: Any
     ) -> None:
-        hits = shared.mem.search(query, user_id=U1, session_id=session, kinds=kinds, limit=5)
+        invalid = "\x00" in query or any(0xD800 <= ord(ch) <= 0xDFFF for ch in query)
+        try:
+            hits = shared.mem.search(query, user_id=U1, session_id=session, kinds=kinds, limit=5)
+        except ValidationError:
+            assert invalid, f"valid query {query!r} rejected"
+            return
+        assert not invalid, f"query {query!r} with NUL or a lone surrogate accepted"
         assert isinstance(hits, list) and len(hits) <= 5
         assert all(isinstance(h, Hit) and h.user_id in (U1, "global") for h in hits)
         if not query.strip():
@@ -686,3 +785,14 @@ else:
 
     def test_property_tests_need_hypothesis() -> None:
         pytest.skip("hypothesis is not installed (pip install hypothesis)")
+
+
+@pytest.mark.parametrize("op", ["get", "update", "delete", "history"])
+def test_ids_with_invalid_text_raise_validation_error(seeded: Seeded, op: str) -> None:
+    calls: dict[str, Callable[[Memory], Any]] = {
+        "get": lambda m: m.get("mem_\ud800"),
+        "update": lambda m: m.update("mem_a\x00", content="x"),
+        "delete": lambda m: m.delete("mem_\udcff"),
+        "history": lambda m: m.history("prof_\ud800"),
+    }
+    rejects(seeded, calls[op], ValidationError, "id must")

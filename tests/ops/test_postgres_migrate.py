@@ -89,8 +89,8 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
         chunks_a = a.store.document_chunks("default", "u0", "hashing:384")
         chunks_b = b.store.document_chunks("default", "u0", "hashing:384")
         assert chunks_a.texts == chunks_b.texts and (chunks_a.vectors == chunks_b.vectors).all()
-        keys_a = a.store.key_vectors_for("hashing:384", [content_hash(LONG)])
-        keys_b = b.store.key_vectors_for("hashing:384", [content_hash(LONG)])
+        keys_a = a.store.key_vectors_for(None, "hashing:384", [content_hash(LONG)])
+        keys_b = b.store.key_vectors_for(None, "hashing:384", [content_hash(LONG)])
         assert len(keys_a[content_hash(LONG)]) >= 2
         assert (keys_a[content_hash(LONG)] == keys_b[content_hash(LONG)]).all()
 

@@ -161,8 +161,8 @@ def test_vector_state_tracks_inserts_and_other_changes(mem: Memory) -> None:
 
 def test_fetch_and_embeddings_for_missing_rows(mem: Memory) -> None:
     assert mem.store.fetch([(MESSAGE, 12345), (MEMORY, 999)]) == {}
-    assert mem.store.embeddings_for("hashing:384", ["nohash"]) == {}
-    assert mem.store.embeddings_for("hashing:384", []) == {}
+    assert mem.store.embeddings_for(mem.tenant, "hashing:384", ["nohash"]) == {}
+    assert mem.store.embeddings_for(mem.tenant, "hashing:384", []) == {}
 
 
 def test_concurrent_writers_get_unique_contiguous_seq(open_mem: OpenMem) -> None:

@@ -180,6 +180,12 @@ def test_safeguards() -> None:
     # an empty answer loses nothing
     assert safeguard([], new, shown=3)[0] == [Add("User lives in Rome")]
     assert safeguard([Keep("a")], new, shown=3)[0] == [Keep("a")]
+    # `agent-cli` (seed 002): "no additions -> add the originals" covers a NONE-only answer
+    out, notes = safeguard([Keep("a")], new, shown=3, none_adds=True)
+    assert out == [Keep("a"), Add("User lives in Rome")] and "no ADD/UPDATE for" in notes[0]
+    assert safeguard([Update("a", "User z")], new, shown=3, none_adds=True)[0] == [
+        Update("a", "User z")
+    ]
 
 
 # ---- the job, end to end, with rules ---------------------------------------------------------
@@ -251,7 +257,7 @@ def test_rerunning_a_job_adds_nothing(mem: Memory) -> None:
 
 def test_single_mode_takes_at_most_one_fact_per_exchange(db_path: str) -> None:
     # llm-managed extracts nothing without an LLM unless rules are asked for (its own test)
-    with Memory(db_path, embedder="hashing", preset="llm-managed", fact_rules_fallback=True) as mem:
+    with Memory(db_path, embedder="hashing", preset="llm-managed", fact_rule_fallback=True) as mem:
         assert mem.settings.fact_extraction == "single"
         ids = mem.add_messages(
             [

@@ -176,6 +176,23 @@ def test_reconciliation_maps_short_ids_and_rejects_unknown_ones(
     assert actor == "llm" and "unknown id 7" in note and "unknown id 'mem_x'" in note
 
 
+def test_a_none_only_answer_adds_the_originals_in_agent_cli_only(
+    db_path: str, server: ScriptedServer
+) -> None:
+    """Seed 002: 'if reconciliation yields no additions but we had new facts, fall back to
+    adding the original new facts' -- NONE decisions are not additions."""
+    for preset, expected in (
+        ("agent-cli", ["User has a dog named Rex", "User lives in Paris", "User lives in Rome."]),
+        ("default", ["User has a dog named Rex", "User lives in Paris"]),
+    ):
+        with llm_memory(f"{db_path}.{preset}", server.url, preset=preset) as m:
+            seed_facts(m)
+            reply_json(server, {"facts": ["User lives in Rome."]})
+            reply_json(server, {"decisions": [{"event": "NONE", "id": 0}]})
+            say(m, "I live in Rome.")
+            assert facts(m) == expected, preset
+
+
 def test_deleting_everything_shown_is_refused(mem: Memory, server: ScriptedServer) -> None:
     seed_facts(mem)
     reply_json(server, {"facts": ["User lives in Rome."]})

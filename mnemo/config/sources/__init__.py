@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from mnemo.config.sources.arguments import read_arguments
-from mnemo.config.sources.env import ENV_PREFIX, read_env
+from mnemo.config.sources.env import ENV_PREFIX, read_env, warn_unknown
 from mnemo.config.sources.preset import read_preset
 from mnemo.config.sources.toml import read_toml
 
@@ -21,7 +21,8 @@ def layered(data: Any, environ: Mapping[str, str], fields: Collection[str]) -> d
     """Merge the sources, lowest first: preset < TOML < environment < constructor ``data``.
 
     The TOML file is the ``config_file`` of the arguments, else of the environment; the preset
-    is the ``preset`` of the highest source that names one, else ``default``.
+    is the ``preset`` of the highest source that names one, else ``default``. A ``MNEMO_*``
+    variable that names no field is logged once (:func:`~.env.warn_unknown`).
 
     >>> layered({"rrf_k": 30}, {"MNEMO_RRF_K": "10", "MNEMO_POOL_FACTOR": "4"}, {"rrf_k",
     ...     "pool_factor", "preset"})
@@ -29,6 +30,7 @@ def layered(data: Any, environ: Mapping[str, str], fields: Collection[str]) -> d
     """
     explicit = read_arguments(data)
     env = read_env(environ, fields)
+    warn_unknown(environ, fields)
     config_file = explicit.get("config_file") or env.get("config_file")
     merged: dict[str, Any] = read_toml(config_file, fields) if config_file else {}
     merged.update(env)
@@ -36,4 +38,12 @@ def layered(data: Any, environ: Mapping[str, str], fields: Collection[str]) -> d
     return {**read_preset(merged.get("preset", "default")), **merged}
 
 
-__all__ = ["ENV_PREFIX", "layered", "read_arguments", "read_env", "read_preset", "read_toml"]
+__all__ = [
+    "ENV_PREFIX",
+    "layered",
+    "read_arguments",
+    "read_env",
+    "read_preset",
+    "read_toml",
+    "warn_unknown",
+]

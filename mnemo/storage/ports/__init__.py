@@ -6,8 +6,8 @@
 * :class:`JobQueue` (``jobs``): the durable job queue.
 * :class:`ConversationTiers` (``tiers``): profile facts, session reads, eviction.
 * :class:`TopicStore` (``topics``): a conversation's topics.
-* :class:`ApiKeys` (``api_keys``) and :class:`Maintenance` (``maintenance``): held by a store as
-  attributes.
+* :class:`ApiKeys` (``api_keys``), :class:`IdempotencyKeys` (``idempotency``) and
+  :class:`Maintenance` (``maintenance``): held by a store as attributes.
 * :class:`Store` (``store``): all of them, for the facade.
 * ``unions``: a few roles together, one union per tier of the write path.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from mnemo.storage.ports.api_keys import ApiKeys, KeyHolder
 from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.idempotency import IdempotencyHolder, IdempotencyKeys, Receipt
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintenance
 from mnemo.storage.ports.rows import MemoryRows
@@ -31,10 +32,13 @@ __all__ = [
     "ConversationTiers",
     "Documents",
     "FactTierStore",
+    "IdempotencyHolder",
+    "IdempotencyKeys",
     "JobQueue",
     "KeyHolder",
     "Maintenance",
     "MemoryRows",
+    "Receipt",
     "SearchSource",
     "Store",
     "TopicStore",

@@ -49,8 +49,10 @@ class JobQueue(Protocol):
         """
         ...
 
-    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
-        """Jobs, newest first."""
+    def list_jobs(
+        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+    ) -> list[Job]:
+        """Jobs (of ``tenant``, or every tenant), newest first."""
         ...
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from mnemo.schemas import HistoryEntry, MemoryItem, Message, Stats
+from mnemo.schemas import (
+    HistoryEntry,
+    MemoryItem,
+    Message,
+    SessionSummary,
+    Stats,
+    UserSummary,
+)
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
 
 
@@ -68,6 +75,14 @@ class MemoryRows(Protocol):
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user; returns counts per table."""
+        ...
+
+    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
+        """The users of ``tenant`` by id, with their counts and last activity."""
+        ...
+
+    def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
+        """A user's sessions, the most recently active first."""
         ...
 
     def stats(self, tenant: str) -> Stats:

@@ -43,12 +43,18 @@ class SearchSource(Protocol):
         """Row fields for the given refs (those still present)."""
         ...
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Already-stored vectors for content hashes made by ``embedder``."""
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Already-stored vectors of ``tenant``'s rows for content hashes made by ``embedder``
+        (``tenant`` None: any tenant's, for maintenance no tenant can time)."""
         ...
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of ``tenant``'s messages by content hash, made by
+        ``embedder`` (``tenant`` None: any tenant's)."""
         ...
 
     def embedders_in_use(self) -> list[str]:

@@ -6,6 +6,7 @@ from typing import Protocol
 
 from mnemo.storage.ports.api_keys import ApiKeys
 from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.idempotency import IdempotencyKeys
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintenance
 from mnemo.storage.ports.rows import MemoryRows
@@ -25,6 +26,11 @@ class Store(MemoryRows, Documents, SearchSource, JobQueue, ConversationTiers, To
     @property
     def api_keys(self) -> ApiKeys:
         """The store's API key table."""
+        ...
+
+    @property
+    def idempotency(self) -> IdempotencyKeys:
+        """The store's idempotency-key table."""
         ...
 
     @property

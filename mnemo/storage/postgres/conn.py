@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolClosed
 
 from mnemo.errors import SchemaError, StorageError
+from mnemo.redact import mask_credentials
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -37,14 +37,7 @@ def migration_files() -> list[tuple[int, str]]:
 
 def redact(url: str) -> str:
     """``url`` without its password, for messages and ``Store.location``."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    netloc = f"{parts.username}:***@{host}" if parts.username else host
-    return urlunsplit(parts._replace(netloc=netloc))
+    return mask_credentials(url)
 
 
 def configure(conn: psycopg.Connection[Any]) -> None:

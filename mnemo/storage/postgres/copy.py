@@ -6,7 +6,7 @@ float32 numpy arrays in both directions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from psycopg import sql
@@ -121,3 +121,75 @@ def index_stored_embedders(c: Conn) -> list[str]:
                 create_hnsw_index(c, table, e["embedder"], int(r["dim"]))
                 done.add(e["embedder"])
     return sorted(done)
+
+
+def max_rowid(c: Conn, table: str) -> int:
+    """The largest ``rowid`` of ``table`` (0 when empty)."""
+    r = c.execute(
+        sql.SQL("SELECT coalesce(max(rowid), 0) AS n FROM {}").format(sql.Identifier(table))
+    ).fetchone()
+    return int(r["n"]) if r else 0
+
+
+#: Keys per statement of :func:`lookup`.
+LOOKUP_CHUNK = 500
+
+
+def lookup(
+    c: Conn,
+    table: str,
+    key_cols: Sequence[str],
+    keys: Sequence[tuple[Any, ...]],
+    out_cols: Sequence[str],
+) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the values of
+    ``out_cols`` (one row per key; keys are unique in the tables this is asked of)."""
+    select = sql.SQL(", ").join(map(sql.Identifier, (*key_cols, *out_cols)))
+    names = sql.SQL(", ").join(map(sql.Identifier, key_cols))
+    one = sql.SQL("({})").format(sql.SQL(", ").join([sql.Placeholder()] * len(key_cols)))
+    width = len(key_cols)
+    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for start in range(0, len(keys), LOOKUP_CHUNK):
+        chunk = keys[start : start + LOOKUP_CHUNK]
+        query = sql.SQL("SELECT {s} FROM {t} WHERE ({k}) IN (VALUES {v})").format(
+            s=select, t=sql.Identifier(table), k=names, v=sql.SQL(", ").join([one] * len(chunk))
+        )
+        params = [value for key in chunk for value in key]
+        for r in c.execute(query, params).fetchall():
+            values = tuple(r.values())
+            found[values[:width]] = values[width:]
+    return found
+
+
+def vector_dims(c: Conn, tables: dict[str, str]) -> dict[str, int]:
+    """Embedder id -> dimension of the vectors stored in ``tables`` (table -> the type of its
+    ``embedding`` column: ``vector``, or ``bytea`` of float32)."""
+    dims: dict[str, int] = {}
+    for table, kind in tables.items():
+        size = "vector_dims(embedding)" if kind == "vector" else "length(embedding) / 4"
+        query = sql.SQL(
+            "SELECT embedder, min({size}) AS dim FROM {t}"
+            " WHERE embedding IS NOT NULL AND embedder IS NOT NULL GROUP BY embedder"
+        ).format(size=sql.SQL(size), t=sql.Identifier(table))
+        for r in c.execute(query).fetchall():
+            dims.setdefault(r["embedder"], int(r["dim"]))
+    return dims
+
+
+def bump_generation(c: Conn, users: Iterable[tuple[str, str]]) -> None:
+    """Bump the cache generation of ``(tenant, user_id)`` pairs: cached vectors reload."""
+    with c.cursor() as cur:
+        cur.executemany(
+            "UPDATE users SET generation = generation + 1 WHERE tenant = %s AND user_id = %s",
+            list(users),
+        )
+
+
+def clear(c: Conn, tables: Sequence[str]) -> None:
+    """Delete every row of ``tables`` and restart their rowid sequences."""
+    if tables:
+        c.execute(
+            sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
+                sql.SQL(", ").join(map(sql.Identifier, tables))
+            )
+        )

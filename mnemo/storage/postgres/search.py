@@ -194,8 +194,11 @@ class PgSearch:
                     out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
         return out
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Already-stored vectors for content hashes made by ``embedder``."""
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Already-stored vectors of ``tenant``'s rows (None: any tenant's) for content hashes
+        made by ``embedder``."""
         out: dict[str, np.ndarray] = {}
         uniq = list(dict.fromkeys(hashes))
         if not uniq:
@@ -205,15 +208,19 @@ class PgSearch:
                 cur = raw_vector_cursor(c)
                 data = cur.execute(
                     f"SELECT DISTINCT ON (content_hash) content_hash, embedding FROM {table}"
-                    " WHERE content_hash = ANY(%s) AND embedder=%s AND embedding IS NOT NULL",
-                    (uniq, embedder),
+                    " WHERE content_hash = ANY(%s) AND embedder=%s AND embedding IS NOT NULL"
+                    " AND (%s::text IS NULL OR tenant=%s)",
+                    (uniq, embedder, tenant, tenant),
                 ).fetchall()
                 vecs = unpack_vectors([r["embedding"] for r in data])
                 out.update(zip((r["content_hash"] for r in data), vecs, strict=True))
         return out
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of ``tenant``'s messages (None: any tenant's) by
+        content hash, made by ``embedder``."""
         out: dict[str, np.ndarray] = {}
         uniq = list(dict.fromkeys(hashes))
         if not uniq:
@@ -224,8 +231,9 @@ class PgSearch:
                 .execute(
                     "SELECT DISTINCT ON (content_hash) content_hash, embedding, key_vectors"
                     " FROM messages WHERE content_hash = ANY(%s) AND embedder=%s"
-                    " AND octet_length(key_vectors) > 0 AND embedding IS NOT NULL",
-                    (uniq, embedder),
+                    " AND octet_length(key_vectors) > 0 AND embedding IS NOT NULL"
+                    " AND (%s::text IS NULL OR tenant=%s)",
+                    (uniq, embedder, tenant, tenant),
                 )
                 .fetchall()
             )

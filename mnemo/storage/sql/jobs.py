@@ -17,7 +17,9 @@ from mnemo.storage.base import NewJob
 from mnemo.storage.sql import rows
 from mnemo.storage.sql.tx import Tx
 
-JOB_COLS = "rowid, kind, payload, status, attempts, run_after, last_error, usage, lease_until"
+JOB_COLS = (
+    "rowid, kind, payload, status, attempts, run_after, last_error, usage, lease_until, user_id"
+)
 INSERT_COLUMNS = ("tenant", "user_id", "kind", "payload", "run_after", "created_at", "updated_at")
 
 
@@ -69,13 +71,16 @@ def fail(
     return _owned(c, sql, [status, error[:2000], run_after, format_time(now)], job_id, owner)
 
 
-def listed(c: Tx, status: str | None, limit: int) -> list[Job]:
-    """Jobs, newest first."""
+def listed(c: Tx, status: str | None, limit: int, tenant: str | None = None) -> list[Job]:
+    """Jobs (of ``tenant``, or every tenant), newest first."""
     q = c.dialect.mark
-    sql, args = f"SELECT {JOB_COLS} FROM jobs", []
-    if status:
-        sql += f" WHERE status={q}"
-        args.append(status)
+    where: list[str] = []
+    args: list[Any] = []
+    for col, value in (("status", status), ("tenant", tenant)):
+        if value:
+            where.append(f"{col}={q}")
+            args.append(value)
+    sql = f"SELECT {JOB_COLS} FROM jobs" + (" WHERE " + " AND ".join(where) if where else "")
     return [rows.job(r) for r in c.execute(sql + f" ORDER BY rowid DESC LIMIT {q}", [*args, limit])]
 
 

@@ -2,9 +2,10 @@
 ``users`` rows and generations. Each function takes the caller's open write :class:`Tx`, so one
 transaction can hold several of them (a fact batch adds, updates and deletes together).
 
-Every write first takes the user's write lock (:meth:`Tx.lock_user`): on PostgreSQL it
-serialises a user's writers and keeps their rowid order equal to their commit order, which the
-incremental vector index relies on; SQLite serialises writers by itself.
+Every write first takes the user's write lock (:func:`~mnemo.storage.sql.user_lock.lock_user`):
+on PostgreSQL it serialises a user's writers and keeps their rowid order equal to their commit
+order, which the incremental vector index relies on; SQLite serialises writers by itself. A
+write made by a job whose user was erased meanwhile raises there, before anything is written.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from mnemo.schemas import MemoryItem
 from mnemo.storage.base import NewMemory
 from mnemo.storage.sql import rows
 from mnemo.storage.sql.tx import Tx
+from mnemo.storage.sql.user_lock import lock_user
 
 #: Columns a MemoryItem is read from.
 MEMORY_COLS = (
@@ -59,7 +61,7 @@ HISTORY_COLUMNS = (
 
 def own_user(c: Tx, tenant: str, user_id: str, now: str | None) -> None:
     """Take the user's write lock for this transaction; with ``now``, ensure the users row."""
-    c.lock_user(tenant, user_id)
+    lock_user(c, tenant, user_id)
     if now is not None:
         c.execute(
             c.dialect.insert_ignore("users", ("tenant", "user_id", "created_at")),
@@ -95,7 +97,7 @@ def get(c: Tx, tenant: str, memory_id: str) -> MemoryItem:
 def live(c: Tx, tenant: str, memory_id: str) -> MemoryItem:
     """A live memory, read again under its user's lock (a concurrent change may have won)."""
     item = get(c, tenant, memory_id)
-    c.lock_user(tenant, item.user_id)
+    lock_user(c, tenant, item.user_id)
     item = get(c, tenant, memory_id)
     if item.deleted_at is not None:
         raise NotFoundError(f"memory {memory_id!r} was deleted")

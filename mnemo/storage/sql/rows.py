@@ -118,6 +118,7 @@ def job(r: Row) -> Job:
         last_error=r["last_error"],
         usage=None if r["usage"] is None else json.loads(r["usage"]),
         lease_until=None if r["lease_until"] is None else parse_time(r["lease_until"]),
+        user_id=r["user_id"],
     )
 
 

@@ -20,6 +20,7 @@ USER_TABLES = (
     "jobs",
     "documents",
     "fact_runs",
+    "idempotency_keys",
 )
 
 

@@ -22,7 +22,9 @@ from mnemo.schemas import (
     MemoryItem,
     Message,
     ProfileFact,
+    SessionSummary,
     Stats,
+    UserSummary,
     format_time,
     utcnow,
 )
@@ -42,14 +44,15 @@ from mnemo.storage.base import (
     VectorState,
 )
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.sql import directory, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql import messages as msg_sql
 from mnemo.storage.sql import profile as profile_sql
-from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.api_keys import ApiKeyTable
+from mnemo.storage.sql.idempotency import IdempotencyTable
 from mnemo.storage.sql.maintenance import Drift, SQLMaintenance
 from mnemo.storage.sql.topics import Topics
 from mnemo.storage.sql.tx import Transactions, Tx
@@ -78,6 +81,7 @@ class SQLStore:
         self.search = search
         self.claim = claim
         self.api_keys = ApiKeyTable(tx)
+        self.idempotency = IdempotencyTable(tx)
         self.maintenance = SQLMaintenance(tx, drift)
         self.topics = Topics(tx)
 
@@ -202,6 +206,16 @@ class SQLStore:
         with self.tx.write() as c:
             return stats_sql.delete_user(c, tenant, user_id)
 
+    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
+        """The users of ``tenant`` by id, with their counts and last activity."""
+        with self.tx.read() as c:
+            return directory.users(c, tenant, limit, offset)
+
+    def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
+        """A user's sessions, the most recently active first."""
+        with self.tx.read() as c:
+            return directory.sessions(c, tenant, user_id)
+
     def stats(self, tenant: str) -> Stats:
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         embedder = next(iter(self.embedders_in_use()), None)
@@ -274,10 +288,12 @@ class SQLStore:
         with self.tx.write() as c:
             return job_sql.fail(c, job_id, error, retry_in_s, owner, utcnow())
 
-    def list_jobs(self, status: str | None = None, limit: int = 100) -> list[Job]:
-        """Jobs, newest first."""
+    def list_jobs(
+        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+    ) -> list[Job]:
+        """Jobs (of ``tenant``, or every tenant), newest first."""
         with self.tx.auto() as c:
-            return job_sql.listed(c, status, limit)
+            return job_sql.listed(c, status, limit, tenant)
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:
         """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their
@@ -401,13 +417,17 @@ class SQLStore:
         """Hit fields of the given refs (those still present)."""
         return self.search.fetch(refs)
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Already-stored vectors for content hashes made by ``embedder``."""
-        return self.search.embeddings_for(embedder, hashes)
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Already-stored vectors of ``tenant``'s rows for content hashes made by ``embedder``."""
+        return self.search.embeddings_for(tenant, embedder, hashes)
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
-        return self.search.key_vectors_for(embedder, hashes)
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of ``tenant``'s messages by content hash."""
+        return self.search.key_vectors_for(tenant, embedder, hashes)
 
     def embedders_in_use(self) -> list[str]:
         """Distinct embedder ids of stored vectors."""

@@ -1,7 +1,7 @@
 """Topic memory in SQL: load a conversation's topics, let the tier change them, write back.
 
 The statements are shared by both stores; a conversation loaded for writing is loaded under
-its user's write lock (:meth:`~mnemo.storage.sql.tx.Tx.lock_user`).
+its user's write lock (:func:`~mnemo.storage.sql.user_lock.lock_user`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 
 from mnemo.schemas import format_time, parse_time, utcnow
 from mnemo.storage.sql.tx import Row, Transactions, Tx
+from mnemo.storage.sql.user_lock import lock_user
 from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
 
 T = TypeVar("T")
@@ -90,7 +91,7 @@ class Topics:
             with self.tx.read() as c:
                 return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
         with self.tx.write() as c:
-            c.lock_user(tenant, user_id)
+            lock_user(c, tenant, user_id)
             conv = self._conversation(c, (tenant, user_id, session_id), True, also)
             result = fn(conv)
             self._save(c, conv)

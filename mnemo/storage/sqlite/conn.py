@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -47,6 +48,28 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+#: Modes of what a store creates: its folder and its file (SQLite gives the WAL and shared
+#: memory files the database file's mode). Existing files keep theirs.
+DIR_MODE, FILE_MODE = 0o700, 0o600
+
+
+def create_private(path: Path) -> None:
+    """Create ``path``'s folder (``DIR_MODE``) and an empty database file (``FILE_MODE``)
+    unless they exist: memories are private to the user running mnemo. StorageError when
+    the file system refuses."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
+    except FileExistsError:
+        if not path.parent.is_dir():
+            raise StorageError(
+                f"cannot create the SQLite database {path}: {path.parent} is not a folder"
+            ) from None
+    except OSError as exc:
+        raise StorageError(f"cannot create the SQLite database {path}: {exc}") from exc
+
+
 class Connections:
     """One connection per thread to one SQLite file, with mnemo's pragmas applied."""
 
@@ -66,7 +89,7 @@ class Connections:
             self._uri = True
             self._anchor = self.get()
         else:
-            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            create_private(Path(path).expanduser())
 
     def get(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""

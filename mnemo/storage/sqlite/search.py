@@ -147,8 +147,11 @@ class SQLiteSearch:
             data = c.execute(sql, args).fetchall()
         return rows.vector_rows(data)
 
-    def embeddings_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Already-stored vectors for content hashes made by ``embedder``."""
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Already-stored vectors of ``tenant``'s rows (None: any tenant's) for content hashes
+        made by ``embedder``."""
         out: dict[str, np.ndarray] = {}
         c = self.db.get()
         uniq = list(dict.fromkeys(hashes))
@@ -158,14 +161,18 @@ class SQLiteSearch:
             for table in ("messages", "memories"):
                 for h, blob in c.execute(
                     f"SELECT content_hash, embedding FROM {table} WHERE content_hash IN ({marks})"
-                    " AND +embedder=? AND embedding IS NOT NULL",  # '+': look up by hash
-                    [*chunk, embedder],
+                    " AND +embedder=? AND embedding IS NOT NULL"  # '+': look up by hash
+                    " AND (? IS NULL OR +tenant=?)",
+                    [*chunk, embedder, tenant, tenant],
                 ):
                     out[h] = np.frombuffer(blob, dtype=np.float32)
         return out
 
-    def key_vectors_for(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        """Stored extra keys (at least one) of messages by content hash, made by ``embedder``."""
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of ``tenant``'s messages (None: any tenant's) by
+        content hash, made by ``embedder``."""
         out: dict[str, np.ndarray] = {}
         c = self.db.get()
         uniq = list(dict.fromkeys(hashes))
@@ -174,8 +181,9 @@ class SQLiteSearch:
             marks = ",".join("?" * len(chunk))
             for h, vec, keys in c.execute(
                 f"SELECT content_hash, embedding, key_vectors FROM messages"
-                f" WHERE content_hash IN ({marks}) AND +embedder=? AND length(key_vectors) > 0",
-                [*chunk, embedder],
+                f" WHERE content_hash IN ({marks}) AND +embedder=? AND length(key_vectors) > 0"
+                " AND (? IS NULL OR +tenant=?)",
+                [*chunk, embedder, tenant, tenant],
             ):
                 out[h] = rows.unpack_keys(keys, len(vec) // 4)
         return out

@@ -9,9 +9,11 @@ from __future__ import annotations
 import sqlite3
 
 from mnemo.errors import StorageError
+from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.store import SQLStore
 from mnemo.storage.sqlite import jobs
 from mnemo.storage.sqlite.conn import Connections
+from mnemo.storage.sqlite.erasure import checkpoint, purge_fts, secure_delete
 from mnemo.storage.sqlite.fts_repair import repair_fts
 from mnemo.storage.sqlite.search import SQLiteSearch, owner_token
 from mnemo.storage.sqlite.tx import SQLiteTransactions
@@ -29,6 +31,23 @@ class SQLiteStore(SQLStore):
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
         tx, search = SQLiteTransactions(self.db), SQLiteSearch(self.db)
         super().__init__(path, tx, search, jobs.claim, repair_fts)
+
+    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+        """Erase every row of a user, leaving none of its text in the file.
+
+        The erasing connection runs with ``PRAGMA secure_delete`` (freed space is zeroed, not
+        left for reuse), the full-text indexes are merged into fresh segments
+        (:func:`~mnemo.storage.sqlite.erasure.purge_fts`; FTS5 keeps deleted entries in old
+        segments until a merge), and a ``TRUNCATE`` checkpoint empties the WAL, which held the
+        old page images. The merge rewrites both full-text indexes, so erasure takes time in
+        proportion to the store's full text.
+        """
+        with secure_delete(self.db.get()):
+            with self.tx.write() as c:
+                counts = stats_sql.delete_user(c, tenant, user_id)
+                purge_fts(c)
+            checkpoint(self.db.get())
+        return counts
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file ('ok' when sound)."""

@@ -9,7 +9,7 @@ bytes, as vectors are stored here.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -81,3 +81,64 @@ def insert_rows(
     c.executemany(query, batch)
     advance(len(batch))
     return n + len(batch)
+
+
+def max_rowid(c: sqlite3.Connection, table: str) -> int:
+    """The largest ``rowid`` of ``table`` (0 when empty)."""
+    return int(c.execute(f'SELECT coalesce(max(rowid), 0) FROM "{table}"').fetchone()[0])
+
+
+#: Keys per statement of :func:`lookup` (well under SQLite's 32,766 variables).
+LOOKUP_CHUNK = 300
+
+
+def lookup(
+    c: sqlite3.Connection,
+    table: str,
+    key_cols: Sequence[str],
+    keys: Sequence[tuple[Any, ...]],
+    out_cols: Sequence[str],
+) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the values of
+    ``out_cols`` (one row per key; keys are unique in the tables this is asked of)."""
+    select = ", ".join(f'"{col}"' for col in (*key_cols, *out_cols))
+    width = len(key_cols)
+    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for start in range(0, len(keys), LOOKUP_CHUNK):
+        chunk = keys[start : start + LOOKUP_CHUNK]
+        if width == 1:
+            where = f'"{key_cols[0]}" IN ({", ".join("?" * len(chunk))})'
+        else:
+            names = ", ".join(f'"{col}"' for col in key_cols)
+            one = "(" + ", ".join("?" * width) + ")"
+            where = f"({names}) IN (VALUES {', '.join([one] * len(chunk))})"
+        params = [value for key in chunk for value in key]
+        for r in c.execute(f'SELECT {select} FROM "{table}" WHERE {where}', params):
+            found[tuple(r[:width])] = tuple(r[width:])
+    return found
+
+
+def vector_dims(c: sqlite3.Connection, tables: Sequence[str]) -> dict[str, int]:
+    """Embedder id -> dimension of the vectors stored in ``tables`` (float32 blobs)."""
+    dims: dict[str, int] = {}
+    for table in tables:
+        for embedder, size in c.execute(
+            f'SELECT embedder, min(length(embedding)) FROM "{table}"'
+            " WHERE embedding IS NOT NULL AND embedder IS NOT NULL GROUP BY embedder"
+        ):
+            dims.setdefault(embedder, int(size) // 4)
+    return dims
+
+
+def bump_generation(c: sqlite3.Connection, users: Iterable[tuple[str, str]]) -> None:
+    """Bump the cache generation of ``(tenant, user_id)`` pairs: cached vectors reload."""
+    c.executemany(
+        "UPDATE users SET generation = generation + 1 WHERE tenant = ? AND user_id = ?",
+        list(users),
+    )
+
+
+def clear(c: sqlite3.Connection, tables: Sequence[str]) -> None:
+    """Delete every row of ``tables`` (children first, so foreign keys hold)."""
+    for table in reversed(tables):
+        c.execute(f'DELETE FROM "{table}"')

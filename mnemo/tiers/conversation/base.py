@@ -16,6 +16,7 @@ from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, content_hash
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
+from mnemo.redact import mask_credentials
 from mnemo.schemas import MemoryItem
 from mnemo.storage.base import NewMemory
 from mnemo.storage.ports.unions import ConversationTierStore
@@ -90,7 +91,7 @@ def ask_json(
             max_tokens=max_tokens,
         )
     except (LLMTransientError, LLMOutputError) as exc:
-        reason = f"{type(exc).__name__}: {exc}"[:500]
+        reason = mask_credentials(f"{type(exc).__name__}: {exc}")[:500]
         log.warning("%s: LLM failed, using rules: %s", prompt, reason)
         return Answer(fallback=reason)
     value = check(result.data)

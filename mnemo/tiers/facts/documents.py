@@ -42,7 +42,7 @@ def new_document(
         check.text(title, "title")
         if len(title) > MAX_TITLE_CHARS:
             raise ValidationError(f"title is longer than {MAX_TITLE_CHARS} characters")
-    meta = check.json_object(metadata, "metadata")
+    meta = check.json_object(metadata, "metadata", settings.max_metadata_bytes)
     chunks = chunk_words(text, settings.document_chunk_words, settings.document_chunk_overlap)
     _, vectors = embed(chunks)
     return NewDocument(
@@ -62,6 +62,6 @@ def new_document(
 
 def document_id(value: Any) -> str:
     """A document id as given by the caller: a string starting with ``doc_``."""
-    if not isinstance(value, str) or not value.startswith(DOCUMENT_PREFIX):
+    if not isinstance(value, str) or not check.text(value, "id").startswith(DOCUMENT_PREFIX):
         raise ValidationError(f"not a document id: {value!r}")
     return value

@@ -125,7 +125,7 @@ def _target(d: Decision) -> str | None:
 
 
 def safeguard(
-    decisions: list[Decision], new_facts: list[str], shown: int, add_unadded: bool = False
+    decisions: list[Decision], new_facts: list[str], shown: int, none_adds: bool = False
 ) -> tuple[list[Decision], list[str]]:
     """`agent-cli`'s safeguards over parsed decisions; returns what is applied and why not.
 
@@ -134,8 +134,8 @@ def safeguard(
     3. Deleting every fact shown (when more than one was shown) is refused: the deletes drop.
     4. New facts with no ADD, UPDATE or NONE at all (an empty or delete-only answer) are
        added as they are, so a lazy answer never loses what the user said. With
-       ``add_unadded`` (`agent-cli`'s "no additions -> add the originals") an answer with no
-       ADD or UPDATE adds them too, NONE-only answers included.
+       ``none_adds`` (`agent-cli`, whose seed says "no additions -> add the originals") a
+       NONE-only answer adds them too.
     """
     notes: list[str] = []
     out: list[Decision] = []
@@ -158,10 +158,10 @@ def safeguard(
     if shown > 1 and len(deletes) >= shown:
         notes.append(f"refused to delete all {shown} facts shown")
         out = [d for d in out if not isinstance(d, Delete)]
-    answered = (Add, Update) if add_unadded else (Add, Update, Keep)
+    answered = (Add, Update) if none_adds else (Add, Update, Keep)
     if new_facts and not any(isinstance(d, answered) for d in out):
-        kinds = "ADD/UPDATE" if add_unadded else "ADD/UPDATE/NONE"
-        notes.append(f"no {kinds} for the new facts: added them as extracted")
+        what = "ADD/UPDATE" if none_adds else "ADD/UPDATE/NONE"
+        notes.append(f"no {what} for the new facts: added them as extracted")
         out += [Add(f) for f in new_facts]
     return out, notes
 

@@ -13,7 +13,7 @@ message with the assistant reply that follows it):
    message ids as sources) that also records the unit's turns as done.
 
 A transient LLM failure (or an unusable answer) falls back to rules for the rest of the job
-and is recorded in the facts' metadata and in ``fact_runs.note``. With ``fact_rules_fallback``
+and is recorded in the facts' metadata and in ``fact_runs.note``. With ``fact_rule_fallback``
 off (`llm-managed`: "if no model is available, extraction exits without doing anything"),
 extraction without a working LLM finds nothing, and the note says so. Step 4 makes the job
 idempotent and kill-safe: a re-run skips finished turns, and a turn whose transaction never
@@ -34,6 +34,7 @@ from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.ids import MEMORY_PREFIX, new_id
 from mnemo.index.vectors import IndexCache
 from mnemo.llm import ChatModel, Usage
+from mnemo.redact import mask_credentials
 from mnemo.schemas import Message, format_time
 from mnemo.storage.base import (
     DocumentChunks,
@@ -105,7 +106,8 @@ class Run:
     def fall_back(self, stage: str, exc: Exception) -> None:
         """Record that ``stage`` fell back to rules after ``exc``."""
         self.actor = "rules"
-        self.notes.append(f"{stage}: LLM failed ({type(exc).__name__}: {str(exc)[:200]}); rules")
+        detail = mask_credentials(str(exc))[:200]
+        self.notes.append(f"{stage}: LLM failed ({type(exc).__name__}: {detail}); rules")
         self.job.fallbacks += 1
 
 
@@ -191,9 +193,7 @@ class FactTier:
             _, vectors = self.vectors(facts, job)
             chunks = self.store.document_chunks(self.tenant, unit.user.user_id, self.embedder_id)
             facts, neighbours = self.screen(unit.user.user_id, facts, vectors, chunks, run)
-            if facts and not self.settings.fact_reconcile:
-                decisions = [Add(f) for f in facts]  # the single fact, as it is
-            elif facts:
+            if facts:
                 decisions = self.decide(facts, neighbours, run)
                 decisions = self.screen_decisions(unit.user.user_id, decisions, chunks, run)
         job.pending += [TurnRun(i, run.actor, run.note) for i in unit.ids]
@@ -216,16 +216,16 @@ class FactTier:
                 return facts
             except (LLMTransientError, LLMOutputError) as exc:
                 run.job.llm_down = isinstance(exc, LLMTransientError)
-                if not self.settings.fact_rules_fallback:
+                if not self.settings.fact_rule_fallback:
                     log.warning("fact extraction failed, nothing extracted: %s", exc)
                     run.notes.append(f"extraction: LLM failed ({type(exc).__name__}); nothing")
                     return []
                 log.warning("fact extraction fell back to rules: %s", exc)
                 run.fall_back("extraction", exc)
         s = self.settings
-        if not s.fact_rules_fallback:
+        if not s.fact_rule_fallback:
             why = "no LLM" if self.chat is None else "the LLM failed earlier in this job"
-            run.notes.append(f"extraction: {why} and fact_rules_fallback off; nothing")
+            run.notes.append(f"extraction: {why} and fact_rule_fallback off; nothing")
             return []
         limit = 1 if s.fact_extraction == "single" else s.fact_max_per_turn
         return fact_rules.extract_facts(unit.user.content, limit, *self.limits)
@@ -295,7 +295,7 @@ class FactTier:
     ) -> list[Decision]:
         """ADD/UPDATE/DELETE/NONE for the screened facts (LLM, or rules), safeguarded."""
         shown = _union(neighbours)
-        if not shown:  # nothing to reconcile against: every new fact is an ADD
+        if not shown or not self.settings.fact_reconcile:  # every new fact is an ADD
             return [Add(f) for f in facts]
         if self.chat is not None and run.actor == "llm":
             ids = short_ids(shown)
@@ -303,9 +303,8 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
-                decisions, notes = safeguard(
-                    decisions, facts, len(shown), self.settings.fact_add_unadded
-                )
+                none_adds = self.settings.fact_reconcile_none_adds
+                decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
                 run.notes += notes
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:

@@ -268,8 +268,7 @@ class TopicMemory:
         return self.clock() if now is None else parse_time(now, "now").timestamp()
 
     def _topic(self, topic_id: str) -> TopicRow:
-        if not isinstance(topic_id, str):
-            raise ValidationError(f"topic_id must be a string, got {type(topic_id).__name__}")
+        check.text(topic_id, "topic_id")
         row = self.store.get_topic(self.tenant, topic_id)
         while row is not None and row.merged_into:
             row = self.store.get_topic(self.tenant, row.merged_into)

@@ -1,0 +1,46 @@
+"""Per-request dependencies of the UI's routes: the viewer, and a posted form that passed the
+cross-site checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from mnemo.ui.access import Gate, Viewer
+from mnemo.ui.forms import read_form
+
+
+def gate(request: Request) -> Gate:
+    """The authentication and form tokens of the app serving ``request``."""
+    found: Gate = request.app.state.gate
+    return found
+
+
+def viewer(request: Request) -> Viewer:
+    """The authenticated caller (the login page follows when there is none)."""
+    return gate(request).viewer(request)
+
+
+ViewerDep = Annotated[Viewer, Depends(viewer)]
+FormFields = Annotated[dict[str, str], Depends(read_form)]
+
+
+@dataclass
+class Posted:
+    """A form posted by an authenticated caller, from this site, with a valid token."""
+
+    viewer: Viewer
+    fields: dict[str, str]
+
+
+def posted(request: Request, who: ViewerDep, fields: FormFields) -> Posted:
+    """The posted form of an authenticated caller; Forbidden when forged or stale."""
+    gate(request).check_form(request, fields, who.csrf)
+    return Posted(who, fields)
+
+
+PostedDep = Annotated[Posted, Depends(posted)]
+
+__all__ = ["FormFields", "Posted", "PostedDep", "ViewerDep", "gate", "posted", "viewer"]

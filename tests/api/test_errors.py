@@ -1,0 +1,68 @@
+"""HTTP error bodies and connections: a crash is a JSON 500 on a connection that stays open,
+and a database failure tells the client nothing about the database (its URL is logged only)."""
+
+from __future__ import annotations
+
+import socket
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+from api_support import served
+
+from mnemo import Settings
+from mnemo.api.app import create_app
+from mnemo.api.server import running
+
+
+def raw_get(sock: socket.socket, path: str) -> bytes:
+    """One HTTP/1.1 request on an open socket; the whole response (Content-Length framed)."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_a_crash_is_a_json_500_and_the_connection_stays_open(db_path: str) -> None:
+    app = create_app(Settings(path=db_path, embedder="hashing"))
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("unexpected")
+
+    with running(app) as srv, socket.create_connection((srv.host, srv.port), timeout=10) as sock:
+        first = raw_get(sock, "/boom")
+        assert first.startswith(b"HTTP/1.1 500")
+        assert b'"internal_error"' in first and b"RuntimeError" in first
+        second = raw_get(sock, "/health")  # same connection
+        assert second.startswith(b"HTTP/1.1 200"), second[:200]
+
+
+def test_a_database_failure_is_a_503_without_the_database_url(
+    pg_url: str, tmp_path: pytest.TempPathFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    where = urlsplit(pg_url)
+    with served(str(tmp_path), database_url=pg_url) as (_, client):
+        assert client.get("/v1/memories").status_code == 200
+        schema = pg_url.split("search_path%3D")[1].split("%2C")[0]
+        with psycopg.connect(pg_url, autocommit=True) as c:
+            c.execute(f"DROP TABLE {schema}.memories CASCADE")
+        r = client.get("/v1/memories")
+        assert r.status_code == 503
+        body = r.text
+        assert r.json()["error"]["type"] == "storage_error"
+        for secret in ("postgresql://", str(where.hostname), str(where.port), schema):
+            assert secret not in body
+    assert "memories" in caplog.text  # the server log keeps the details
