@@ -95,6 +95,9 @@ class Message(BaseModel):
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     topic_id: str | None = None
+    #: when eviction (``max_entries``, `agent-cli`) took the turn out of the working set: out of
+    #: search and of the Markdown file store, kept in this event log
+    evicted_at: datetime | None = None
 
 
 class MemoryItem(BaseModel):
@@ -301,6 +304,7 @@ class ContextItem(BaseModel):
     name: str | None = None
     score: float | None = None
     created_at: datetime | None = None
+    updated_at: datetime | None = None
     session_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -330,6 +334,9 @@ class ContextBundle(BaseModel):
     token_count: int = 0
     budget_tokens: int = 0
     dropped: int = 0
+    #: A preset's structured bundle beside the text, not cut to the budget (`llmplatform`: its
+    #: MemoryAgent's ``memory_context``, see ``mnemo.context.llmplatform``); else empty.
+    data: dict[str, Any] = Field(default_factory=dict)
 
     def render(self) -> str:
         """The bundle as prompt text."""

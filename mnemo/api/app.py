@@ -65,7 +65,7 @@ def create_app(
         worker = tenant_worker(state.tenants) if settings.serve_worker else None
         if worker is not None:
             worker.start()
-        files = state.tenants.get(settings.tenant) if settings.files_dir else None
+        files = state.tenants.get(settings.tenant) if settings.files_root else None
         if files is not None:
             files.watch_files()  # `agent-cli`: hand edits of the Markdown files reach the store
         try:

@@ -228,12 +228,18 @@ def list_sessions(user_id: str, mem: MemoryDep) -> SessionList:
 
 @router.get("/users/{user_id}/profile", response_model=ProfileResponse, tags=["users"])
 def profile(
-    user_id: str, mem: MemoryDep, min_importance: Annotated[float, Query(ge=0, le=1)] = 0.5
+    user_id: str,
+    mem: MemoryDep,
+    min_importance: Annotated[float | None, Query(ge=0, le=1)] = None,
 ) -> ProfileResponse:
-    """The user's active profile facts (empty until the profile tier has run)."""
+    """The user's active profile facts (empty until the profile tier has run); by default
+    stage 1 of retrieval: importance >= ``profile_context_min_importance`` (`tiered`)."""
     user_id = check.identifier(user_id, "user_id")
+    floor = min_importance
+    if floor is None:
+        floor = mem.settings.profile_context_min_importance
     fn = getattr(mem, "profile", None)
-    facts = [] if fn is None else fn(user_id, min_importance=min_importance)
+    facts = [] if fn is None else fn(user_id, min_importance=floor)
     rows = [f.model_dump(mode="json") if hasattr(f, "model_dump") else dict(vars(f)) for f in facts]
     return ProfileResponse(user_id=user_id, facts=rows)
 

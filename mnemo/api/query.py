@@ -65,7 +65,7 @@ async def query(body: QueryRequest, mem: MemoryDep, state: StateDep) -> QueryRes
     """Answer a query with the user's memory (`llmplatform`), and store the exchange."""
     found = await run_in_threadpool(intents.detect, body.query, mem.embedder, body.use_memory)
     bundle = None
-    if found.need_memory:
+    if body.use_memory:  # the seed's flow: memory whenever asked; the intent is only reported
         bundle = await run_in_threadpool(
             lambda: mem.context(
                 body.query,
@@ -86,7 +86,7 @@ async def query(body: QueryRequest, mem: MemoryDep, state: StateDep) -> QueryRes
     ]
     await run_in_threadpool(mem.add_messages, turns, body.user_id, body.session_id)
     state.metrics.turns.inc(2)
-    agents = ["coordinator", *(["memory"] if found.need_memory else []), "writer"]
+    agents = ["coordinator", *(["memory"] if bundle is not None else []), "writer"]
     return QueryResponse(
         response=text,
         citations=[

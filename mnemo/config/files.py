@@ -1,7 +1,7 @@
 """File-store settings: `agent-cli`'s Markdown mirror of the store (docs/files.md).
 
-Names in this group: ``files_dir``, ``files_reconcile_on_open``, ``files_debounce_ms`` (all
-``files_``).
+Names in this group: ``files_enabled``, ``files_dir``, ``files_reconcile_on_open``,
+``files_debounce_ms`` (all ``files_``). Where the store actually is: ``Settings.files_root``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,12 @@ from mnemo.config.group import SettingsGroup
 class FilesSettings(SettingsGroup):
     """The Markdown file store: its folder, reconciliation on open and the watcher."""
 
+    files_enabled: bool | None = Field(
+        None,
+        description="The Markdown file store: on (at files_dir, else `<database file "
+        "stem>-files/` beside a SQLite file: the `agent-cli` preset), off, or unset (on "
+        "exactly when files_dir is set).",
+    )
     files_dir: str | None = Field(
         None,
         description="Folder of `agent-cli`'s Markdown file store: every fact, turn and summary "

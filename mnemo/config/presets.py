@@ -8,7 +8,8 @@ from typing import Any, Literal
 PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tiered", "topics"]
 
 #: Each published design's documented numbers, applied over the defaults when the preset is chosen.
-# The seeds rank by their own formulas: none of mnemo's context or speaker signals.
+# The seeds rank by their own formulas: none of mnemo's context, speaker or turn-kind signals,
+# and only exact repeats collapse into one hit (a near-duplicate or a fact and its turn stay two).
 _SEED_RANKING: dict[str, Any] = {
     "neighbor_weight": 0.0,
     "speaker_weight": 0.0,
@@ -22,47 +23,59 @@ _SEED_RANKING: dict[str, Any] = {
     "non_answer_prior": 1.0,
     "greeting_prior": 1.0,
     "reply_weight": 0.0,
+    "duplicate_similarity": 1.0,
+    "source_similarity": 1.0,
 }
 
 #: The settings each preset lays over the defaults, by preset name (``default`` changes none).
 PRESETS: dict[str, dict[str, Any]] = {
     # mnemo's measured best: every signal of the read path, facts (atomic), profile, episodes.
     "default": {},
-    # `llmplatform`: top-8 by cosine over >= 0.45, 200 recent vectors, cross-session below 50
-    # vectors; a session summary every 10 pairs and key/value user facts (the profile).
+    # `llmplatform`: top-8 by cosine over >= 0.45 (the score is the cosine), among the 200 most
+    # recent vectors, cross-session below 50 vectors; a session summary every 10 pairs and
+    # key/value user facts (the profile).
     "llmplatform": {
         **_SEED_RANKING,
-        "fusion": "cosine",
         "search_limit": 8,
         "min_similarity": 0.45,
+        "fusion": "cosine",
+        "dense_window": 200,
         "lexical_weight": 0.0,
         "cross_session_threshold": 50,
         "fact_extraction": "off",
         "episodes_enabled": False,
         "session_summary_enabled": True,
     },
-    # `llm-managed`: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply.
+    # `llm-managed`: top-5 by cosine over >= 0.5; one fact or NOTHING after each reply, stored as
+    # it is (no reconciliation), none without an extractor model; the extractor is shown the
+    # top-8 existing facts over 0.5; the store is synced on startup (re-embed and repair).
     "llm-managed": {
         **_SEED_RANKING,
         "search_limit": 5,
         "min_similarity": 0.5,
+        "fusion": "cosine",
         "lexical_weight": 0.0,
         "fact_extraction": "single",
         "fact_reconcile": False,
         "fact_rule_fallback": False,
+        "fact_context_k": 8,
         "reembed_on_open": True,
         "repair_on_open": True,
         "profile_enabled": False,
         "episodes_enabled": False,
     },
-    # `agent-cli`: pool top_k*3 per scope, recency 0.2 over 30 days, MMR lambda 0.7, threshold .35;
-    # 0-3 atomic facts per user message, a rolling summary and 500 entries per conversation.
+    # `agent-cli`: dense only, pool top_k*3 per scope, scopes = the conversation and `global`;
+    # relevance = the cosine, or sigmoid(reranker logit) with a reranker, threshold .35 on it;
+    # recency 0.2 over 30 days, MMR lambda 0.7; 0-3 atomic facts per user message, reconciled
+    # (no additions -> the originals are added), a rolling summary, 500 entries per
+    # conversation (max_entries: agent-cli's configurable cap, 500 chosen here), and the
+    # Markdown file store on (files_dir, else beside the database file).
     "agent-cli": {
         **_SEED_RANKING,
-        # dense only, top_k x 3 candidates per scope (the conversation plus `global`, no
-        # spill into the user's other conversations), relevance = the cosine (no reranker)
         "fusion": "cosine",
         "lexical_weight": 0.0,
+        "rerank_relevance": "sigmoid",
+        "files_enabled": True,
         "search_limit": 5,
         "pool_factor": 3,
         "min_pool": 1,
@@ -85,6 +98,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         **_SEED_RANKING,
         "search_limit": 3,
         "min_similarity": 0.6,
+        "fusion": "cosine",
         "lexical_weight": 0.0,
         "fact_extraction": "off",
         "profile_enabled": True,

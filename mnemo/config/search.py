@@ -4,10 +4,11 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``cross_session_threshold``, ``global_user_id``, ``fusion``, ``rrf_k``, ``lexical_weight``,
 ``dense_weight``, ``neighbor_weight``, ``neighbor_span``, ``speaker_weight``, ``date_weight``,
 ``strip_speaker_names``, ``session_weight``, ``key_chunk_words``, ``fact_keys``, ``key_weight``,
-``min_similarity``, ``score_threshold``, ``recency_weight``, ``recency_tau_days``, ``reranker``,
-``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_batch_size``, ``use_mmr``,
-``mmr_lambda``, ``question_prior``, ``non_answer_prior``, ``greeting_prior``, ``reply_weight``,
-``duplicate_similarity``, ``source_similarity``.
+``min_similarity``, ``dense_window``, ``score_threshold``, ``recency_weight``,
+``recency_tau_days``, ``reranker``, ``reranker_model``, ``rerank_top_n``, ``rerank_weight``,
+``rerank_relevance``, ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``, ``question_prior``,
+``non_answer_prior``, ``greeting_prior``, ``reply_weight``, ``duplicate_similarity``,
+``source_similarity``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -41,8 +42,8 @@ class RetrievalSettings(SettingsGroup):
     fusion: Literal["rrf", "blend", "cosine"] = Field(
         "blend",
         description="How lexical and dense results are fused: blend (min-max normalised scores, "
-        "weighted), rrf (reciprocal rank fusion) or cosine (no fusion: a hit's relevance is its "
-        "raw embedding cosine, lexical results ignored; `llmplatform`, whose scores are cosines).",
+        "weighted), rrf (reciprocal rank fusion) or cosine (relevance is the dense cosine "
+        "itself, no lexical side: the seed presets, whose scores and thresholds are cosines).",
     )
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant k.")
     lexical_weight: float = Field(
@@ -107,8 +108,18 @@ class RetrievalSettings(SettingsGroup):
     min_similarity: float = Field(
         0.0, ge=-1, le=1, description="Dense candidates below this cosine are dropped."
     )
+    dense_window: int | None = Field(
+        None,
+        ge=1,
+        description="Dense search compares only this many most recent vectors of each "
+        "scope (`llmplatform`'s 200); unset compares them all.",
+    )
     score_threshold: float = Field(
-        0.0, ge=0, le=1, description="Hits whose normalised relevance is below this are dropped."
+        0.0,
+        ge=0,
+        le=1,
+        description="Hits whose relevance is below this are dropped: the fused relevance, or "
+        "under fusion cosine the cosine (the reranker's sigmoid with rerank_relevance sigmoid).",
     )
     recency_weight: float = Field(
         0.15,
@@ -140,6 +151,13 @@ class RetrievalSettings(SettingsGroup):
         le=1,
         description="w in rel' = (1-w)*rel + w*rerank, the reranker score mapped onto the "
         "rescored set's relevance range; 1 orders that set by the reranker alone.",
+    )
+    rerank_relevance: Literal["blend", "sigmoid"] = Field(
+        "blend",
+        description="What the reranker makes of relevance: blend (its score mapped onto the "
+        "rescored set's relevance range, blended by rerank_weight) or sigmoid (every candidate "
+        "is rescored and its relevance is sigmoid(logit), the scale score_threshold then "
+        "applies to: `agent-cli`).",
     )
     rerank_batch_size: int = Field(
         32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."

@@ -19,6 +19,7 @@ test keeps the two in step. The env var of field ``foo_bar`` is ``MNEMO_FOO_BAR`
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -104,6 +105,24 @@ class Settings(
             super().__init__(**data)
         except pydantic.ValidationError as exc:
             raise ConfigError(_describe(exc)) from None
+
+    @property
+    def files_root(self) -> str | None:
+        """The folder of the Markdown file store, or None when it is off.
+
+        ``files_enabled`` unset: ``files_dir`` (None: off). ``files_enabled`` false: off.
+        ``files_enabled`` true: ``files_dir``, else ``<stem>-files`` in the folder of the
+        SQLite file (``mnemo.db`` -> ``mnemo-files/``, the `agent-cli` preset's default);
+        a store with no such folder (PostgreSQL, ``:memory:``) needs ``files_dir``.
+        """
+        if self.files_enabled is False:
+            return None
+        if self.files_dir is not None or not self.files_enabled:
+            return self.files_dir
+        if self.database_url or self.path == ":memory:" or self.path.startswith("file:"):
+            return None
+        db = Path(self.path)
+        return str(db.with_name(f"{db.stem}-files"))
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied and validated (the environment is not re-read)."""

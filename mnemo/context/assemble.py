@@ -10,7 +10,9 @@ rendering exceeds the budget (items are dropped from the end of the sections in
   relevant memories of the default search (the best measured pipeline; dated, most relevant
   first, as many as fill the budget) and the newest summaries, as a system message.
 * ``llmplatform``: history 10 x 200 chars, summaries 3 x 240, facts 5 in full,
-  similar messages 4 x 200 with their score, recent turns 6 x 180, location, then the query.
+  similar messages 4 x 200 with their score (the cosine), recent turns 6 x 180, location, then
+  the query; ``bundle.data`` is the MemoryAgent's whole ``memory_context``
+  (:mod:`mnemo.context.llmplatform`).
 * ``llm-managed``: ``## Relevant memory`` in the system message; with <= 5 memories
   all of them and no retrieval; short first-person queries expanded; the 10 most recent
   memories when retrieval finds nothing.
@@ -88,6 +90,7 @@ def build_context(
         token_count=tokens,
         budget_tokens=req.budget_tokens,
         dropped=dropped,
+        data=req.data,
     )
 
 

@@ -24,6 +24,8 @@ class ContextRequest:
     include_history: bool = True
     top_k: int | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: the layout's structured bundle, copied to ``ContextBundle.data`` (`llmplatform`)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 def clip(text: str, limit: int | None) -> str:
@@ -80,6 +82,8 @@ def profile_items(
             kind="profile",
             content=f"{f.key}: {f.value}",
             score=f.importance,
+            created_at=f.created_at,
+            updated_at=f.updated_at,
             metadata={"category": f.category, "key": f.key, "value": f.value,
                       "confidence": f.confidence, "importance": f.importance},
         )
@@ -101,6 +105,7 @@ def memory_items(
             kind=m.kind,
             content=clip(m.content, chars),
             created_at=m.created_at,
+            updated_at=m.updated_at,
             session_id=m.session_id,
             metadata=m.metadata,
         )
@@ -117,11 +122,11 @@ def turn_items(
 ) -> list[ContextItem]:
     """The last ``limit`` turns (of a session, or of the user), in conversation order."""
     turns = reversed(source.recent_turns(user_id, session_id, limit))
-    return [message_item(t, chars) for t in turns]
+    return [turn_item(t, chars) for t in turns]
 
 
-def message_item(turn: Message, chars: int | None = None) -> ContextItem:
-    """A stored turn as a context item, its content clipped to ``chars``."""
+def turn_item(turn: Message, chars: int | None = None) -> ContextItem:
+    """A turn as a context item, its content clipped to ``chars``."""
     return ContextItem(
         id=turn.id,
         kind="message",

@@ -8,22 +8,22 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mnemo.context import render
+from mnemo.context import llmplatform, render
 from mnemo.context import topics as topic_ctx
 from mnemo.context.items import (
     ContextRequest,
     clip,
     hit_item,
     memory_items,
-    message_item,
     profile_items,
     search,
     section,
+    turn_item,
     turn_items,
 )
 from mnemo.context.source import ContextSource
 from mnemo.context.topics import gather_topics, render_topics
-from mnemo.errors import EmbeddingError
+from mnemo.errors import EmbeddingError, StorageError
 from mnemo.retrieval.duplicates import text_key
 from mnemo.retrieval.lexical import query_terms
 from mnemo.schemas import MEMORY_KINDS, ContextItem, ContextSection, Hit
@@ -119,45 +119,20 @@ def distinct_items(items: list[ContextItem], hits: list[Hit]) -> list[ContextIte
     return out
 
 
-def gather_llmplatform(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`llmplatform`'s bundle: history, summaries, facts, similar, recent, location, query."""
-    history = (
-        turn_items(source, req.user_id, req.session_id, 10, 200) if req.include_history else []
-    )
-    seen = {i.id for i in history}
-    facts = profile_items(source, req.user_id, 5)
-    if len(facts) < 5:
-        facts += memory_items(source, req, "fact", 5 - len(facts))
-    hits = search(source, req, req.top_k or source.settings.search_limit, ["message"])
-    similar = [hit_item(h, 200) for h in hits if h.id not in seen][:4]
-    seen |= {i.id for i in similar}
-    recent = [
-        i for i in turn_items(source, req.user_id, None, 6 + len(seen), 180) if i.id not in seen
-    ]
-    location = [ContextItem(kind="location", content=req.location)] if req.location else []
-    return [
-        section("history", "Recent conversation history", history),
-        section("summaries", "Session summaries", memory_items(source, req, "summary", 3, 240)),
-        section("facts", "Stored user facts", facts),
-        section("similar", "Semantically similar messages", similar),
-        section("recent", "Recent turns", recent[-6:]),
-        section("location", "User location", location),
-        _query(req),
-    ]
-
-
 def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest
-    -- when retrieval finds nothing and when it fails (the embedder is down), as the seed's
-    ``except`` branch does."""
+    """`llm-managed`: all memories when <= 5, else expanded-query retrieval, else the 10 newest.
+
+    "If the RAG call throws or returns no hits", the 10 newest are the section: an embedding or
+    storage failure of the search is logged and the fallback used.
+    """
     recent = memory_items(source, req, None, 10)
     chosen = recent
     if len(recent) > 5 and req.query.strip():
         limit = req.top_k or source.settings.search_limit
         try:
             hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
-        except EmbeddingError as exc:
-            log.warning("llm-managed retrieval failed, giving the 10 newest memories: %s", exc)
+        except (EmbeddingError, StorageError) as exc:
+            log.warning("llm-managed retrieval failed, using the 10 newest memories: %r", exc)
             hits = []
         chosen = [hit_item(h) for h in hits] or recent
     return [section("memory", "Relevant memory", chosen)]
@@ -180,14 +155,20 @@ def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[Context
 
 
 def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
-    """`tiered`: profile (stage 1), relevant episodes (stage 2), and as "Recent Conversation"
-    the session's short-term window: the turns not yet compressed into an episode (between
-    ``window_keep_turns`` and ``window_max_turns`` of them once compression has run)."""
+    """`tiered`: profile (stage 1), relevant episodes (stage 2), the short-term window.
+
+    "Recent Conversation" is the session's short-term window: its turns after the last
+    episode (at most ``window_max_turns``, the newest); without a session, the user's last
+    ``window_keep_turns`` turns.
+    """
     limit = req.top_k or source.settings.search_limit
     hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
     window: list[ContextItem] = []
-    if req.include_history and req.session_id:
-        window = [message_item(t) for t in source.window(req.user_id, req.session_id)]
+    if req.include_history and req.session_id is not None:
+        turns = source.window(req.user_id, req.session_id)[-source.settings.window_max_turns :]
+        window = [turn_item(t) for t in turns]
+    elif req.include_history:
+        window = turn_items(source, req.user_id, None, source.settings.window_keep_turns)
     return [
         section("profile", "User Profile", profile_items(source, req.user_id)),
         section("episodes", "Recent Context", [hit_item(h, 150) for h in hits]),
@@ -199,7 +180,7 @@ LAYOUTS: dict[str, Layout] = {
     "default": Layout(gather_default, render.render_default, ("memories", "summaries", "profile")),
     "topics": Layout(gather_topics, render_topics, (topic_ctx.MESSAGES, topic_ctx.SUMMARY)),
     "llmplatform": Layout(
-        gather_llmplatform,
+        llmplatform.gather,
         render.render_llmplatform,
         ("recent", "similar", "history", "summaries", "facts", "location"),
     ),

@@ -83,7 +83,10 @@ def render_llm_managed(sections: list[ContextSection], req: _Request) -> str:
 
 
 def render_agent_cli(sections: list[ContextSection], req: _Request) -> str:
-    """`agent-cli`: summary, long-term memory, then the current message (a user message)."""
+    """`agent-cli`: summary, long-term memory, then the current message (a user message);
+    empty when retrieval was skipped (no sections: the request goes upstream unchanged)."""
+    if not sections:
+        return ""
     out: list[str] = []
     for item in _items(sections, "summary"):
         out += ["Conversation summary:", item.content, ""]
@@ -120,7 +123,13 @@ def render_tiered(sections: list[ContextSection], req: _Request) -> str:
 
 
 def memory_context(bundle: ContextBundle) -> dict[str, Any]:
-    """`llmplatform`'s JSON memory bundle: context, recent_messages, summaries, memories."""
+    """`llmplatform`'s JSON memory bundle: context, recent_messages, summaries, memories.
+
+    The ``llmplatform`` preset's bundle carries it whole in ``bundle.data`` (see
+    :mod:`mnemo.context.llmplatform`); for another preset it is read off the sections.
+    """
+    if bundle.data:
+        return dict(bundle.data)
     out: dict[str, list[dict[str, Any]]] = {
         "context": [],
         "recent_messages": [],

@@ -21,6 +21,11 @@ class ContextSource(Protocol):
         """The settings (preset, ``search_limit``, ``profile_context_min_importance``)."""
         ...
 
+    @property
+    def embedding_dim(self) -> int:
+        """The size of the embedder's vectors (`llmplatform`'s ``query_embedding_dim``)."""
+        ...
+
     def search(
         self,
         query: str,
@@ -50,8 +55,7 @@ class ContextSource(Protocol):
         ...
 
     def window(self, user_id: str, session_id: str) -> list[Message]:
-        """The session's short-term window (`tiered`): its turns after the last one compressed
-        into an episode, oldest first."""
+        """The session's short-term window: its turns after the last episode, oldest first."""
         ...
 
     def profile(self, user_id: str, *, min_importance: float) -> list[ProfileFact]:

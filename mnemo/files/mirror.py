@@ -82,8 +82,12 @@ class FileMirror:
             self.remove(entry)
 
     def message(self, msg: Message, save: bool = True) -> None:
-        """Mirror a turn."""
-        self.write(layout.from_message(msg), save)
+        """Mirror a turn: its file, or ``deleted/`` once evicted (when it still had a file)."""
+        entry = layout.from_message(msg)
+        if msg.evicted_at is None:
+            self.write(entry, save)
+        elif self.snapshot.sha(str(layout.relpath(entry))) is not None:
+            self.remove(entry, save)
 
 
 class MirroredStore(StoreDelegate):
@@ -152,7 +156,9 @@ class MirroredStore(StoreDelegate):
         kinds: tuple[str, ...],
         actor: str,
     ) -> int:
-        """Evict, then move the files of the memories it soft-deleted to ``deleted/``."""
+        """Evict, then move the files of the memories it soft-deleted and of the turns it
+        evicted to ``deleted/``: as in `agent-cli`, evicted entries leave the Markdown store
+        (the turns stay in the database's event log, flagged ``evicted_at``)."""
         n = self.inner.evict_oldest(tenant, user_id, session_id, max_entries, kinds, actor)
         if n:
             flt = ListFilter(tenant, user_id, session_id, include_deleted=True, limit=100_000)
@@ -160,6 +166,9 @@ class MirroredStore(StoreDelegate):
                 rel = str(layout.relpath(layout.from_memory(item)))
                 if item.deleted_at is not None and self.mirror.snapshot.sha(rel) is not None:
                     self._safely(item.id, self.mirror.memory, item)
+            for msg in self.inner.list_messages(flt):
+                if msg.evicted_at is not None:
+                    self._safely(msg.id, self.mirror.message, msg)
         return n
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:

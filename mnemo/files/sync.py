@@ -10,7 +10,8 @@ Rules (the watcher and the startup reconcile share them):
   ``deleted/``. A file of a memory deleted in the store moves to ``deleted/``.
 * **Turns are the event log.** A hand edit or deletion of a turn file is reported (a warning)
   and undone: the file is rewritten from the stored turn. A turn file the store does not know
-  is reported and left alone.
+  is reported and left alone. A turn evicted from the working set (``max_entries``,
+  `agent-cli`) has no live file: its file goes to ``deleted/`` and is not restored.
 * A file that does not parse (no front matter, bad YAML, empty body) is reported and left
   alone; it is retried when it changes again.
 
@@ -202,6 +203,9 @@ class FileSync:
                 return "unknown"
         id = rec.get("id")
         msg = self._message(id)
+        if msg is not None and msg.evicted_at is not None:
+            self.mirror.snapshot.save()
+            return "unknown"  # evicted: its file is meant to be gone
         if msg is not None:
             log.warning("file store: %s: turns are the event log; the file is restored", rel)
             self.mirror.message(msg)
@@ -267,6 +271,11 @@ class FileSync:
                 return "in_step"
         else:
             entry = layout.from_message(row)
+            if row.evicted_at is not None:
+                if (self.root / layout.relpath(entry)).exists():
+                    self.mirror.remove(entry, save=False)
+                    return "moved_to_deleted"
+                return "in_step"
         rel = layout.relpath(entry)
         path = self.root / rel
         if not path.exists():

@@ -169,6 +169,22 @@ class VectorIndex:
             mask = kmask if mask is None else mask & kmask
         return mask
 
+    def most_recent(self, mask: np.ndarray | None, count: int) -> np.ndarray:
+        """``mask`` narrowed to its ``count`` rows of latest time (ties: the later written).
+
+        `llmplatform`'s candidate window: a query compares only the most recent vectors.
+        """
+        n = self.n if mask is None else min(self.n, len(mask))  # one consistent prefix
+        allowed = np.ones(n, dtype=bool) if mask is None else np.asarray(mask[:n], dtype=bool)
+        held = np.flatnonzero(allowed)
+        if len(held) <= count:
+            return allowed
+        # stable sort by time: among equal times the later position (written later) wins
+        order = np.argsort(self.times[held], kind="stable")
+        out = np.zeros(n, dtype=bool)
+        out[held[order[-count:]]] = True
+        return out
+
     def search(
         self,
         query: np.ndarray,

@@ -210,13 +210,20 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
     def profile(
         user_id: UserId,
         ctx: Ctx,
-        min_importance: Annotated[Unit, Field(description="Only facts this important.")] = 0.5,
+        min_importance: Annotated[
+            Unit | None,
+            Field(description="Only facts this important (default: the stage-1 floor)."),
+        ] = None,
     ) -> Profile:
         """A user's profile: stable facts (identity, preferences, constraints, instructions)
         distilled from conversations, most important first. Empty until the profile tier has
         run on the user's turns."""
         with tool_errors():
-            facts = memory(ctx).profile(user_id, min_importance=min_importance)
+            mem = memory(ctx)
+            floor = min_importance
+            if floor is None:
+                floor = mem.settings.profile_context_min_importance
+            facts = mem.profile(user_id, min_importance=floor)
             return Profile(user_id=user_id, facts=facts)
 
     @server.tool(annotations=CHANGE)

@@ -14,8 +14,7 @@ from mnemo.memory.records import Records
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit, MemoryItem, Message, ProfileFact
 from mnemo.storage.topic_records import TopicRow
-from mnemo.tiers.conversation import episodes
-from mnemo.tiers.conversation.base import TierContext
+from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.topics.memory import TopicMemory
 
 
@@ -30,15 +29,22 @@ class MemoryContextSource:
         documents: Documents,
         topic_memory: TopicMemory,
         embedder: Embedder,
+        conversation: ConversationTiers,
     ) -> None:
         self._settings = settings
         self.searcher, self.records, self.documents = searcher, records, documents
         self.topic_memory, self.embedder = topic_memory, embedder
+        self.conversation = conversation
 
     @property
     def settings(self) -> Settings:
         """The Memory's settings."""
         return self._settings
+
+    @property
+    def embedding_dim(self) -> int:
+        """The embedder's vector size."""
+        return self.embedder.dim
 
     def search(
         self,
@@ -79,9 +85,8 @@ class MemoryContextSource:
         return self.records.store.recent_messages(flt)
 
     def window(self, user_id: str, session_id: str) -> list[Message]:
-        """The session's short-term window (:func:`mnemo.tiers.conversation.episodes.window`)."""
-        ctx = TierContext(self.records.store, self.embedder, self.settings, self.settings.tenant)
-        return episodes.window(ctx, user_id, session_id)
+        """The session's short-term window (the conversation tiers' ``window``)."""
+        return self.conversation.window(user_id, session_id)
 
     def profile(self, user_id: str, *, min_importance: float) -> list[ProfileFact]:
         """``Memory.profile``: the active facts with importance >= ``min_importance``."""

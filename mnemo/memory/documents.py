@@ -71,7 +71,8 @@ class Documents:
         category: str | None = None,
     ) -> builtins.list[ProfileFact]:
         """A user's profile facts: the active ones, most important first (then by category
-        and key). ``min_importance=0.5`` is stage 1 of retrieval (`tiered`);
+        and key). ``min_importance=settings.profile_context_min_importance`` (0.5) is stage 1
+        of retrieval (`tiered`);
         ``include_inactive`` appends replaced values, oldest first."""
         user_id = check.identifier(user_id, "user_id")
         floor = (

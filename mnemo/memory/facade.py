@@ -118,6 +118,7 @@ class Memory:
             self._documents,
             self.topic_memory,
             self.embedder,
+            self.conversation,
         )
         self._files = Files(self.store, self.settings, self._records, mirror)
         self._files.open()

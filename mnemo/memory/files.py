@@ -1,12 +1,13 @@
 """The file store of a :class:`mnemo.Memory` (`agent-cli`): mirror writes, reconcile, watch.
 
 :func:`mirrored` wraps the store so that its writes (API and tiers alike) are mirrored to
-``settings.files_dir``; :class:`Files` applies hand edits back through the Memory's record
+``settings.files_root``; :class:`Files` applies hand edits back through the Memory's record
 calls.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from mnemo.config.settings import Settings
@@ -18,16 +19,33 @@ if TYPE_CHECKING:
     from mnemo.files.mirror import FileMirror
     from mnemo.files.watcher import BatchHook, FileWatcher
 
+log = logging.getLogger("mnemo.files")
+
 
 def mirrored(store: Store, settings: Settings) -> tuple[Store, FileMirror | None]:
-    """``store`` wrapped so its writes are mirrored to ``settings.files_dir``, with the
+    """``store`` wrapped so its writes are mirrored to ``settings.files_root``, with the
     mirror; ``(store, None)`` when the file store is off. Wrap before the tiers are built, so
-    they write through the wrapper."""
-    if settings.files_dir is None:
-        return store, None
-    from mnemo.files.mirror import FileMirror, MirroredStore, tenant_root
+    they write through the wrapper.
 
-    mirror = FileMirror(tenant_root(settings.files_dir, settings.tenant))
+    ``files_enabled`` with no folder to default to (PostgreSQL, ``:memory:``) and no
+    ``files_dir`` leaves the store off, with a warning; a missing ``files`` extra is a
+    ConfigError.
+    """
+    root = settings.files_root
+    if root is None:
+        if settings.files_enabled:
+            log.warning(
+                "the file store is on but this store has no folder to put it in: set files_dir"
+            )
+        return store, None
+    try:
+        from mnemo.files.mirror import FileMirror, MirroredStore, tenant_root
+    except ImportError as exc:
+        raise ConfigError(
+            f"the Markdown file store needs the files extra (pip install 'mnemo-ltm[files]'), "
+            f"or files_enabled=false: {exc}"
+        ) from None
+    mirror = FileMirror(tenant_root(root, settings.tenant))
     return MirroredStore(store, mirror), mirror
 
 
@@ -53,7 +71,9 @@ class Files:
 
     def _sync(self) -> FileSync:
         if self.sync is None:
-            raise ConfigError("the file store is off: set files_dir (MNEMO_FILES_DIR)")
+            raise ConfigError(
+                "the file store is off: set files_dir (MNEMO_FILES_DIR) or files_enabled"
+            )
         return self.sync
 
     def reconcile_files(self) -> dict[str, int]:

@@ -8,13 +8,15 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    pool, while it finds fewer than ``pool`` statements) and keeps its first ``pool``
    statements (and the talk ranked among them), so stored questions and non-answers take no
    statement's place;
-2. ``relevance``: fusion of the two rankings (RRF or normalised blend; or, with
-   ``fusion="cosine"``, the raw dense cosine alone), in [0, 1], then
+2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], or under
+   ``fusion = "cosine"`` (the seed presets) the dense cosine itself, lexical unused; then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
    say (see ``retrieval.dates``) and, optionally, a share of the session's relevance;
    optionally ``rerank``: a cross-encoder rescores the ``rerank_top_n`` best candidates and its
-   score is blended into their relevance (see ``retrieval.rerank``);
+   score is blended into their relevance (see ``retrieval.rerank``), or, with
+   ``rerank_relevance = "sigmoid"`` (`agent-cli`), rescores them all and relevance becomes
+   sigmoid(logit); ``score_threshold`` drops what falls below it;
    ``turn_prior``: a turn that tells nothing (a question that asks without telling, an
    assistant non-answer, a courtesy; see ``retrieval.talk``) has its relevance (and, below,
    its recency) multiplied by its kind's prior, after it has lent its relevance to its
@@ -28,9 +30,11 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    collapse into the best-ranked of them (``hit.duplicates``; see ``retrieval.duplicates``) and
    turns whose text is in the request being answered (``exclude``) are left out.
 
-Scopes (`llmplatform` and `agent-cli`): the session; the user's other sessions when the session
-holds fewer than ``cross_session_threshold`` items (or all of the user's sessions when no session is
-given); and the shared ``global_user_id``.
+Scopes: the session; the user's other sessions when the session holds fewer than
+``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never), or all of the
+user's sessions when no session is given; and the shared ``global_user_id``. With
+``dense_window`` N, the dense side of each scope compares only its N most recent vectors
+(`llmplatform`'s "up to 200 recent").
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.duplicates import Collapser, Kept
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.neighbours import neighbor_boost, session_boost
-from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, top_n
+from mnemo.retrieval.rerank import Reranker, create_reranker, rerank_blend, sigmoid, top_n
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.retrieval.talk import STATEMENT, KindPriors, apply_priors, is_talk
 from mnemo.schemas import Hit
@@ -183,8 +187,9 @@ class Pipeline:
         names = sorted({n for _, index in scoped for n in index.names()})
         about = speakers.analyze(req.query, names, s.strip_speaker_names)
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
+        lexical_on = s.lexical_weight > 0 and s.fusion != "cosine"
         for scope, index in scoped:
-            if match is not None and s.lexical_weight > 0:
+            if match is not None and lexical_on:
 
                 def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
                     return self.store.lexical(
@@ -248,6 +253,8 @@ class Pipeline:
         cands: Candidates,
     ) -> None:
         mask = index.mask(scope.session_id, req.kinds)
+        if self.settings.dense_window is not None:
+            mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity
 
         def cosine(n: int) -> list[tuple[Ref, float]]:
@@ -282,10 +289,10 @@ class Pipeline:
         if self.uses_kinds:
             basis = {r for r, k in cands.kinds.items() if not is_talk(k)}
         ranks = {name: fusion.ranks(scores, basis) for name, scores in lists.items()}
-        if s.fusion == "rrf":
-            relevance = fusion.rrf(ranks, weights, s.rrf_k)
-        elif s.fusion == "cosine":
+        if s.fusion == "cosine":
             relevance = dict(cands.dense)
+        elif s.fusion == "rrf":
+            relevance = fusion.rrf(ranks, weights, s.rrf_k)
         else:
             relevance = fusion.weighted_blend(lists, weights, basis)
         if s.neighbor_weight > 0 or s.reply_weight > 0:
@@ -398,13 +405,24 @@ class Pipeline:
         self, reranker: Reranker, query: str, relevance: dict[Ref, float]
     ) -> tuple[dict[Ref, float], dict[Ref, float]]:
         """Relevance with the reranker's score blended in for the ``rerank_top_n`` best
-        candidates (see retrieval.rerank.rerank_blend), and the raw score of each of them."""
-        best = top_n(relevance, self.settings.rerank_top_n)
+        candidates (see retrieval.rerank.rerank_blend), and the raw score of each of them.
+
+        ``rerank_relevance = "sigmoid"`` (`agent-cli`): every candidate is rescored and its
+        relevance is sigmoid(logit); a candidate erased meanwhile is left out.
+        """
+        as_sigmoid = self.settings.rerank_relevance == "sigmoid"
+        best = list(relevance) if as_sigmoid else top_n(relevance, self.settings.rerank_top_n)
         rows = self.store.fetch(best)
         head = [r for r in best if r in rows]  # a row erased meanwhile is not rescored
         if not head:
-            return relevance, {}
+            return ({} if as_sigmoid else relevance), {}
         raw = reranker.score(query, [str(rows[r]["content"]) for r in head])
+        if as_sigmoid:
+            squashed = sigmoid(raw)
+            return (
+                {r: float(v) for r, v in zip(head, squashed, strict=True)},
+                {r: float(v) for r, v in zip(head, raw, strict=True)},
+            )
         blended = rerank_blend(
             np.array([relevance[r] for r in head]), raw, self.settings.rerank_weight
         )

@@ -7,7 +7,9 @@ sentence-transformers stays optional) and ``settings.reranker_model`` gives a lo
 directory. No cross-encoder is bundled and none is ever downloaded.
 
 The pipeline rescores the ``rerank_top_n`` candidates of highest fused relevance and blends the
-reranker's score into their relevance with :func:`rerank_blend`.
+reranker's score into their relevance with :func:`rerank_blend`; with ``rerank_relevance =
+"sigmoid"`` (`agent-cli`) it rescores every candidate and relevance is :func:`sigmoid` of the
+logit.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ def rerank_blend(relevance: np.ndarray, rerank: np.ndarray, weight: float) -> np
     span = max(hi - lo, 1e-9)  # equal fused relevance: the reranker alone orders the set
     mapped = lo + span * (s - s_min) / (s_max - s_min)
     return np.asarray((1.0 - weight) * rel + weight * mapped)
+
+
+def sigmoid(scores: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-s))`` of each reranker logit: `agent-cli`'s relevance in (0, 1)."""
+    s = np.asarray(scores, dtype=np.float64)
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * s)))  # the same function, never overflows
 
 
 def top_n(relevance: dict[Any, float], n: int) -> list[Any]:
@@ -189,5 +197,6 @@ __all__ = [
     "Reranker",
     "create_reranker",
     "rerank_blend",
+    "sigmoid",
     "top_n",
 ]

@@ -256,7 +256,7 @@ def test_rerunning_a_job_adds_nothing(mem: Memory) -> None:
 
 
 def test_single_mode_takes_at_most_one_fact_per_exchange(db_path: str) -> None:
-    # rules only because asked (`llm-managed` extracts nothing without its model otherwise)
+    # llm-managed extracts nothing without an LLM unless rules are asked for (its own test)
     with Memory(db_path, embedder="hashing", preset="llm-managed", fact_rule_fallback=True) as mem:
         assert mem.settings.fact_extraction == "single"
         ids = mem.add_messages(

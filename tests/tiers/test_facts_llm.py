@@ -115,53 +115,6 @@ def test_single_extraction_sees_memories_context_and_the_reply(
         assert "Assistant: Dogs cope fine for a few hours." in system
 
 
-def test_llm_managed_stores_the_single_fact_as_is_from_rag_context(
-    db_path: str, server: ScriptedServer
-) -> None:
-    """Seed 001: one extraction call per exchange, which sees the assistant reply and the
-    RAG top-8 above 0.5; its fact is stored as it is (no reconcile call, nothing updated)."""
-    with Memory(db_path, preset="llm-managed", llm_base_url=server.url, llm_max_retries=0) as m:
-        assert m.settings.reembed_on_open and m.settings.repair_on_open  # startup sync
-        m.add("User has a dog named Rex", "u1")
-        m.add("User enjoys jazz concerts on weekends", "u1")
-        server.enqueue_chat("User's dog Rex is ill.")
-        m.add_messages(
-            [
-                {"role": "user", "content": "My dog Rex has been sick all week."},
-                {"role": "assistant", "content": "I'm sorry, has a vet seen Rex?"},
-            ],
-            "u1",
-            "s1",
-        )
-        m.drain()
-        requests = chat_requests(server)
-        assert len(requests) == 1  # extraction only: no reconciliation call
-        system = requests[0]["messages"][0]["content"]
-        assert "- User has a dog named Rex" in system  # cosine >= 0.5
-        assert "jazz" not in system  # below 0.5: not shown
-        assert "Assistant: I'm sorry, has a vet seen Rex?" in system
-        assert facts(m) == [
-            "User enjoys jazz concerts on weekends",
-            "User has a dog named Rex",
-            "User's dog Rex is ill.",
-        ]
-
-
-def test_llm_managed_extracts_nothing_without_its_model(db_path: str) -> None:
-    """Seed 001: no extractor model, no extraction (rules only when the user opts in)."""
-    said = [{"role": "user", "content": "I work as a nurse in Leeds and I love running."}]
-    with Memory(db_path, embedder="hashing", preset="llm-managed") as m:
-        m.add_messages(said, "u1", "s1")
-        m.drain()
-        assert facts(m) == []
-    with Memory(
-        f"{db_path}.opt-in", embedder="hashing", preset="llm-managed", fact_rule_fallback=True
-    ) as m:
-        m.add_messages(said, "u1", "s1")
-        m.drain()
-        assert len(facts(m)) == 1
-
-
 def test_single_extraction_nothing_stores_nothing(db_path: str, server: ScriptedServer) -> None:
     with llm_memory(db_path, server.url, fact_extraction="single") as mem:
         server.enqueue_chat("NOTHING")

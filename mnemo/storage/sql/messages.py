@@ -14,7 +14,7 @@ from mnemo.storage.sql.tx import Tx
 #: Columns a Message is read from.
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
-    " topic_id"
+    " topic_id, evicted_at"
 )
 INSERT_COLUMNS = (
     "id",

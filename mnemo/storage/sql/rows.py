@@ -37,6 +37,7 @@ def message(r: Row) -> Message:
         created_at=parse_time(r["created_at"]),
         metadata=json.loads(r["metadata"]),
         topic_id=r["topic_id"],
+        evicted_at=parse_time(r["evicted_at"]) if r["evicted_at"] else None,
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.llm import ChatModel, create_chat_model
+from mnemo.schemas import Message
 from mnemo.storage.ports.unions import ConversationTierStore
 from mnemo.tiers.conversation import episodes, eviction, profile, summaries
 from mnemo.tiers.conversation.base import TierContext
@@ -60,6 +61,10 @@ class ConversationTiers:
             if enabled:
                 out[kind] = self._bind(run)
         return out
+
+    def window(self, user_id: str, session_id: str) -> list[Message]:
+        """The session's short-term window (`tiered`): its turns after the last episode."""
+        return episodes.window(self.ctx, user_id, session_id)
 
     def _bind(self, run: Callable[[TierContext, dict[str, Any]], dict[str, int]]) -> JobHandler:
         def handler(payload: dict[str, Any]) -> dict[str, int]:

@@ -7,12 +7,15 @@ message with the assistant reply that follows it):
 2. drop candidates with cosine >= ``fact_dedupe_threshold`` to an existing fact of the user,
    or already stated in an attached context document (:mod:`dedupe`);
 3. reconcile the rest against their nearest existing facts: ADD / UPDATE / DELETE / NONE
-   (:mod:`reconcile`; LLM when configured, rules otherwise);
+   (:mod:`reconcile`; LLM when configured, rules otherwise); with ``fact_reconcile`` off
+   (`llm-managed`) each of them is an ADD, stored as it is;
 4. apply the changes in one transaction with history (actor ``llm`` or ``rules``, the unit's
    message ids as sources) that also records the unit's turns as done.
 
 A transient LLM failure (or an unusable answer) falls back to rules for the rest of the job
-and is recorded in the facts' metadata and in ``fact_runs.note``. Step 4 makes the job
+and is recorded in the facts' metadata and in ``fact_runs.note``. With ``fact_rule_fallback``
+off (`llm-managed`: "if no model is available, extraction exits without doing anything"),
+extraction without a working LLM finds nothing, and the note says so. Step 4 makes the job
 idempotent and kill-safe: a re-run skips finished turns, and a turn whose transaction never
 committed is simply done again.
 """
@@ -212,11 +215,17 @@ class FactTier:
                 run.usage += usage
                 return facts
             except (LLMTransientError, LLMOutputError) as exc:
-                log.warning("fact extraction fell back to rules: %s", exc)
                 run.job.llm_down = isinstance(exc, LLMTransientError)
+                if not self.settings.fact_rule_fallback:
+                    log.warning("fact extraction failed, nothing extracted: %s", exc)
+                    run.notes.append(f"extraction: LLM failed ({type(exc).__name__}); nothing")
+                    return []
+                log.warning("fact extraction fell back to rules: %s", exc)
                 run.fall_back("extraction", exc)
         s = self.settings
         if not s.fact_rule_fallback:
+            why = "no LLM" if self.chat is None else "the LLM failed earlier in this job"
+            run.notes.append(f"extraction: {why} and fact_rule_fallback off; nothing")
             return []
         limit = 1 if s.fact_extraction == "single" else s.fact_max_per_turn
         return fact_rules.extract_facts(unit.user.content, limit, *self.limits)
