@@ -2,7 +2,7 @@
 ``mnemo eval locomo --replay --json`` (now) and ``bench/chat_replay_public.py`` (before).
 
     python bench/plot_chat_replay.py --now docs/results/chat-replay-locomo-dev.json \\
-        --before docs/results/chat-replay-locomo-dev-main.json --out docs/chat-replay-locomo-dev.png
+        --before docs/results/chat-replay-locomo-dev-before.json --out docs/chat-replay-locomo-dev.png
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def main() -> None:
     fig, axes = plt.subplots(1, len(PANELS), figsize=(14, 4.2), sharey=True)
     for ax, (metric, title) in zip(axes, PANELS, strict=True):
         for mode, color in (("non_answer", "tab:red"), ("answer", "tab:blue")):
-            for data, style, who in ((before, ":", "main"), (now, "-", "now")):
+            for data, style, who in ((before, ":", "before"), (now, "-", "now")):
                 x, y = series(data, mode, metric)
                 ax.plot(x, y, style, marker="o", color=color, label=f"{who}, {LABELS[mode]}")
         ax.set_title(title)
@@ -53,7 +53,8 @@ def main() -> None:
         ax.set_xticks(x)
         ax.set_ylim(0, 1)
         ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("share (LoCoMo dev, 760 questions)")
+    asked = next(r for r in now["results"] if r["mode"] == "fresh")["questions"]
+    axes[0].set_ylabel(f"share ({now['benchmark']} dev, {asked} questions)")
     axes[-1].legend(fontsize=8, loc="lower left")
     fig.suptitle(f"chat replay: {now['benchmark']} (round 0 = the store as ingested)")
     fig.tight_layout()
