@@ -21,8 +21,8 @@ A `MNEMO_*` variable that names no setting is ignored with a warning, one line p
 and process (logger `mnemo.config`, on stderr unless logging is configured), naming the
 closest setting: `mnemo: ignoring MNEMO_DATABSE_URL: not a mnemo setting (did you mean
 MNEMO_DATABASE_URL?)`. It is a warning rather than an error so that another tool's `MNEMO_*`
-variable does not stop mnemo; `MNEMO_API_KEY` (`mnemo chat`) and `MNEMO_TEST_DATABASE_URL`
-(the tests) are known and not warned about.
+variable does not stop mnemo; `MNEMO_API_KEY` (`mnemo chat`), `MNEMO_TEST_DATABASE_URL` and
+`MNEMO_TEST_CHROMIUM` (the tests) are known and not warned about.
 
 The settings are grouped by component below. Every name is flat (`settings.rrf_k`,
 `MNEMO_RRF_K`, `rrf_k = 30` in TOML); each group is also a type in `mnemo.config`

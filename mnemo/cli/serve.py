@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.cli.common import DbOpt, cli_settings
+from mnemo.cli.common import DbOpt, JsonOpt, cli_settings, require_store
 from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, MnemoError, ValidationError
@@ -65,11 +65,16 @@ def serve_command(
     uvicorn.run(app, host=host, port=settings.port if port is None else port, log_level="info")
 
 
-def _keys_store(db: str | None) -> Any:
+def _keys_store(db: str | None, *, existing: bool = False) -> Any:
+    """The key table of ``--db``'s store; with ``existing``, a missing SQLite file is an
+    error instead of a new empty store (listing or revoking keys creates nothing)."""
     from mnemo.api.auth import key_store
     from mnemo.storage import open_store
 
-    return key_store(open_store(cli_settings(db)))
+    settings = cli_settings(db)
+    if existing:
+        require_store(settings)
+    return key_store(open_store(settings))
 
 
 @keys_app.command("create")
@@ -89,15 +94,19 @@ def keys_create(
 
 @keys_app.command("list")
 @guard
-def keys_list(db: DbOpt = None) -> None:
+def keys_list(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """List keys (ids, tenants, dates; never the keys)."""
+    from mnemo.cli.records import print_json
+
+    rows = [{c: r[c] for c in COLUMNS} for r in _keys_store(db, existing=True).list()]
+    if as_json:
+        print_json(rows)
+        return
     table = Table(title="API keys")
     for col in COLUMNS:
         table.add_column(col)
-    for r in _keys_store(db).list():
-        table.add_row(
-            *(str(r[c] or "") for c in ("id", "tenant", "name", "created_at", "revoked_at"))
-        )
+    for r in rows:
+        table.add_row(*(str(r[c] or "") for c in COLUMNS))
     console.print(table)
 
 
@@ -105,7 +114,7 @@ def keys_list(db: DbOpt = None) -> None:
 @guard
 def keys_revoke(key_id: Annotated[str, typer.Argument(help="Key id.")], db: DbOpt = None) -> None:
     """Revoke a key by id."""
-    if not _keys_store(db).revoke(key_id):
+    if not _keys_store(db, existing=True).revoke(key_id):
         raise ValidationError(f"no live key with id {key_id!r}")
     console.print(f"revoked {key_id}")
 

@@ -16,7 +16,9 @@ from mnemo.cli.common import (
     console,
     err,
     guarded,
+    open_existing,
     open_memory,
+    require_store,
 )
 from mnemo.progress import progress_bar
 from mnemo.redact import mask_credentials
@@ -75,7 +77,8 @@ def markdown_transfer(
     """Export the store (or one user) to a Markdown folder, or import such a folder."""
     from mnemo.files.markdown import export_markdown, import_markdown
 
-    with open_memory(db, embedder, tenant=tenant) as mem:
+    opener = open_existing if export else open_memory
+    with opener(db, embedder, tenant=tenant) as mem:
         if export:
             counts = export_markdown(mem.store, mem.tenant, path, user)
         else:
@@ -118,6 +121,7 @@ def export(
         scope = None
         if user is not None:
             scope = (tenant or Settings().tenant, user)
+        require_store(cli_settings(db))  # a mistyped --db exports nothing and creates nothing
         location = store_location(db)
         try:
             if str(out) == "-":
@@ -187,6 +191,7 @@ def reembed(
 
     def run() -> None:
         settings = cli_settings(db, embedder)
+        require_store(settings)  # nothing to re-embed in a store that does not exist
         emb = create_embedder(settings)
         store = open_store(settings)
         try:
@@ -219,6 +224,7 @@ def repair(
 
     def run() -> None:
         settings = cli_settings(db, embedder)
+        require_store(settings)  # nothing to repair in a store that does not exist
         emb, store = create_embedder(settings), open_store(settings)
         try:
             report = run_repair(

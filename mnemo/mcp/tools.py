@@ -153,8 +153,10 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         session_id: SessionId = None,
         kind: Annotated[MemoryKind | None, Field(description="Only this kind.")] = None,
         tag: Annotated[str | None, Field(description="Only memories with this tag.")] = None,
-        limit: Annotated[int, Field(ge=1, le=500)] = 50,
-        offset: Annotated[int, Field(ge=0)] = 0,
+        limit: Annotated[int, Field(ge=1, le=500, description="Memories per page.")] = 50,
+        offset: Annotated[
+            int, Field(ge=0, description="Skip this many (the previous page's next_offset).")
+        ] = 0,
     ) -> MemoryList:
         """List a user's live memories, newest first (paginated with limit/offset)."""
         with tool_errors():

@@ -87,10 +87,23 @@ def test_forget_user_asks_first(env: dict[str, str], seeded: dict[str, str], db_
         ["get", "mem_x"],
         ["jobs"],
         ["search", "tea", "--user", "ann"],
+        ["keys", "list"],
+        ["keys", "list", "--json"],
+        ["keys", "revoke", "abc"],
+        ["export", "{out}/backup.jsonl"],
+        ["export", "{out}/md", "--format", "markdown"],
+        ["reembed", "--dry-run"],
+        ["reembed"],
+        ["repair", "--dry-run"],
+        ["repair"],
     ],
 )
 def test_read_only_commands_never_create_a_store(tmp_path: Path, args: list[str]) -> None:
+    """Commands that read (or only repair) a store refuse a missing one: a mistyped --db is
+    one error line, not an empty store created and reported as "0" (nor an empty export)."""
     missing = tmp_path / "no" / "such" / "x.db"
+    (tmp_path / "out").mkdir()
+    args = [a.format(out=tmp_path / "out") for a in args]
     out = runner.invoke(app, [*args, "--db", str(missing)], env={"MNEMO_EMBEDDER": "hashing"})
     assert out.exit_code == 2
     assert out.output.strip().splitlines() == [
@@ -98,6 +111,20 @@ def test_read_only_commands_never_create_a_store(tmp_path: Path, args: list[str]
         "`mnemo import` creates one)"
     ]
     assert not (tmp_path / "no").exists()
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_keys_list_json(db_path: str) -> None:
+    out = runner.invoke(
+        app, ["keys", "create", "--tenant", "acme", "--name", "ci", "--db", db_path]
+    )
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(app, ["keys", "list", "--json", "--db", db_path])
+    assert out.exit_code == 0, out.output
+    keys = json.loads(out.output)
+    assert [(k["tenant"], k["name"], k["revoked_at"]) for k in keys] == [("acme", "ci", None)]
+    assert set(keys[0]) == {"id", "tenant", "name", "created_at", "revoked_at"}
+    assert "mnemo_" not in out.output  # ids and dates only, never a key
 
 
 def test_stats_table_and_json(env: dict[str, str], seeded: dict[str, str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,18 @@ def test_the_cli_prints_one_line_on_stderr(tmp_path: Path) -> None:
             "mnemo: ignoring MNEMO_DATABSE_URL: not a mnemo setting "
             "(did you mean MNEMO_DATABASE_URL?)"
         ]
+
+
+def test_variables_mnemo_reads_itself_are_not_called_typos() -> None:
+    """Every ``MNEMO_*`` variable read by name in the code, tests, scripts or benchmarks
+    (``make test`` exports ``MNEMO_TEST_CHROMIUM`` to every mnemo process the tests start) is
+    a setting or one of :data:`OTHER_VARIABLES`, so it never draws the typo warning."""
+    read = re.compile(r"""(?:environ\.get\(|environ\[|getenv\()\s*["'](MNEMO_\w+)["']""")
+    names = {
+        name
+        for folder in ("mnemo", "tests", "scripts", "bench")
+        for path in (ROOT / folder).rglob("*.py")
+        for name in read.findall(path.read_text(encoding="utf-8"))
+    }
+    assert {"MNEMO_TEST_CHROMIUM", "MNEMO_TEST_DATABASE_URL"} <= names  # the scan sees them
+    assert env_source.unknown_env(dict.fromkeys(names, "x"), set(Settings.model_fields)) == {}

@@ -27,6 +27,13 @@ def test_stdio_tools_remember_recall_update_forget(db_path: str) -> None:
             schema = next(t for t in listed.tools if t.name == "recall").input_schema
             assert {"query", "user_id"} <= set(schema["required"])
             assert all(t.description for t in listed.tools)
+            undescribed = [
+                f"{t.name}.{name}"
+                for t in listed.tools
+                for name, prop in t.input_schema["properties"].items()
+                if not prop.get("description")
+            ]
+            assert undescribed == [], "every argument tells the client what it is for"
 
             added = data(
                 await client.call_tool(

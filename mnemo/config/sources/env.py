@@ -17,8 +17,9 @@ from collections.abc import Collection, Mapping
 
 #: The prefix of every settings variable: ``MNEMO_`` + the field name in upper case.
 ENV_PREFIX = "MNEMO_"
-#: Variables mnemo reads that are not settings (``mnemo chat``'s key, the tests' database).
-OTHER_VARIABLES = frozenset({"MNEMO_API_KEY", "MNEMO_TEST_DATABASE_URL"})
+#: Variables mnemo reads that are not settings (``mnemo chat``'s key, the tests' database and
+#: browser).
+OTHER_VARIABLES = frozenset({"MNEMO_API_KEY", "MNEMO_TEST_DATABASE_URL", "MNEMO_TEST_CHROMIUM"})
 
 log = logging.getLogger("mnemo.config")
 _warned: set[str] = set()
