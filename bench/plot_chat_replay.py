@@ -2,7 +2,8 @@
 ``mnemo eval locomo --replay --json`` (now) and ``bench/chat_replay_public.py`` (before).
 
     python bench/plot_chat_replay.py --now docs/results/chat-replay-locomo-dev.json \\
-        --before docs/results/chat-replay-locomo-dev-before.json --out docs/chat-replay-locomo-dev.png
+        --before docs/results/chat-replay-locomo-dev-before.json \\
+        --out docs/chat-replay-locomo-dev.png
 """
 
 from __future__ import annotations
