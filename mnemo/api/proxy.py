@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo import validation as check
@@ -40,6 +40,7 @@ from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody
 from mnemo.context.render import inject as inject_context
+from mnemo.context.render import message_text
 from mnemo.memory.exchange import Exchange
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
@@ -171,14 +172,31 @@ async def chat_completions(
     if resp.status_code != 200:
         return _passthrough(state, resp, resp.content)
     try:
-        data = resp.json()
-        text = data["choices"][0]["message"].get("content") or ""
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        data = strict_json(resp.content)
+        text = message_text(data["choices"][0]["message"].get("content"))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         state.metrics.upstream_errors.labels("bad_reply").inc()
         raise upstream.UpstreamError(f"upstream reply is not a chat completion: {exc!r}") from exc
     await run_in_threadpool(turn.store, text)
     data["memory_hits"] = turn.hits()
-    return JSONResponse(data)
+    return Response(content=ascii_json(data), media_type="application/json")
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def strict_json(body: bytes) -> Any:
+    """The upstream's JSON reply; ValueError for ``NaN``/``Infinity``, which Python's parser
+    would take but no JSON response can carry back (RecursionError when nested too deeply)."""
+    return json.loads(body, parse_constant=_not_json)
+
+
+def ascii_json(data: Any) -> bytes:
+    """``data`` as JSON with every non-ASCII character escaped, so a lone surrogate the
+    upstream sent (as a ``\\udXXX`` escape) goes back as the same escape instead of failing
+    to encode as UTF-8."""
+    return json.dumps(data, ensure_ascii=True, allow_nan=False).encode("ascii")
 
 
 async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:
