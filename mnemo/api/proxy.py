@@ -18,7 +18,9 @@ and the assistant reply are stored together in one transaction, so the exchange'
 the reply: when the reply is complete (before ``[DONE]`` is relayed), or, for a stream the
 client left or the upstream broke or ended without ``[DONE]``, with what was said so far,
 marked ``incomplete``. A reply longer than ``max_content_chars`` is stored cut to that length,
-marked ``truncated`` with its ``original_chars``; the client still gets all of it.
+marked ``truncated`` with its ``original_chars``; the client still gets all of it. A NUL or
+lone surrogate in the reply is stored as U+FFFD (``replaced_chars``), and the client gets the
+reply as sent; a reply that is not strict JSON (``NaN``) is unparseable: 502, nothing stored.
 """
 
 from __future__ import annotations
