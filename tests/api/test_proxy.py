@@ -459,3 +459,18 @@ def chat_body_with_usage() -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
+
+
+def test_a_reply_in_content_parts_is_stored_as_its_text(
+    db_path: str, upstream: ScriptedServer
+) -> None:
+    """Some upstreams answer ``content`` as a list of text parts: stored as their text."""
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        parts = [{"type": "text", "text": "part one"}, {"type": "text", "text": "part two"}]
+        body = chat_body_with_usage()
+        body["choices"][0]["message"]["content"] = parts
+        upstream.enqueue(json=body)
+        r = http.post("/v1/chat/completions", json=chat("talk"))
+        assert r.status_code == 200, r.text
+        assert r.json()["choices"][0]["message"]["content"] == parts
+        assert [t["content"] for t in stored(http, "u1")] == ["talk", "part one\npart two"]
