@@ -198,7 +198,7 @@ def ascii_json(data: Any) -> bytes:
     """``data`` as JSON with every non-ASCII character escaped, so a lone surrogate the
     upstream sent (as a ``\\udXXX`` escape) goes back as the same escape instead of failing
     to encode as UTF-8."""
-    return json.dumps(data, ensure_ascii=True, allow_nan=False).encode("ascii")
+    return json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
 
 
 async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:
