@@ -42,6 +42,25 @@ def text(value: Any, field: str) -> str:
     return value
 
 
+#: What :func:`replace_unstorable` puts in place of a character that cannot be stored.
+REPLACEMENT = "\ufffd"
+
+
+def replace_unstorable(value: str) -> tuple[str, int]:
+    """``value`` with each character :func:`text` refuses (NUL, a lone surrogate) replaced by
+    U+FFFD, and how many were replaced. For text mnemo stores but did not receive from its
+    caller (an upstream model's reply): it is kept, readable, instead of refused."""
+    if "\x00" not in value:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            return value, 0
+    out = [REPLACEMENT if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in value]
+    return "".join(out), sum(a != b for a, b in zip(out, value, strict=True))
+
+
 def identifier(value: Any, field: str) -> str:
     """A user or session id: a non-empty string of at most 256 characters."""
     text(value, field)

@@ -18,7 +18,9 @@ and the assistant reply are stored together in one transaction, so the exchange'
 the reply: when the reply is complete (before ``[DONE]`` is relayed), or, for a stream the
 client left or the upstream broke or ended without ``[DONE]``, with what was said so far,
 marked ``incomplete``. A reply longer than ``max_content_chars`` is stored cut to that length,
-marked ``truncated`` with its ``original_chars``; the client still gets all of it.
+marked ``truncated`` with its ``original_chars``; the client still gets all of it. A NUL or
+lone surrogate in the reply is stored as U+FFFD (``replaced_chars``), and the client gets the
+reply as sent; a reply that is not strict JSON (``NaN``) is unparseable: 502, nothing stored.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 import httpx
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo import validation as check
@@ -40,6 +42,7 @@ from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.models import ErrorBody
 from mnemo.context.render import inject as inject_context
+from mnemo.context.render import message_text
 from mnemo.memory.exchange import Exchange
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
@@ -171,14 +174,31 @@ async def chat_completions(
     if resp.status_code != 200:
         return _passthrough(state, resp, resp.content)
     try:
-        data = resp.json()
-        text = data["choices"][0]["message"].get("content") or ""
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        data = strict_json(resp.content)
+        text = message_text(data["choices"][0]["message"].get("content"))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         state.metrics.upstream_errors.labels("bad_reply").inc()
         raise upstream.UpstreamError(f"upstream reply is not a chat completion: {exc!r}") from exc
     await run_in_threadpool(turn.store, text)
     data["memory_hits"] = turn.hits()
-    return JSONResponse(data)
+    return Response(content=ascii_json(data), media_type="application/json")
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def strict_json(body: bytes) -> Any:
+    """The upstream's JSON reply; ValueError for ``NaN``/``Infinity``, which Python's parser
+    would take but no JSON response can carry back (RecursionError when nested too deeply)."""
+    return json.loads(body, parse_constant=_not_json)
+
+
+def ascii_json(data: Any) -> bytes:
+    """``data`` as JSON with every non-ASCII character escaped, so a lone surrogate the
+    upstream sent (as a ``\\udXXX`` escape) goes back as the same escape instead of failing
+    to encode as UTF-8."""
+    return json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
 
 
 async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:

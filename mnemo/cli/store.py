@@ -3,8 +3,9 @@ that `mnemo import` hands over to)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import typer
 from rich.table import Table
@@ -22,6 +23,15 @@ from mnemo.cli.common import (
 )
 from mnemo.progress import progress_bar
 from mnemo.redact import mask_credentials
+
+
+def private_file(path: Path) -> TextIO:
+    """``path`` opened for writing text; created ``FILE_MODE`` (0600) when new, as the store
+    itself is, since an export holds every row (an existing file keeps its mode)."""
+    from mnemo.files.snapshot import FILE_MODE
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    return open(fd, "w", encoding="utf-8")
 
 
 def store_location(db: str | None) -> str:
@@ -128,7 +138,7 @@ def export(
                 report = export_store(location, sys.stdout, scope)
                 sys.stdout.flush()
             else:
-                with out.open("w", encoding="utf-8") as fh:
+                with private_file(out) as fh:
                     report = export_store(location, fh, scope, bar)
         except OSError as exc:  # a full disk names no file: name the output
             raise OSError(exc.errno, exc.strerror, exc.filename or str(out)) from None

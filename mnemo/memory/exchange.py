@@ -116,7 +116,8 @@ class Exchange:
         ``incomplete`` marks a reply cut short (a stream the client left); ``at`` dates the
         user turn (default: now), and the reply follows it by a second. A reply longer than
         ``max_content_chars`` is stored cut to it, marked ``truncated`` with its
-        ``original_chars``.
+        ``original_chars``; a NUL or lone surrogate in the reply (which the model wrote, so it
+        is not refused) is stored as U+FFFD, counted in ``replaced_chars``.
         """
         meta = dict(metadata or {})
         turns: list[dict[str, Any]] = []
@@ -124,6 +125,9 @@ class Exchange:
             turns.append({"role": "user", "content": self.query, "metadata": meta})
         if reply and reply.strip():
             extra: dict[str, Any] = {"incomplete": True} if incomplete else {}
+            reply, replaced = check.replace_unstorable(reply)
+            if replaced:
+                extra["replaced_chars"] = replaced
             limit = self.mem.settings.max_content_chars
             if len(reply) > limit:
                 extra |= {"truncated": True, "original_chars": len(reply)}

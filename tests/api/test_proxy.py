@@ -358,3 +358,119 @@ def test_refusals_pass_retry_after_store_nothing_and_are_counted(
         metrics = http.get("/metrics").text
         assert 'mnemo_upstream_errors_total{reason="rate_limited"} 1.0' in metrics
         assert 'mnemo_upstream_errors_total{reason="http_5xx"} 1.0' in metrics
+
+
+def _ask(srv_url: str, http: httpx.Client, stream: bool) -> tuple[int, str, list[str]]:
+    """One chat turn of user u1: (status, the reply text the client got, SSE payloads)."""
+    if not stream:
+        r = http.post("/v1/chat/completions", json=chat("talk"))
+        content = r.json()["choices"][0]["message"]["content"] if r.status_code == 200 else ""
+        return r.status_code, content, []
+    with (
+        httpx.Client(base_url=srv_url, timeout=30) as c,
+        c.stream("POST", "/v1/chat/completions", json=chat("talk", stream=True)) as r,
+    ):
+        events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    chunks = [json.loads(e) for e in events if e != "[DONE]"]
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    return r.status_code, text, events
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize(
+    "reply",
+    ["a NUL \x00 inside", "a lone \ud800 surrogate", "lone \udfff twice \x00"],
+    ids=["nul", "surrogate", "both"],
+)
+def test_a_reply_with_unstorable_characters_reaches_the_client_and_is_stored_replaced(
+    db_path: str, upstream: ScriptedServer, stream: bool, reply: str
+) -> None:
+    """A NUL or a lone surrogate in the upstream's reply (valid JSON escapes) is the model's
+    doing, not the client's: the client gets the reply as sent (a stream to its [DONE]), and
+    the stored copy has each such character replaced by U+FFFD, counted in the metadata."""
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        upstream.enqueue_chat(reply)
+        status, got, events = _ask(srv.url, http, stream)
+        assert status == 200
+        assert got == reply
+        if stream:
+            assert events[-1] == "[DONE]" and "memory_hits" in events[-2]
+        user, assistant = stored(http, "u1")
+        assert user["content"] == "talk"
+        clean = reply.replace("\x00", "\ufffd").replace("\ud800", "\ufffd")
+        assert assistant["content"] == clean.replace("\udfff", "\ufffd")
+        assert assistant["metadata"]["replaced_chars"] == reply.count("\x00") + sum(
+            "\ud800" <= ch <= "\udfff" for ch in reply
+        )
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_a_reply_that_is_not_strict_json_is_a_502_and_stores_nothing(
+    db_path: str, upstream: ScriptedServer, literal: str
+) -> None:
+    """``NaN`` and ``Infinity`` are not JSON: such a reply is not a chat completion (502, the
+    turn is not stored, so a retry duplicates nothing) rather than a 500 after storing it."""
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        body = json.dumps(chat_body_with_usage())[:-1] + f', "system_fingerprint": {literal}}}'
+        upstream.enqueue(raw=body.encode(), headers={"Content-Type": "application/json"})
+        r = http.post("/v1/chat/completions", json=chat("talk"))
+        assert r.status_code == 502, r.text
+        assert "not a chat completion" in r.json()["error"]["message"]
+        assert stored(http, "u1") == []
+
+
+def test_a_reply_nested_too_deeply_is_a_502(db_path: str, upstream: ScriptedServer) -> None:
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        deep = "[" * 100_000 + "]" * 100_000
+        body = json.dumps(chat_body_with_usage())[:-1] + f', "extra": {deep}}}'
+        upstream.enqueue(raw=body.encode(), headers={"Content-Type": "application/json"})
+        r = http.post("/v1/chat/completions", json=chat("talk"))
+        assert r.status_code == 502, r.text
+        assert stored(http, "u1") == []
+
+
+def test_a_lone_surrogate_elsewhere_in_the_reply_is_passed_on(
+    db_path: str, upstream: ScriptedServer
+) -> None:
+    """A lone surrogate in a field mnemo does not store (here ``id``) reaches the client as
+    the same JSON escape, not a 500 from encoding the response."""
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        body = chat_body_with_usage() | {"id": "chatcmpl-\ud800"}
+        upstream.enqueue(json=body)
+        r = http.post("/v1/chat/completions", json=chat("talk"))
+        assert r.status_code == 200, r.text
+        assert json.loads(r.content)["id"] == "chatcmpl-\ud800"
+        assert [t["content"] for t in stored(http, "u1")] == ["talk", "fine"]
+
+
+def chat_body_with_usage() -> dict[str, Any]:
+    """A complete upstream chat completion answering "fine"."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "fine"},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def test_a_reply_in_content_parts_is_stored_as_its_text(
+    db_path: str, upstream: ScriptedServer
+) -> None:
+    """Some upstreams answer ``content`` as a list of text parts: stored as their text."""
+    with served(db_path, upstream_base_url=upstream.url) as (_, http):
+        parts = [{"type": "text", "text": "part one"}, {"type": "text", "text": "part two"}]
+        body = chat_body_with_usage()
+        body["choices"][0]["message"]["content"] = parts
+        upstream.enqueue(json=body)
+        r = http.post("/v1/chat/completions", json=chat("talk"))
+        assert r.status_code == 200, r.text
+        assert r.json()["choices"][0]["message"]["content"] == parts
+        assert [t["content"] for t in stored(http, "u1")] == ["talk", "part one\npart two"]

@@ -62,3 +62,26 @@ def test_an_uncreatable_database_is_a_storage_error(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     with pytest.raises(StorageError, match="cannot create"):
         Memory(str(blocker / "m.db"), embedder="hashing")
+
+
+def test_a_jsonl_export_is_private_and_an_existing_file_keeps_its_mode(tmp_path: Path) -> None:
+    """``mnemo export`` writes every tenant's rows: a file it creates is 0600, like the store
+    it came from (a file that was there keeps its mode)."""
+    from typer.testing import CliRunner
+
+    from mnemo.cli.main import app
+
+    db = tmp_path / "m.db"
+    with Memory(str(db), embedder="hashing") as mem:
+        mem.add("User likes tea", "u1")
+    env = {"MNEMO_EMBEDDER": "hashing"}
+    dump = tmp_path / "dump.jsonl"
+    out = CliRunner().invoke(app, ["export", str(dump), "--db", str(db)], env=env)
+    assert out.exit_code == 0, out.output
+    assert mode(dump) == 0o600 and "likes tea" in dump.read_text()
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("old")
+    mine.chmod(0o640)
+    out = CliRunner().invoke(app, ["export", str(mine), "--db", str(db), "-u", "u1"], env=env)
+    assert out.exit_code == 0, out.output
+    assert mode(mine) == 0o640 and "likes tea" in mine.read_text()
