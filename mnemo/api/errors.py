@@ -68,15 +68,21 @@ def status_of(exc: MnemoError) -> tuple[int, str]:
 STORAGE_MESSAGE = "the database failed; the server log has the details"
 
 
-async def _mnemo(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, MnemoError)
+def described(exc: MnemoError, where: str) -> tuple[int, str, str]:
+    """Status, error type and the message a client may read of ``exc``: credentials masked,
+    and a database failure only :data:`STORAGE_MESSAGE`. A 5xx is logged, saying ``where``."""
     status, kind = status_of(exc)
     message = mask_credentials(str(exc))
     if status >= 500:
-        log.error("%s %s failed: %s", request.method, request.url.path, message)
+        log.error("%s failed: %s", where, message)
         if kind == "storage_error":
             message = STORAGE_MESSAGE
-    return error_response(status, kind, message)
+    return status, kind, message
+
+
+async def _mnemo(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, MnemoError)
+    return error_response(*described(exc, f"{request.method} {request.url.path}"))
 
 
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:

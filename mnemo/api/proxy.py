@@ -40,9 +40,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from mnemo import validation as check
 from mnemo.api import upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
+from mnemo.api.errors import described
 from mnemo.api.models import ErrorBody
 from mnemo.context.render import inject as inject_context
 from mnemo.context.render import message_text
+from mnemo.errors import MnemoError
 from mnemo.memory.exchange import Exchange
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
@@ -231,8 +233,10 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncGenera
             if line.startswith("data:"):
                 data = line[5:].strip()
                 if data == "[DONE]" and not stored:
-                    await run_in_threadpool(store, "".join(parts))
-                    stored = True
+                    stored = True  # tried once: a failure is not retried with the partial text
+                    failure = await _store_at_done(store, "".join(parts))
+                    if failure is not None:
+                        yield failure
                 elif data != "[DONE]":
                     parts.append(delta_text(data))
             yield line + "\n"
@@ -250,6 +254,20 @@ async def relay(resp: httpx.Response, store: Callable[..., None]) -> AsyncGenera
                 target=_store_partial, args=(store, text), name="mnemo-partial", daemon=False
             ).start()
         await resp.aclose()
+
+
+async def _store_at_done(store: Callable[..., None], text: str) -> str | None:
+    """Store a streamed exchange; None, or the SSE error event that tells the client its
+    exchange was not stored (the reply itself was already relayed, so the stream goes on to
+    ``[DONE]``). The event carries what :func:`~mnemo.api.errors.described` lets a client
+    read of the error."""
+    try:
+        await run_in_threadpool(store, text)
+    except MnemoError as exc:
+        status, kind, message = described(exc, "storing a streamed exchange")
+        error = {"error": {"type": kind, "code": status, "message": f"not stored: {message}"}}
+        return f"data: {json.dumps(error)}\n\n"
+    return None
 
 
 async def with_hits(

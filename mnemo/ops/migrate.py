@@ -301,10 +301,10 @@ def migrate(
     dst: Side | None = None
     copying = False  # set once rows may be in the target: from then on a failure undoes
     try:
+        if shared is not None:  # before the target is opened (and given mnemo's schema)
+            check_embedder(src, shared)
         dst = open_side(target)
         check_empty(dst)
-        if shared is not None:
-            check_embedder(src, shared)
         copying = True
         report = MigrateReport(copied=copy_store(src, dst, progress))
         report.checks = verify(src, dst)

@@ -4,6 +4,7 @@ tests/scripted_server.py as the upstream."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -372,7 +373,9 @@ def _ask(srv_url: str, http: httpx.Client, stream: bool) -> tuple[int, str, list
     ):
         events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
     chunks = [json.loads(e) for e in events if e != "[DONE]"]
-    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    text = "".join(
+        c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices")
+    )
     return r.status_code, text, events
 
 
@@ -474,3 +477,28 @@ def test_a_reply_in_content_parts_is_stored_as_its_text(
         assert r.status_code == 200, r.text
         assert r.json()["choices"][0]["message"]["content"] == parts
         assert [t["content"] for t in stored(http, "u1")] == ["talk", "part one\npart two"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_a_database_that_refuses_the_exchange_is_an_error_not_a_broken_stream(
+    db_path: str, upstream: ScriptedServer, stream: bool
+) -> None:
+    """The store fails when the exchange is written (a SQLite trigger aborts every insert of a
+    turn): non-streaming is a 503 without the database's details; a stream, whose reply was
+    already relayed, gets one error event saying the exchange was not stored, then [DONE]."""
+    with served(db_path, upstream_base_url=upstream.url) as (srv, http):
+        with sqlite3.connect(db_path) as c:
+            c.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON messages "
+                "BEGIN SELECT RAISE(ABORT, 'secret detail of the failure'); END"
+            )
+        upstream.enqueue_chat("Luna is your cat")
+        status, got, events = _ask(srv.url, http, stream)
+        if not stream:
+            assert status == 503
+        else:
+            assert status == 200 and got == "Luna is your cat" and events[-1] == "[DONE]"
+            errors = [json.loads(e)["error"] for e in events[:-1] if "error" in json.loads(e)]
+            assert [e["type"] for e in errors] == ["storage_error"]
+            assert errors[0]["message"].startswith("not stored")
+        assert "secret detail" not in json.dumps(events) and stored(http, "u1") == []

@@ -43,6 +43,17 @@ def pg_rows(url: str) -> int:
         return s.messages + sum(s.memories.values()) + s.users
 
 
+def pg_tables(url: str) -> int:
+    """Tables in the schema first on the ``search_path`` of ``url``."""
+    import psycopg
+
+    with psycopg.connect(url) as c:
+        row = c.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def test_an_embedder_that_did_not_make_the_vectors_fails_before_copying(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,7 +66,7 @@ def test_an_embedder_that_did_not_make_the_vectors_fails_before_copying(
     monkeypatch.delenv("MNEMO_EMBEDDER_DIM")
     with pytest.raises(SchemaError, match="Nothing was copied"):
         migrate(src, pg_url, searches=5, embedder=None)  # the default embedder: not hashing
-    assert pg_rows(pg_url) == 0
+    assert pg_tables(pg_url) == 0  # not even mnemo's (empty) tables: the target as it was
     out = CliRunner().invoke(app, ["migrate", src, dst, "--searches", "3"])
     assert out.exit_code == 2 and "--searches 0" in out.output and not Path(dst).exists()
     report = migrate(src, dst, searches=3, embedder="hashing")  # the right one: it works
