@@ -243,6 +243,7 @@ def _mount_store() -> None:
         app.command(name)(getattr(cli_store, name))
     app.command("list")(records.list_)
     app.command("get")(records.get)
+    app.command("history")(records.history)
     app.command("edit")(records.edit)
     app.command("delete")(records.delete)
     app.command("forget-user")(records.forget_user)

@@ -1,5 +1,5 @@
-"""Commands over single memories and users: ``mnemo list``, ``get``, ``edit``, ``delete`` and
-``forget-user``. The read-only ones never create a store (see
+"""Commands over single memories and users: ``mnemo list``, ``get``, ``history``, ``edit``,
+``delete`` and ``forget-user``. The read-only ones never create a store (see
 :func:`mnemo.cli.common.require_store`)."""
 
 from __future__ import annotations
@@ -98,6 +98,38 @@ def get(
             print_json(item)
         else:
             console.print(record_table(item))
+
+    guarded(run)
+
+
+def history(
+    id: Annotated[str, typer.Argument(help="A memory id (mem_...), deleted ones included.")],
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Show a memory's changes, oldest first: ADD, UPDATE, DELETE, who made each and the
+    values before and after (a deleted memory's history stays readable)."""
+
+    def run() -> None:
+        with open_existing(db, embedder) as mem:
+            entries = mem.history(id)
+        if as_json:
+            print_json(entries)
+            return
+        table = Table(title=f"history of {id}")
+        for col in ("at", "event", "actor"):
+            table.add_column(col, no_wrap=True)
+        table.add_column("content before -> after", overflow="fold")
+        for e in entries:
+            before = (e.old or {}).get("content")
+            after = (e.new or {}).get("content")
+            if after is None or before == after:
+                change = after or before or ""
+            else:
+                change = after if before is None else f"{before} -> {after}"
+            table.add_row(e.at.strftime("%Y-%m-%d %H:%M:%S"), e.event, e.actor, change)
+        console.print(table)
 
     guarded(run)
 

@@ -120,7 +120,7 @@ class Records:
         elif id.startswith(MEMORY_PREFIX):
             found = self.store.get_memory(self.tenant, id)
             if found is not None and found.deleted_at is not None:
-                raise NotFoundError(f"memory {id!r} was deleted (see history({id!r}))")
+                raise NotFoundError(f"memory {id!r} was deleted (its history keeps it)")
         if found is None:
             raise NotFoundError(f"no memory or message with id {id!r}")
         return found

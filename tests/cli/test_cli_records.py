@@ -1,4 +1,4 @@
-"""``mnemo list/get/edit/delete/forget-user/stats/jobs``, ``--version`` and ``-h``, driven
+"""``mnemo list/get/history/edit/delete/forget-user/stats/jobs``, ``--version`` and ``-h``, driven
 through typer's runner on real SQLite files (and the job re-queue on both stores)."""
 
 from __future__ import annotations
@@ -63,6 +63,17 @@ def test_list_get_edit_delete(env: dict[str, str], seeded: dict[str, str]) -> No
     out = runner.invoke(app, ["delete", "mem_nope"], env=env)
     assert out.exit_code == 2 and "Traceback" not in out.output
 
+    out = runner.invoke(app, ["history", seeded["tea"], "--json"], env=env)  # deleted: still kept
+    assert out.exit_code == 0, out.output
+    entries = json.loads(out.output)
+    assert [(e["event"], e["actor"]) for e in entries][1:] == [("UPDATE", "cli"), ("DELETE", "cli")]
+    assert entries[1]["old"]["content"] == "Ann likes green tea"
+    out = runner.invoke(app, ["history", seeded["tea"]], env=env)
+    words = " ".join(out.output.replace("│", " ").split())
+    assert out.exit_code == 0 and "UPDATE" in words and "DELETE" in words and "None" not in words
+    out = runner.invoke(app, ["history", "mem_nope"], env=env)
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+
 
 def test_forget_user_asks_first(env: dict[str, str], seeded: dict[str, str], db_path: str) -> None:
     out = runner.invoke(app, ["forget-user", "ann"], input="n\n", env=env)
@@ -85,6 +96,7 @@ def test_forget_user_asks_first(env: dict[str, str], seeded: dict[str, str], db_
         ["stats", "--json"],
         ["list"],
         ["get", "mem_x"],
+        ["history", "mem_x"],
         ["jobs"],
         ["search", "tea", "--user", "ann"],
         ["keys", "list"],
