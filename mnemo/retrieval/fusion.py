@@ -57,8 +57,11 @@ def weighted_blend(
     scores: Mapping[str, Mapping[K, float]],
     weights: Mapping[str, float],
     basis: Collection[K] | None = None,
+    scales: Mapping[str, float] | None = None,
 ) -> dict[K, float]:
-    """Normalised score blend: sum_i w_i * minmax_i(d) / sum_i w_i; a list missing d adds 0.
+    """Normalised score blend: sum_i w_i * s_i * minmax_i(d) / sum_i w_i; a list missing d
+    adds 0. ``s_i`` is list i's factor in ``scales`` (1 when absent): the lexical side's query
+    coverage (see retrieval.coverage).
 
     With ``basis``, each list's min and max are taken over the basis keys only (scores below
     the min count 0): keys outside the basis (talk that tells nothing, see retrieval.talk)
@@ -71,8 +74,9 @@ def weighted_blend(
         w = weights.get(name, 0.0)
         if w <= 0:
             continue
+        ws = w * (scales.get(name, 1.0) if scales is not None else 1.0)
         for key, v in min_max(per_key, basis).items():
-            fused[key] = fused.get(key, 0.0) + w * v
+            fused[key] = fused.get(key, 0.0) + ws * v
     if total <= 0:
         return fused
     return {key: v / total for key, v in fused.items()}

@@ -8,7 +8,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    pool, while it finds fewer than ``pool`` statements) and keeps its first ``pool``
    statements (and the talk ranked among them), so stored questions and non-answers take no
    statement's place;
-2. ``relevance``: fusion of the two rankings (RRF or normalised blend), in [0, 1], or under
+2. ``relevance``: fusion of the two rankings (RRF or normalised blend, whose lexical side is
+   scaled by how much of the query its best match covers, see ``retrieval.coverage``), or under
    ``fusion = "cosine"`` (the seed presets) the dense cosine itself, lexical unused; then
    context: a share of the best neighbouring turn's relevance, a speaker prior (see
    ``retrieval.speakers``), a date prior for turns written when the query's date expressions
@@ -51,7 +52,7 @@ import numpy as np
 from mnemo.config.settings import Settings
 from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache, VectorIndex
-from mnemo.retrieval import dates, fusion, lexical, speakers
+from mnemo.retrieval import coverage, dates, fusion, lexical, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.duplicates import Collapser, Kept
 from mnemo.retrieval.mmr import mmr_select
@@ -104,6 +105,8 @@ class Candidates:
     """Per-retriever scores of every candidate, and where its vector lives."""
 
     lexical: dict[Ref, float] = field(default_factory=dict)
+    #: each lexical candidate's BM25 over its query's idf sum (see retrieval.coverage)
+    covered: dict[Ref, float] = field(default_factory=dict)
     dense: dict[Ref, float] = field(default_factory=dict)
     located: dict[Ref, tuple[VectorIndex, int]] = field(default_factory=dict)
     #: multipliers other than 1 applied to a candidate's relevance, by name (shown on hits)
@@ -188,6 +191,7 @@ class Pipeline:
         about = speakers.analyze(req.query, names, s.strip_speaker_names)
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
         lexical_on = s.lexical_weight > 0 and s.fusion != "cosine"
+        ceilings: dict[str, dict[int, float]] = {}
         for scope, index in scoped:
             if match is not None and lexical_on:
 
@@ -196,8 +200,11 @@ class Pipeline:
                         req.tenant, scope.user_id, match, n, scope.session_id, req.kinds
                     )
 
+                ceiling = self._ceiling(req, scope, terms, ceilings)
                 for ref, score in self._fill(bm25, index, pool, cands):
                     cands.lexical[ref] = max(score, cands.lexical.get(ref, -np.inf))
+                    c = coverage.coverage(score, ceiling.get(ref[0], 0.0))
+                    cands.covered[ref] = max(c, cands.covered.get(ref, -np.inf))
             if qvec is not None:
                 self._dense(index, qvec, scope, req, pool, cands)
             self._locate(index, cands)
@@ -205,6 +212,21 @@ class Pipeline:
             cands.lexical = self._statement_pool(cands.lexical, cands, pool)
             cands.dense = self._statement_pool(cands.dense, cands, pool)
         return self._rank(req, cands, about)
+
+    def _ceiling(
+        self,
+        req: SearchRequest,
+        scope: Scope,
+        terms: list[str],
+        known: dict[str, dict[int, float]],
+    ) -> dict[int, float]:
+        """The query terms' idf sum per full-text table for the scope's user (once per user
+        and search; not asked for when coverage is off or fusion is not the blend)."""
+        if self.settings.lexical_coverage_power <= 0 or self.settings.fusion != "blend":
+            return {}
+        if scope.user_id not in known:
+            known[scope.user_id] = self.store.lexical_idf(req.tenant, scope.user_id, terms)
+        return known[scope.user_id]
 
     def _fill(
         self,
@@ -289,12 +311,16 @@ class Pipeline:
         if self.uses_kinds:
             basis = {r for r, k in cands.kinds.items() if not is_talk(k)}
         ranks = {name: fusion.ranks(scores, basis) for name, scores in lists.items()}
+        lexical_scale = 1.0  # the blend's factor on the lexical side (retrieval.coverage)
         if s.fusion == "cosine":
             relevance = dict(cands.dense)
         elif s.fusion == "rrf":
             relevance = fusion.rrf(ranks, weights, s.rrf_k)
         else:
-            relevance = fusion.weighted_blend(lists, weights, basis)
+            if "lexical" in lists and cands.covered:
+                covered = {r: cands.covered[r] for r in lists["lexical"] if r in cands.covered}
+                lexical_scale = coverage.lexical_scale(covered, basis, s.lexical_coverage_power)
+            relevance = fusion.weighted_blend(lists, weights, basis, {"lexical": lexical_scale})
         if s.neighbor_weight > 0 or s.reply_weight > 0:
             relevance = self._neighbors(relevance, cands)
         if s.speaker_weight > 0:
@@ -338,6 +364,8 @@ class Pipeline:
                 if ref in lists.get(name, {}):
                     scores[name] = float(lists[name][ref])
                     scores[f"{name}_rank"] = float(ranks[name][ref])
+            if ref in lists.get("lexical", {}) and lexical_scale < 1.0:
+                scores["lexical_scale"] = lexical_scale
             scores.update(cands.priors.get(ref, {}))
             if ref in reranked:
                 scores["rerank"] = reranked[ref]

@@ -181,6 +181,10 @@ class StoreDelegate:
         """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
         return self.inner.lexical(tenant, user_id, match, limit, session_id, kinds)
 
+    def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
+        """Sum of the BM25 idf of the query's terms in each full-text table, by table."""
+        return self.inner.lexical_idf(tenant, user_id, terms)
+
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         return self.inner.vector_state(tenant, user_id)

@@ -24,6 +24,12 @@ class SearchSource(Protocol):
         """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
         ...
 
+    def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
+        """Sum over the query's terms of the idf ``lexical``'s BM25 gives each, per full-text
+        table (MESSAGE, MEMORY): the BM25 an average-length row holding every term once
+        would score."""
+        ...
+
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         ...

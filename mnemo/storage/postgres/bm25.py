@@ -44,10 +44,14 @@ def bm25(
     tf = np.asarray(tf, dtype=np.float64)
     if tf.size == 0:
         return np.zeros(tf.shape[0])
-    idf = np.log((n_docs - df + 0.5) / (df + 0.5))
-    idf = np.maximum(idf, MIN_IDF)
+    idf = inverse_frequency(np.asarray(df, dtype=np.float64), n_docs)
     norm = k1 * (1.0 - b + b * np.asarray(doc_len, dtype=np.float64) / max(avg_len, 1e-9))
     return np.asarray(((tf * (k1 + 1.0)) / (tf + norm[:, None])) @ idf)
+
+
+def inverse_frequency(df: np.ndarray, n_docs: int) -> np.ndarray:
+    """idf(t) = max(log((N - df(t) + 0.5) / (df(t) + 0.5)), 1e-6) per term, as FTS5's."""
+    return np.maximum(np.log((n_docs - df + 0.5) / (df + 0.5)), MIN_IDF)
 
 
 @dataclass
@@ -127,3 +131,26 @@ def ranked(
     idx = np.flatnonzero(keep)
     order = idx[np.lexsort((cands.rowids[idx], -scores[idx]))][:limit]
     return [(int(cands.rowids[i]), float(scores[i])) for i in order]
+
+
+def idf_total(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]) -> float:
+    """Sum over ``lexemes`` of their idf among the user's live rows of ``table``: the
+    statistics :func:`ranked` scores with (``N`` the user's live rows, ``df`` those holding
+    the lexeme)."""
+    if not lexemes:
+        return 0.0
+    live = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
+    mine = sql.SQL("tenant = %(tenant)s AND user_id = %(user)s AND {live}").format(
+        live=sql.SQL(live)
+    )
+    query = sql.SQL(
+        "SELECT (SELECT count(*) FROM {t} WHERE {mine}) AS n,"
+        " ARRAY(SELECT (SELECT count(*) FROM {t} WHERE {mine}"
+        " AND fts @@ to_tsquery('simple', quote_literal(l.l)))"
+        " FROM unnest(%(lx)s::text[]) WITH ORDINALITY AS l(l, i) ORDER BY l.i) AS df"
+    ).format(t=sql.Identifier(table), mine=mine)
+    row = c.execute(query, {"lx": lexemes, "tenant": tenant, "user": user_id}).fetchone()
+    if row is None:
+        return 0.0
+    df = np.array(row["df"], dtype=np.float64)
+    return float(inverse_frequency(df, int(row["n"])).sum())

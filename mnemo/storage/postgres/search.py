@@ -116,6 +116,16 @@ class PgSearch:
         out.sort(key=lambda x: -x[1])
         return out[:limit]
 
+    def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
+        """Sum of the BM25 idf of the query's lexemes among the user's rows of each table
+        (MESSAGE, MEMORY), as :meth:`lexical` scores them."""
+        with self.db.connection() as c:
+            lexemes = bm25.query_lexemes(c, terms)
+            return {
+                MESSAGE: bm25.idf_total(c, "messages", tenant, user_id, lexemes),
+                MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes),
+            }
+
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         with self.db.connection() as c:

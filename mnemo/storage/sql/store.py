@@ -403,6 +403,10 @@ class SQLStore:
         """BM25 candidates for a full-text query, best first."""
         return self.search.lexical(tenant, user_id, match, limit, session_id, kinds)
 
+    def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
+        """Sum of the BM25 idf of the query's terms in each full-text table, by table."""
+        return self.search.lexical_idf(tenant, user_id, terms)
+
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         return self.search.vector_state(tenant, user_id)

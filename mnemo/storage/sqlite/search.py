@@ -15,6 +15,7 @@ import numpy as np
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
+from mnemo.storage.sqlite import fts_stats
 from mnemo.storage.sqlite.conn import Connections
 from mnemo.storage.sqlite.tx import SQLiteTx
 
@@ -78,6 +79,18 @@ class SQLiteSearch:
             out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
         out.sort(key=lambda x: -x[1])
         return out[:limit]
+
+    def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
+        """Sum of the bm25 idf of the query's terms in each full-text table (MESSAGE, MEMORY).
+
+        FTS5 takes its statistics over the whole table, every owner's rows, so ``tenant`` and
+        ``user_id`` do not change the result (see :mod:`mnemo.storage.sqlite.fts_stats`).
+        """
+        c = self.db.get()
+        return {
+            MESSAGE: fts_stats.idf_total(c, "messages_fts", terms),
+            MEMORY: fts_stats.idf_total(c, "memories_fts", terms),
+        }
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
         """Hit fields of the given refs (those still present); see ``sqlite_rows.fetched``."""
