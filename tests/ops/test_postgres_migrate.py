@@ -122,7 +122,7 @@ def test_target_must_be_empty(tmp_path: Path, pg_url: str) -> None:
     with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
         mem.add_messages([{"role": "user", "content": "already here"}], "x")
     with pytest.raises(ValidationError, match="not empty"):
-        migrate(src, pg_url)
+        migrate(src, pg_url, embedder="hashing")
     with Memory(url=pg_url, embedder="hashing", **QUIET) as mem:
         assert mem.stats().messages == 1
     with pytest.raises(ValidationError, match="same store"):
