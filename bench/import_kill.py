@@ -150,6 +150,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             importer.close()
         integrity = store.integrity()
+        stored_by = sorted(str(r[0]) for r in store.query("SELECT DISTINCT embedder FROM messages"))
         label = store.label
     return {
         "store": label,
@@ -158,6 +159,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "sessions_per_user": args.sessions,
         "batch_size": args.batch_size,
         "embedder": args.embedder,
+        "embedder_ids_stored": stored_by,
         "embed_threads": args.embed_threads,
         "omp_num_threads": 1,
         "kill_target_rows": target,
@@ -183,7 +185,8 @@ def report(res: dict[str, Any]) -> None:
     console.print(
         f"{res['store']}: {res['lines']:,} lines ({res['users']} users x "
         f"{res['sessions_per_user']} sessions), embedder {res['embedder']}, batch "
-        f"{res['batch_size']}; kill once {res['kill_target_rows']:,} rows are in"
+        f"{res['batch_size']} (stored as {', '.join(res['embedder_ids_stored'])}); "
+        f"kill once {res['kill_target_rows']:,} rows are in"
     )
     for s in res["steps"]:
         status = "SIGKILL" if s["exit"] == -signal.SIGKILL else f"exit {s['exit']}"
