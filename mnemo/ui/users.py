@@ -11,7 +11,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ids import MESSAGE_PREFIX
-from mnemo.schemas import Message
+from mnemo.schemas import Message, SessionSummary
+from mnemo.ui.access import Viewer
 from mnemo.ui.deps import PostedDep, ViewerDep
 from mnemo.ui.render import linker, page
 
@@ -40,16 +41,25 @@ def users_page(request: Request, who: ViewerDep, offset: Offset = 0) -> Response
     )
 
 
+def held_user(who: Viewer, user_id: str) -> list[SessionSummary]:
+    """The sessions of a user the viewer's tenant holds (turns, profile facts or memories);
+    NotFoundError otherwise, so no page offers to show or erase a user that is not there."""
+    mem = who.memory
+    sessions = mem.sessions(user_id)
+    held = sessions or mem.profile(user_id, include_inactive=True) or mem.list(user_id, limit=1)
+    if not held:
+        raise NotFoundError(f"no user {user_id!r} in tenant {who.tenant!r}")
+    return sessions
+
+
 @router.get("/user")
 def user_page(request: Request, who: ViewerDep, user_id: UserId) -> Response:
     """One user: sessions, profile (active, then replaced values), topics, episodes and
     summaries."""
+    sessions = held_user(who, user_id)
     mem = who.memory
-    sessions = mem.sessions(user_id)
     profile = mem.profile(user_id, include_inactive=True)
     facts = mem.list(user_id, kind="fact", limit=1)
-    if not sessions and not profile and not facts and not mem.list(user_id, limit=1):
-        raise NotFoundError(f"no user {user_id!r} in tenant {who.tenant!r}")
     return page(
         request,
         "user.html",
@@ -111,8 +121,9 @@ def turn_link(request: Request, who: ViewerDep, message_id: str) -> Response:
 
 @router.get("/user/erase")
 def erase_form(request: Request, who: ViewerDep, user_id: UserId) -> Response:
-    """The confirmation step before erasing a user: what goes, and the id to type."""
-    sessions = who.memory.sessions(user_id)
+    """The confirmation step before erasing a user: what goes, and the id to type (a 404 for
+    a user the tenant does not hold, as on the user's page)."""
+    sessions = held_user(who, user_id)
     return page(
         request,
         "user_erase.html",

@@ -149,6 +149,8 @@ def test_erase_needs_the_typed_user_id(open_server: UiServer, client: httpx.Clie
     assert done.status_code == 200 and "Erased user" in done.text
     assert mem.sessions("dee") == [] and mem.list("dee") == []
     assert "dee" not in [u.user_id for u in mem.users()]
+    assert client.get("/user/erase?user_id=dee").status_code == 404  # gone: nothing to offer
+    assert client.get("/user/erase?user_id=nobody").status_code == 404
 
 
 def test_dead_jobs_are_shown_with_their_error_and_requeued(
