@@ -8,6 +8,7 @@ status 2 (:mod:`mnemo.cli.failures`).
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -269,6 +270,19 @@ def _mount_eval() -> None:
     app.add_typer(eval_app, name="eval", help="Measure retrieval on LoCoMo or LongMemEval.")
 
 
+def one_line_summaries(typer_app: typer.Typer) -> None:
+    """Give each command its line in ``mnemo -h``: the first paragraph of its docstring on one
+    line (Rich would print the docstring's source line breaks as they are)."""
+    for info in typer_app.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None) or ""
+        if info.short_help is None and doc:
+            info.short_help = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            one_line_summaries(group.typer_instance)
+
+
 _mount_store()
 _mount_eval()
 _mount_server()
+one_line_summaries(app)
