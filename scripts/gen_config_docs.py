@@ -15,7 +15,8 @@ variable `MNEMO_<NAME>`, as a key in a TOML file named by `config_file` / `MNEMO
 (top level or under `[mnemo]`), or by the chosen preset; otherwise the default applies.
 Nothing reads the environment at import time. On the command line, `--db` is a constructor
 argument for the store: it wins over both `MNEMO_PATH` and `MNEMO_DATABASE_URL` (a path given
-to `--db` is used even when `MNEMO_DATABASE_URL` is set).
+to `--db` is used even when `MNEMO_DATABASE_URL` is set), and `--set KEY=VALUE` (`mnemo serve`,
+`mnemo eval`) is a constructor argument too: it wins over the variable and the file.
 
 A `MNEMO_*` variable that names no setting is ignored with a warning, one line per variable
 and process (logger `mnemo.config`, on stderr unless logging is configured), naming the

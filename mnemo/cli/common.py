@@ -11,7 +11,7 @@ from rich.console import Console
 
 from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
-from mnemo.errors import ConfigError
+from mnemo.errors import ConfigError, ValidationError
 from mnemo.memory.facade import Memory
 
 console = Console()
@@ -65,6 +65,25 @@ def db_overrides(db: str | None) -> dict[str, Any]:
     if is_url(db):
         return {"database_url": db}
     return {"path": db, "database_url": None}
+
+
+def parse_sets(items: list[str]) -> dict[str, str]:
+    """``--set`` options: ``["rrf_k=30", ...]`` -> ``{"rrf_k": "30"}`` (Settings then checks
+    names and values); ValidationError for an item without ``=``."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(f"--set expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+#: ``--set KEY=VALUE``, repeatable: any setting, over the environment and config file.
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Setting override KEY=VALUE (repeatable), e.g. preset=agent-cli."),
+]
 
 
 def cli_overrides(db: str | None, embedder: str | None = None, **extra: Any) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from mnemo.cli.common import parse_sets
 from mnemo.config.settings import Settings
 from mnemo.errors import MnemoError
 from mnemo.eval import ablation, ingest_state, replay
@@ -94,17 +95,6 @@ def parse_ks(text: str) -> list[int]:
     if not ks or ks[0] < 1 or ks[-1] > 1000:
         raise UsageProblem(f"--k values must be integers in [1, 1000], got {text!r}")
     return ks
-
-
-def parse_sets(items: list[str]) -> dict[str, str]:
-    """``["rrf_k=30", ...]`` -> ``{"rrf_k": "30"}`` (Settings validates names and values)."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageProblem(f"--set expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def build_settings(opts: Options, db: Path) -> Settings:

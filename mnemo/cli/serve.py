@@ -11,7 +11,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.cli.common import DbOpt, JsonOpt, cli_settings, require_store
+from mnemo.cli.common import (
+    DbOpt,
+    EmbedderOpt,
+    JsonOpt,
+    SetOpt,
+    cli_settings,
+    parse_sets,
+    require_store,
+)
 from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, MnemoError, ValidationError
@@ -41,10 +49,12 @@ def serve_command(
     host: Annotated[str | None, typer.Option(help="Address to bind (env MNEMO_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (env MNEMO_PORT).")] = None,
     db: DbOpt = None,
-    embedder: Annotated[str | None, typer.Option(help="local, openai or hashing.")] = None,
+    embedder: EmbedderOpt = None,
+    sets: SetOpt = None,
 ) -> None:
     """Run the REST server and OpenAI-compatible proxy (uvicorn), with the MCP server at /mcp
-    (when the `mcp` extra is installed)."""
+    (when the `mcp` extra is installed). ``--set KEY=VALUE`` sets any setting for this run,
+    over ``MNEMO_*`` variables and the config file."""
     try:
         import uvicorn
 
@@ -57,7 +67,8 @@ def serve_command(
         ) from None
     from mnemo.cli.mcp import mcp_available, serve_app
 
-    settings = cli_settings(db, embedder)
+    extra = parse_sets(sets or [])
+    settings = cli_settings(db, embedder or extra.pop("embedder", None), **extra)
     host = host or settings.host
     if not mcp_available():
         Console(stderr=True).print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
