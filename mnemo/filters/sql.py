@@ -1,0 +1,288 @@
+"""A filter as a SQL ``WHERE`` fragment with its parameters, for SQLite and PostgreSQL.
+
+:func:`to_sql` turns a parsed filter into a :class:`Fragment` whose rows are exactly those
+:func:`mnemo.filters.evaluate.matches` accepts. Where each field lives is told by a
+:class:`Columns` (``MEMORIES``, ``MESSAGES``, or one aliased for a join).
+
+Nothing from the filter becomes SQL text: every value and every metadata key (inside its
+JSON path) is a bound parameter; the SQL text holds only this module's constants and the
+column names of the ``Columns``, which come from code and are checked to be identifiers.
+
+The spellings, by backend (``metadata`` and ``tags`` are JSON text columns on both):
+
+* SQLite (JSON1): the value at a path is walked with ``json_each(col, ?)``, which yields a
+  scalar once and a list element by element (an object's members are skipped by their text
+  key); ``json_each.type`` tells numbers, strings and booleans apart.
+* PostgreSQL: ``CAST(col AS jsonb) #> CAST(%s AS text[])``, wrapped in a one-element array
+  unless it is one, walked with ``jsonb_array_elements``; numbers compare as double
+  precision inside a ``CASE`` on ``jsonb_typeof`` (a cast is never tried on a non-number);
+  strings compare ``COLLATE "C"`` (code point order, as SQLite and Python).
+
+Every fragment is two-valued (never NULL), so ``NOT`` negates it exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from typing import Any, Protocol
+
+from mnemo.filters.evaluate import ascii_lower, matches
+from mnemo.filters.nodes import And, Condition, Filter, Not, Or, Scalar
+
+TRUE, FALSE = "(1 = 1)", "(1 = 0)"
+_COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
+_UPPER, _LOWER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"
+_SYMBOL = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
+class SQLDialect(Protocol):
+    """What the compiler needs of a dialect (:class:`mnemo.storage.sql.dialect.Dialect`
+    has it): its ``name`` (``sqlite`` or ``postgresql``) and parameter ``mark``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def mark(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The column holding each filter field in one table (None: the table has no such field,
+    so no row has a value for it). ``fixed`` gives fields one value for every row, e.g.
+    ``kind`` = ``message`` for turns."""
+
+    metadata: str | None = "metadata"
+    tags: str | None = None
+    kind: str | None = None
+    created_at: str | None = "created_at"
+    updated_at: str | None = None
+    session_id: str | None = "session_id"
+    agent_id: str | None = None
+    fixed: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            column = getattr(self, f.name)
+            if f.name != "fixed" and column is not None and not _COLUMN.fullmatch(column):
+                raise ValueError(f"not a column name: {column!r}")
+
+    def aliased(self, alias: str) -> Columns:
+        """These columns read through the table alias ``alias`` (``m.metadata``...)."""
+        changes: dict[str, Any] = {
+            f.name: f"{alias}.{getattr(self, f.name)}"
+            for f in fields(self)
+            if f.name != "fixed" and getattr(self, f.name) is not None
+        }
+        return replace(self, **changes)
+
+
+#: The ``memories`` table.
+MEMORIES = Columns(tags="tags", kind="kind", updated_at="updated_at")
+#: The ``messages`` table: turns, whose kind is ``message``.
+MESSAGES = Columns(fixed=(("kind", "message"),))
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A boolean SQL expression and its parameters, in order."""
+
+    sql: str
+    params: tuple[Any, ...]
+
+
+def to_sql(f: Filter, dialect: SQLDialect, columns: Columns) -> Fragment:
+    """The ``WHERE`` fragment selecting the rows of ``columns``' table that match ``f``."""
+    params: list[Any] = []
+    compiler = _Postgres(dialect.mark, params) if dialect.name == "postgresql" else _SQLite(params)
+    sql = compiler.node(f, columns)
+    return Fragment(sql, tuple(params))
+
+
+class _Compiler:
+    """The backend-neutral walk; subclasses spell the conditions."""
+
+    mark = "?"
+
+    def __init__(self, params: list[Any]) -> None:
+        self.params = params
+
+    def bind(self, value: Any) -> str:
+        self.params.append(value)
+        return self.mark
+
+    def node(self, f: Filter, columns: Columns) -> str:
+        if isinstance(f, And):
+            return (
+                "(" + " AND ".join(self.node(i, columns) for i in f.items) + ")"
+                if f.items
+                else TRUE
+            )
+        if isinstance(f, Or):
+            return "(" + " OR ".join(self.node(i, columns) for i in f.items) + ")"
+        if isinstance(f, Not):
+            return f"(NOT {self.node(f.item, columns)})"
+        return self.condition(f, columns)
+
+    def condition(self, c: Condition, columns: Columns) -> str:
+        fixed = dict(columns.fixed)
+        if c.field.name in fixed:  # one value for every row: decided here
+            return TRUE if matches(c, {c.field.name: fixed[c.field.name]}) else FALSE
+        column = getattr(columns, c.field.name, None)
+        if column is None:  # no row has the value: only a negation can hold
+            return FALSE
+        if c.field.type in ("json", "tags"):
+            return self.json(column, c)
+        if c.op == "exists":
+            return f"({column} IS NOT NULL)"
+        return f"({column} IS NOT NULL AND {self.text(column, c)})"
+
+    def text(self, expr: str, c: Condition) -> str:
+        """``c`` on the non-NULL text ``expr``."""
+        if c.op == "in":
+            assert isinstance(c.value, tuple)
+            if not c.value:
+                return FALSE
+            return f"{expr} IN ({', '.join(self.bind(v) for v in c.value)})"
+        if c.op == "contains":
+            return f"{self.find(expr, self.bind(c.value))} > 0"
+        if c.op == "icontains":
+            assert isinstance(c.value, str)
+            return f"{self.find(self.lower(expr), self.bind(ascii_lower(c.value)))} > 0"
+        return f"{self.ordered(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
+
+    def element(self, c: Condition, v: Scalar) -> str:
+        """``c`` (one value ``v``) on the JSON element of the walk."""
+        if isinstance(v, bool):
+            return self.is_bool(v)
+        if isinstance(v, str):
+            op = Condition(c.field, c.op, v)
+            return f"({self.is_string()} AND {self.text(self.string(), op)})"
+        return self.number(_SYMBOL[c.op], self.bind(float(v)))
+
+    def elements(self, c: Condition) -> str:
+        """``c`` on the element of the walk (``in``: on any of its values)."""
+        if c.op != "in":
+            assert not isinstance(c.value, tuple)
+            return self.element(c, c.value)
+        assert isinstance(c.value, tuple)
+        if not c.value:
+            return FALSE
+        return (
+            "(" + " OR ".join(self.element(Condition(c.field, "eq", v), v) for v in c.value) + ")"
+        )
+
+    # ---- spelled by each backend ------------------------------------------------------------
+    def json(self, column: str, c: Condition) -> str:
+        raise NotImplementedError
+
+    def find(self, haystack: str, needle: str) -> str:
+        raise NotImplementedError
+
+    def lower(self, expr: str) -> str:
+        raise NotImplementedError
+
+    def ordered(self, expr: str) -> str:
+        raise NotImplementedError
+
+    def is_bool(self, v: bool) -> str:
+        raise NotImplementedError
+
+    def is_string(self) -> str:
+        raise NotImplementedError
+
+    def string(self) -> str:
+        raise NotImplementedError
+
+    def number(self, symbol: str, mark: str) -> str:
+        raise NotImplementedError
+
+
+class _SQLite(_Compiler):
+    E = "mnemo_filter_e"
+
+    def json(self, column: str, c: Condition) -> str:
+        path = "$" + "".join(f'."{key}"' for key in c.field.path)
+        if c.op == "exists":
+            if c.field.name == "tags":
+                return f"(json_array_length({column}) > 0)"
+            return f"(coalesce(json_type({column}, {self.bind(path)}), 'null') <> 'null')"
+        walk = f"json_each({column}, {self.bind(path)}) AS {self.E}"
+        keep = f"typeof({self.E}.key) <> 'text'"  # an object's members are not its elements
+        return f"EXISTS (SELECT 1 FROM {walk} WHERE {keep} AND {self.elements(c)})"
+
+    def find(self, haystack: str, needle: str) -> str:
+        return f"instr({haystack}, {needle})"
+
+    def lower(self, expr: str) -> str:
+        return f"lower({expr})"  # ASCII only, as ascii_lower
+
+    def ordered(self, expr: str) -> str:
+        return expr  # BINARY collation: code point order
+
+    def is_bool(self, v: bool) -> str:
+        return f"({self.E}.type = '{'true' if v else 'false'}')"
+
+    def is_string(self) -> str:
+        return f"{self.E}.type = 'text'"
+
+    def string(self) -> str:
+        return f"{self.E}.value"
+
+    def number(self, symbol: str, mark: str) -> str:
+        return f"({self.E}.type IN ('integer', 'real') AND {self.E}.value {symbol} {mark})"
+
+
+class _Postgres(_Compiler):
+    E = "mnemo_filter_e"
+
+    def __init__(self, mark: str, params: list[Any]) -> None:
+        super().__init__(params)
+        self.mark = mark
+
+    def json(self, column: str, c: Condition) -> str:
+        doc = f"CAST({column} AS jsonb)"
+        if c.op == "exists" and c.field.name == "tags":
+            return f"(jsonb_array_length({doc}) > 0)"
+        value = (
+            f"({doc} #> CAST({self.bind(list(c.field.path))} AS text[]))" if c.field.path else doc
+        )
+        if c.op == "exists":
+            return f"(coalesce(jsonb_typeof({value}), 'null') <> 'null')"
+        walk = (
+            "jsonb_array_elements(CASE jsonb_typeof(mnemo_filter_v.v) WHEN 'array' "
+            f"THEN mnemo_filter_v.v ELSE jsonb_build_array(mnemo_filter_v.v) END) AS {self.E}(v)"
+        )
+        return (
+            f"EXISTS (SELECT 1 FROM (SELECT {value} AS v) AS mnemo_filter_v, {walk} "
+            f"WHERE {self.elements(c)})"
+        )
+
+    def find(self, haystack: str, needle: str) -> str:
+        return f"strpos({haystack}, {needle})"
+
+    def lower(self, expr: str) -> str:
+        return f"translate({expr}, '{_UPPER}', '{_LOWER}')"  # ASCII only, as ascii_lower
+
+    def ordered(self, expr: str) -> str:
+        return f'{expr} COLLATE "C"'
+
+    def is_bool(self, v: bool) -> str:
+        return f"({self.E}.v = CAST('{'true' if v else 'false'}' AS jsonb))"
+
+    def is_string(self) -> str:
+        return f"jsonb_typeof({self.E}.v) = 'string'"
+
+    def string(self) -> str:
+        return f"({self.E}.v #>> '{{}}')"
+
+    def number(self, symbol: str, mark: str) -> str:
+        as_number = f"CAST({self.E}.v #>> '{{}}' AS double precision)"
+        return (
+            f"(CASE WHEN jsonb_typeof({self.E}.v) = 'number' "
+            f"THEN {as_number} {symbol} CAST({mark} AS double precision) ELSE FALSE END)"
+        )
+
+
+__all__ = ["FALSE", "MEMORIES", "MESSAGES", "TRUE", "Columns", "Fragment", "SQLDialect", "to_sql"]
