@@ -22,7 +22,6 @@ of the offending part, e.g. ``AND[1].kind.gte: ...``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -218,23 +217,16 @@ def _value(field: Field, op: str, value: Any, here: str) -> Scalar:
         if kind == "kind" and value not in HIT_KINDS:
             raise ValidationError(f"{here}: kind is one of {list(HIT_KINDS)}, got {value!r:.40}")
         return value
-    if isinstance(value, bool):
-        if op in COMPARISONS:
-            raise ValidationError(f"{here}: cannot order booleans ({op} {value})")
-        return value
-    if isinstance(value, int):
-        if abs(value) > MAX_INT:
-            raise ValidationError(f"{here}: integers in filters are within +-2**53")
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValidationError(f"{here}: numbers must be finite, got {value}")
-        return value
-    if isinstance(value, str):
-        return check.text(value, here)
-    raise ValidationError(
-        f"{here}: expected a string, number or boolean, got {type(value).__name__}"
-    )
+    if not isinstance(value, str | int | float):  # bool is an int
+        raise ValidationError(
+            f"{here}: expected a string, number or boolean, got {type(value).__name__}"
+        )
+    check.json_value(value, here)  # valid text, finite numbers
+    if isinstance(value, bool) and op in COMPARISONS:
+        raise ValidationError(f"{here}: cannot order booleans ({op} {value})")
+    if isinstance(value, int) and abs(value) > MAX_INT:
+        raise ValidationError(f"{here}: integers in filters are within +-2**53")
+    return value
 
 
 def _printable(key: str) -> str:

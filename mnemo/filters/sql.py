@@ -24,6 +24,7 @@ Every fragment is two-valued (never NULL), so ``NOT`` negates it exactly.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
@@ -100,8 +101,9 @@ def to_sql(f: Filter, dialect: SQLDialect, columns: Columns) -> Fragment:
     return Fragment(sql, tuple(params))
 
 
-class _Compiler:
-    """The backend-neutral walk; subclasses spell the conditions."""
+class _Compiler(ABC):
+    """The backend-neutral walk; each backend's subclass spells the JSON walk and the
+    element tests."""
 
     mark = "?"
 
@@ -174,29 +176,37 @@ class _Compiler:
         )
 
     # ---- spelled by each backend ------------------------------------------------------------
+    @abstractmethod
     def json(self, column: str, c: Condition) -> str:
-        raise NotImplementedError
+        """``c`` on the JSON text ``column`` (metadata at ``c.field.path``, or the tags list)."""
 
+    @abstractmethod
     def find(self, haystack: str, needle: str) -> str:
-        raise NotImplementedError
+        """The 1-based position of ``needle`` in ``haystack``, 0 when absent."""
 
+    @abstractmethod
     def lower(self, expr: str) -> str:
-        raise NotImplementedError
+        """``expr`` with A-Z folded to a-z and nothing else (as :func:`ascii_lower`)."""
 
+    @abstractmethod
     def ordered(self, expr: str) -> str:
-        raise NotImplementedError
+        """``expr`` as text that compares in code point order."""
 
+    @abstractmethod
     def is_bool(self, v: bool) -> str:
-        raise NotImplementedError
+        """The walked element is the JSON boolean ``v``."""
 
+    @abstractmethod
     def is_string(self) -> str:
-        raise NotImplementedError
+        """The walked element is a JSON string."""
 
+    @abstractmethod
     def string(self) -> str:
-        raise NotImplementedError
+        """The walked element as SQL text (when it is a string)."""
 
+    @abstractmethod
     def number(self, symbol: str, mark: str) -> str:
-        raise NotImplementedError
+        """The walked element is a number and compares ``symbol`` with the parameter ``mark``."""
 
 
 class _SQLite(_Compiler):
