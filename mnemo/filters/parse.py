@@ -72,13 +72,16 @@ MAX_INT = 2**53
 
 
 def parse_filter(raw: Any) -> Filter:
-    """The checked tree of the filter ``raw`` (None and ``{}`` match everything).
+    """The checked tree of the filter ``raw`` (None and ``{}`` match everything; a tree is
+    returned as it is).
 
     Raises ValidationError, naming the offending part, for a malformed filter, an unknown
     operator or field, a value of the wrong type, or a filter past the size limits.
     """
     if raw is None:
         return EVERYTHING
+    if isinstance(raw, Condition | And | Or | Not):  # parsed already
+        return raw
     check_size(raw)
     return _object(raw, "")
 

@@ -159,3 +159,8 @@ def test_row_semantics_of_missing_values_and_types() -> None:
     assert ids({"n": {"contains": "x"}}) == {"list"}
     assert ids({"n": {"in": []}}) == set()
     assert ids({"n": {"nin": []}}) == set(rows)
+
+
+def test_a_parsed_filter_passes_through_unchanged() -> None:
+    tree = parse_filter({"OR": [{"a": 1}, {"kind": "note"}]})
+    assert parse_filter(tree) is tree
