@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.filters.nodes import And, Condition, Field, Filter, Or, Scalar
-from mnemo.schemas import format_time
+from mnemo.schemas import format_time, parse_time
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _MISSING = object()
@@ -58,8 +58,8 @@ def value_of(field: Field, row: Mapping[str, Any]) -> Any:
         if not isinstance(value, Mapping) or key not in value:
             return None
         value = value[key]
-    if isinstance(value, datetime):
-        return format_time(value)
+    if isinstance(value, datetime) or (field.type == "time" and isinstance(value, str)):
+        return format_time(parse_time(value, field.name))  # times compare in stored form
     return value
 
 

@@ -164,3 +164,13 @@ def test_row_semantics_of_missing_values_and_types() -> None:
 def test_a_parsed_filter_passes_through_unchanged() -> None:
     tree = parse_filter({"OR": [{"a": 1}, {"kind": "note"}]})
     assert parse_filter(tree) is tree
+
+
+def test_row_times_may_be_datetimes_or_iso_text() -> None:
+    from datetime import UTC, datetime
+
+    f = parse_filter({"created_at": {"gte": "2024-01-01T10:00:00+02:00"}})
+    assert matches(f, {"created_at": datetime(2024, 1, 1, 8, tzinfo=UTC)})
+    assert matches(f, {"created_at": "2024-01-01T09:00:00+01:00"})
+    assert not matches(f, {"created_at": "2024-01-01T07:59:59Z"})
+    assert not matches(f, {})
