@@ -13,9 +13,10 @@ The spellings, by backend (``metadata`` and ``tags`` are JSON text columns on bo
 * SQLite (JSON1): the value at a path is walked with ``json_each(col, ?)``, which yields a
   scalar once and a list element by element (an object's members are skipped by their text
   key); ``json_each.type`` tells numbers, strings and booleans apart.
-* PostgreSQL: ``CAST(col AS jsonb) #> CAST(%s AS text[])``, wrapped in a one-element array
-  unless it is one, walked with ``jsonb_array_elements``; numbers compare as double
-  precision inside a ``CASE`` on ``jsonb_typeof`` (a cast is never tried on a non-number);
+* PostgreSQL: ``CAST(col AS jsonb) #> CAST(%s AS text[])``, walked with
+  ``jsonb_array_elements`` when it is a list and tested in place otherwise (a walk per row
+  costs more than reading the value twice); numbers compare as double precision inside a
+  ``CASE`` on ``jsonb_typeof`` (a cast is never tried on a non-number);
   strings compare ``COLLATE "C"`` (code point order, as SQLite and Python).
 
 Every fragment is two-valued (never NULL), so ``NOT`` negates it exactly.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
@@ -35,6 +37,9 @@ TRUE, FALSE = "(1 = 1)", "(1 = 0)"
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
 _UPPER, _LOWER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"
 _SYMBOL = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+#: Writes out the JSON element a test reads, binding what it needs as it goes: parameters are
+#: bound in the order their marks appear, so an element used twice is written twice.
+Element = Callable[[], str]
 
 
 class SQLDialect(Protocol):
@@ -154,26 +159,25 @@ class _Compiler(ABC):
             return f"{self.find(self.lower(expr), self.bind(ascii_lower(c.value)))} > 0"
         return f"{self.ordered(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
 
-    def element(self, c: Condition, v: Scalar) -> str:
-        """``c`` (one value ``v``) on the JSON element of the walk."""
+    def element(self, c: Condition, v: Scalar, e: Element) -> str:
+        """``c`` (one value ``v``) on the JSON element ``e``."""
         if isinstance(v, bool):
-            return self.is_bool(v)
+            return self.is_bool(v, e)
         if isinstance(v, str):
             op = Condition(c.field, c.op, v)
-            return f"({self.is_string()} AND {self.text(self.string(), op)})"
-        return self.number(_SYMBOL[c.op], self.bind(float(v)))
+            return f"({self.is_string(e)} AND {self.text(self.string(e), op)})"
+        return self.number(_SYMBOL[c.op], float(v), e)
 
-    def elements(self, c: Condition) -> str:
-        """``c`` on the element of the walk (``in``: on any of its values)."""
+    def elements(self, c: Condition, e: Element) -> str:
+        """``c`` on the JSON element ``e`` (``in``: on any of its values)."""
         if c.op != "in":
             assert not isinstance(c.value, tuple)
-            return self.element(c, c.value)
+            return self.element(c, c.value, e)
         assert isinstance(c.value, tuple)
         if not c.value:
             return FALSE
-        return (
-            "(" + " OR ".join(self.element(Condition(c.field, "eq", v), v) for v in c.value) + ")"
-        )
+        tests = (self.element(Condition(c.field, "eq", v), v, e) for v in c.value)
+        return "(" + " OR ".join(tests) + ")"
 
     # ---- spelled by each backend ------------------------------------------------------------
     @abstractmethod
@@ -193,20 +197,20 @@ class _Compiler(ABC):
         """``expr`` as text that compares in code point order."""
 
     @abstractmethod
-    def is_bool(self, v: bool) -> str:
-        """The walked element is the JSON boolean ``v``."""
+    def is_bool(self, v: bool, e: Element) -> str:
+        """The element is the JSON boolean ``v``."""
 
     @abstractmethod
-    def is_string(self) -> str:
-        """The walked element is a JSON string."""
+    def is_string(self, e: Element) -> str:
+        """The element is a JSON string."""
 
     @abstractmethod
-    def string(self) -> str:
-        """The walked element as SQL text (when it is a string)."""
+    def string(self, e: Element) -> str:
+        """The element as SQL text (when it is a string)."""
 
     @abstractmethod
-    def number(self, symbol: str, mark: str) -> str:
-        """The walked element is a number and compares ``symbol`` with the parameter ``mark``."""
+    def number(self, symbol: str, v: float, e: Element) -> str:
+        """The element is a number and compares ``symbol`` with ``v`` (bound)."""
 
 
 class _SQLite(_Compiler):
@@ -220,7 +224,10 @@ class _SQLite(_Compiler):
             return f"(coalesce(json_type({column}, {self.bind(path)}), 'null') <> 'null')"
         walk = f"json_each({column}, {self.bind(path)}) AS {self.E}"
         keep = f"typeof({self.E}.key) <> 'text'"  # an object's members are not its elements
-        return f"EXISTS (SELECT 1 FROM {walk} WHERE {keep} AND {self.elements(c)})"
+        return f"EXISTS (SELECT 1 FROM {walk} WHERE {keep} AND {self.elements(c, self.walked)})"
+
+    def walked(self) -> str:
+        return self.E
 
     def find(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle})"
@@ -231,17 +238,17 @@ class _SQLite(_Compiler):
     def ordered(self, expr: str) -> str:
         return expr  # BINARY collation: code point order
 
-    def is_bool(self, v: bool) -> str:
-        return f"({self.E}.type = '{'true' if v else 'false'}')"
+    def is_bool(self, v: bool, e: Element) -> str:
+        return f"({e()}.type = '{'true' if v else 'false'}')"
 
-    def is_string(self) -> str:
-        return f"{self.E}.type = 'text'"
+    def is_string(self, e: Element) -> str:
+        return f"{e()}.type = 'text'"
 
-    def string(self) -> str:
-        return f"{self.E}.value"
+    def string(self, e: Element) -> str:
+        return f"{e()}.value"
 
-    def number(self, symbol: str, mark: str) -> str:
-        return f"({self.E}.type IN ('integer', 'real') AND {self.E}.value {symbol} {mark})"
+    def number(self, symbol: str, v: float, e: Element) -> str:
+        return f"({e()}.type IN ('integer', 'real') AND {e()}.value {symbol} {self.bind(v)})"
 
 
 class _Postgres(_Compiler):
@@ -255,19 +262,23 @@ class _Postgres(_Compiler):
         doc = f"CAST({column} AS jsonb)"
         if c.op == "exists" and c.field.name == "tags":
             return f"(jsonb_array_length({doc}) > 0)"
-        value = (
-            f"({doc} #> CAST({self.bind(list(c.field.path))} AS text[]))" if c.field.path else doc
-        )
+        path = list(c.field.path)
+
+        def value() -> str:  # written out (and its path bound) each time it is used
+            return f"({doc} #> CAST({self.bind(path)} AS text[]))" if path else doc
+
         if c.op == "exists":
-            return f"(coalesce(jsonb_typeof({value}), 'null') <> 'null')"
-        walk = (
-            "jsonb_array_elements(CASE jsonb_typeof(mnemo_filter_v.v) WHEN 'array' "
-            f"THEN mnemo_filter_v.v ELSE jsonb_build_array(mnemo_filter_v.v) END) AS {self.E}(v)"
-        )
+            return f"(coalesce(jsonb_typeof({value()}), 'null') <> 'null')"
+        # A list is walked; a scalar is tested in place (no set-returning call per row).
         return (
-            f"EXISTS (SELECT 1 FROM (SELECT {value} AS v) AS mnemo_filter_v, {walk} "
-            f"WHERE {self.elements(c)})"
+            f"(CASE jsonb_typeof({value()}) WHEN 'array' THEN EXISTS (SELECT 1 FROM "
+            f"jsonb_array_elements({value()}) AS {self.E}(v) "
+            f"WHERE {self.elements(c, self.walked)}) "
+            f"ELSE coalesce({self.elements(c, value)}, FALSE) END)"
         )
+
+    def walked(self) -> str:
+        return f"{self.E}.v"
 
     def find(self, haystack: str, needle: str) -> str:
         return f"strpos({haystack}, {needle})"
@@ -278,20 +289,20 @@ class _Postgres(_Compiler):
     def ordered(self, expr: str) -> str:
         return f'{expr} COLLATE "C"'
 
-    def is_bool(self, v: bool) -> str:
-        return f"({self.E}.v = CAST('{'true' if v else 'false'}' AS jsonb))"
+    def is_bool(self, v: bool, e: Element) -> str:
+        return f"({e()} = CAST('{'true' if v else 'false'}' AS jsonb))"
 
-    def is_string(self) -> str:
-        return f"jsonb_typeof({self.E}.v) = 'string'"
+    def is_string(self, e: Element) -> str:
+        return f"jsonb_typeof({e()}) = 'string'"
 
-    def string(self) -> str:
-        return f"({self.E}.v #>> '{{}}')"
+    def string(self, e: Element) -> str:
+        return f"({e()} #>> '{{}}')"
 
-    def number(self, symbol: str, mark: str) -> str:
-        as_number = f"CAST({self.E}.v #>> '{{}}' AS double precision)"
+    def number(self, symbol: str, v: float, e: Element) -> str:
         return (
-            f"(CASE WHEN jsonb_typeof({self.E}.v) = 'number' "
-            f"THEN {as_number} {symbol} CAST({mark} AS double precision) ELSE FALSE END)"
+            f"(CASE WHEN jsonb_typeof({e()}) = 'number' "
+            f"THEN CAST({e()} #>> '{{}}' AS double precision) {symbol} "
+            f"CAST({self.bind(v)} AS double precision) ELSE FALSE END)"
         )
 
 
