@@ -2,6 +2,8 @@
 
 >>> from mnemo import Memory
 >>> mem = Memory("mnemo.db")  # doctest: +SKIP
+
+``mnemo.AsyncMemory`` is the same API for asyncio code (every method awaitable).
 """
 
 from mnemo.config.settings import PRESETS, Settings
@@ -18,6 +20,7 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
+from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import (
@@ -40,6 +43,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PRESETS",
+    "AsyncMemory",
     "ConfigError",
     "ContextBundle",
     "Document",

@@ -25,7 +25,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.retrieval", "mnemo.tiers", "mnemo.jobs"],
     ["mnemo.index"],
     ["mnemo.storage", "mnemo.embedders", "mnemo.llm"],
-    ["mnemo.text"],
+    ["mnemo.text", "mnemo.filters"],
     ["mnemo.config"],
     ["mnemo.validation"],
     ["mnemo.schemas"],

@@ -22,6 +22,7 @@ from mnemo import errors
 # ruff's RUF022 order (constants first, then classes), as in mnemo/__init__.py.
 PUBLIC = [
     "PRESETS",
+    "AsyncMemory",
     "ConfigError",
     "ContextBundle",
     "Document",

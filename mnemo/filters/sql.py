@@ -1,0 +1,309 @@
+"""A filter as a SQL ``WHERE`` fragment with its parameters, for SQLite and PostgreSQL.
+
+:func:`to_sql` turns a parsed filter into a :class:`Fragment` whose rows are exactly those
+:func:`mnemo.filters.evaluate.matches` accepts. Where each field lives is told by a
+:class:`Columns` (``MEMORIES``, ``MESSAGES``, or one aliased for a join).
+
+Nothing from the filter becomes SQL text: every value and every metadata key (inside its
+JSON path) is a bound parameter; the SQL text holds only this module's constants and the
+column names of the ``Columns``, which come from code and are checked to be identifiers.
+
+The spellings, by backend (``metadata`` and ``tags`` are JSON text columns on both):
+
+* SQLite (JSON1): the value at a path is walked with ``json_each(col, ?)``, which yields a
+  scalar once and a list element by element (an object's members are skipped by their text
+  key); ``json_each.type`` tells numbers, strings and booleans apart.
+* PostgreSQL: ``CAST(col AS jsonb) #> CAST(%s AS text[])``, walked with
+  ``jsonb_array_elements`` when it is a list and tested in place otherwise (a walk per row
+  costs more than reading the value twice); numbers compare as double precision inside a
+  ``CASE`` on ``jsonb_typeof`` (a cast is never tried on a non-number);
+  strings compare ``COLLATE "C"`` (code point order, as SQLite and Python).
+
+Every fragment is two-valued (never NULL), so ``NOT`` negates it exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from typing import Any, Protocol
+
+from mnemo.filters.evaluate import ascii_lower, matches
+from mnemo.filters.nodes import And, Condition, Filter, Not, Or, Scalar
+
+TRUE, FALSE = "(1 = 1)", "(1 = 0)"
+_COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
+_UPPER, _LOWER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"
+_SYMBOL = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+#: Writes out the JSON element a test reads, binding what it needs as it goes: parameters are
+#: bound in the order their marks appear, so an element used twice is written twice.
+Element = Callable[[], str]
+
+
+class SQLDialect(Protocol):
+    """What the compiler needs of a dialect (:class:`mnemo.storage.sql.dialect.Dialect`
+    has it): its ``name`` (``sqlite`` or ``postgresql``) and parameter ``mark``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def mark(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The column holding each filter field in one table (None: the table has no such field,
+    so no row has a value for it). ``fixed`` gives fields one value for every row, e.g.
+    ``kind`` = ``message`` for turns."""
+
+    metadata: str | None = "metadata"
+    tags: str | None = None
+    kind: str | None = None
+    created_at: str | None = "created_at"
+    updated_at: str | None = None
+    session_id: str | None = "session_id"
+    agent_id: str | None = None
+    fixed: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            column = getattr(self, f.name)
+            if f.name != "fixed" and column is not None and not _COLUMN.fullmatch(column):
+                raise ValueError(f"not a column name: {column!r}")
+
+    def aliased(self, alias: str) -> Columns:
+        """These columns read through the table alias ``alias`` (``m.metadata``...)."""
+        changes: dict[str, Any] = {
+            f.name: f"{alias}.{getattr(self, f.name)}"
+            for f in fields(self)
+            if f.name != "fixed" and getattr(self, f.name) is not None
+        }
+        return replace(self, **changes)
+
+
+#: The ``memories`` table.
+MEMORIES = Columns(tags="tags", kind="kind", updated_at="updated_at")
+#: The ``messages`` table: turns, whose kind is ``message``.
+MESSAGES = Columns(fixed=(("kind", "message"),))
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A boolean SQL expression and its parameters, in order."""
+
+    sql: str
+    params: tuple[Any, ...]
+
+
+def to_sql(f: Filter, dialect: SQLDialect, columns: Columns) -> Fragment:
+    """The ``WHERE`` fragment selecting the rows of ``columns``' table that match ``f``."""
+    params: list[Any] = []
+    compiler = _Postgres(dialect.mark, params) if dialect.name == "postgresql" else _SQLite(params)
+    sql = compiler.node(f, columns)
+    return Fragment(sql, tuple(params))
+
+
+class _Compiler(ABC):
+    """The backend-neutral walk; each backend's subclass spells the JSON walk and the
+    element tests."""
+
+    mark = "?"
+
+    def __init__(self, params: list[Any]) -> None:
+        self.params = params
+
+    def bind(self, value: Any) -> str:
+        self.params.append(value)
+        return self.mark
+
+    def node(self, f: Filter, columns: Columns) -> str:
+        if isinstance(f, And):
+            return (
+                "(" + " AND ".join(self.node(i, columns) for i in f.items) + ")"
+                if f.items
+                else TRUE
+            )
+        if isinstance(f, Or):
+            return "(" + " OR ".join(self.node(i, columns) for i in f.items) + ")"
+        if isinstance(f, Not):
+            return f"(NOT {self.node(f.item, columns)})"
+        return self.condition(f, columns)
+
+    def condition(self, c: Condition, columns: Columns) -> str:
+        fixed = dict(columns.fixed)
+        if c.field.name in fixed:  # one value for every row: decided here
+            return TRUE if matches(c, {c.field.name: fixed[c.field.name]}) else FALSE
+        column = getattr(columns, c.field.name, None)
+        if column is None:  # no row has the value: only a negation can hold
+            return FALSE
+        if c.field.type in ("json", "tags"):
+            return self.json(column, c)
+        if c.op == "exists":
+            return f"({column} IS NOT NULL)"
+        return f"({column} IS NOT NULL AND {self.text(column, c)})"
+
+    def text(self, expr: str, c: Condition) -> str:
+        """``c`` on the non-NULL text ``expr``."""
+        if c.op == "in":
+            assert isinstance(c.value, tuple)
+            if not c.value:
+                return FALSE
+            return f"{expr} IN ({', '.join(self.bind(v) for v in c.value)})"
+        if c.op == "contains":
+            return f"{self.find(expr, self.bind(c.value))} > 0"
+        if c.op == "icontains":
+            assert isinstance(c.value, str)
+            return f"{self.find(self.lower(expr), self.bind(ascii_lower(c.value)))} > 0"
+        return f"{self.ordered(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
+
+    def element(self, c: Condition, v: Scalar, e: Element) -> str:
+        """``c`` (one value ``v``) on the JSON element ``e``."""
+        if isinstance(v, bool):
+            return self.is_bool(v, e)
+        if isinstance(v, str):
+            op = Condition(c.field, c.op, v)
+            return f"({self.is_string(e)} AND {self.text(self.string(e), op)})"
+        return self.number(_SYMBOL[c.op], float(v), e)
+
+    def elements(self, c: Condition, e: Element) -> str:
+        """``c`` on the JSON element ``e`` (``in``: on any of its values)."""
+        if c.op != "in":
+            assert not isinstance(c.value, tuple)
+            return self.element(c, c.value, e)
+        assert isinstance(c.value, tuple)
+        if not c.value:
+            return FALSE
+        tests = (self.element(Condition(c.field, "eq", v), v, e) for v in c.value)
+        return "(" + " OR ".join(tests) + ")"
+
+    # ---- spelled by each backend ------------------------------------------------------------
+    @abstractmethod
+    def json(self, column: str, c: Condition) -> str:
+        """``c`` on the JSON text ``column`` (metadata at ``c.field.path``, or the tags list)."""
+
+    @abstractmethod
+    def find(self, haystack: str, needle: str) -> str:
+        """The 1-based position of ``needle`` in ``haystack``, 0 when absent."""
+
+    @abstractmethod
+    def lower(self, expr: str) -> str:
+        """``expr`` with A-Z folded to a-z and nothing else (as :func:`ascii_lower`)."""
+
+    @abstractmethod
+    def ordered(self, expr: str) -> str:
+        """``expr`` as text that compares in code point order."""
+
+    @abstractmethod
+    def is_bool(self, v: bool, e: Element) -> str:
+        """The element is the JSON boolean ``v``."""
+
+    @abstractmethod
+    def is_string(self, e: Element) -> str:
+        """The element is a JSON string."""
+
+    @abstractmethod
+    def string(self, e: Element) -> str:
+        """The element as SQL text (when it is a string)."""
+
+    @abstractmethod
+    def number(self, symbol: str, v: float, e: Element) -> str:
+        """The element is a number and compares ``symbol`` with ``v`` (bound)."""
+
+
+class _SQLite(_Compiler):
+    E = "mnemo_filter_e"
+
+    def json(self, column: str, c: Condition) -> str:
+        path = "$" + "".join(f'."{key}"' for key in c.field.path)
+        if c.op == "exists":
+            if c.field.name == "tags":
+                return f"(json_array_length({column}) > 0)"
+            return f"(coalesce(json_type({column}, {self.bind(path)}), 'null') <> 'null')"
+        walk = f"json_each({column}, {self.bind(path)}) AS {self.E}"
+        keep = f"typeof({self.E}.key) <> 'text'"  # an object's members are not its elements
+        return f"EXISTS (SELECT 1 FROM {walk} WHERE {keep} AND {self.elements(c, self.walked)})"
+
+    def walked(self) -> str:
+        return self.E
+
+    def find(self, haystack: str, needle: str) -> str:
+        return f"instr({haystack}, {needle})"
+
+    def lower(self, expr: str) -> str:
+        return f"lower({expr})"  # ASCII only, as ascii_lower
+
+    def ordered(self, expr: str) -> str:
+        return expr  # BINARY collation: code point order
+
+    def is_bool(self, v: bool, e: Element) -> str:
+        return f"({e()}.type = '{'true' if v else 'false'}')"
+
+    def is_string(self, e: Element) -> str:
+        return f"{e()}.type = 'text'"
+
+    def string(self, e: Element) -> str:
+        return f"{e()}.value"
+
+    def number(self, symbol: str, v: float, e: Element) -> str:
+        return f"({e()}.type IN ('integer', 'real') AND {e()}.value {symbol} {self.bind(v)})"
+
+
+class _Postgres(_Compiler):
+    E = "mnemo_filter_e"
+
+    def __init__(self, mark: str, params: list[Any]) -> None:
+        super().__init__(params)
+        self.mark = mark
+
+    def json(self, column: str, c: Condition) -> str:
+        doc = f"CAST({column} AS jsonb)"
+        if c.op == "exists" and c.field.name == "tags":
+            return f"(jsonb_array_length({doc}) > 0)"
+        path = list(c.field.path)
+
+        def value() -> str:  # written out (and its path bound) each time it is used
+            return f"({doc} #> CAST({self.bind(path)} AS text[]))" if path else doc
+
+        if c.op == "exists":
+            return f"(coalesce(jsonb_typeof({value()}), 'null') <> 'null')"
+        # A list is walked; a scalar is tested in place (no set-returning call per row).
+        return (
+            f"(CASE jsonb_typeof({value()}) WHEN 'array' THEN EXISTS (SELECT 1 FROM "
+            f"jsonb_array_elements({value()}) AS {self.E}(v) "
+            f"WHERE {self.elements(c, self.walked)}) "
+            f"ELSE coalesce({self.elements(c, value)}, FALSE) END)"
+        )
+
+    def walked(self) -> str:
+        return f"{self.E}.v"
+
+    def find(self, haystack: str, needle: str) -> str:
+        return f"strpos({haystack}, {needle})"
+
+    def lower(self, expr: str) -> str:
+        return f"translate({expr}, '{_UPPER}', '{_LOWER}')"  # ASCII only, as ascii_lower
+
+    def ordered(self, expr: str) -> str:
+        return f'{expr} COLLATE "C"'
+
+    def is_bool(self, v: bool, e: Element) -> str:
+        return f"({e()} = CAST('{'true' if v else 'false'}' AS jsonb))"
+
+    def is_string(self, e: Element) -> str:
+        return f"jsonb_typeof({e()}) = 'string'"
+
+    def string(self, e: Element) -> str:
+        return f"({e()} #>> '{{}}')"
+
+    def number(self, symbol: str, v: float, e: Element) -> str:
+        return (
+            f"(CASE WHEN jsonb_typeof({e()}) = 'number' "
+            f"THEN CAST({e()} #>> '{{}}' AS double precision) {symbol} "
+            f"CAST({self.bind(v)} AS double precision) ELSE FALSE END)"
+        )
+
+
+__all__ = ["FALSE", "MEMORIES", "MESSAGES", "TRUE", "Columns", "Fragment", "SQLDialect", "to_sql"]

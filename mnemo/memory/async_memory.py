@@ -1,0 +1,174 @@
+"""AsyncMemory: :class:`~mnemo.memory.facade.Memory` for asyncio code, derived from it.
+
+There is one definition of mnemo's API, ``Memory``. ``AsyncMemory`` is generated from it when
+this module is imported: every public method of ``Memory`` gets an ``async`` twin with the
+same name, signature (``inspect.signature`` follows ``__wrapped__``) and docstring, which runs
+the sync method on a worker thread and returns its result, raising the very exception the
+sync method raised. A method added to ``Memory`` gets its twin without anyone writing it, so
+the two cannot drift; ``tests/memory/test_async_memory.py`` fails if one ever does.
+
+Why a thread, and which one. Every ``Memory`` method may block: it reads and writes the
+database, embeds text (a model on the CPU or an HTTP call) and may call the chat model. None
+of that may run on the event loop. The calls run on a bounded thread pool that belongs to the
+``AsyncMemory`` (``max_workers`` threads, default: the store's ``database_pool_size``), not on
+the loop's default executor, so
+
+* the store holds at most ``max_workers`` connections for it (the SQLite store opens one
+  connection per thread that uses it, the PostgreSQL store borrows from its pool, so more
+  threads than pool connections would only queue inside the pool);
+* ``close()`` can wait for the calls in flight, then close the store once.
+
+``Memory`` is already safe to call from several threads at once (the REST server does, from
+its thread pool): SQLite connections are per thread and writers are serialised by
+``BEGIN IMMEDIATE``; PostgreSQL uses a connection pool and row locks.
+
+Cancelling an awaiting task does not stop the call on its thread: a write that started is
+completed and committed (no acknowledged write is lost), only its result is dropped.
+
+Context variables of the caller (``contextvars``) are visible inside the call, as with
+``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from mnemo.config.settings import Settings
+from mnemo.errors import StorageError, ValidationError
+from mnemo.memory.facade import Memory
+
+
+def public_methods(cls: type) -> list[str]:
+    """The names of ``cls``'s public methods (callable class attributes not starting with
+    ``_``), sorted."""
+    return sorted(
+        name
+        for name, value in inspect.getmembers(cls)
+        if not name.startswith("_") and callable(value) and not inspect.isclass(value)
+    )
+
+
+def _twin(method: Callable[..., Any]) -> Callable[..., Coroutine[Any, Any, Any]]:
+    """An ``async`` method that runs ``method`` (a ``Memory`` method) on the instance's
+    thread pool; it carries ``method``'s name, docstring and signature."""
+
+    async def call(self: AsyncMemory, /, *args: Any, **kwargs: Any) -> Any:
+        return await self._run(method, *args, **kwargs)
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+class AsyncMemory:
+    """:class:`mnemo.Memory` with every method awaitable: the same names, arguments, results
+    and exceptions, each call run on a thread of this object's own pool.
+
+    ``AsyncMemory(...)`` takes exactly ``Memory``'s arguments and opens the store there and
+    then (as ``Memory(...)`` does); ``await AsyncMemory.open(...)`` opens it on a thread
+    instead, and ``AsyncMemory.wrap(mem)`` serves an already open ``Memory``.
+
+    >>> import asyncio
+    >>> async def main() -> str:
+    ...     async with AsyncMemory(":memory:", embedder="hashing") as mem:
+    ...         await mem.add_messages([{"role": "user", "content": "I adopted a cat"}], "u1")
+    ...         hits = await mem.search("cat", user_id="u1")
+    ...         return hits[0].content
+    >>> asyncio.run(main())
+    'I adopted a cat'
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Memory's own arguments (the signature is Memory's, set below): no second list.
+        self._attach(Memory(*args, **kwargs), None)
+
+    def _attach(self, memory: Memory, max_workers: int | None) -> None:
+        #: The sync ``Memory`` every call runs on (for what has no twin: attributes).
+        self.sync = memory
+        workers = memory.settings.database_pool_size if max_workers is None else max_workers
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValidationError(f"max_workers must be a positive integer, got {workers!r}")
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mnemo-async")
+        self._closed = False
+
+    @classmethod
+    def wrap(cls, memory: Memory, *, max_workers: int | None = None) -> AsyncMemory:
+        """An AsyncMemory serving ``memory`` with a pool of ``max_workers`` threads (default:
+        ``database_pool_size``); ``close()`` closes ``memory`` too."""
+        self = cls.__new__(cls)
+        self._attach(memory, max_workers)
+        return self
+
+    @classmethod
+    async def open(cls, *args: Any, **kwargs: Any) -> AsyncMemory:
+        """``AsyncMemory(*args, **kwargs)`` opened on a thread, so opening the store (and
+        loading the embedder) does not block the event loop."""
+        memory = await asyncio.to_thread(Memory, *args, **kwargs)
+        return cls.wrap(memory)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings of the underlying Memory."""
+        return self.sync.settings
+
+    @property
+    def tenant(self) -> str:
+        """The tenant every call reads and writes."""
+        return self.sync.tenant
+
+    async def _run(self, method: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """``method(self.sync, *args, **kwargs)`` on this object's pool, in the caller's
+        context."""
+        if self._closed:
+            raise StorageError("the AsyncMemory is closed")
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, method, self.sync, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def close(self) -> None:
+        """Wait for the calls in flight, then close the Memory (the store, and the embedder
+        when the Memory made it); later calls raise StorageError. Closing twice does
+        nothing. (Written here, not generated: it also shuts this object's threads down.)"""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.to_thread(self._pool.shutdown, wait=True)
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    if TYPE_CHECKING:
+        # The twins are made below, at import time; to a type checker each is an awaitable.
+        def __getattr__(self, name: str) -> Callable[..., Coroutine[Any, Any, Any]]: ...
+
+
+def add_twins(target: type, source: type) -> None:
+    """Give ``target`` an awaitable twin (:func:`_twin`) of each public method of ``source``,
+    except those ``target`` writes by hand (``close``)."""
+    for name in public_methods(source):
+        mine = getattr(target, name, None)
+        if mine is None or hasattr(mine, "__twin_of__"):
+            twin = _twin(getattr(source, name))
+            twin.__twin_of__ = name  # type: ignore[attr-defined]
+            setattr(target, name, twin)
+
+
+AsyncMemory.__init__.__signature__ = inspect.signature(Memory.__init__)  # type: ignore[attr-defined]
+add_twins(AsyncMemory, Memory)
+
+__all__ = ["AsyncMemory", "add_twins", "public_methods"]
