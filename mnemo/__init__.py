@@ -4,6 +4,13 @@
 >>> mem = Memory("mnemo.db")  # doctest: +SKIP
 """
 
+from mnemo.version import read_version
+
+#: The installed ``mnemo-ltm`` version (see :mod:`mnemo.version`); the CLI, ``/health``, the
+#: OpenAPI document and the MCP server all report it.
+__version__ = read_version()
+
+
 from mnemo.config.settings import PRESETS, Settings
 from mnemo.errors import (
     ConfigError,
@@ -35,8 +42,6 @@ from mnemo.schemas import (
     TopicHit,
     TopicStats,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "PRESETS",

@@ -35,16 +35,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 T = TypeVar("T")
 
 
-def mnemo_version() -> str:
-    """The installed distribution's version; ``0+unknown`` from a bare source tree."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mnemo")
-    except PackageNotFoundError:
-        return "0+unknown"
-
-
 def is_url(location: str) -> bool:
     """True when ``location`` names a PostgreSQL database rather than a SQLite file."""
     return location.startswith(("postgresql://", "postgres://"))

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+import mnemo
 from mnemo.cli.common import (
     DbOpt,
     EmbedderOpt,
@@ -23,7 +24,6 @@ from mnemo.cli.common import (
     console,
     err,
     guarded,
-    mnemo_version,
     open_existing,
     open_memory,
 )
@@ -45,7 +45,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        print(f"mnemo {mnemo_version()}")
+        print(f"mnemo {mnemo.__version__}")
         raise typer.Exit()
 
 
