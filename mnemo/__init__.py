@@ -4,13 +4,6 @@
 >>> mem = Memory("mnemo.db")  # doctest: +SKIP
 """
 
-from mnemo.version import read_version
-
-#: The installed ``mnemo-ltm`` version (see :mod:`mnemo.version`); the CLI, ``/health``, the
-#: OpenAPI document and the MCP server all report it.
-__version__ = read_version()
-
-
 from mnemo.config.settings import PRESETS, Settings
 from mnemo.errors import (
     ConfigError,
@@ -42,6 +35,7 @@ from mnemo.schemas import (
     TopicHit,
     TopicStats,
 )
+from mnemo.version import __version__ as __version__
 
 __all__ = [
     "PRESETS",

@@ -1,4 +1,5 @@
-"""mnemo's version, read once as ``mnemo.__version__``.
+"""mnemo's version, read once at import as :data:`__version__` (re-exported as
+``mnemo.__version__``; mnemo's own modules import it from here).
 
 The installed distribution is ``mnemo-ltm`` (the import package is ``mnemo``), so the version
 is that distribution's metadata. A source tree that was never installed falls back to the
@@ -39,4 +40,8 @@ def read_version() -> str:
         return source_tree_version(here) or UNKNOWN
 
 
-__all__ = ["DISTRIBUTION", "UNKNOWN", "read_version", "source_tree_version"]
+#: The version every surface reports: ``mnemo --version``, ``/health``, the OpenAPI document and
+#: the MCP server's info.
+__version__ = read_version()
+
+__all__ = ["DISTRIBUTION", "UNKNOWN", "__version__", "read_version", "source_tree_version"]

@@ -14,7 +14,6 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import Response
 
-import mnemo
 from mnemo.api import docs, errors, jobs, memories, proxy, query, upstream
 from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
 from mnemo.api.deps import AppState, CallerDep, StateDep
@@ -26,6 +25,7 @@ from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.storage import open_store
 from mnemo.storage.ports.store import Store
+from mnemo.version import __version__
 
 
 def create_app(
@@ -72,7 +72,7 @@ def create_app(
 
     app = FastAPI(
         title="mnemo",
-        version=mnemo.__version__,
+        version=__version__,
         description="Long-term memory for LLM chat apps: REST API and OpenAI-compatible proxy.",
         lifespan=lifespan,
         docs_url=None,  # docs.install serves /docs with local assets, not a CDN's
@@ -98,7 +98,7 @@ def _ops_routes(app: FastAPI) -> None:
         s = state.settings
         return Health(
             status="ok",
-            version=mnemo.__version__,
+            version=__version__,
             preset=s.preset,
             embedder=state.tenants.embedder.id,
             llm=s.llm_enabled,

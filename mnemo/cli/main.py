@@ -16,7 +16,6 @@ from typing import Annotated, Any
 
 import typer
 
-import mnemo
 from mnemo.cli.common import (
     DbOpt,
     EmbedderOpt,
@@ -33,6 +32,7 @@ from mnemo.cli.tables import hits_table
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import count_lines, import_jsonl
 from mnemo.progress import progress_bar
+from mnemo.version import __version__
 
 app = typer.Typer(
     cls=OneLineErrors,
@@ -45,7 +45,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        print(f"mnemo {mnemo.__version__}")
+        print(f"mnemo {__version__}")
         raise typer.Exit()
 
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-import mnemo
 from mnemo.mcp.resources import register_resources
 from mnemo.mcp.source import MemorySource
 from mnemo.mcp.tools import register_tools
+from mnemo.version import __version__
 
 INSTRUCTIONS = (
     "Long-term memory about the users you talk with. Call `context` (or `recall`) with the "
@@ -26,7 +26,7 @@ def create_server(source: MemorySource) -> MCPServer[Any]:
         "mnemo",
         title="mnemo memory",
         instructions=INSTRUCTIONS,
-        version=mnemo.__version__,
+        version=__version__,
         log_level="WARNING",
     )
     register_tools(server, source)
