@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from mnemo.config.location import location_settings
 from mnemo.config.sources.arguments import read_arguments
 from mnemo.config.sources.env import ENV_PREFIX, read_env, warn_unknown
 from mnemo.config.sources.preset import read_preset
@@ -28,11 +29,11 @@ def layered(data: Any, environ: Mapping[str, str], fields: Collection[str]) -> d
     ...     "pool_factor", "preset"})
     {'rrf_k': 30, 'pool_factor': '4'}
     """
-    explicit = read_arguments(data)
-    env = read_env(environ, fields)
+    explicit = location_settings(read_arguments(data))
+    env = location_settings(read_env(environ, fields))
     warn_unknown(environ, fields)
     config_file = explicit.get("config_file") or env.get("config_file")
-    merged: dict[str, Any] = read_toml(config_file, fields) if config_file else {}
+    merged = location_settings(read_toml(config_file, fields)) if config_file else {}
     merged.update(env)
     merged.update(explicit)
     return {**read_preset(merged.get("preset", "default")), **merged}
