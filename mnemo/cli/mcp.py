@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, guarded
+from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, err, guarded
+from mnemo.cli.listen import serve_on
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
 
@@ -161,10 +162,13 @@ def mcp_command(
         if not http:
             _stdio(db, embedder, tenant)
             return
-        import uvicorn
+        settings = cli_settings(db, embedder, tenant=tenant)
 
-        app = http_app(cli_settings(db, embedder, tenant=tenant), host)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        def announce(url: str) -> None:
+            line = f"mnemo mcp: {url}{MCP_PATH} (streamable HTTP); Ctrl-C stops"
+            err.print(line, soft_wrap=True)
+
+        serve_on(host, port, lambda: http_app(settings, host), announce)
 
     guarded(run)
 
