@@ -11,8 +11,10 @@ INTRO = """# Configuration
 
 mnemo has one frozen `Settings` object. Each setting can be given, highest priority first, as a
 constructor argument (`Memory(path, search_limit=5)` or `Settings(...)`), as an environment
-variable `MNEMO_<NAME>`, as a key in a TOML file named by `config_file` / `MNEMO_CONFIG_FILE`
-(top level or under `[mnemo]`), or by the chosen preset; otherwise the default applies.
+variable `MNEMO_<NAME>`, as a key in a TOML file (top level or under `[mnemo]`), or by the
+chosen preset; otherwise the default applies. The TOML file is the one named by `config_file`
+/ `MNEMO_CONFIG_FILE`, else `mnemo.toml` in the working directory when there is one (only
+one file is read: a named file replaces `./mnemo.toml`, it is not merged with it).
 Nothing reads the environment at import time. On the command line, `--db` is a constructor
 argument for the store: it wins over both `MNEMO_PATH` and `MNEMO_DATABASE_URL` (a path given
 to `--db` is used even when `MNEMO_DATABASE_URL` is set), and `--set KEY=VALUE` (`mnemo serve`,
