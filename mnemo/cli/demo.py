@@ -12,8 +12,10 @@ from mnemo.cli.tables import hits_table
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import jsonl_batches
 
+#: Questions the demo answers well, each found first (tests/cli/test_demo_questions.py); the
+#: README names the known weak case ("What is the name of my dog?") instead of hiding it here.
 QUESTIONS = (
-    "What is the name of my dog?",
+    "How is my dog doing?",
     "Which foods should I avoid when cooking for me?",
     "When and where is my sister's wedding?",
     "What am I training for?",
