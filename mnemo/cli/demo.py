@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 
 from mnemo.cli.tables import hits_table
+from mnemo.config.location import parse_location
+from mnemo.errors import ConfigError
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import jsonl_batches
 
@@ -36,7 +38,12 @@ def show_write_path(mem: Memory, console: Console) -> None:
 
 
 def run_demo(db: str, embedder: str | None, console: Console) -> None:
-    """Ingest the bundled sample conversation into ``db`` and answer a few questions."""
+    """Ingest the bundled sample conversation into ``db`` (a SQLite file, replaced) and answer a
+    few questions."""
+    where = parse_location(db, "--db")
+    if where.backend != "sqlite":
+        raise ConfigError(f"mnemo demo writes a new SQLite file; --db {db!r} is not one")
+    db = where.target
     Path(db).unlink(missing_ok=True)
     for suffix in ("-wal", "-shm"):
         Path(db + suffix).unlink(missing_ok=True)

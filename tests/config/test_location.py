@@ -161,3 +161,15 @@ def test_cli_refuses_other_schemes_in_one_line_creating_nothing(
     lines = out.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "mysql" in lines[0]
     assert os.listdir(tmp_path) == []
+
+
+def test_the_demo_takes_a_sqlite_url_and_refuses_postgres(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "d.db"
+    out = runner.invoke(app, ["demo", "--db", f"sqlite://{db}", "--embedder", "hashing"])
+    assert out.exit_code == 0 and db.is_file(), out.output
+    out = runner.invoke(app, ["demo", "--db", "postgresql://nobody@127.0.0.1:9/x"])
+    assert out.exit_code == 2 and "SQLite" in out.output
+    assert set(os.listdir(tmp_path)) <= {"d.db", "d.db-shm", "d.db-wal"}  # nothing else made
