@@ -150,15 +150,22 @@ def test_an_unknown_preset_from_any_source_is_a_config_error(
         Settings()
 
 
+@pytest.fixture
+def local_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``mnemo.toml`` (not yet written) in an empty working directory, with no
+    ``MNEMO_CONFIG_FILE`` set."""
+    monkeypatch.delenv("MNEMO_CONFIG_FILE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "mnemo.toml"
+
+
 def test_mnemo_toml_in_the_working_directory_is_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    local_toml: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """docs/mcp.md and docs/configuration.md promise it: a ``./mnemo.toml`` is the TOML source
     when no ``config_file`` is named (it used to be ignored)."""
-    monkeypatch.delenv("MNEMO_CONFIG_FILE", raising=False)
-    monkeypatch.chdir(tmp_path)
     assert Settings().search_limit == 10  # no ./mnemo.toml: the default
-    (tmp_path / "mnemo.toml").write_text('[mnemo]\npreset = "agent-cli"\nsearch_limit = 7\n')
+    local_toml.write_text('[mnemo]\npreset = "agent-cli"\nsearch_limit = 7\n')
     s = Settings()
     assert (s.search_limit, s.use_mmr) == (7, True)  # the file, and the preset it names
     monkeypatch.setenv("MNEMO_SEARCH_LIMIT", "8")
@@ -167,11 +174,10 @@ def test_mnemo_toml_in_the_working_directory_is_read(
 
 
 def test_a_named_config_file_replaces_the_local_mnemo_toml(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    local_toml: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "mnemo.toml").write_text("search_limit = 7\nrrf_k = 20\n")
-    named = tmp_path / "other.toml"
+    local_toml.write_text("search_limit = 7\nrrf_k = 20\n")
+    named = local_toml.with_name("other.toml")
     named.write_text("search_limit = 4\n")
     monkeypatch.setenv("MNEMO_CONFIG_FILE", str(named))
     s = Settings()
@@ -180,26 +186,19 @@ def test_a_named_config_file_replaces_the_local_mnemo_toml(
     assert Settings(config_file=str(named)).search_limit == 4
 
 
-def test_a_bad_local_mnemo_toml_is_a_config_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("MNEMO_CONFIG_FILE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "mnemo.toml").write_text("serch_limit = 7\n")
+def test_a_bad_local_mnemo_toml_is_a_config_error(local_toml: Path) -> None:
+    local_toml.write_text("serch_limit = 7\n")
     with pytest.raises(ConfigError, match=r"mnemo\.toml: unknown settings"):
         Settings()
 
 
-def test_the_cli_reads_mnemo_toml_from_the_working_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_cli_reads_mnemo_toml_from_the_working_directory(local_toml: Path) -> None:
     from typer.testing import CliRunner
 
     from mnemo.cli.main import app
 
-    monkeypatch.delenv("MNEMO_CONFIG_FILE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "mnemo.toml").write_text('path = "from-toml.db"\nembedder = "hashing"\n')
+    local_toml.write_text('path = "from-toml.db"\nembedder = "hashing"\n')
     out = CliRunner().invoke(app, ["add", "Maya keeps bees", "--user", "maya"])
     assert out.exit_code == 0, out.output
-    assert (tmp_path / "from-toml.db").is_file() and not (tmp_path / "mnemo.db").exists()
+    here = local_toml.parent
+    assert (here / "from-toml.db").is_file() and not (here / "mnemo.db").exists()
