@@ -254,8 +254,8 @@ def import_jsonl(
     unnamed = lines_without_session(path)
     if unnamed and warn is not None:
         warn(
-            f"{path}: {describe_lines(unnamed)} have no session_id while the other lines "
-            f"have one; they go to session {session_id!r}"
+            f"{path}: no session_id on {describe_lines(unnamed)} while the other lines have "
+            f"one; imported into session {session_id!r}"
         )
     times = session_times(path, user_id, session_id)
     source = Path(path).name

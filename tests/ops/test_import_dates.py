@@ -67,7 +67,7 @@ def test_a_mixed_file_warns_naming_the_lines(tmp_path: Path, db_path: str) -> No
     assert out.exit_code == 0, out.output
     warning = [line for line in out.output.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1, out.output
-    assert "line 2 " in warning[0] and "session_id" in warning[0] and "'default'" in warning[0]
+    assert "no session_id on line 2 while" in warning[0] and "'default'" in warning[0]
 
 
 def test_no_warning_when_no_line_or_every_line_names_a_session(
