@@ -38,8 +38,7 @@ from mnemo.schemas import (
     TopicHit,
     TopicStats,
 )
-
-__version__ = "0.1.0"
+from mnemo.version import __version__ as __version__
 
 __all__ = [
     "PRESETS",

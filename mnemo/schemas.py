@@ -7,7 +7,8 @@ models, serialisable with ``model_dump()``.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,6 +68,31 @@ def format_time(dt: datetime) -> str:
 def utcnow() -> datetime:
     """The current time, aware, in UTC."""
     return datetime.now(UTC)
+
+
+#: The time between an undated turn and its dated neighbour (in one batch or session).
+TIME_STEP = timedelta(seconds=1)
+
+
+def fill_times(
+    times: Sequence[datetime | None], now: datetime, step: timedelta = TIME_STEP
+) -> list[datetime]:
+    """The time of every turn of a batch: its own, else its neighbour's plus a small step.
+
+    An undated turn after a dated one takes the previous turn's time + ``step``; undated turns
+    before the first dated one count back from it (its time - k x ``step``). A batch with no
+    dated turn is stamped ``now``. So a reply sent without a time stays next to the dated
+    question it answers instead of jumping to the present.
+    """
+    first = next((i for i, t in enumerate(times) if t is not None), None)
+    if first is None:
+        return [now] * len(times)
+    anchor = times[first]
+    assert anchor is not None
+    out = [anchor - (first - i) * step for i in range(first)]
+    for t in times[first:]:
+        out.append(t if t is not None else out[-1] + step)
+    return out
 
 
 class MessageIn(BaseModel):
@@ -356,6 +382,7 @@ __all__ = [
     "MEMORY_KINDS",
     "PROFILE_CATEGORIES",
     "ROLES",
+    "TIME_STEP",
     "ContextBundle",
     "ContextItem",
     "ContextSection",
@@ -371,6 +398,7 @@ __all__ = [
     "Topic",
     "TopicHit",
     "TopicStats",
+    "fill_times",
     "format_time",
     "parse_time",
     "utcnow",

@@ -11,12 +11,23 @@ INTRO = """# Configuration
 
 mnemo has one frozen `Settings` object. Each setting can be given, highest priority first, as a
 constructor argument (`Memory(path, search_limit=5)` or `Settings(...)`), as an environment
-variable `MNEMO_<NAME>`, as a key in a TOML file named by `config_file` / `MNEMO_CONFIG_FILE`
-(top level or under `[mnemo]`), or by the chosen preset; otherwise the default applies.
+variable `MNEMO_<NAME>`, as a key in a TOML file (top level or under `[mnemo]`), or by the
+chosen preset; otherwise the default applies. The TOML file is the one named by `config_file`
+/ `MNEMO_CONFIG_FILE`, else `mnemo.toml` in the working directory when there is one (only
+one file is read: a named file replaces `./mnemo.toml`, it is not merged with it).
 Nothing reads the environment at import time. On the command line, `--db` is a constructor
 argument for the store: it wins over both `MNEMO_PATH` and `MNEMO_DATABASE_URL` (a path given
 to `--db` is used even when `MNEMO_DATABASE_URL` is set), and `--set KEY=VALUE` (`mnemo serve`,
 `mnemo eval`) is a constructor argument too: it wins over the variable and the file.
+
+The store's location, wherever it is given (`--db`, `path` / `MNEMO_PATH`, `database_url` /
+`MNEMO_DATABASE_URL`, the TOML file, `Memory(path)`, `Memory(url=...)`), is read one way: a
+plain path is a SQLite file; `sqlite:///abs/path.db` (the URL's path, so `/abs/path.db`),
+`sqlite:relative.db` and `file:` URIs are SQLite files too (`sqlite://` alone is in memory);
+`postgresql://` and `postgres://` URLs select PostgreSQL. Any other scheme (`mysql://`,
+`postgresql+psycopg://`, ...) and a SQLite URL with a host or a query are refused with a
+`ConfigError` (one `error:` line, exit status 2, on the command line) before anything is
+created.
 
 A `MNEMO_*` variable that names no setting is ignored with a warning, one line per variable
 and process (logger `mnemo.config`, on stderr unless logging is configured), naming the

@@ -29,7 +29,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.config"],
     ["mnemo.validation"],
     ["mnemo.schemas"],
-    ["mnemo.errors", "mnemo.ids", "mnemo.progress", "mnemo.http_retry"],
+    ["mnemo.errors", "mnemo.ids", "mnemo.progress", "mnemo.http_retry", "mnemo.version"],
     ["mnemo.redact"],
 ]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from fastapi import FastAPI
@@ -26,15 +25,7 @@ from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.storage import open_store
 from mnemo.storage.ports.store import Store
-
-
-def mnemo_version() -> str:
-    """The installed distribution's version (pyproject.toml); ``0+unknown`` from a bare
-    source tree."""
-    try:
-        return version("mnemo")
-    except PackageNotFoundError:
-        return "0+unknown"
+from mnemo.version import __version__
 
 
 def create_app(
@@ -81,7 +72,7 @@ def create_app(
 
     app = FastAPI(
         title="mnemo",
-        version=mnemo_version(),
+        version=__version__,
         description="Long-term memory for LLM chat apps: REST API and OpenAI-compatible proxy.",
         lifespan=lifespan,
         docs_url=None,  # docs.install serves /docs with local assets, not a CDN's
@@ -107,7 +98,7 @@ def _ops_routes(app: FastAPI) -> None:
         s = state.settings
         return Health(
             status="ok",
-            version=mnemo_version(),
+            version=__version__,
             preset=s.preset,
             embedder=state.tenants.embedder.id,
             llm=s.llm_enabled,

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from mnemo.cli.failures import EXPECTED, report
+from mnemo.config.location import parse_location
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, ValidationError
 from mnemo.memory.facade import Memory
@@ -21,7 +22,8 @@ DbOpt = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="SQLite file or postgresql:// URL; wins over MNEMO_PATH and MNEMO_DATABASE_URL.",
+        help="SQLite file (or sqlite:///path) or postgresql:// URL; wins over MNEMO_PATH and "
+        "MNEMO_DATABASE_URL.",
     ),
 ]
 EmbedderOpt = Annotated[
@@ -35,36 +37,25 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 T = TypeVar("T")
 
 
-def mnemo_version() -> str:
-    """The installed distribution's version; ``0+unknown`` from a bare source tree."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mnemo")
-    except PackageNotFoundError:
-        return "0+unknown"
-
-
-def is_url(location: str) -> bool:
-    """True when ``location`` names a PostgreSQL database rather than a SQLite file."""
-    return location.startswith(("postgresql://", "postgres://"))
-
-
 def db_overrides(db: str | None) -> dict[str, Any]:
-    """The settings ``--db`` stands for. It names the store outright, so it wins over both
-    ``MNEMO_PATH`` and ``MNEMO_DATABASE_URL``: a path also clears the configured URL (which
-    would otherwise choose PostgreSQL), a ``postgresql://`` URL sets ``database_url``.
+    """The settings ``--db`` stands for (read by :func:`~mnemo.config.location.parse_location`,
+    so ``sqlite:///path`` is that file and ``mysql://...`` a ConfigError). It names the store
+    outright, so it wins over both ``MNEMO_PATH`` and ``MNEMO_DATABASE_URL``: a SQLite location
+    also clears the configured URL (which would otherwise choose PostgreSQL), a
+    ``postgresql://`` URL sets ``database_url``.
 
     >>> db_overrides("x.db")
     {'path': 'x.db', 'database_url': None}
+    >>> db_overrides("sqlite:///tmp/x.db")
+    {'path': '/tmp/x.db', 'database_url': None}
     >>> db_overrides(None)
     {}
     """
     if db is None:
         return {}
-    if is_url(db):
-        return {"database_url": db}
-    return {"path": db, "database_url": None}
+    out = parse_location(db, "--db").settings()
+    out.setdefault("database_url", None)
+    return out
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:

@@ -9,11 +9,15 @@ from typing import Any
 from rich.console import Console
 
 from mnemo.cli.tables import hits_table
+from mnemo.config.location import parse_location
+from mnemo.errors import ConfigError
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import jsonl_batches
 
+#: Questions the demo answers well, each found first (tests/cli/test_demo_questions.py); the
+#: README names the known weak case ("What is the name of my dog?") instead of hiding it here.
 QUESTIONS = (
-    "What is the name of my dog?",
+    "How is my dog doing?",
     "Which foods should I avoid when cooking for me?",
     "When and where is my sister's wedding?",
     "What am I training for?",
@@ -34,7 +38,12 @@ def show_write_path(mem: Memory, console: Console) -> None:
 
 
 def run_demo(db: str, embedder: str | None, console: Console) -> None:
-    """Ingest the bundled sample conversation into ``db`` and answer a few questions."""
+    """Ingest the bundled sample conversation into ``db`` (a SQLite file, replaced) and answer a
+    few questions."""
+    where = parse_location(db, "--db")
+    if where.backend != "sqlite":
+        raise ConfigError(f"mnemo demo writes a new SQLite file; --db {db!r} is not one")
+    db = where.target
     Path(db).unlink(missing_ok=True)
     for suffix in ("-wal", "-shm"):
         Path(db + suffix).unlink(missing_ok=True)

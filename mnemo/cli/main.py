@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from mnemo.cli.common import (
     DbOpt,
@@ -23,7 +24,6 @@ from mnemo.cli.common import (
     console,
     err,
     guarded,
-    mnemo_version,
     open_existing,
     open_memory,
 )
@@ -31,8 +31,9 @@ from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
 from mnemo.cli.tables import hits_table
 from mnemo.memory.facade import Memory
-from mnemo.ops.importers import count_lines, import_jsonl
+from mnemo.ops.importers import ImportInterrupted, count_lines, import_jsonl
 from mnemo.progress import progress_bar
+from mnemo.version import __version__
 
 app = typer.Typer(
     cls=OneLineErrors,
@@ -45,7 +46,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        print(f"mnemo {mnemo_version()}")
+        print(f"mnemo {__version__}")
         raise typer.Exit()
 
 
@@ -169,10 +170,36 @@ def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size:
     def stored(ids: list[str]) -> set[str]:
         return {i for i in ids if mem.store.get_message(mem.tenant, i) is not None}
 
-    with progress_bar(err, "importing", count_lines(path)) as advance:
-        count = import_jsonl(
-            mem, stored, path, user, session, size, mem.settings.max_content_chars, advance
+    def warn(line: str) -> None:
+        err.print(f"[yellow]warning:[/] {escape(line)}", soft_wrap=True)
+
+    lines = count_lines(path)
+    try:
+        with progress_bar(err, "importing", lines) as advance:
+            count = import_jsonl(
+                mem,
+                stored,
+                path,
+                user,
+                session,
+                size,
+                mem.settings.max_content_chars,
+                advance,
+                warn,
+            )
+    except ImportInterrupted as stop:
+        done = stop.count
+        before = f" ({done.skipped} were stored by an earlier run)" if done.skipped else ""
+        err.print(
+            f"interrupted: {done.written} turns stored by this run{before}, "
+            f"{lines - done.total} of {lines} not yet; run the same command again to resume "
+            "(turns already stored are skipped)",
+            soft_wrap=True,
         )
+        raise typer.Exit(130) from None
+    except KeyboardInterrupt:
+        err.print("interrupted while checking the file: nothing was written")
+        raise typer.Exit(130) from None
     if count.skipped:
         err.print(f"{count.skipped} turns were already stored (an earlier run): skipped")
     return count.written

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, guarded
+from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, err, guarded
+from mnemo.cli.listen import serve_on
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
 
@@ -54,12 +55,11 @@ def key_authenticator(keys: KeyStore, default_tenant: str, require_keys: bool) -
 
 
 def _endpoint(tenants: Tenants, keys: KeyStore, require_keys: bool, host: str) -> Any:
-    from mnemo.cli.common import mnemo_version
     from mnemo.mcp.http import McpEndpoint
     from mnemo.mcp.server import create_server
     from mnemo.mcp.source import TenantMemory
 
-    server = create_server(TenantMemory(tenants.get), mnemo_version())
+    server = create_server(TenantMemory(tenants.get))
     authenticate = key_authenticator(keys, tenants.settings.tenant, require_keys)
     return McpEndpoint(server, authenticate, host)
 
@@ -129,14 +129,14 @@ def http_app(settings: Settings, host: str) -> Starlette:
 
 
 def _stdio(db: str | None, embedder: str | None, tenant: str | None) -> None:
-    from mnemo.cli.common import mnemo_version, open_memory
+    from mnemo.cli.common import open_memory
     from mnemo.mcp.server import create_server, run_stdio
     from mnemo.mcp.source import FixedMemory
 
     with open_memory(db, embedder, tenant=tenant) as mem:
         worker = mem.worker().start() if mem.settings.serve_worker else None
         try:
-            run_stdio(create_server(FixedMemory(mem), mnemo_version()))
+            run_stdio(create_server(FixedMemory(mem)))
         finally:
             if worker is not None:
                 worker.stop(timeout=30)
@@ -162,10 +162,13 @@ def mcp_command(
         if not http:
             _stdio(db, embedder, tenant)
             return
-        import uvicorn
+        settings = cli_settings(db, embedder, tenant=tenant)
 
-        app = http_app(cli_settings(db, embedder, tenant=tenant), host)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        def announce(url: str) -> None:
+            line = f"mnemo mcp: {url}{MCP_PATH} (streamable HTTP); Ctrl-C stops"
+            err.print(line, soft_wrap=True)
+
+        serve_on(host, port, lambda: http_app(settings, host), announce)
 
     guarded(run)
 

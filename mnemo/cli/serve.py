@@ -21,6 +21,7 @@ from mnemo.cli.common import (
     require_store,
 )
 from mnemo.cli.failures import EXPECTED, report
+from mnemo.cli.listen import check_port, serve_on
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, MnemoError, ValidationError
 
@@ -56,7 +57,7 @@ def serve_command(
     (when the `mcp` extra is installed). ``--set KEY=VALUE`` sets any setting for this run,
     over ``MNEMO_*`` variables and the config file."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
 
         # FastAPI and uvicorn (the REST API), and jinja2 (the web UI)
         import mnemo.api.server
@@ -67,13 +68,20 @@ def serve_command(
         ) from None
     from mnemo.cli.mcp import mcp_available, serve_app
 
-    extra = parse_sets(sets or [])
+    extra: dict[str, Any] = dict(parse_sets(sets or []))
+    if port is not None:
+        extra["port"] = check_port(port)
     settings = cli_settings(db, embedder or extra.pop("embedder", None), **extra)
-    host = host or settings.host
+    bound = host or settings.host
+    stderr = Console(stderr=True)
     if not mcp_available():
-        Console(stderr=True).print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
-    app = serve_app(settings, host)
-    uvicorn.run(app, host=host, port=settings.port if port is None else port, log_level="info")
+        stderr.print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
+
+    def announce(url: str) -> None:
+        line = f"mnemo serve: {url} (REST API, /v1 proxy, /ui, /mcp); Ctrl-C stops"
+        stderr.print(line, soft_wrap=True)
+
+    serve_on(bound, settings.port, lambda: serve_app(settings, bound), announce)
 
 
 def _keys_store(db: str | None, *, existing: bool = False) -> Any:

@@ -21,6 +21,7 @@ from mnemo.cli.common import (
     open_memory,
     require_store,
 )
+from mnemo.config.location import parse_location
 from mnemo.progress import progress_bar
 from mnemo.redact import mask_credentials
 
@@ -164,7 +165,12 @@ def migrate(
     def bar(label: str, total: int) -> Any:
         return progress_bar(err, label, total)
 
-    report = guarded(lambda: mig.migrate(source, target, bar, searches, embedder))
+    def run() -> Any:
+        src = parse_location(source, "source").target
+        dst = parse_location(target, "target").target
+        return mig.migrate(src, dst, bar, searches, embedder)
+
+    report = guarded(run)
     table = Table(title=f"{mask_credentials(source)} -> {mask_credentials(target)}")
     for col in ("table", "source rows", "target rows", "rows identical"):
         table.add_column(col)

@@ -8,7 +8,8 @@ Each group is a small frozen model in its own module (:mod:`mnemo.config.storage
 ``Settings`` is an instance of each group type a component may ask for.
 
 Precedence, highest first: constructor arguments > ``MNEMO_*`` environment variables > the TOML
-file named by ``config_file`` (env ``MNEMO_CONFIG_FILE``) > the chosen preset > the defaults.
+file named by ``config_file`` (env ``MNEMO_CONFIG_FILE``), else ``mnemo.toml`` in the working
+directory when there is one > the chosen preset > the defaults.
 Each source is one module of :mod:`mnemo.config.sources`; :func:`mnemo.config.sources.layered`
 orders them. The environment is read when a ``Settings`` is built, never at import time.
 
@@ -53,7 +54,9 @@ class SourceSettings(SettingsGroup):
         "tiered or topics (one per published design).",
     )
     config_file: str | None = Field(
-        None, description="Optional TOML file whose keys are settings (below the env vars)."
+        None,
+        description="TOML file whose keys are settings (below the env vars); unset: "
+        "`mnemo.toml` in the working directory, when there is one.",
     )
 
 

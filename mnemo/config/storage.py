@@ -19,9 +19,15 @@ from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS
 class StorageSettings(SettingsGroup):
     """The store: SQLite file or PostgreSQL URL, tenant, limits and repair on open."""
 
-    path: str = Field("mnemo.db", description="SQLite database file of the embedded store.")
+    path: str = Field(
+        "mnemo.db",
+        description="SQLite database file of the embedded store; a `sqlite:///abs/path.db` or "
+        "`file:` URL names that file, a `postgresql://` URL selects PostgreSQL.",
+    )
     database_url: str | None = Field(
-        None, description="postgresql://... URL; when set, PostgreSQL is used instead of SQLite."
+        None,
+        description="postgresql://... URL; when set, PostgreSQL is used instead of SQLite "
+        "(a `sqlite:///path` URL selects that SQLite file; any other scheme is refused).",
     )
     database_pool_size: int = Field(
         10, ge=1, le=1000, description="Most PostgreSQL connections one process keeps open."

@@ -9,6 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from mnemo.mcp.resources import register_resources
 from mnemo.mcp.source import MemorySource
 from mnemo.mcp.tools import register_tools
+from mnemo.version import __version__
 
 INSTRUCTIONS = (
     "Long-term memory about the users you talk with. Call `context` (or `recall`) with the "
@@ -18,13 +19,14 @@ INSTRUCTIONS = (
 )
 
 
-def create_server(source: MemorySource, version: str = "") -> MCPServer[Any]:
-    """An MCP server whose tools and resources work on the Memory ``source`` gives each call."""
+def create_server(source: MemorySource) -> MCPServer[Any]:
+    """An MCP server whose tools and resources work on the Memory ``source`` gives each call;
+    its server info reports ``mnemo.__version__``."""
     server: MCPServer[Any] = MCPServer(
         "mnemo",
         title="mnemo memory",
         instructions=INSTRUCTIONS,
-        version=version,
+        version=__version__,
         log_level="WARNING",
     )
     register_tools(server, source)

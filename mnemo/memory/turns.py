@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
@@ -16,7 +15,7 @@ from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.memory.idempotency import Keys
-from mnemo.schemas import MessageIn, format_time, utcnow
+from mnemo.schemas import MessageIn, fill_times, format_time, utcnow
 from mnemo.storage.base import NewJob, NewMessage
 from mnemo.storage.ports.store import Store
 
@@ -34,31 +33,6 @@ def embed_text(content: str, name: str | None = None) -> str:
     """
     del name
     return content
-
-
-#: The time between an undated turn and its dated neighbour in one batch.
-TIME_STEP = timedelta(seconds=1)
-
-
-def fill_times(
-    times: Sequence[datetime | None], now: datetime, step: timedelta = TIME_STEP
-) -> list[datetime]:
-    """The time of every turn of a batch: its own, else its neighbour's plus a small step.
-
-    An undated turn after a dated one takes the previous turn's time + ``step``; undated turns
-    before the first dated one count back from it (its time - k x ``step``). A batch with no
-    dated turn is stamped ``now``. So a reply sent without a time stays next to the dated
-    question it answers instead of jumping to the present.
-    """
-    first = next((i for i, t in enumerate(times) if t is not None), None)
-    if first is None:
-        return [now] * len(times)
-    anchor = times[first]
-    assert anchor is not None
-    out = [anchor - (first - i) * step for i in range(first)]
-    for t in times[first:]:
-        out.append(t if t is not None else out[-1] + step)
-    return out
 
 
 def followups(rows: Sequence[NewMessage], kinds: Sequence[str], tenant: str) -> list[NewJob]:

@@ -5,6 +5,13 @@ JSONL: one turn per line, ``{"role", "content", "name"?, "created_at"?, "metadat
 "user_id"?, "session_id"?}``. Consecutive lines of one (user, session) form a batch of at most
 ``batch_size`` turns. A malformed line raises ValidationError naming its line number.
 
+An undated line takes its time from the dated lines of its own (user, session) in the file
+(the previous one's time + a second, or the next one's - a second: :func:`session_times`), not
+from the batch it happens to be written in: a stray line of another session in between, or a
+batch boundary, does not leave the rest of a session stamped with the import's wall clock. A
+file where some lines name a ``session_id`` and others do not is worth a warning
+(:func:`lines_without_session`): those lines go to the default session.
+
 :func:`import_jsonl` is safe to re-run:
 
 * **checked first**: the whole file is read and every turn validated (JSON, role, content
@@ -23,12 +30,14 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.ids import MESSAGE_PREFIX, stable_id
+from mnemo.schemas import fill_times, format_time, parse_time, utcnow
 
 
 @dataclass
@@ -73,6 +82,18 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, obj
 
 
+def line_owner(
+    turn: dict[str, Any], user_id: str | None, session_id: str, where: str
+) -> tuple[str, str]:
+    """The (user, session) of one line, taking ``user_id`` and ``session_id`` out of ``turn``
+    (the given ones where the line names none); ValidationError when there is no user."""
+    user = turn.pop("user_id", None) or user_id
+    session = turn.pop("session_id", None) or session_id
+    if not user:
+        raise ValidationError(f"{where}: no user_id on the line and none given")
+    return user, session
+
+
 def jsonl_batches(
     path: str | Path, user_id: str | None, session_id: str, batch_size: int = 100
 ) -> Iterator[Batch]:
@@ -80,10 +101,7 @@ def jsonl_batches(
     current: Batch | None = None
     for number, obj in read_jsonl(path):
         turn = dict(obj)
-        user = turn.pop("user_id", None) or user_id
-        session = turn.pop("session_id", None) or session_id
-        if not user:
-            raise ValidationError(f"{path}:{number}: no user_id on the line and none given")
+        user, session = line_owner(turn, user_id, session_id, f"{path}:{number}")
         if (
             current is None
             or (current.user_id, current.session_id) != (user, session)
@@ -96,6 +114,59 @@ def jsonl_batches(
         current.lines.append(number)
     if current is not None:
         yield current
+
+
+def session_times(path: str | Path, user_id: str | None, session_id: str) -> dict[int, str]:
+    """line number -> the time an undated line is imported with, for the undated lines whose
+    (user, session) has a dated line anywhere in the file: :func:`~mnemo.schemas.fill_times`
+    over that session's lines in file order. Undated lines of a session with no dated line are
+    left out (they are stamped when written). Call after the lines are checked.
+    """
+    sessions: dict[tuple[str, str], list[tuple[int, datetime | None]]] = {}
+    for number, obj in read_jsonl(path):
+        turn = dict(obj)
+        owner = line_owner(turn, user_id, session_id, f"{path}:{number}")
+        at = turn.get("created_at")
+        dated = None if at is None else parse_time(at)
+        sessions.setdefault(owner, []).append((number, dated))
+    out: dict[int, str] = {}
+    for lines in sessions.values():
+        if all(at is None for _, at in lines):
+            continue
+        filled = fill_times([at for _, at in lines], utcnow())
+        for (number, at), time in zip(lines, filled, strict=True):
+            if at is None:
+                out[number] = format_time(time)
+    return out
+
+
+def lines_without_session(path: str | Path) -> list[int]:
+    """The lines with no ``session_id`` when other lines of the file have one (they go to the
+    default session, probably by mistake); empty when all lines or none name a session."""
+    named, unnamed = 0, []
+    for number, obj in read_jsonl(path):
+        if obj.get("session_id"):
+            named += 1
+        else:
+            unnamed.append(number)
+    return unnamed if named else []
+
+
+def describe_lines(lines: Sequence[int], shown: int = 10) -> str:
+    """``lines 2, 7 and 9``; at most ``shown`` numbers, then how many more.
+
+    >>> describe_lines([3])
+    'line 3'
+    >>> describe_lines(list(range(1, 14)), shown=3)
+    'lines 1, 2, 3 and 10 more'
+    """
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    head = ", ".join(str(n) for n in lines[:shown])
+    if len(lines) > shown:
+        return f"lines {head} and {len(lines) - shown} more"
+    first, _, last = head.rpartition(", ")
+    return f"lines {first} and {last}"
 
 
 def count_lines(path: str | Path) -> int:
@@ -170,29 +241,63 @@ def import_jsonl(
     batch_size: int,
     max_chars: int,
     progress: Callable[[int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> ImportCount:
     """Import a JSONL file of turns into ``sink``: every line checked first, then each batch
     written in one transaction under :func:`turn_id` ids, skipping the turns ``stored`` says
-    are in already. See the module docstring."""
+    are in already; undated lines get their session's time (:func:`session_times`). ``warn``
+    gets one line, before anything is written, when some lines name no session while others
+    do. See the module docstring."""
     advance = progress or (lambda n: None)
     for batch in jsonl_batches(path, user_id, session_id, batch_size):
         check_batch(batch, path, max_chars)
+    unnamed = lines_without_session(path)
+    if unnamed and warn is not None:
+        warn(
+            f"{path}: no session_id on {describe_lines(unnamed)} while the other lines have "
+            f"one; imported into session {session_id!r}"
+        )
+    times = session_times(path, user_id, session_id)
     source = Path(path).name
     count = ImportCount()
-    for batch in jsonl_batches(path, user_id, session_id, batch_size):
-        ids = [turn_id(sink.tenant, batch, i, source) for i in range(len(batch.turns))]
-        present = stored(ids)
-        todo = [i for i, turn_id_ in enumerate(ids) if turn_id_ not in present]
-        if len(todo) < len(ids):
-            advance(len(ids) - len(todo))
-        if todo:
-            sink.add_messages(
-                [batch.turns[i] for i in todo],
-                user_id=batch.user_id,
-                session_id=batch.session_id,
-                progress=advance,
-                ids=[ids[i] for i in todo],
-            )
-        count.written += len(todo)
-        count.skipped += len(ids) - len(todo)
+    in_flight: list[str] = []
+    try:
+        for batch in jsonl_batches(path, user_id, session_id, batch_size):
+            ids = [turn_id(sink.tenant, batch, i, source) for i in range(len(batch.turns))]
+            present = stored(ids)
+            todo = [i for i, turn_id_ in enumerate(ids) if turn_id_ not in present]
+            if len(todo) < len(ids):
+                advance(len(ids) - len(todo))
+            count.skipped += len(ids) - len(todo)
+            in_flight = [ids[i] for i in todo]
+            if todo:
+                sink.add_messages(
+                    [dated(batch.turns[i], times.get(batch.lines[i])) for i in todo],
+                    user_id=batch.user_id,
+                    session_id=batch.session_id,
+                    progress=advance,
+                    ids=in_flight,
+                )
+            count.written += len(todo)
+            in_flight = []
+    except KeyboardInterrupt:
+        # the batch in flight was committed whole or rolled back whole: ask which
+        count.written += len(stored(in_flight)) if in_flight else 0
+        raise ImportInterrupted(count) from None
     return count
+
+
+class ImportInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`import_jsonl`; ``count`` is what is stored by then (each batch is
+    one transaction, so a re-run writes exactly the rest)."""
+
+    def __init__(self, count: ImportCount) -> None:
+        super().__init__(f"import interrupted after {count.written} turns")
+        self.count = count
+
+
+def dated(turn: dict[str, Any], time: str | None) -> dict[str, Any]:
+    """``turn`` with ``created_at`` set to ``time`` when it has none (and a time is given)."""
+    if time is None or turn.get("created_at") is not None:
+        return turn
+    return {**turn, "created_at": time}

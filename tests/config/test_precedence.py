@@ -148,3 +148,57 @@ def test_an_unknown_preset_from_any_source_is_a_config_error(
     monkeypatch.setenv("MNEMO_PRESET", "nope")
     with pytest.raises(ConfigError, match="unknown preset 'nope'"):
         Settings()
+
+
+@pytest.fixture
+def local_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``mnemo.toml`` (not yet written) in an empty working directory, with no
+    ``MNEMO_CONFIG_FILE`` set."""
+    monkeypatch.delenv("MNEMO_CONFIG_FILE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "mnemo.toml"
+
+
+def test_mnemo_toml_in_the_working_directory_is_read(
+    local_toml: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/mcp.md and docs/configuration.md promise it: a ``./mnemo.toml`` is the TOML source
+    when no ``config_file`` is named (it used to be ignored)."""
+    assert Settings().search_limit == 10  # no ./mnemo.toml: the default
+    local_toml.write_text('[mnemo]\npreset = "agent-cli"\nsearch_limit = 7\n')
+    s = Settings()
+    assert (s.search_limit, s.use_mmr) == (7, True)  # the file, and the preset it names
+    monkeypatch.setenv("MNEMO_SEARCH_LIMIT", "8")
+    assert Settings().search_limit == 8  # the environment beats it
+    assert Settings(search_limit=9).search_limit == 9  # and the arguments
+
+
+def test_a_named_config_file_replaces_the_local_mnemo_toml(
+    local_toml: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local_toml.write_text("search_limit = 7\nrrf_k = 20\n")
+    named = local_toml.with_name("other.toml")
+    named.write_text("search_limit = 4\n")
+    monkeypatch.setenv("MNEMO_CONFIG_FILE", str(named))
+    s = Settings()
+    assert (s.search_limit, s.rrf_k) == (4, Settings.model_fields["rrf_k"].default)  # not merged
+    monkeypatch.delenv("MNEMO_CONFIG_FILE")
+    assert Settings(config_file=str(named)).search_limit == 4
+
+
+def test_a_bad_local_mnemo_toml_is_a_config_error(local_toml: Path) -> None:
+    local_toml.write_text("serch_limit = 7\n")
+    with pytest.raises(ConfigError, match=r"mnemo\.toml: unknown settings"):
+        Settings()
+
+
+def test_the_cli_reads_mnemo_toml_from_the_working_directory(local_toml: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mnemo.cli.main import app
+
+    local_toml.write_text('path = "from-toml.db"\nembedder = "hashing"\n')
+    out = CliRunner().invoke(app, ["add", "Maya keeps bees", "--user", "maya"])
+    assert out.exit_code == 0, out.output
+    here = local_toml.parent
+    assert (here / "from-toml.db").is_file() and not (here / "mnemo.db").exists()

@@ -40,3 +40,25 @@ def test_every_seed_has_its_section_and_cited_settings_exist() -> None:
         assert f"## {heading}" in text
     names = set(SETTING.findall(text))
     assert names and names <= set(Settings.model_fields)
+
+
+def test_each_preset_is_described_in_the_doc_itself() -> None:
+    """The designs' write-ups are not in the repository: the page must not send the reader to
+    them (it pointed at ``../shared/seeds/000-004``), and each preset gets its own description
+    before its table, plus a line in the overview."""
+    from mnemo.config.presets import PRESETS
+
+    text = DOC.read_text(encoding="utf-8")
+    assert "shared/" not in text and "../" not in text
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    described = {}
+    for section in sections:
+        heading, _, body = section.partition("\n")
+        name = re.search(r"`([\w-]+)`", heading)
+        if name:
+            described[name.group(1)] = body.split("\n| ")[0].strip()
+    assert set(described) == set(PRESETS) - {"default"}
+    short = [name for name, words in described.items() if len(words.split()) < 50]
+    assert short == []
+    overview = text.split("\n## ")[0]
+    assert all(f"| `{name}` |" in overview for name in PRESETS)

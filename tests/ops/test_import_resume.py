@@ -89,18 +89,28 @@ def test_a_bad_line_writes_nothing_and_the_fixed_file_imports_once(
     assert stored == sorted(expected[i] for i in range(300) if i % 3 == 1)
 
 
-def test_sigkill_mid_import_then_rerun_gives_one_row_per_line(tmp_path: Path, db_path: str) -> None:
-    n = 6000
+def big_import(tmp_path: Path, db_path: str, n: int) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of a real ``python -m mnemo import`` of ``n`` turns."""
     src = tmp_path / "big.jsonl"
     write_turns(src, n)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
     env.update(PYTHONPATH=str(ROOT), MNEMO_EMBEDDER="hashing", MNEMO_FACT_EXTRACTION="off")
     cmd = [sys.executable, "-m", "mnemo", "import", str(src), "--user", "ann"]
-    cmd += ["--batch-size", "25", "--db", db_path]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [*cmd, "--batch-size", "25", "--db", db_path], env
+
+
+def wait_for_rows(proc: subprocess.Popen[bytes], db_path: str, count: int) -> None:
+    """Wait until the import ``proc`` has stored ``count`` turns (or ended, or 120 s)."""
     deadline = time.monotonic() + 120
-    while rows(db_path) < n // 4 and proc.poll() is None and time.monotonic() < deadline:
+    while rows(db_path) < count and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+def test_sigkill_mid_import_then_rerun_gives_one_row_per_line(tmp_path: Path, db_path: str) -> None:
+    n = 6000
+    cmd, env = big_import(tmp_path, db_path, n)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_rows(proc, db_path, n // 4)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, "the import finished before it was killed"
@@ -112,4 +122,31 @@ def test_sigkill_mid_import_then_rerun_gives_one_row_per_line(tmp_path: Path, db
     assert rows(db_path) == n
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert again.returncode == 0 and "imported 0 turns" in again.stdout
+    assert rows(db_path) == n
+
+
+def test_ctrl_c_mid_import_says_what_is_stored_and_that_a_rerun_resumes(
+    tmp_path: Path, db_path: str
+) -> None:
+    n = 6000
+    cmd, env = big_import(tmp_path, db_path, n)
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as err:  # a file, not a pipe: nothing blocks on a full pipe
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    wait_for_rows(proc, db_path, n // 4)
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    proc.wait(timeout=60)
+    stderr = log.read_text()
+    assert proc.returncode == 130, (proc.returncode, stderr[-2000:])
+    partial = rows(db_path)
+    assert 0 < partial < n
+    assert "Traceback" not in stderr
+    said = [line for line in stderr.replace("\r", "\n").splitlines() if "interrupted" in line]
+    assert said == [
+        f"interrupted: {partial} turns stored by this run, {n - partial} of {n} not yet; run "
+        "the same command again to resume (turns already stored are skipped)"
+    ], stderr[-2000:]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    assert f"imported {n - partial} turns" in run.stdout
     assert rows(db_path) == n
