@@ -78,4 +78,16 @@ class Signal(ABC):
         """The candidates' new relevance (it may add candidates, or leave some out)."""
 
 
-__all__ = ["Ranking", "Signal"]
+class WeightedSignal(Signal, ABC):
+    """A signal with one weight setting (its one switch): on when the weight is above 0."""
+
+    def __init__(self, weight: float) -> None:
+        self.weight = weight
+
+    @property
+    def active(self) -> bool:
+        """On when its weight is above 0."""
+        return self.weight > 0
+
+
+__all__ = ["Ranking", "Signal", "WeightedSignal"]

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from mnemo.config.search import RetrievalSettings
 from mnemo.retrieval.neighbours import neighbor_boost, session_boost
-from mnemo.retrieval.signals.base import Ranking, Signal
+from mnemo.retrieval.signals.base import Ranking, Signal, WeightedSignal
 from mnemo.storage.base import MESSAGE, Ref
 
 
@@ -63,7 +63,7 @@ class Neighbours(Signal):
         return neighbor_boost(relevance, near, self.weight, replies, self.reply_weight)
 
 
-class Sessions(Signal):
+class Sessions(WeightedSignal):
     """A turn gains a share of its session's relevance as a whole:
 
     rel'(d) = rel(d) + session_weight * S(session(d)) / max_s S(s), S(s) the mean of the
@@ -74,12 +74,7 @@ class Sessions(Signal):
     switches: ClassVar[tuple[str, ...]] = ("session_weight",)
 
     def __init__(self, settings: RetrievalSettings) -> None:
-        self.weight = settings.session_weight
-
-    @property
-    def active(self) -> bool:
-        """On when ``session_weight`` is above 0."""
-        return self.weight > 0
+        super().__init__(settings.session_weight)
 
     def apply(self, ranking: Ranking, relevance: dict[Ref, float]) -> dict[Ref, float]:
         """Every located candidate grouped by its session, then boosted."""

@@ -14,11 +14,11 @@ import numpy as np
 
 from mnemo.config.search import RetrievalSettings
 from mnemo.retrieval import dates, speakers
-from mnemo.retrieval.signals.base import Ranking, Signal
+from mnemo.retrieval.signals.base import Ranking, WeightedSignal
 from mnemo.storage.base import Ref
 
 
-class Speakers(Signal):
+class Speakers(WeightedSignal):
     """Turns by the speakers the query names (else by the user, or by the assistant when the
     query recalls what it said) rank higher:
 
@@ -30,12 +30,7 @@ class Speakers(Signal):
     switches: ClassVar[tuple[str, ...]] = ("speaker_weight",)
 
     def __init__(self, settings: RetrievalSettings) -> None:
-        self.weight = settings.speaker_weight
-
-    @property
-    def active(self) -> bool:
-        """On when ``speaker_weight`` is above 0."""
-        return self.weight > 0
+        super().__init__(settings.speaker_weight)
 
     def apply(self, ranking: Ranking, relevance: dict[Ref, float]) -> dict[Ref, float]:
         """Relevance times the speaker prior of each located candidate."""
@@ -59,7 +54,7 @@ class Speakers(Signal):
         return out
 
 
-class Dates(Signal):
+class Dates(WeightedSignal):
     """Turns written inside the window of a date the query names ("in June", "last week")
     rank higher:
 
@@ -72,12 +67,7 @@ class Dates(Signal):
     switches: ClassVar[tuple[str, ...]] = ("date_weight",)
 
     def __init__(self, settings: RetrievalSettings) -> None:
-        self.weight = settings.date_weight
-
-    @property
-    def active(self) -> bool:
-        """On when ``date_weight`` is above 0."""
-        return self.weight > 0
+        super().__init__(settings.date_weight)
 
     def apply(self, ranking: Ranking, relevance: dict[Ref, float]) -> dict[Ref, float]:
         """Relevance times the date prior of each located candidate (unchanged when the
