@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mnemo import Memory
 from mnemo.config.presets import PRESETS
 from mnemo.config.search import RetrievalSettings
 from mnemo.config.settings import Settings
-from mnemo.memory.facade import Memory
 from mnemo.retrieval.rerank import create_reranker
 from mnemo.retrieval.signals import signals_for
 
