@@ -231,7 +231,7 @@ def breakdown(db: Path, embedder: Embedder, queries: list[str], limit: int) -> d
         wrap(mem.store, "lexical", "lexical (FTS5 bm25)")
         wrap(mem.store, "vector_state", "index freshness check")
         wrap(mem.store, "load_vectors", "index load")
-        wrap(mem.pipeline, "_dense", "dense top-k")
+        wrap(mem.pipeline.retrievers, "_dense", "dense top-k")
         wrap(mem.store, "fetch", "fetch hit rows")
         total = 0.0
         for q in queries[1:]:

@@ -10,6 +10,8 @@ PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tier
 #: Each published design's documented numbers, applied over the defaults when the preset is chosen.
 # The seeds rank by their own formulas: none of mnemo's context, speaker or turn-kind signals,
 # and only exact repeats collapse into one hit (a near-duplicate or a fact and its turn stay two).
+# Every ranking signal of mnemo.retrieval.signals is switched off here: a new one's switches
+# go here too (tests/retrieval/test_signals.py fails while a seed preset has it on).
 _SEED_RANKING: dict[str, Any] = {
     "neighbor_weight": 0.0,
     "speaker_weight": 0.0,

@@ -13,7 +13,12 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
 the ``fact_`` prefix of :mod:`mnemo.config.facts` but belongs here; ``key_chunk_words`` and
-``fact_keys`` are applied on the write path (retrieval.keys) and read by the search.
+``fact_keys`` are applied on the write path (index.keys) and read by the search.
+
+Each ranking signal (:mod:`mnemo.retrieval.signals`) names the settings here that switch it
+on; the seed presets set every one of them off (``_SEED_RANKING`` in
+:mod:`mnemo.config.presets`), and ``tests/retrieval/test_signals.py`` fails when a signal is
+on under a seed preset that does not use it.
 """
 
 from __future__ import annotations
@@ -98,14 +103,14 @@ class RetrievalSettings(SettingsGroup):
         64,
         ge=0,
         description="A user turn longer than this many words also gets extra index keys: runs "
-        "of whole sentences of at most this many words, each embedded (see retrieval.keys); "
+        "of whole sentences of at most this many words, each embedded (see index.keys); "
         "0 writes no keys. Applies to turns written afterwards; `mnemo repair` fills in turns "
         "that have no keys yet.",
     )
     fact_keys: bool = Field(
         True,
         description='Every turn also gets the facts the rules find in it ("I adopted a beagle '
-        'called Biscuit" inside a longer message) as extra index keys (see retrieval.keys).',
+        'called Biscuit" inside a longer message) as extra index keys (see index.keys).',
     )
     key_weight: float = Field(
         0.5,

@@ -63,7 +63,7 @@ class VectorIndex:
         self.role_names: dict[str | None, int] = {None: 0}
         self.speaker_names: dict[str | None, int] = {None: 0}
         self.pos: dict[tuple[int, int], int] = {}
-        # extra keys of long turns (see retrieval.keys) and the row position owning each
+        # extra keys of long turns (see index.keys) and the row position owning each
         self.k = 0
         self.key_matrix = np.zeros((0, 0), dtype=np.float32)
         self.key_owners = np.zeros(0, dtype=np.int64)
@@ -194,7 +194,7 @@ class VectorIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Positions and cosines of the ``limit`` rows most similar to the unit ``query``;
         with ``key_weight`` > 0 a keyed row's cosine is blended with its best key's
-        (see retrieval.keys.blend_keys)."""
+        (see index.keys.blend_keys)."""
         # Rows only grow between resets; a mask built before rows were appended by another
         # thread covers fewer rows, so search the rows it covers.
         n = self.n if mask is None else min(self.n, len(mask))

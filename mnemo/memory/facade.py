@@ -36,7 +36,7 @@ from mnemo.memory.forward import forward
 from mnemo.memory.records import Records
 from mnemo.memory.topics import Topics
 from mnemo.memory.turns import TurnWriter
-from mnemo.retrieval.pipeline import Pipeline
+from mnemo.retrieval.pipeline import Pipeline, QueryCache
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import ContextBundle, Hit, Job, Stats
 from mnemo.storage import open_store
@@ -94,7 +94,12 @@ class Memory:
         # files_dir set: every write (API and tiers alike) mirrored to a Markdown file
         self.store, mirror = mirrored(self.store, self.settings)
         self.embedding = Embedding(self.store, self.embedder, self.tenant)
-        self.pipeline = Pipeline(self.store, self.embedder, self.settings)
+        self.pipeline = Pipeline(
+            self.store,
+            self.embedder,
+            self.settings,
+            queries=QueryCache(self.settings.query_cache_size),
+        )
         self.chat = create_chat_model(self.settings)
         #: Job handlers by kind; kinds starting with ``turns.`` are enqueued with every batch.
         self.handlers: dict[str, job_runner.Handler] = {}

@@ -1,1 +1,2 @@
-"""Retrieval: lexical and dense candidates, fusion, scoring, diversity, and the pipeline."""
+"""Retrieval: lexical and dense candidates, fusion, the ranking signals, scoring, diversity,
+and the pipeline that runs them."""

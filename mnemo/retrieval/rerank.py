@@ -18,14 +18,12 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from mnemo.config.search import RetrievalSettings
 from mnemo.errors import ConfigError
-
-if TYPE_CHECKING:
-    from mnemo.config.settings import Settings
 
 _MODELS: dict[str, Any] = {}
 _LOCK = threading.Lock()
@@ -166,7 +164,7 @@ class CrossEncoderReranker:
         return np.asarray(out, dtype=np.float64).reshape(len(texts))
 
 
-def _cross_encoder(s: Settings) -> Reranker:
+def _cross_encoder(s: RetrievalSettings) -> Reranker:
     if not s.reranker_model:
         raise ConfigError(
             "the cross-encoder reranker needs MNEMO_RERANKER_MODEL, a local model directory "
@@ -175,11 +173,11 @@ def _cross_encoder(s: Settings) -> Reranker:
     return CrossEncoderReranker(s.reranker_model, batch_size=s.rerank_batch_size)
 
 
-#: Reranker name -> factory taking Settings.
-REGISTRY: dict[str, Callable[[Settings], Reranker]] = {"cross-encoder": _cross_encoder}
+#: Reranker name -> factory taking the retrieval settings.
+REGISTRY: dict[str, Callable[[RetrievalSettings], Reranker]] = {"cross-encoder": _cross_encoder}
 
 
-def create_reranker(settings: Settings) -> Reranker | None:
+def create_reranker(settings: RetrievalSettings) -> Reranker | None:
     """The reranker named by ``settings.reranker``, or None when reranking is off."""
     if not settings.reranker:
         return None

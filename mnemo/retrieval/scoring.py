@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Hashable, Mapping
 from typing import TypeVar
 
@@ -21,14 +20,6 @@ def recency(age_seconds: np.ndarray, tau_days: float = 30.0) -> np.ndarray:
 def blend(relevance: np.ndarray, recency_score: np.ndarray, weight: float) -> np.ndarray:
     """total = (1 - w) * relevance + w * recency (`agent-cli`)."""
     return (1.0 - weight) * relevance + weight * recency_score
-
-
-def sigmoid(x: float) -> float:
-    """sigmoid(x) = 1 / (1 + exp(-x)), stable for large |x|."""
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    z = math.exp(x)
-    return z / (1.0 + z)
 
 
 #: The highest normalised score of a key outside the basis of :func:`min_max`.

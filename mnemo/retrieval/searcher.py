@@ -4,19 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
 from mnemo import validation as check
-from mnemo.config.settings import Settings
 from mnemo.errors import ValidationError
 from mnemo.retrieval.duplicates import exclusion_keys
-from mnemo.retrieval.pipeline import Pipeline, SearchRequest
+from mnemo.retrieval.pipeline import Pipeline
+from mnemo.retrieval.request import SearchRequest
 from mnemo.schemas import Hit, parse_time
+
+
+class SearchDefaults(Protocol):
+    """The settings a search reads besides the pipeline's: the default limit (retrieval),
+    the tenant and the longest text kept of a query (storage)."""
+
+    @property
+    def search_limit(self) -> int:
+        """Hits returned when no limit is given."""
+        ...
+
+    @property
+    def tenant(self) -> str:
+        """The tenant searched."""
+        ...
+
+    @property
+    def max_content_chars(self) -> int:
+        """A query longer than this is cut to it."""
+        ...
 
 
 class Searcher:
     """Validates a search and runs it on ``pipeline`` for ``settings.tenant``."""
 
-    def __init__(self, pipeline: Pipeline, settings: Settings) -> None:
+    def __init__(self, pipeline: Pipeline, settings: SearchDefaults) -> None:
         self.pipeline = pipeline
         self.settings = settings
 

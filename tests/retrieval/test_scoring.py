@@ -9,7 +9,8 @@ import numpy as np
 from mnemo.retrieval import fusion
 from mnemo.retrieval.lexical import match_expression, query_terms
 from mnemo.retrieval.mmr import mmr_select
-from mnemo.retrieval.scoring import blend, min_max, recency, sigmoid
+from mnemo.retrieval.rerank import sigmoid
+from mnemo.retrieval.scoring import blend, min_max, recency
 
 
 def test_recency_follows_exp_decay() -> None:
@@ -23,9 +24,8 @@ def test_blend_is_seed_002_formula() -> None:
 
 
 def test_sigmoid_is_stable() -> None:
-    assert sigmoid(0) == 0.5
-    assert sigmoid(1000) == 1.0
-    assert sigmoid(-1000) == 0.0
+    # the reranker's relevance under rerank_relevance = "sigmoid" (`agent-cli`)
+    assert sigmoid(np.array([0.0, 1000.0, -1000.0])).tolist() == [0.5, 1.0, 0.0]
 
 
 def test_min_max() -> None:

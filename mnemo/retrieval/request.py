@@ -1,0 +1,39 @@
+"""What a search asks for: the validated request, and the scopes it looks in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where to look: one user, optionally one session of theirs."""
+
+    user_id: str
+    session_id: str | None = None
+
+
+@dataclass
+class SearchRequest:
+    """A validated query.
+
+    ``recency_weight`` and ``score_threshold``, when set, override the settings of the same
+    name for this one search (a per-call option of context assembly). ``now`` is the reference
+    time of recency and relative dates (None: the user's newest turn, else the clock);
+    ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
+    turns, which are left out of the hits.
+    """
+
+    query: str
+    tenant: str
+    user_id: str
+    session_id: str | None
+    limit: int
+    kinds: tuple[str, ...] | None
+    now: float | None = None
+    recency_weight: float | None = None
+    score_threshold: float | None = None
+    exclude: frozenset[str] = frozenset()
+
+
+__all__ = ["Scope", "SearchRequest"]
