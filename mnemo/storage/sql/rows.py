@@ -197,8 +197,8 @@ def vector_rows(data: list[Row]) -> VectorRows:
 
 
 def fetched(is_message: bool, r: Row) -> dict[str, Any]:
-    """The dialect-free fields a search hit is built from."""
-    keys = r.keys()
+    """The dialect-free fields a search hit is built from (a row of the columns
+    :data:`mnemo.storage.sql.search.HIT_COLUMNS` names)."""
     return {
         "id": r["id"],
         "kind": "message" if is_message else r["kind"],
@@ -211,5 +211,5 @@ def fetched(is_message: bool, r: Row) -> dict[str, Any]:
         "metadata": json.loads(r["metadata"]),
         "tags": [] if is_message else json.loads(r["tags"]),
         "source_message_ids": [] if is_message else json.loads(r["source_message_ids"]),
-        "seq": r["seq"] if "seq" in keys else None,
+        "seq": r["seq"] if is_message else None,
     }
