@@ -9,6 +9,7 @@ from mnemo.storage.ports.documents import Documents
 from mnemo.storage.ports.idempotency import IdempotencyKeys
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintenance
+from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.tiers import ConversationTiers
@@ -36,6 +37,10 @@ class Store(MemoryRows, Documents, SearchSource, JobQueue, ConversationTiers, To
     @property
     def maintenance(self) -> Maintenance:
         """Batches and fixes for ``mnemo reembed`` and ``mnemo repair``."""
+        ...
+
+    def observe(self, observer: WriteObserver) -> None:
+        """Tell ``observer`` about every write that commits from now on."""
         ...
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ from psycopg.pq import Format
 from mnemo.schemas import MEMORY_KINDS
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.postgres import bm25
-from mnemo.storage.postgres.tx import PgTransactions
+from mnemo.storage.sql.role import Samples
 from mnemo.storage.sql.search import SQLSearch
 
 if TYPE_CHECKING:
@@ -78,12 +78,12 @@ def index_name(table: str, embedder: str) -> str:
 class PgSearch(SQLSearch):
     """:class:`~mnemo.storage.ports.search.SearchSource` over PostgreSQL (the full text here,
     the rest shared), plus the HNSW vector indexes (created per embedder as vectors arrive)
-    and store-side vector queries."""
+    and store-side vector queries: the search role of
+    :class:`~mnemo.storage.postgres.store.PostgresStore`."""
 
-    def __init__(self, db: PgConnections) -> None:
-        super().__init__(PgTransactions(db))
-        self.db = db
-        self._indexed: set[str] = set()
+    db: PgConnections
+    #: Embedders whose HNSW indexes are known to exist.
+    indexed: set[str]
 
     def lexical(
         self,
@@ -123,20 +123,20 @@ class PgSearch(SQLSearch):
                 MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes),
             }
 
-    def ensure_vector_index(self, samples: dict[str | None, np.ndarray | None]) -> None:
+    def index_vectors(self, samples: Samples) -> None:
         """Create the HNSW (cosine) index of each embedder in ``samples`` that lacks one.
 
         pgvector indexes need a fixed dimension, so each is an expression index over
         ``embedding::vector(dim)``, partial on the embedder id (one per embedder).
         """
         for embedder, vec in samples.items():
-            if not embedder or vec is None or embedder in self._indexed:
+            if not embedder or vec is None or embedder in self.indexed:
                 continue
             with self.db.write() as c:
                 c.execute("SELECT pg_advisory_xact_lock(hashtext('mnemo.hnsw'))")
                 for table in ("messages", "memories"):
                     create_hnsw_index(c, table, embedder, len(vec))
-            self._indexed.add(embedder)
+            self.indexed.add(embedder)
 
     def vector_search(
         self,

@@ -14,17 +14,14 @@ order, which the incremental vector index relies on.
 
 from __future__ import annotations
 
-import numpy as np
-
-from mnemo.storage.base import Ref
 from mnemo.storage.postgres import jobs
 from mnemo.storage.postgres.conn import PgConnections
 from mnemo.storage.postgres.search import PgSearch
 from mnemo.storage.postgres.tx import PgTransactions
-from mnemo.storage.sql.store import Samples, SQLStore
+from mnemo.storage.sql.store import SQLStore
 
 
-class PostgresStore(SQLStore):
+class PostgresStore(PgSearch, SQLStore):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
 
     def __init__(
@@ -34,28 +31,8 @@ class PostgresStore(SQLStore):
         connect_timeout_s: float = 10.0,
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
-        self.pg_search = PgSearch(self.db)
-        super().__init__(self.db.location, PgTransactions(self.db), self.pg_search, jobs.claim)
-
-    def index_vectors(self, samples: Samples) -> None:
-        """Create the HNSW index of each embedder in ``samples`` that lacks one."""
-        self.pg_search.ensure_vector_index(samples)
-
-    def vector_search(
-        self,
-        tenant: str,
-        user_id: str,
-        embedder: str,
-        query: np.ndarray,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-    ) -> list[tuple[Ref, float]]:
-        """Nearest live rows of a user by cosine via the HNSW index (see
-        :meth:`PgSearch.vector_search`)."""
-        return self.pg_search.vector_search(
-            tenant, user_id, embedder, query, limit, session_id, kinds
-        )
+        self.indexed = set()
+        SQLStore.__init__(self, self.db.location, PgTransactions(self.db), jobs.claim)
 
     def close(self) -> None:
         """Close every connection."""

@@ -3,7 +3,8 @@
 :class:`SQLSearch` implements every :class:`~mnemo.storage.ports.search.SearchSource` method
 but the full-text ones (``lexical``, ``lexical_idf``), which each backend adds in its own
 subclass (FTS5 with bm25 in :mod:`mnemo.storage.sqlite.search`; tsvector and a BM25 of its own
-in :mod:`mnemo.storage.postgres.search`). The statements here are spelled through the
+in :mod:`mnemo.storage.postgres.search`); it is one of the role classes a store is assembled
+from (:mod:`mnemo.storage.sql.role`). The statements here are spelled through the
 :class:`~mnemo.storage.sql.dialect.Dialect`, and read vectors as the :class:`~mnemo.storage.
 sql.tx.Tx` returns them (float32 bytes on both backends), so both stores give the same rows
 in the same order.
@@ -19,7 +20,8 @@ from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
-from mnemo.storage.sql.tx import Transactions
+from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql.tx import Tx
 
 #: Rows per ``IN (...)`` list of a batched lookup.
 CHUNK = 500
@@ -33,17 +35,31 @@ HIT_COLUMNS = {
 TABLES = {MESSAGE: "messages", MEMORY: "memories"}
 
 
+def embedders(c: Tx) -> list[str]:
+    """Distinct embedder ids of stored vectors.
+
+    A loose index scan (one index probe per distinct value) instead of ``DISTINCT``, which
+    would read the whole embedder index: this runs every time a store is opened.
+    """
+    out: set[str] = set()
+    for table in TABLES.values():
+        found = c.execute(
+            f"WITH RECURSIVE e(v) AS (SELECT min(embedder) FROM {table}"
+            f" UNION ALL SELECT (SELECT min(embedder) FROM {table} WHERE embedder > e.v)"
+            " FROM e WHERE e.v IS NOT NULL) SELECT v FROM e WHERE v IS NOT NULL"
+        )
+        out.update(r[0] for r in found)
+    return sorted(out)
+
+
 def chunks(values: list[Any]) -> list[list[Any]]:
     """``values`` without repeats, in slices of at most :data:`CHUNK`."""
     uniq = list(dict.fromkeys(values))
     return [uniq[i : i + CHUNK] for i in range(0, len(uniq), CHUNK)]
 
 
-class SQLSearch:
-    """The shared half of a backend's search port, over its :class:`Transactions`."""
-
-    def __init__(self, tx: Transactions) -> None:
-        self.tx = tx
+class SQLSearch(SQLRole):
+    """The shared half of a backend's search port, over the store's transactions."""
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""
@@ -156,21 +172,9 @@ class SQLSearch:
         return where, args
 
     def embedders_in_use(self) -> list[str]:
-        """Distinct embedder ids of stored vectors.
-
-        A loose index scan (one index probe per distinct value) instead of ``DISTINCT``, which
-        would read the whole embedder index: this runs every time a store is opened.
-        """
-        out: set[str] = set()
+        """Distinct embedder ids of stored vectors."""
         with self.tx.auto() as c:
-            for table in TABLES.values():
-                found = c.execute(
-                    f"WITH RECURSIVE e(v) AS (SELECT min(embedder) FROM {table}"
-                    f" UNION ALL SELECT (SELECT min(embedder) FROM {table} WHERE embedder > e.v)"
-                    " FROM e WHERE e.v IS NOT NULL) SELECT v FROM e WHERE v IS NOT NULL"
-                )
-                out.update(r[0] for r in found)
-        return sorted(out)
+            return embedders(c)
 
 
-__all__ = ["CHUNK", "HIT_COLUMNS", "SQLSearch", "chunks"]
+__all__ = ["CHUNK", "HIT_COLUMNS", "SQLSearch", "chunks", "embedders"]

@@ -14,7 +14,6 @@ from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.sql.search import SQLSearch
 from mnemo.storage.sqlite import fts_stats
 from mnemo.storage.sqlite.conn import Connections
-from mnemo.storage.sqlite.tx import SQLiteTransactions
 
 
 def owner_token(tenant: str, user_id: str) -> str:
@@ -23,11 +22,10 @@ def owner_token(tenant: str, user_id: str) -> str:
 
 
 class SQLiteSearch(SQLSearch):
-    """:class:`~mnemo.storage.ports.search.SearchSource` over one SQLite file."""
+    """:class:`~mnemo.storage.ports.search.SearchSource` over one SQLite file (the search role
+    of :class:`~mnemo.storage.sqlite.store.SQLiteStore`)."""
 
-    def __init__(self, db: Connections) -> None:
-        super().__init__(SQLiteTransactions(db))
-        self.db = db
+    db: Connections
 
     def lexical(
         self,

@@ -1,7 +1,7 @@
 """The default store: one SQLite file (WAL, FTS5 with bm25, float32 vector blobs).
 
-Everything but search and the job claim is the shared SQL of :class:`~mnemo.storage.sql.store.
-SQLStore`; this module opens the file, migrates it and wires in :class:`SQLiteSearch`.
+Everything but full text and the job claim is the shared SQL of :class:`~mnemo.storage.sql.store.
+SQLStore`; this module opens the file, migrates it and adds the :class:`SQLiteSearch` role.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from mnemo.storage.sqlite.search import SQLiteSearch, owner_token
 from mnemo.storage.sqlite.tx import SQLiteTransactions
 
 
-class SQLiteStore(SQLStore):
+class SQLiteStore(SQLiteSearch, SQLStore):
     """Store protocol over one SQLite file; safe to share between threads and processes."""
 
     def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
@@ -29,10 +29,9 @@ class SQLiteStore(SQLStore):
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
-        tx, search = SQLiteTransactions(self.db), SQLiteSearch(self.db)
-        super().__init__(path, tx, search, jobs.claim, repair_fts)
+        SQLStore.__init__(self, path, SQLiteTransactions(self.db), jobs.claim, repair_fts)
 
-    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+    def erase_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user, leaving none of its text in the file.
 
         The erasing connection runs with ``PRAGMA secure_delete`` (freed space is zeroed, not
