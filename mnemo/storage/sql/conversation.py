@@ -11,8 +11,9 @@ from mnemo.storage.sql import rows
 from mnemo.storage.sql.role import SQLRole
 
 
-class SQLConversationTiers(SQLRole):
-    """:class:`~mnemo.storage.ports.tiers.ConversationTiers` over the store's transactions."""
+class SQLConversationStore(SQLRole):
+    """:class:`~mnemo.storage.ports.conversation.ConversationStore` over the store's
+    transactions."""
 
     def profile_facts(
         self,
@@ -81,4 +82,4 @@ class SQLConversationTiers(SQLRole):
         return len(msg_ids) + len(mem_ids)
 
 
-__all__ = ["SQLConversationTiers"]
+__all__ = ["SQLConversationStore"]

@@ -9,8 +9,8 @@ from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql.role import SQLRole
 
 
-class SQLDocuments(SQLRole):
-    """:class:`~mnemo.storage.ports.documents.Documents` over the store's transactions."""
+class SQLDocumentStore(SQLRole):
+    """:class:`~mnemo.storage.ports.documents.DocumentStore` over the store's transactions."""
 
     def add_document(self, row: NewDocument) -> Document:
         """Insert a context document and its chunks."""
@@ -37,4 +37,4 @@ class SQLDocuments(SQLRole):
             return docs.chunks(c, tenant, user_id, embedder)
 
 
-__all__ = ["SQLDocuments"]
+__all__ = ["SQLDocumentStore"]

@@ -2,7 +2,7 @@
 :class:`~mnemo.storage.sql.tx.Transactions`.
 
 :class:`SQLStore` is assembled from the role classes (:class:`SQLMemoryRows`,
-:class:`SQLDocuments`, :class:`SQLJobQueue`, :class:`SQLConversationTiers`, :class:`SQLTopics`),
+:class:`SQLDocumentStore`, :class:`SQLJobQueue`, :class:`SQLConversationStore`, :class:`SQLTopics`),
 each port method written once in its role's class; a backend adds its search class (the shared
 :class:`~mnemo.storage.sql.search.SQLSearch` plus its own full text) and passes in its
 transactions, its job claim and its own drift check for ``mnemo repair``. It overrides
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.sql.api_keys import ApiKeyTable
-from mnemo.storage.sql.conversation import SQLConversationTiers
-from mnemo.storage.sql.document_store import SQLDocuments
+from mnemo.storage.sql.conversation import SQLConversationStore
+from mnemo.storage.sql.document_store import SQLDocumentStore
 from mnemo.storage.sql.idempotency import IdempotencyTable
 from mnemo.storage.sql.job_queue import Claim, SQLJobQueue
 from mnemo.storage.sql.maintenance import Drift, SQLMaintenance
@@ -26,7 +26,7 @@ from mnemo.storage.sql.topics import SQLTopics
 from mnemo.storage.sql.tx import Transactions
 
 
-class SQLStore(SQLMemoryRows, SQLDocuments, SQLJobQueue, SQLConversationTiers, SQLTopics):
+class SQLStore(SQLMemoryRows, SQLDocumentStore, SQLJobQueue, SQLConversationStore, SQLTopics):
     """The :class:`~mnemo.storage.ports.store.Store` roles both backends share."""
 
     def __init__(
