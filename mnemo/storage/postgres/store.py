@@ -14,6 +14,7 @@ order, which the incremental vector index relies on.
 
 from __future__ import annotations
 
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.postgres import jobs
 from mnemo.storage.postgres.conn import PgConnections
 from mnemo.storage.postgres.search import PgSearch
@@ -29,10 +30,12 @@ class PostgresStore(PgSearch, SQLStore):
         url: str,
         pool_size: int = 10,
         connect_timeout_s: float = 10.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
         self.indexed = set()
-        SQLStore.__init__(self, self.db.location, PgTransactions(self.db), jobs.claim)
+        tx = PgTransactions(self.db)
+        SQLStore.__init__(self, self.db.location, tx, jobs.claim, None, clock)
 
     def close(self) -> None:
         """Close every connection."""

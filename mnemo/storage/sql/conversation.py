@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemo.schemas import HistoryEntry, Message, ProfileFact, format_time, utcnow
+from mnemo.schemas import HistoryEntry, Message, ProfileFact, format_time
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql import messages as msg_sql
@@ -35,7 +35,7 @@ class SQLConversationStore(SQLRole):
         self, row: NewProfileFact, actor: str, decide: ProfileDecide
     ) -> tuple[ProfileDecision, ProfileFact | None]:
         """Apply ``decide`` to a candidate against the active fact, in one transaction."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         with self.tx.write() as c:
             mem_sql.own_user(c, row.tenant, row.user_id, now)
             return profile_sql.put_fact(c, row, actor, decide, now)
@@ -67,7 +67,7 @@ class SQLConversationStore(SQLRole):
         actor: str,
     ) -> int:
         """Evict the oldest turns (kept, flagged) and memories (soft-deleted, with history)."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         with self.tx.write() as c:
             mem_sql.own_user(c, tenant, user_id, None)
             msg_ids, mem_ids = profile_sql.evict_oldest(

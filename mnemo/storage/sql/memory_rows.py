@@ -16,7 +16,6 @@ from mnemo.schemas import (
     Stats,
     UserSummary,
     format_time,
-    utcnow,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
 from mnemo.storage.sql import directory, rows
@@ -36,7 +35,7 @@ class SQLMemoryRows(SQLRole):
 
     def add_messages(self, new: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
         """Insert turns (assigning per-session ``seq``) and their jobs atomically."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         self.index_vectors({m.embedder: m.embedding for m in new if m.embedder})
         with self.tx.write() as c:
             out = msg_sql.insert(c, new, now)
@@ -46,7 +45,7 @@ class SQLMemoryRows(SQLRole):
 
     def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
         """Insert a memory and its ADD history entry."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         if row.embedder:
             self.index_vectors({row.embedder: row.embedding})
         with self.tx.write() as c:
@@ -63,7 +62,7 @@ class SQLMemoryRows(SQLRole):
         source_message_ids: list[str] | None = None,
     ) -> MemoryItem:
         """Apply ``changes`` to a live memory and record UPDATE in history."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         if changes.get("embedder"):
             self.index_vectors({changes["embedder"]: changes.get("embedding")})
         with self.tx.write() as c:
@@ -75,7 +74,7 @@ class SQLMemoryRows(SQLRole):
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
         """Soft-delete a live memory and record DELETE in history."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         with self.tx.write() as c:
             item = mem_sql.delete(c, tenant, memory_id, actor, [], now)
         self.committed(lambda o: o.memories_written([item]))
@@ -83,7 +82,7 @@ class SQLMemoryRows(SQLRole):
 
     def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         with self.tx.write() as c:
             mem_sql.own_user(c, batch.tenant, batch.user_id, now)
             if docs.processed(c, batch.tenant, [t.message_id for t in batch.turns]):

@@ -2,7 +2,7 @@
 
 A store is assembled from one class per role (memory rows, documents, jobs, conversation
 tiers, topics, and the backend's search), each method written once in its role's class. They
-share the store's transactions, its write observers and its vector-index hook through
+share the store's transactions, its clock, its write observers and its vector-index hook through
 :class:`SQLRole`.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mnemo.storage.clock import Clock
 from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.sql.tx import Transactions
 
@@ -24,6 +25,8 @@ class SQLRole:
 
     tx: Transactions
     observers: list[WriteObserver]
+    #: What "now" is for every row time, job lease and retry the role writes.
+    clock: Clock
 
     def index_vectors(self, samples: Samples) -> None:
         """Prepare the store for vectors of these embedders before they are written (a backend

@@ -2,10 +2,11 @@
 :class:`~mnemo.storage.sql.tx.Transactions`.
 
 :class:`SQLStore` is assembled from the role classes (:class:`SQLMemoryRows`,
-:class:`SQLDocumentStore`, :class:`SQLJobQueue`, :class:`SQLConversationStore`, :class:`SQLTopics`),
-each port method written once in its role's class; a backend adds its search class (the shared
-:class:`~mnemo.storage.sql.search.SQLSearch` plus its own full text) and passes in its
-transactions, its job claim and its own drift check for ``mnemo repair``. It overrides
+:class:`SQLDocumentStore`, :class:`SQLJobQueue`, :class:`SQLConversationStore`,
+:class:`SQLTopics`), each port method written once in its role's class; a backend adds its
+search class (the shared :class:`~mnemo.storage.sql.search.SQLSearch` plus its own full text)
+and passes in its transactions, its job claim, its own drift check for ``mnemo repair`` and a
+clock (:mod:`mnemo.storage.clock`; a test passes one it advances). It overrides
 :meth:`SQLStore.index_vectors` when it keeps a vector index in the database, and
 :meth:`SQLStore.close`. Write observers (:meth:`SQLStore.observe`) hear of every committed
 write.
@@ -13,6 +14,7 @@ write.
 
 from __future__ import annotations
 
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.sql.api_keys import ApiKeyTable
 from mnemo.storage.sql.conversation import SQLConversationStore
@@ -35,10 +37,12 @@ class SQLStore(SQLMemoryRows, SQLDocumentStore, SQLJobQueue, SQLConversationStor
         tx: Transactions,
         claim: Claim,
         drift: Drift | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.location = location
         self.tx = tx
         self.claim = claim
+        self.clock = clock
         self.observers = []
         self.api_keys = ApiKeyTable(tx)
         self.idempotency = IdempotencyTable(tx)

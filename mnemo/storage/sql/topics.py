@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from mnemo.schemas import format_time, parse_time, utcnow
+from mnemo.schemas import format_time, parse_time
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.tx import Row, Tx
 from mnemo.storage.sql.user_lock import lock_user
@@ -202,7 +202,7 @@ class SQLTopics(SQLRole):
             f"UPDATE messages SET topic_id={q} WHERE id={q}",
             [(tid, mid) for mid, (tid, *_rest) in conv.links.items()],
         )
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         c.executemany(
             "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
             f" VALUES ({d.marks(7)})",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from mnemo.errors import StorageError
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.store import SQLStore
 from mnemo.storage.sqlite import jobs
@@ -22,14 +23,21 @@ from mnemo.storage.sqlite.tx import SQLiteTransactions
 class SQLiteStore(SQLiteSearch, SQLStore):
     """Store protocol over one SQLite file; safe to share between threads and processes."""
 
-    def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
+    def __init__(
+        self,
+        path: str,
+        busy_timeout_ms: int = 30_000,
+        synchronous: str = "FULL",
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
         self.db = Connections(path, busy_timeout_ms, synchronous)
         try:
             self.db.migrate()
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
-        SQLStore.__init__(self, path, SQLiteTransactions(self.db), jobs.claim, repair_fts)
+        tx = SQLiteTransactions(self.db)
+        SQLStore.__init__(self, path, tx, jobs.claim, repair_fts, clock)
 
     def erase_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user, leaving none of its text in the file.
