@@ -13,6 +13,7 @@ from mnemo.storage.ports.maintenance import Maintenance
 from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.tables import TableRows
 from mnemo.storage.ports.topics import TopicStore
 
 
@@ -34,6 +35,11 @@ class Store(
     @property
     def idempotency(self) -> IdempotencyKeys:
         """The store's idempotency-key table."""
+        ...
+
+    @property
+    def table_rows(self) -> TableRows:
+        """The store's tables as plain rows (``mnemo migrate``, export, import)."""
         ...
 
     @property

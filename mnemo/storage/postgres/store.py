@@ -17,6 +17,7 @@ from __future__ import annotations
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.postgres import jobs
 from mnemo.storage.postgres.conn import PgConnections
+from mnemo.storage.postgres.copy import PgTableRows
 from mnemo.storage.postgres.search import PgSearch
 from mnemo.storage.postgres.tx import PgTransactions
 from mnemo.storage.sql.store import SQLStore
@@ -36,7 +37,9 @@ class PostgresStore(PgSearch, SQLStore):
         self.indexed = set()
         tx = PgTransactions(self.db)
         SQLStore.__init__(self, self.db.location, tx, jobs.claim, None, clock)
+        self.table_rows = PgTableRows(self.db)
 
     def close(self) -> None:
         """Close every connection."""
+        self.table_rows.close()
         self.db.close()

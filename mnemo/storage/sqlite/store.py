@@ -17,6 +17,7 @@ from mnemo.storage.sqlite.conn import Connections
 from mnemo.storage.sqlite.erasure import checkpoint, purge_fts, secure_delete
 from mnemo.storage.sqlite.fts_repair import repair_fts
 from mnemo.storage.sqlite.search import SQLiteSearch, owner_token
+from mnemo.storage.sqlite.tables import SQLiteTableRows
 from mnemo.storage.sqlite.tx import SQLiteTransactions
 
 
@@ -38,6 +39,7 @@ class SQLiteStore(SQLiteSearch, SQLStore):
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
         tx = SQLiteTransactions(self.db)
         SQLStore.__init__(self, path, tx, jobs.claim, repair_fts, clock)
+        self.table_rows = SQLiteTableRows(self.db, path)
 
     def erase_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user, leaving none of its text in the file.
