@@ -166,9 +166,10 @@ def packed_keys(blobs: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([m for m in mats if len(m)]), np.concatenate(owners)
 
 
-def vector_rows(data: list[Row]) -> VectorRows:
+def vector_rows(rows: list[Row]) -> VectorRows:
     """Pack (table, rowid, session, kind, created_at, blob, role, name, keys) rows into
     arrays."""
+    data = [tuple(r) for r in rows]  # plain tuples: indexed at C speed below
     n = len(data)
     if n == 0:
         return VectorRows(
