@@ -35,7 +35,7 @@ _PHRASE = re.compile(r'"((?:[^"]|"")*)"')
 def match_terms(match: str) -> list[str]:
     """The words of an FTS5 match expression built by the retrieval pipeline.
 
-    The pipeline builds ``text : ("t1" OR "t2")`` (see ``retrieval.lexical``); its quoted
+    The pipeline builds ``text : ("t1" OR "t2")`` (see :mod:`mnemo.retrieval.lexical`); its quoted
     phrases are the terms. Text without phrases is split on white space.
     """
     phrases = [p.replace('""', '"') for p in _PHRASE.findall(match)]
