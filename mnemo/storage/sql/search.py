@@ -94,20 +94,22 @@ class SQLSearch(SQLRole):
         bit-equal products on both backends)."""
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
-        with self.tx.auto() as c:
+        with self.tx.read() as c:
             d = c.dialect
             q, emb = d.mark, d.unindexed("embedder")
             where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
-            sql = (
+            messages = c.execute(
                 "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
                 f" key_vectors FROM messages WHERE {where} AND evicted_at IS NULL"
-                " UNION ALL SELECT 1, rowid, session_id, kind, created_at, embedding, NULL,"
-                f" NULL, NULL FROM memories WHERE {where} AND deleted_at IS NULL"
-                " ORDER BY 1, 2"
-            )
-            args = (tenant, user_id, embedder, lo_msg, upto.max_message_rowid)
-            args2 = (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid)
-            return rows.vector_rows(c.execute(sql, args + args2).fetchall())
+                " ORDER BY rowid",  # the user index's own order: no sort
+                (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
+            ).fetchall()
+            memories = c.execute(
+                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL"
+                f" FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
+                (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
+            ).fetchall()
+        return rows.vector_rows(messages + memories)
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
         """Hit fields of the given refs (those still present); see
