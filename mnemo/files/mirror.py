@@ -1,10 +1,10 @@
 """Store -> files: every write that reaches the store is mirrored to its Markdown file.
 
-:class:`MirroredStore` wraps a store: the write methods (turns, memories, fact batches,
-eviction, user erasure) call the real store first, then write the files. The database is the
-write of record: a file-system error after a committed write is logged and left for the
-startup reconcile (:func:`mnemo.files.sync.reconcile`) to repair, never raised. Every other
-call goes to the wrapped store (see :class:`~mnemo.storage.delegate.StoreDelegate`).
+:class:`MirrorObserver` is a write observer of the store
+(:class:`~mnemo.storage.ports.observer.WriteObserver`): the store calls it after each committed
+write of turns, memories, fact batches, eviction and user erasure, and it writes the files. The
+database is the write of record: a file-system error after a committed write is logged and
+left for the startup reconcile (:func:`mnemo.files.sync.reconcile`) to repair, never raised.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from typing import Any
 from mnemo.files import layout
 from mnemo.files.snapshot import Snapshot, private_dirs, write_atomic
 from mnemo.schemas import MemoryItem, Message
-from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.delegate import StoreDelegate
-from mnemo.storage.ports.store import Store
+from mnemo.storage.base import ListFilter
+from mnemo.storage.ports.rows import MemoryRows
 
 log = logging.getLogger(__name__)
 
@@ -90,13 +89,15 @@ class FileMirror:
             self.remove(entry, save)
 
 
-class MirroredStore(StoreDelegate):
-    """A store whose writes are mirrored to a :class:`FileMirror` once they commit; every
-    other call goes to the wrapped store unchanged."""
+class MirrorObserver:
+    """Mirrors one tenant's committed writes to a :class:`FileMirror`: a
+    :class:`~mnemo.storage.ports.observer.WriteObserver` of the store (``store.observe``).
 
-    def __init__(self, store: Store, mirror: FileMirror) -> None:
-        super().__init__(store)
-        self.mirror = mirror
+    A file-system error is logged and left for the startup reconcile, never raised.
+    """
+
+    def __init__(self, mirror: FileMirror, rows: MemoryRows, tenant: str) -> None:
+        self.mirror, self.rows, self.tenant = mirror, rows, tenant
 
     def _safely(self, what: str, fn: Any, *args: Any) -> None:
         try:
@@ -104,75 +105,39 @@ class MirroredStore(StoreDelegate):
         except OSError:
             log.exception("file store: could not mirror %s (startup reconcile repairs it)", what)
 
-    def add_messages(self, rows: list[NewMessage], jobs: list[NewJob]) -> list[Message]:
-        """Store turns, then write their files."""
-        out = self.inner.add_messages(rows, jobs)
-        self._safely("turns", self._messages, out)
-        return out
+    def messages_written(self, messages: list[Message]) -> None:
+        """Write the files of stored turns."""
+        mine = [m for m in messages if m.tenant == self.tenant]
+        if mine:
+            self._safely("turns", self._messages, mine)
 
     def _messages(self, msgs: list[Message]) -> None:
         for msg in msgs:
             self.mirror.message(msg, save=False)
         self.mirror.snapshot.save()
 
-    def add_memory(self, row: NewMemory, actor: str) -> MemoryItem:
-        """Store a memory, then write its file."""
-        item = self.inner.add_memory(row, actor)
-        self._safely(item.id, self.mirror.memory, item)
-        return item
+    def memories_written(self, items: list[MemoryItem]) -> None:
+        """Write (or move to ``deleted/``) the file of each memory added, changed or deleted."""
+        for item in items:
+            if item.tenant == self.tenant:
+                self._safely(item.id, self.mirror.memory, item)
 
-    def update_memory(
-        self,
-        tenant: str,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        source_message_ids: list[str] | None = None,
-    ) -> MemoryItem:
-        """Change a memory, then rewrite its file."""
-        item = self.inner.update_memory(tenant, memory_id, changes, actor, source_message_ids)
-        self._safely(memory_id, self.mirror.memory, item)
-        return item
+    def evicted(self, tenant: str, user_id: str, session_id: str) -> None:
+        """Move the files of the memories eviction soft-deleted and of the turns it evicted to
+        ``deleted/``: as in `agent-cli`, evicted entries leave the Markdown store (the turns
+        stay in the database's event log, flagged ``evicted_at``)."""
+        if tenant != self.tenant:
+            return
+        flt = ListFilter(tenant, user_id, session_id, include_deleted=True, limit=100_000)
+        for item in self.rows.list_memories(flt):
+            rel = str(layout.relpath(layout.from_memory(item)))
+            if item.deleted_at is not None and self.mirror.snapshot.sha(rel) is not None:
+                self._safely(item.id, self.mirror.memory, item)
+        for msg in self.rows.list_messages(flt):
+            if msg.evicted_at is not None:
+                self._safely(msg.id, self.mirror.message, msg)
 
-    def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
-        """Soft-delete a memory, then move its file to ``deleted/``."""
-        item = self.inner.delete_memory(tenant, memory_id, actor)
-        self._safely(memory_id, self.mirror.memory, item)
-        return item
-
-    def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
-        """Apply a fact batch, then mirror every memory it added, changed or deleted."""
-        out = self.inner.apply_facts(batch)
-        for item in out or []:
-            self._safely(item.id, self.mirror.memory, item)
-        return out
-
-    def evict_oldest(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        max_entries: int,
-        kinds: tuple[str, ...],
-        actor: str,
-    ) -> int:
-        """Evict, then move the files of the memories it soft-deleted and of the turns it
-        evicted to ``deleted/``: as in `agent-cli`, evicted entries leave the Markdown store
-        (the turns stay in the database's event log, flagged ``evicted_at``)."""
-        n = self.inner.evict_oldest(tenant, user_id, session_id, max_entries, kinds, actor)
-        if n:
-            flt = ListFilter(tenant, user_id, session_id, include_deleted=True, limit=100_000)
-            for item in self.inner.list_memories(flt):
-                rel = str(layout.relpath(layout.from_memory(item)))
-                if item.deleted_at is not None and self.mirror.snapshot.sha(rel) is not None:
-                    self._safely(item.id, self.mirror.memory, item)
-            for msg in self.inner.list_messages(flt):
-                if msg.evicted_at is not None:
-                    self._safely(msg.id, self.mirror.message, msg)
-        return n
-
-    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
-        """Erase a user's rows, then move the user's folder to ``deleted/``."""
-        counts = self.inner.delete_user(tenant, user_id)
-        self._safely(user_id, self.mirror.remove_user, user_id)
-        return counts
+    def user_erased(self, tenant: str, user_id: str) -> None:
+        """Erase the user's folders."""
+        if tenant == self.tenant:
+            self._safely(user_id, self.mirror.remove_user, user_id)

@@ -31,6 +31,7 @@ import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from types import FrameType
 from typing import Any
 
@@ -38,6 +39,7 @@ from mnemo.config.settings import Settings
 from mnemo.llm.base import Usage
 from mnemo.redact import mask_credentials
 from mnemo.schemas import Job
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.job_scope import UserErased, on_behalf_of
 from mnemo.storage.ports.jobs import JobQueue
 
@@ -75,15 +77,18 @@ def usage_of(result: Any) -> dict[str, int] | None:
 
 
 class LeaseKeeper:
-    """One thread that renews the lease of the job being run, every ``lease_s / 3`` seconds.
+    """One thread that renews the lease of the job being run, every ``lease_s / 3`` seconds of
+    its ``clock`` (the store's, :mod:`mnemo.storage.clock`).
 
     ``hold(job_id)`` before running a job, ``release()`` after; ``close()`` ends the thread.
     One keeper serves a whole run (or a worker's life), so a long-lived worker uses one extra
     thread, and one database connection, however many jobs it runs.
     """
 
-    def __init__(self, store: JobQueue, owner: str, lease_s: float) -> None:
-        self.store, self.owner, self.lease_s = store, owner, lease_s
+    def __init__(
+        self, store: JobQueue, owner: str, lease_s: float, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
+        self.store, self.owner, self.lease_s, self.clock = store, owner, lease_s, clock
         self.renewals = 0
         self._job: int | None = None
         self._gen = 0
@@ -122,7 +127,9 @@ class LeaseKeeper:
                 if self._closed:
                     return
                 gen = self._gen
-                self._cond.wait(self.lease_s / 3)
+                due = self.clock() + timedelta(seconds=self.lease_s / 3)
+                while not self._closed and self._gen == gen and self.clock() < due:
+                    self.clock.wait_until(self._cond, due)
                 if self._closed:
                     return
                 if self._gen != gen or self._job is None:
@@ -144,8 +151,8 @@ class LeaseKeeper:
 class RunOptions:
     """How :func:`run_ready` runs jobs; the defaults match the Settings defaults.
 
-    ``keeper`` renews leases; without one, each ``run_ready`` call makes its own. ``tenant``
-    confines the run to one tenant's jobs (None: every tenant's).
+    ``keeper`` renews leases; without one, each ``run_ready`` call makes its own, timed by
+    ``clock``. ``tenant`` confines the run to one tenant's jobs (None: every tenant's).
     """
 
     max_attempts: int = MAX_ATTEMPTS
@@ -154,6 +161,7 @@ class RunOptions:
     stop: threading.Event | None = None
     keeper: LeaseKeeper | None = None
     tenant: str | None = None
+    clock: Clock = SYSTEM_CLOCK
 
     @classmethod
     def from_settings(cls, settings: Settings, **more: Any) -> RunOptions:
@@ -174,7 +182,7 @@ def run_ready(
     """
     opts = options or RunOptions(max_attempts=max_attempts)
     owner = opts.owner or (opts.keeper.owner if opts.keeper else worker_id())
-    keeper = opts.keeper or LeaseKeeper(store, owner, opts.lease_s)
+    keeper = opts.keeper or LeaseKeeper(store, owner, opts.lease_s, opts.clock)
     ran = 0
     try:
         while max_jobs is None or ran < max_jobs:
@@ -227,7 +235,8 @@ class Worker:
     """Runs a store's ready jobs until stopped, polling every ``poll_s`` seconds when idle.
 
     ``handlers`` maps a job kind to its handler (the map is read at each run, so kinds added
-    later are seen); ``tenant`` confines the worker to one tenant's jobs, whose handlers write
+    later are seen); ``clock`` times the leases (the store's; the real one by default);
+    ``tenant`` confines the worker to one tenant's jobs, whose handlers write
     that tenant's rows (None: every tenant's, for a dispatcher by tenant like the server's).
     ``start()`` runs it in a background thread (inside a server); ``run()`` in the calling
     thread; ``run_until_signalled()`` in the foreground until SIGINT/SIGTERM (``mnemo
@@ -242,8 +251,10 @@ class Worker:
         *,
         tenant: str | None,
         poll_s: float | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.store = store
+        self.clock = clock
         self.handlers = handlers
         self.settings = settings
         self.tenant = tenant
@@ -260,7 +271,7 @@ class Worker:
 
     def run_once(self) -> int:
         """Run every ready job now (unless stopped); returns how many ran."""
-        keeper = LeaseKeeper(self.store, worker_id(), self.settings.job_lease_s)
+        keeper = LeaseKeeper(self.store, worker_id(), self.settings.job_lease_s, self.clock)
         try:
             return self._drain(keeper)
         finally:
@@ -268,7 +279,7 @@ class Worker:
 
     def _drain(self, keeper: LeaseKeeper) -> int:
         options = RunOptions.from_settings(
-            self.settings, stop=self._stop, keeper=keeper, tenant=self.tenant
+            self.settings, stop=self._stop, keeper=keeper, tenant=self.tenant, clock=self.clock
         )
         ran = run_ready(self.store, self.handlers, options=options)
         self.jobs_run += ran
@@ -276,7 +287,7 @@ class Worker:
 
     def run(self) -> None:
         """Poll and run jobs in this thread until :meth:`stop` is called."""
-        keeper = LeaseKeeper(self.store, worker_id(), self.settings.job_lease_s)
+        keeper = LeaseKeeper(self.store, worker_id(), self.settings.job_lease_s, self.clock)
         try:
             while not self._stop.is_set():
                 try:

@@ -92,7 +92,7 @@ class Memory:
         self.store = store or open_store(self.settings)
         self._check_embedder()
         # files_dir set: every write (API and tiers alike) mirrored to a Markdown file
-        self.store, mirror = mirrored(self.store, self.settings)
+        mirror = mirrored(self.store, self.settings)
         self.embedding = Embedding(self.store, self.embedder, self.tenant)
         self.pipeline = Pipeline(
             self.store,

@@ -1,8 +1,8 @@
 """The file store of a :class:`mnemo.Memory` (`agent-cli`): mirror writes, reconcile, watch.
 
-:func:`mirrored` wraps the store so that its writes (API and tiers alike) are mirrored to
-``settings.files_root``; :class:`Files` applies hand edits back through the Memory's record
-calls.
+:func:`mirrored` has the store tell a mirror of its writes (API and tiers alike), which it
+writes to ``settings.files_root``; :class:`Files` applies hand edits back through the Memory's
+record calls.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("mnemo.files")
 
 
-def mirrored(store: Store, settings: Settings) -> tuple[Store, FileMirror | None]:
-    """``store`` wrapped so its writes are mirrored to ``settings.files_root``, with the
-    mirror; ``(store, None)`` when the file store is off. Wrap before the tiers are built, so
-    they write through the wrapper.
+def mirrored(store: Store, settings: Settings) -> FileMirror | None:
+    """The mirror of ``store``'s writes (API and tiers alike, those of ``settings.tenant``) to
+    ``settings.files_root``, observing the store; None when the file store is off.
 
     ``files_enabled`` with no folder to default to (PostgreSQL, ``:memory:``) and no
     ``files_dir`` leaves the store off, with a warning; a missing ``files`` extra is a
@@ -37,16 +36,17 @@ def mirrored(store: Store, settings: Settings) -> tuple[Store, FileMirror | None
             log.warning(
                 "the file store is on but this store has no folder to put it in: set files_dir"
             )
-        return store, None
+        return None
     try:
-        from mnemo.files.mirror import FileMirror, MirroredStore, tenant_root
+        from mnemo.files.mirror import FileMirror, MirrorObserver, tenant_root
     except ImportError as exc:
         raise ConfigError(
             f"the Markdown file store needs the files extra (pip install 'mnemo-ltm[files]'), "
             f"or files_enabled=false: {exc}"
         ) from None
     mirror = FileMirror(tenant_root(root, settings.tenant))
-    return MirroredStore(store, mirror), mirror
+    store.observe(MirrorObserver(mirror, store, settings.tenant))
+    return mirror
 
 
 class Files:

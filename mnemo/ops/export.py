@@ -34,8 +34,9 @@ from typing import IO, Any
 import numpy as np
 
 from mnemo.errors import ValidationError
-from mnemo.ops.migrate import Side, check_location, open_side, plan
+from mnemo.ops.migrate import check_location, open_side, plan
 from mnemo.ops.steps import ProgressFactory, step_bar
+from mnemo.storage.ports.tables import TableRows
 
 FORMAT_VERSION = 1
 #: Tenant-wide tables left out of a per-user export.
@@ -93,7 +94,7 @@ def is_export(path: Path) -> bool:
     return first.lstrip().startswith(b'{"mnemo_export"')
 
 
-def _tables(side: Side, user: tuple[str, str] | None) -> list[tuple[str, list[str]]]:
+def _tables(side: TableRows, user: tuple[str, str] | None) -> list[tuple[str, list[str]]]:
     steps = [(t, cols) for t, cols in plan(side, side) if t not in TRANSIENT]
     if user is None:
         return steps
@@ -105,7 +106,7 @@ def _tables(side: Side, user: tuple[str, str] | None) -> list[tuple[str, list[st
 
 
 def _rows(
-    side: Side,
+    side: TableRows,
     table: str,
     cols: list[str],
     user: tuple[str, str] | None,
@@ -137,7 +138,8 @@ def export_store(
     progress: ProgressFactory | None = None,
 ) -> ExportReport:
     """Write the store at ``location`` (or one ``(tenant, user_id)``) to ``out`` as JSONL."""
-    side = open_side(check_location(location))
+    store = open_side(check_location(location))
+    side = store.table_rows
     report = ExportReport()
     try:
         steps = _tables(side, user)
@@ -157,7 +159,7 @@ def export_store(
                 advance(n % 1000)
             report.rows[table] = n
     finally:
-        side.close()
+        store.close()
     return report
 
 

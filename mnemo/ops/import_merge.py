@@ -19,10 +19,10 @@ An import merges: it adds what the store lacks and keeps what the store has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from mnemo.errors import ValidationError
+from mnemo.storage.ports.tables import TableRows
 
 #: Keys of the tables without an ``id`` column (a table with one is keyed by it).
 NATURAL_KEYS: dict[str, tuple[str, ...]] = {
@@ -48,29 +48,11 @@ WITH_HISTORY = ("memories", "profile_facts")
 PROFILE_KEY = ("tenant", "user_id", "category", "key", "active")
 
 
-class Target(Protocol):
-    """What a merge reads of the target store (a :class:`mnemo.ops.migrate.Side`)."""
-
-    def max_rowid(self, table: str) -> int:
-        """The largest rowid of ``table``."""
-        ...
-
-    def lookup(
-        self,
-        table: str,
-        key_cols: Sequence[str],
-        keys: Sequence[tuple[Any, ...]],
-        out_cols: Sequence[str],
-    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """Rows of ``table`` by key."""
-        ...
-
-
 class Merge:
     """Places the checked rows of one import into ``target`` (see the module docstring);
     ``scope`` is the ``(tenant, user_id)`` of a per-user export, else None."""
 
-    def __init__(self, target: Target, scope: tuple[str, str] | None) -> None:
+    def __init__(self, target: TableRows, scope: tuple[str, str] | None) -> None:
         self.target = target
         self.scope = scope
         self.offsets: dict[str, int] = {}
@@ -203,4 +185,4 @@ def _show(key: tuple[Any, ...]) -> str:
     return f"({text})"
 
 
-__all__ = ["NATURAL_KEYS", "PARENTS", "Merge", "Target"]
+__all__ = ["NATURAL_KEYS", "PARENTS", "Merge"]

@@ -19,8 +19,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,6 +35,9 @@ from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit
 from mnemo.storage import open_store
+from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.store import Store
+from mnemo.storage.ports.tables import TableRows
 
 #: Copy order: referenced tables before the tables whose foreign keys point at them; other
 #: tables follow alphabetically (a new table with a foreign key must be listed here).
@@ -59,74 +61,16 @@ def is_url(location: str) -> bool:
     return location.startswith(("postgresql://", "postgres://"))
 
 
-class Side(Protocol):
-    """One end of a migration: a store's tables as plain rows."""
-
-    def tables(self) -> list[str]:
-        """Data tables of the store."""
-        ...
-
-    def columns(self, table: str) -> dict[str, str]:
-        """Writable columns, name -> ``"vector"`` for embeddings, another type name otherwise."""
-        ...
-
-    def count(self, table: str) -> int:
-        """Rows in ``table``."""
-        ...
-
-    def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
-        """Every row of ``table`` (vectors as float32 arrays)."""
-        ...
-
-    def writing(self) -> AbstractContextManager[Callable[..., int]]:
-        """One transaction; yields ``write(table, columns, rows, advance) -> count``."""
-        ...
-
-    def embedders_in_use(self) -> list[str]:
-        """Distinct embedder ids of the stored vectors."""
-        ...
-
-    def max_rowid(self, table: str) -> int:
-        """The largest ``rowid`` of ``table`` (0 when empty)."""
-        ...
-
-    def lookup(
-        self,
-        table: str,
-        key_cols: Sequence[str],
-        keys: Sequence[tuple[Any, ...]],
-        out_cols: Sequence[str],
-    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
-        values of ``out_cols``. Inside :meth:`writing` they include the rows written so far."""
-        ...
-
-    def vector_dims(self) -> dict[str, int]:
-        """Embedder id -> dimension of the stored vectors."""
-        ...
-
-    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
-        """Bump the cache generation of ``(tenant, user_id)`` pairs (inside :meth:`writing`)."""
-        ...
-
-    def clear(self, names: Sequence[str]) -> None:
-        """Delete every row of the tables ``names``, in one transaction."""
-        ...
-
-    def close(self) -> None:
-        """Close the store."""
-        ...
-
-
-def open_side(location: str) -> Side:
-    """The migration side of a SQLite path or a PostgreSQL URL (migrated to the latest schema)."""
+def open_side(location: str) -> Store:
+    """The store at a SQLite path or a PostgreSQL URL (migrated to the latest schema), as one
+    end of a migration: its tables as plain rows are ``store.table_rows``."""
     if is_url(location):
-        from mnemo.ops.migrate_sides import PostgresSide
+        from mnemo.storage.postgres.store import PostgresStore
 
-        return PostgresSide(location)
-    from mnemo.ops.migrate_sides import SQLiteSide
+        return PostgresStore(location, pool_size=2)
+    from mnemo.storage.sqlite.store import SQLiteStore
 
-    return SQLiteSide(location)
+    return SQLiteStore(location)
 
 
 @dataclass
@@ -163,7 +107,7 @@ class MigrateReport:
         return all(c.same for c in self.checks) and (dense is None or dense[0] == dense[1])
 
 
-def plan(source: Side, target: Side) -> list[tuple[str, list[str]]]:
+def plan(source: TableRows, target: TableRows) -> list[tuple[str, list[str]]]:
     """Tables to copy, in order, each with the columns both sides have."""
     common = [t for t in source.tables() if t in set(target.tables()) and t not in SKIP]
     ordered = [t for t in FIRST if t in common] + sorted(t for t in common if t not in FIRST)
@@ -175,7 +119,7 @@ def plan(source: Side, target: Side) -> list[tuple[str, list[str]]]:
 
 
 def copy_store(
-    source: Side, target: Side, progress: ProgressFactory | None = None
+    source: TableRows, target: TableRows, progress: ProgressFactory | None = None
 ) -> dict[str, int]:
     """Copy every table of ``source`` into the empty ``target``; returns rows per table."""
     check_empty(target)
@@ -202,7 +146,7 @@ def row_digest(row: tuple[Any, ...]) -> int:
     return int.from_bytes(hashlib.blake2b(b"\x1f".join(parts), digest_size=8).digest(), "big")
 
 
-def table_sum(side: Side, table: str, columns: list[str]) -> str:
+def table_sum(side: TableRows, table: str, columns: list[str]) -> str:
     """Order-independent checksum of a table: the sum of its row digests mod 2**64."""
     total = 0
     for row in side.read(table, columns):
@@ -210,7 +154,7 @@ def table_sum(side: Side, table: str, columns: list[str]) -> str:
     return f"{total:016x}"
 
 
-def verify(source: Side, target: Side) -> list[TableCheck]:
+def verify(source: TableRows, target: TableRows) -> list[TableCheck]:
     """Counts and checksums of every copied table on both sides."""
     checks = []
     for table, cols in plan(source, target):
@@ -226,7 +170,7 @@ def verify(source: Side, target: Side) -> list[TableCheck]:
     return checks
 
 
-def sample_queries(side: Side, n: int, seed: int = 7) -> list[tuple[str, str]]:
+def sample_queries(side: TableRows, n: int, seed: int = 7) -> list[tuple[str, str]]:
     """``n`` (user_id, query) pairs: the first words of randomly chosen stored turns."""
     rows = [(r[0], r[1]) for r in side.read("messages", ["user_id", "content"])]
     rng = random.Random(seed)
@@ -298,18 +242,18 @@ def migrate(
     settings = Settings(**({"embedder": embedder} if embedder else {}))
     shared = create_embedder(settings) if searches > 0 else None
     src = open_side(source)
-    dst: Side | None = None
+    dst: Store | None = None
     copying = False  # set once rows may be in the target: from then on a failure undoes
     try:
         if shared is not None:  # before the target is opened (and given mnemo's schema)
             check_embedder(src, shared)
         dst = open_side(target)
-        check_empty(dst)
+        check_empty(dst.table_rows)
         copying = True
-        report = MigrateReport(copied=copy_store(src, dst, progress))
-        report.checks = verify(src, dst)
+        report = MigrateReport(copied=copy_store(src.table_rows, dst.table_rows, progress))
+        report.checks = verify(src.table_rows, dst.table_rows)
         if shared is not None:
-            queries = sample_queries(src, searches)
+            queries = sample_queries(src.table_rows, searches)
             report.searches = _searches(source, target, queries, settings, shared)
         if not report.lossless:
             _undo(dst, target, created, src)
@@ -328,7 +272,7 @@ def migrate(
     return report
 
 
-def check_embedder(side: Side, embedder: Embedder) -> None:
+def check_embedder(side: SearchSource, embedder: Embedder) -> None:
     """SchemaError unless every vector of ``side`` was made by ``embedder`` (the searches that
     check a migration embed their queries with it)."""
     other = [e for e in side.embedders_in_use() if e != embedder.id]
@@ -340,7 +284,7 @@ def check_embedder(side: Side, embedder: Embedder) -> None:
         )
 
 
-def check_empty(side: Side) -> None:
+def check_empty(side: TableRows) -> None:
     """ValidationError unless ``side`` holds no users, turns, memories or jobs."""
     for table in ("users", "messages", "memories", "jobs"):
         if table in side.tables() and side.count(table):
@@ -349,7 +293,7 @@ def check_empty(side: Side) -> None:
             )
 
 
-def _undo(target: Side, location: str, created: bool, source: Side) -> None:
+def _undo(target: Store, location: str, created: bool, source: Store) -> None:
     """Leave the target of a failed migration as it was (it was empty): delete the SQLite
     file this migration created, or delete every row copied into it. Closes ``target``."""
     if created:
@@ -358,7 +302,7 @@ def _undo(target: Side, location: str, created: bool, source: Side) -> None:
             Path(location + suffix).expanduser().unlink(missing_ok=True)
         return
     try:
-        target.clear([t for t, _ in plan(source, target)])
+        target.table_rows.clear([t for t, _ in plan(source.table_rows, target.table_rows)])
     finally:
         target.close()
 
@@ -416,7 +360,6 @@ def check_location(location: str) -> str:
 
 __all__ = [
     "MigrateReport",
-    "Side",
     "TableCheck",
     "compare_searches",
     "copy_store",

@@ -88,7 +88,8 @@ def import_store(
         header = check_header(None)
     limit = (settings or Settings()).max_content_chars
     scope = _scope(header)
-    side = open_side(check_location(location))
+    store = open_side(check_location(location))
+    side = store.table_rows
     report = ImportReport()
     advance = progress or (lambda n: None)
     try:
@@ -118,7 +119,7 @@ def import_store(
             side.bump_generation(sorted(merge.existing_users))
         report.kept = dict(merge.kept)
     finally:
-        side.close()
+        store.close()
     return report
 
 

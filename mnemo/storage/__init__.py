@@ -1,4 +1,4 @@
-"""Storage backends behind the :class:`~mnemo.storage.base.Store` protocol."""
+"""Storage backends behind the :class:`~mnemo.storage.ports.store.Store` protocol."""
 
 from __future__ import annotations
 

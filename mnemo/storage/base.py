@@ -40,7 +40,7 @@ class NewMessage:
     content_hash: str
     embedder: str | None
     embedding: np.ndarray | None
-    #: Extra index keys (k, dim) of a long user turn (see retrieval.keys); (0, dim) for none,
+    #: Extra index keys (k, dim) of a long user turn (see mnemo.index.keys); (0, dim) for none,
     #: None when not computed.
     key_vectors: np.ndarray | None = None
 
@@ -167,7 +167,7 @@ class VectorRows:
     vectors: np.ndarray  # float32 (n, dim)
     roles: list[str | None] = field(default_factory=list)  # a message's role; None for memories
     names: list[str | None] = field(default_factory=list)  # a message's speaker name, if any
-    #: Extra index keys (see retrieval.keys): float32 (k, dim), and the row each belongs to.
+    #: Extra index keys (see mnemo.index.keys): float32 (k, dim), and the row each belongs to.
     key_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     key_owners: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import socket
 from urllib.parse import urlsplit
 
-import psycopg
 import pytest
 from api_support import served
 
@@ -53,6 +52,8 @@ def test_a_crash_is_a_json_500_and_the_connection_stays_open(db_path: str) -> No
 def test_a_database_failure_is_a_503_without_the_database_url(
     pg_url: str, tmp_path: pytest.TempPathFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
+    import psycopg  # the postgres extra: only when a PostgreSQL test runs
+
     where = urlsplit(pg_url)
     with served(str(tmp_path), database_url=pg_url) as (_, client):
         assert client.get("/v1/memories").status_code == 200

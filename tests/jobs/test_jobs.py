@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Iterator
 
 import pytest
+from clock_support import FakeClock
 
 from mnemo import Memory
-from mnemo.jobs.runner import backoff
-from mnemo.schemas import format_time, utcnow
+from mnemo.jobs.runner import BACKOFF_CAP_S, backoff
+from mnemo.storage.ports.store import Store
 from mnemo.storage.sqlite.store import SQLiteStore
 
 OpenMem = Callable[..., Memory]
@@ -18,12 +18,19 @@ OpenMem = Callable[..., Memory]
 JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 
 
-def make_due(mem: Memory) -> None:
-    """Move every pending job's run_after into the past (skips the backoff wait)."""
-    past = format_time(utcnow() - timedelta(days=1))
-    with mem.store.db.write() as c:  # type: ignore[attr-defined]
-        mark = "?" if isinstance(mem.store, SQLiteStore) else "%s"
-        c.execute(f"UPDATE jobs SET run_after={mark}", (past,))
+@pytest.fixture
+def clocked(backend: str, target: dict[str, str]) -> Iterator[tuple[Memory, FakeClock]]:
+    """A Memory (each store) like ``mem`` whose store tells time by a clock the test moves."""
+    clock = FakeClock()
+    if backend == "sqlite":
+        store: Store = SQLiteStore(target["path"], clock=clock)
+    else:
+        from mnemo.storage.postgres.store import PostgresStore
+
+        store = PostgresStore(target["url"], clock=clock)
+    m = Memory(**target, embedder="hashing", store=store, **JOBS_ONLY)
+    yield m, clock
+    m.close()
 
 
 @pytest.fixture
@@ -44,7 +51,10 @@ def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
     assert mem.drain() == 0
 
 
-def test_failing_job_retries_with_backoff_then_dies_visibly(mem: Memory) -> None:
+def test_failing_job_retries_with_backoff_then_dies_visibly(
+    clocked: tuple[Memory, FakeClock],
+) -> None:
+    mem, clock = clocked
     calls = []
 
     def flaky(payload: dict) -> None:
@@ -56,10 +66,10 @@ def test_failing_job_retries_with_backoff_then_dies_visibly(mem: Memory) -> None
     assert mem.drain() == 1
     [job] = mem.store.list_jobs()
     assert job.status == "pending" and job.attempts == 1 and "upstream said no" in job.last_error
-    assert job.run_after > utcnow()  # backing off
+    assert job.run_after > clock()  # backing off
     assert mem.drain() == 0  # not due yet
     for _ in range(4):
-        make_due(mem)
+        clock.advance(BACKOFF_CAP_S)  # the longest backoff: the retry is due
         mem.drain()
     [job] = mem.store.list_jobs()
     assert job.status == "dead" and job.attempts == 5 and len(calls) == 5

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clock_support import FakeClock
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 from worker_proc import counts, effect
@@ -35,6 +36,7 @@ from mnemo.jobs.runner import LeaseKeeper, usage_of
 from mnemo.llm import LLMClient, Usage
 from mnemo.schemas import Job
 from mnemo.storage.base import NewJob
+from mnemo.storage.sqlite.store import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PROC = Path(__file__).resolve().parents[1] / "worker_proc.py"
@@ -185,21 +187,25 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
     mem.close()
 
 
-def test_lease_keeper_renews_only_the_job_it_holds(mem: Memory) -> None:
+def test_lease_keeper_renews_only_the_job_it_holds(db_path: str) -> None:
+    clock = FakeClock()  # the store and the keeper tell time by it: no sleeping
+    mem = Memory(db_path, embedder="hashing", store=SQLiteStore(db_path, clock=clock), **JOBS_ONLY)
     mem.store.enqueue([NewJob(kind="k", payload={}, user_id="u")])
     job = mem.store.claim_job(lease_s=0.3, owner="me")
     assert job is not None
-    keeper = LeaseKeeper(mem.store, "me", 0.3)
+    keeper = LeaseKeeper(mem.store, "me", 0.3, clock)
     keeper.hold(job.id)
-    time.sleep(0.75)
+    for _ in range(7):  # 0.7 s: a renewal every lease/3 = 0.1 s
+        clock.step(0.1)
+    clock.settle()  # the last renewal has landed
     assert keeper.renewals >= 2 and only_job(mem).lease_until > job.lease_until
     keeper.release()
-    time.sleep(0.05)  # a renewal already under way when released may still land
     count, held = keeper.renewals, only_job(mem).lease_until
-    time.sleep(0.35)
+    clock.advance(0.35)
     assert keeper.renewals == count and only_job(mem).lease_until == held
     keeper.close()
     assert mem.store.claim_job(lease_s=1.0, owner="other") is not None  # expired: reclaimed
+    mem.close()
 
 
 def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: str) -> None:

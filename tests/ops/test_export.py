@@ -14,9 +14,9 @@ from mnemo import Memory, ValidationError
 from mnemo.cli.main import app
 from mnemo.ops.export import export_store, is_export
 from mnemo.ops.migrate import verify
-from mnemo.ops.migrate_sides import SQLiteSide
 from mnemo.ops.restore import import_store
 from mnemo.storage.base import NewJob
+from mnemo.storage.sqlite.store import SQLiteStore
 
 QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
 WORDS = ["cat", "dog", "river", "mountain", "pizza", "guitar", "piano", "summer", "lake", "trip"]
@@ -77,9 +77,9 @@ def test_round_trip_is_lossless_and_searches_agree(tmp_path: Path) -> None:
     assert report.rows["messages"] == 21 and "api_keys" not in report.rows
     assert report.ignored == {"api_keys": 1}  # API keys are never imported
     assert report.rows["memory_tags"] >= 3 and report.rows["document_chunks"] >= 2
-    a, b = SQLiteSide(src), SQLiteSide(dst)
+    a, b = SQLiteStore(src), SQLiteStore(dst)
     try:
-        checks = verify(a, b)
+        checks = verify(a.table_rows, b.table_rows)
     finally:
         a.close()
         b.close()

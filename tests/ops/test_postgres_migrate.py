@@ -12,7 +12,6 @@ from mnemo import Memory, StorageError, ValidationError
 from mnemo.cli.main import app
 from mnemo.embedders import content_hash
 from mnemo.ops.migrate import compare_searches, migrate, sample_queries
-from mnemo.ops.migrate_sides import SQLiteSide
 from mnemo.storage.base import NewJob
 from mnemo.storage.postgres.search import index_name
 from mnemo.storage.postgres.store import PostgresStore
@@ -76,7 +75,7 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
         Memory(src, embedder="hashing", **QUIET) as a,
         Memory(back, embedder="hashing", **QUIET) as b,
     ):
-        queries = sample_queries(SQLiteSide(src), 15)
+        queries = sample_queries(a.store.table_rows, 15)
         assert compare_searches(a, b, queries) == (15, 15, 1.0)  # full default searches too
         for m_a, m_b in zip(a.messages("u0", limit=100), b.messages("u0", limit=100), strict=True):
             assert m_a == m_b

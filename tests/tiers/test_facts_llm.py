@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clock_support import FakeClock
 from scripted_server import ScriptedServer
 
 from mnemo import Memory
+from mnemo.storage.sqlite.store import SQLiteStore
 from mnemo.tiers.facts.llm import parse_single
 from mnemo.tiers.facts.tier import JOB_KIND
 
@@ -333,10 +335,12 @@ def test_a_killed_job_stays_queued_and_completes_later(
         proc.wait(WAIT_S)
         assert proc.stdout is not None
         proc.stdout.close()
-    with llm_memory(db_path, server.url, job_lease_s=1.0) as mem:
+    clock = FakeClock()
+    store = SQLiteStore(db_path, clock=clock)
+    with llm_memory(db_path, server.url, job_lease_s=1.0, store=store) as mem:
         [job] = mem.store.list_jobs()
         assert job.status == "running" and facts(mem) == [] and run_notes(mem) == []
-        time.sleep(1.1)  # the dead worker's lease runs out
+        clock.advance(1.1)  # the dead worker's lease runs out
         reply_json(server, {"facts": ["User lives in Lyon."]})
         assert mem.drain() == 1
         [job] = mem.store.list_jobs()

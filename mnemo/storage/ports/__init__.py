@@ -1,36 +1,38 @@
 """Role-sized protocols of the store: each caller depends on the one role it uses.
 
 * :class:`MemoryRows` (``rows``): turns and memories, their history and listing.
-* :class:`Documents` (``documents``): context documents and chunks.
+* :class:`DocumentStore` (``documents``): context documents and chunks.
 * :class:`SearchSource` (``search``): full text, vectors and hit fields for retrieval.
 * :class:`JobQueue` (``jobs``): the durable job queue.
-* :class:`ConversationTiers` (``tiers``): profile facts, session reads, eviction.
+* :class:`ConversationStore` (``tiers``): profile facts, session reads, eviction.
 * :class:`TopicStore` (``topics``): a conversation's topics.
 * :class:`ApiKeys` (``api_keys``), :class:`IdempotencyKeys` (``idempotency``) and
   :class:`Maintenance` (``maintenance``): held by a store as attributes.
-* :class:`Store` (``store``): all of them, for the facade.
+* :class:`Store` (``store``): all of them, for the facade, plus ``observe``: a
+  :class:`WriteObserver` (the Markdown mirror) hears of every committed write.
 * ``unions``: a few roles together, one union per tier of the write path.
 """
 
 from __future__ import annotations
 
 from mnemo.storage.ports.api_keys import ApiKeys, KeyHolder
-from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.conversation import ConversationStore
+from mnemo.storage.ports.documents import DocumentStore
 from mnemo.storage.ports.idempotency import IdempotencyHolder, IdempotencyKeys, Receipt
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintenance
+from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.store import Store
-from mnemo.storage.ports.tiers import ConversationTiers
 from mnemo.storage.ports.topics import TopicStore
 from mnemo.storage.ports.unions import ConversationTierStore, FactTierStore, TopicTierStore
 
 __all__ = [
     "ApiKeys",
+    "ConversationStore",
     "ConversationTierStore",
-    "ConversationTiers",
-    "Documents",
+    "DocumentStore",
     "FactTierStore",
     "IdempotencyHolder",
     "IdempotencyKeys",
@@ -43,4 +45,5 @@ __all__ = [
     "Store",
     "TopicStore",
     "TopicTierStore",
+    "WriteObserver",
 ]

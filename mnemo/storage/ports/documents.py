@@ -8,7 +8,7 @@ from mnemo.schemas import Document
 from mnemo.storage.base import DocumentChunks, NewDocument
 
 
-class Documents(Protocol):
+class DocumentStore(Protocol):
     """Context documents of a user, and their chunks for the fact tier."""
 
     def add_document(self, row: NewDocument) -> Document:
@@ -31,4 +31,4 @@ class Documents(Protocol):
         ...
 
 
-__all__ = ["Documents"]
+__all__ = ["DocumentStore"]

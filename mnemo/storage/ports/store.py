@@ -5,17 +5,21 @@ from __future__ import annotations
 from typing import Protocol
 
 from mnemo.storage.ports.api_keys import ApiKeys
-from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.conversation import ConversationStore
+from mnemo.storage.ports.documents import DocumentStore
 from mnemo.storage.ports.idempotency import IdempotencyKeys
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintenance
+from mnemo.storage.ports.observer import WriteObserver
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
-from mnemo.storage.ports.tiers import ConversationTiers
+from mnemo.storage.ports.tables import TableRows
 from mnemo.storage.ports.topics import TopicStore
 
 
-class Store(MemoryRows, Documents, SearchSource, JobQueue, ConversationTiers, TopicStore, Protocol):
+class Store(
+    MemoryRows, DocumentStore, SearchSource, JobQueue, ConversationStore, TopicStore, Protocol
+):
     """Persistence for mnemo. Every method is one transaction; writes are durable on return."""
 
     @property
@@ -34,8 +38,17 @@ class Store(MemoryRows, Documents, SearchSource, JobQueue, ConversationTiers, To
         ...
 
     @property
+    def table_rows(self) -> TableRows:
+        """The store's tables as plain rows (``mnemo migrate``, export, import)."""
+        ...
+
+    @property
     def maintenance(self) -> Maintenance:
         """Batches and fixes for ``mnemo reembed`` and ``mnemo repair``."""
+        ...
+
+    def observe(self, observer: WriteObserver) -> None:
+        """Tell ``observer`` about every write that commits from now on."""
         ...
 
     def close(self) -> None:

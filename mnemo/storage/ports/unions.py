@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mnemo.storage.ports.documents import Documents
+from mnemo.storage.ports.conversation import ConversationStore
+from mnemo.storage.ports.documents import DocumentStore
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
-from mnemo.storage.ports.tiers import ConversationTiers
 from mnemo.storage.ports.topics import TopicStore
 
 
-class ConversationTierStore(MemoryRows, ConversationTiers, Protocol):
+class ConversationTierStore(MemoryRows, ConversationStore, Protocol):
     """What the profile, episode, summary and eviction tiers use: memories and the
     conversation-tier reads and writes."""
 
@@ -21,7 +21,7 @@ class TopicTierStore(MemoryRows, TopicStore, Protocol):
     """What the topic tier uses: topics, and the turns they are made of."""
 
 
-class FactTierStore(MemoryRows, Documents, SearchSource, Protocol):
+class FactTierStore(MemoryRows, DocumentStore, SearchSource, Protocol):
     """What the fact tier uses: memories and fact batches, context documents, and hit fields of
     the candidates it compares against."""
 

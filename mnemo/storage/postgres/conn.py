@@ -18,6 +18,7 @@ from psycopg_pool import ConnectionPool, PoolClosed
 
 from mnemo.errors import SchemaError, StorageError
 from mnemo.redact import mask_credentials
+from mnemo.storage.sql.migrations import numbered_scripts
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -26,13 +27,8 @@ _MIGRATE_LOCK = "mnemo.ops.migrate."
 
 
 def migration_files() -> list[tuple[int, str]]:
-    """The numbered PostgreSQL ``NNNN_name.sql`` migrations, in order."""
-    folder = Path(__file__).parent / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql") and entry.name[:4].isdigit():
-            found.append((int(entry.name[:4]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    """The numbered PostgreSQL ``NNNN_name.sql`` migrations shipped with mnemo, in order."""
+    return numbered_scripts(Path(__file__).parent / "migrations")
 
 
 def redact(url: str) -> str:

@@ -1,17 +1,22 @@
 """Bulk rows in and out of PostgreSQL: binary COPY, streaming reads, sequence and index upkeep.
 
-Used by ``mnemo migrate`` (whole tables) and the benchmark (bulk import). Vectors travel as
-float32 numpy arrays in both directions.
+:class:`PgTableRows` is the :class:`~mnemo.storage.ports.tables.TableRows` role of a PostgreSQL
+store (``store.table_rows``), for ``mnemo migrate``, export and import; the benchmark's bulk
+import uses :func:`copy_in` alone. Vectors travel as float32 numpy arrays in both directions
+(a SQLite blob written here becomes an array first).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from psycopg import sql
 
-from mnemo.storage.postgres.conn import Conn
+from mnemo.storage.ports.tables import Write
+from mnemo.storage.postgres.conn import Conn, PgConnections, configure, pg_errors
 from mnemo.storage.postgres.search import create_hnsw_index, raw_vector_cursor, unpack_vectors
 
 #: Columns PostgreSQL computes itself (never copied in).
@@ -27,21 +32,6 @@ def table_columns(c: Conn, table: str) -> dict[str, str]:
         (table,),
     ).fetchall()
     return {r["column_name"]: r["udt_name"] for r in found if r["column_name"] not in GENERATED}
-
-
-def table_names(c: Conn) -> list[str]:
-    """Ordinary tables of the current schema."""
-    found = c.execute(
-        "SELECT table_name FROM information_schema.tables"
-        " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
-    ).fetchall()
-    return sorted(r["table_name"] for r in found)
-
-
-def count_rows(c: Conn, table: str) -> int:
-    """Rows in ``table``."""
-    r = c.execute(sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(table))).fetchone()
-    return int(r["n"]) if r else 0
 
 
 def copy_in(
@@ -123,73 +113,178 @@ def index_stored_embedders(c: Conn) -> list[str]:
     return sorted(done)
 
 
-def max_rowid(c: Conn, table: str) -> int:
-    """The largest ``rowid`` of ``table`` (0 when empty)."""
-    r = c.execute(
-        sql.SQL("SELECT coalesce(max(rowid), 0) AS n FROM {}").format(sql.Identifier(table))
-    ).fetchone()
-    return int(r["n"]) if r else 0
-
-
-#: Keys per statement of :func:`lookup`.
+#: Keys per statement of :meth:`PgTableRows.lookup`.
 LOOKUP_CHUNK = 500
 
 
-def lookup(
-    c: Conn,
-    table: str,
-    key_cols: Sequence[str],
-    keys: Sequence[tuple[Any, ...]],
-    out_cols: Sequence[str],
-) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-    """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the values of
-    ``out_cols`` (one row per key; keys are unique in the tables this is asked of)."""
-    select = sql.SQL(", ").join(map(sql.Identifier, (*key_cols, *out_cols)))
-    names = sql.SQL(", ").join(map(sql.Identifier, key_cols))
-    one = sql.SQL("({})").format(sql.SQL(", ").join([sql.Placeholder()] * len(key_cols)))
-    width = len(key_cols)
-    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    for start in range(0, len(keys), LOOKUP_CHUNK):
-        chunk = keys[start : start + LOOKUP_CHUNK]
-        query = sql.SQL("SELECT {s} FROM {t} WHERE ({k}) IN (VALUES {v})").format(
-            s=select, t=sql.Identifier(table), k=names, v=sql.SQL(", ").join([one] * len(chunk))
-        )
-        params = [value for key in chunk for value in key]
-        for r in c.execute(query, params).fetchall():
-            values = tuple(r.values())
-            found[values[:width]] = values[width:]
-    return found
+def as_vector(value: Any) -> np.ndarray | None:
+    """A float32 vector from a SQLite blob or an array (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes | bytearray | memoryview):
+        return np.frombuffer(bytes(value), dtype=np.float32)
+    return np.asarray(value, dtype=np.float32)
 
 
-def vector_dims(c: Conn, tables: dict[str, str]) -> dict[str, int]:
-    """Embedder id -> dimension of the vectors stored in ``tables`` (table -> the type of its
-    ``embedding`` column: ``vector``, or ``bytea`` of float32)."""
-    dims: dict[str, int] = {}
-    for table, kind in tables.items():
-        size = "vector_dims(embedding)" if kind == "vector" else "length(embedding) / 4"
-        query = sql.SQL(
-            "SELECT embedder, min({size}) AS dim FROM {t}"
-            " WHERE embedding IS NOT NULL AND embedder IS NOT NULL GROUP BY embedder"
-        ).format(size=sql.SQL(size), t=sql.Identifier(table))
-        for r in c.execute(query).fetchall():
-            dims.setdefault(r["embedder"], int(r["dim"]))
-    return dims
+def _as_vectors(rows: Iterable[tuple[Any, ...]], vec_at: list[int]) -> Iterator[tuple[Any, ...]]:
+    """Rows with the values at ``vec_at`` as float32 arrays (SQLite blobs are bytes)."""
+    for row in rows:
+        if not vec_at:
+            yield row
+            continue
+        values = list(row)
+        for i in vec_at:
+            values[i] = as_vector(values[i])
+        yield tuple(values)
 
 
-def bump_generation(c: Conn, users: Iterable[tuple[str, str]]) -> None:
-    """Bump the cache generation of ``(tenant, user_id)`` pairs: cached vectors reload."""
-    with c.cursor() as cur:
-        cur.executemany(
-            "UPDATE users SET generation = generation + 1 WHERE tenant = %s AND user_id = %s",
-            list(users),
-        )
+class PgTableRows:
+    """The tables of one PostgreSQL store as plain rows, over a connection of their own
+    (outside the pool: COPY sessions), opened on first use and closed with the store."""
 
+    def __init__(self, db: PgConnections) -> None:
+        self.db = db
+        self._conn: Conn | None = None
 
-def clear(c: Conn, tables: Sequence[str]) -> None:
-    """Delete every row of ``tables`` and restart their rowid sequences."""
-    if tables:
-        c.execute(
-            sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
-                sql.SQL(", ").join(map(sql.Identifier, tables))
+    @property
+    def conn(self) -> Conn:
+        """The role's own connection (pgvector adapters registered)."""
+        if self._conn is None:
+            conn = self.db.open_plain()
+            configure(conn)
+            self._conn = conn
+        return self._conn
+
+    def close(self) -> None:
+        """Close the role's connection, if it was opened."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def tables(self) -> list[str]:
+        """Ordinary tables of the current schema."""
+        found = self.conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+        ).fetchall()
+        return sorted(r["table_name"] for r in found)
+
+    def columns(self, table: str) -> dict[str, str]:
+        """Writable columns of ``table`` and their type names (``vector`` for embeddings)."""
+        return table_columns(self.conn, table)
+
+    def count(self, table: str) -> int:
+        """Rows in ``table``."""
+        query = sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(table))
+        r = self.conn.execute(query).fetchone()
+        return int(r["n"]) if r else 0
+
+    def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
+        """Every row in key order (a server-side cursor), vectors as float32 arrays."""
+        kinds = self.columns(table)
+        conn = self.db.open_plain()
+        try:
+            with pg_errors(self.db.location):
+                configure(conn)
+                yield from stream(conn, table, {c: kinds[c] for c in columns})
+        finally:
+            conn.close()
+
+    @contextmanager
+    def writing(self) -> Iterator[Write]:
+        """One transaction of COPYs; afterwards sequences move on and HNSW indexes are built."""
+        written: list[str] = []
+        with pg_errors(self.db.location), self.conn.transaction():
+
+            def write(
+                table: str,
+                columns: list[str],
+                rows: Iterable[tuple[Any, ...]],
+                advance: Callable[[int], None],
+            ) -> int:
+                kinds = self.columns(table)
+                written.append(table)
+                types = {c: kinds[c] for c in columns}
+                vec_at = [i for i, t in enumerate(types.values()) if t == "vector"]
+                return copy_in(self.conn, table, types, _as_vectors(rows, vec_at), advance)
+
+            yield write
+            for table in written:
+                if "rowid" in self.columns(table):
+                    reset_identity(self.conn, table)
+            index_stored_embedders(self.conn)
+        with pg_errors(self.db.location):
+            self.conn.execute("ANALYZE")
+
+    def max_rowid(self, table: str) -> int:
+        """The largest ``rowid`` of ``table`` (0 when empty)."""
+        query = sql.SQL("SELECT coalesce(max(rowid), 0) AS n FROM {}").format(sql.Identifier(table))
+        r = self.conn.execute(query).fetchone()
+        return int(r["n"]) if r else 0
+
+    def lookup(
+        self,
+        table: str,
+        key_cols: Sequence[str],
+        keys: Sequence[tuple[Any, ...]],
+        out_cols: Sequence[str],
+    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
+        values of ``out_cols`` (one row per key; keys are unique in the tables this is asked
+        of). Inside :meth:`writing` they include the rows written so far."""
+        select = sql.SQL(", ").join(map(sql.Identifier, (*key_cols, *out_cols)))
+        names = sql.SQL(", ").join(map(sql.Identifier, key_cols))
+        one = sql.SQL("({})").format(sql.SQL(", ").join([sql.Placeholder()] * len(key_cols)))
+        width = len(key_cols)
+        found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        with pg_errors(self.db.location):
+            for start in range(0, len(keys), LOOKUP_CHUNK):
+                chunk = keys[start : start + LOOKUP_CHUNK]
+                query = sql.SQL("SELECT {s} FROM {t} WHERE ({k}) IN (VALUES {v})").format(
+                    s=select,
+                    t=sql.Identifier(table),
+                    k=names,
+                    v=sql.SQL(", ").join([one] * len(chunk)),
+                )
+                params = [value for key in chunk for value in key]
+                for r in self.conn.execute(query, params).fetchall():
+                    values = tuple(r.values())
+                    found[values[:width]] = values[width:]
+        return found
+
+    def vector_dims(self) -> dict[str, int]:
+        """Embedder id -> dimension of the stored vectors (in ``vector`` columns, or ``bytea``
+        of float32)."""
+        dims: dict[str, int] = {}
+        for table in self.tables():
+            kind = self.columns(table).get("embedding")
+            if not kind:
+                continue
+            size = "vector_dims(embedding)" if kind == "vector" else "length(embedding) / 4"
+            query = sql.SQL(
+                "SELECT embedder, min({size}) AS dim FROM {t}"
+                " WHERE embedding IS NOT NULL AND embedder IS NOT NULL GROUP BY embedder"
+            ).format(size=sql.SQL(size), t=sql.Identifier(table))
+            for r in self.conn.execute(query).fetchall():
+                dims.setdefault(r["embedder"], int(r["dim"]))
+        return dims
+
+    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
+        """Bump the cache generation of ``(tenant, user_id)`` pairs: cached vectors reload."""
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE users SET generation = generation + 1 WHERE tenant = %s AND user_id = %s",
+                list(users),
             )
-        )
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Delete every row of the tables ``names`` and restart their rowid sequences, in one
+        transaction."""
+        if not names:
+            return
+        with pg_errors(self.db.location), self.conn.transaction():
+            self.conn.execute(
+                sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
+                    sql.SQL(", ").join(map(sql.Identifier, names))
+                )
+            )

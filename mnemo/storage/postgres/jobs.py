@@ -11,23 +11,28 @@ the queue is shared (:mod:`mnemo.storage.sql.jobs`).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from mnemo.schemas import Job, format_time, utcnow
+from mnemo.schemas import Job, format_time
 from mnemo.storage.sql import rows
 from mnemo.storage.sql.jobs import JOB_COLS
 from mnemo.storage.sql.tx import Tx
 
 
 def claim(
-    c: Tx, kinds: tuple[str, ...] | None, lease_s: float, owner: str, tenant: str | None
+    c: Tx,
+    kinds: tuple[str, ...] | None,
+    lease_s: float,
+    owner: str,
+    tenant: str | None,
+    now: datetime,
 ) -> Job | None:
     """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
 
     Ready: pending and due, or running with an expired lease (its worker died). Rows
     another transaction is claiming are skipped (``FOR UPDATE SKIP LOCKED``).
     """
-    now = utcnow()
     stamp = format_time(now)
     lease = format_time(rows.later(now, lease_s))
     ready = "((status='pending' AND run_after<=%s) OR (status='running' AND lease_until<=%s))"

@@ -14,17 +14,16 @@ order, which the incremental vector index relies on.
 
 from __future__ import annotations
 
-import numpy as np
-
-from mnemo.storage.base import Ref
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.postgres import jobs
 from mnemo.storage.postgres.conn import PgConnections
+from mnemo.storage.postgres.copy import PgTableRows
 from mnemo.storage.postgres.search import PgSearch
 from mnemo.storage.postgres.tx import PgTransactions
-from mnemo.storage.sql.store import Samples, SQLStore
+from mnemo.storage.sql.store import SQLStore
 
 
-class PostgresStore(SQLStore):
+class PostgresStore(PgSearch, SQLStore):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
 
     def __init__(
@@ -32,31 +31,15 @@ class PostgresStore(SQLStore):
         url: str,
         pool_size: int = 10,
         connect_timeout_s: float = 10.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
-        self.pg_search = PgSearch(self.db)
-        super().__init__(self.db.location, PgTransactions(self.db), self.pg_search, jobs.claim)
-
-    def index_vectors(self, samples: Samples) -> None:
-        """Create the HNSW index of each embedder in ``samples`` that lacks one."""
-        self.pg_search.ensure_vector_index(samples)
-
-    def vector_search(
-        self,
-        tenant: str,
-        user_id: str,
-        embedder: str,
-        query: np.ndarray,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-    ) -> list[tuple[Ref, float]]:
-        """Nearest live rows of a user by cosine via the HNSW index (see
-        :meth:`PgSearch.vector_search`)."""
-        return self.pg_search.vector_search(
-            tenant, user_id, embedder, query, limit, session_id, kinds
-        )
+        self.indexed = set()
+        tx = PgTransactions(self.db)
+        SQLStore.__init__(self, self.db.location, tx, jobs.claim, None, clock)
+        self.table_rows = PgTableRows(self.db)
 
     def close(self) -> None:
         """Close every connection."""
+        self.table_rows.close()
         self.db.close()

@@ -3,11 +3,11 @@ index by name and position and whose vectors read as SQLite stores them (float32
 
 from __future__ import annotations
 
+import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
@@ -48,7 +48,10 @@ class _VectorBlob(Loader):
     format = Format.BINARY
 
     def load(self, data: Any) -> bytes:
-        return np.frombuffer(bytes(data)[4:], dtype=">f4").astype("<f4").tobytes()
+        floats = array.array("f")  # 4-byte items: byteswap turns big- into little-endian
+        floats.frombytes(memoryview(data)[4:])
+        floats.byteswap()
+        return floats.tobytes()
 
 
 class PgCursor:

@@ -29,6 +29,9 @@ class Dialect:
     vector_columns: bool
     #: The dialect's ``INSERT`` that skips a row whose key exists: (prefix, suffix).
     ignore: tuple[str, str]
+    #: Written before a column to keep the planner off that column's indexes (SQLite's
+    #: unary ``+``; PostgreSQL's planner needs no such hint).
+    no_index: str
 
     def marks(self, n: int) -> str:
         """``n`` comma-separated placeholders."""
@@ -43,6 +46,10 @@ class Dialect:
         prefix, suffix = self.ignore
         values = self.marks(len(columns))
         return f"{prefix} {table} ({', '.join(columns)}) VALUES ({values}){suffix}"
+
+    def unindexed(self, column: str) -> str:
+        """``column``, spelled so that the planner looks rows up by another index."""
+        return f"{self.no_index}{column}"
 
     def json_number(self, column: str, key: str) -> str:
         """The number stored under ``key`` of the JSON text in ``column`` (NULL when absent)."""
@@ -66,6 +73,7 @@ SQLITE = Dialect(
     returns_rowid=False,
     vector_columns=False,
     ignore=("INSERT OR IGNORE INTO", ""),
+    no_index="+",
 )
 POSTGRES = Dialect(
     name="postgresql",
@@ -74,6 +82,7 @@ POSTGRES = Dialect(
     returns_rowid=True,
     vector_columns=True,
     ignore=("INSERT INTO", " ON CONFLICT DO NOTHING"),
+    no_index="",
 )
 
 __all__ = ["POSTGRES", "SQLITE", "Dialect"]

@@ -166,9 +166,10 @@ def packed_keys(blobs: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([m for m in mats if len(m)]), np.concatenate(owners)
 
 
-def vector_rows(data: list[Row]) -> VectorRows:
+def vector_rows(rows: list[Row]) -> VectorRows:
     """Pack (table, rowid, session, kind, created_at, blob, role, name, keys) rows into
     arrays."""
+    data = [tuple(r) for r in rows]  # plain tuples: indexed at C speed below
     n = len(data)
     if n == 0:
         return VectorRows(
@@ -197,8 +198,8 @@ def vector_rows(data: list[Row]) -> VectorRows:
 
 
 def fetched(is_message: bool, r: Row) -> dict[str, Any]:
-    """The dialect-free fields a search hit is built from."""
-    keys = r.keys()
+    """The dialect-free fields a search hit is built from (a row of the columns
+    :data:`mnemo.storage.sql.search.HIT_COLUMNS` names)."""
     return {
         "id": r["id"],
         "kind": "message" if is_message else r["kind"],
@@ -211,5 +212,5 @@ def fetched(is_message: bool, r: Row) -> dict[str, Any]:
         "metadata": json.loads(r["metadata"]),
         "tags": [] if is_message else json.loads(r["tags"]),
         "source_message_ids": [] if is_message else json.loads(r["source_message_ids"]),
-        "seq": r["seq"] if "seq" in keys else None,
+        "seq": r["seq"] if is_message else None,
     }

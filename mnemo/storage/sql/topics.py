@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from mnemo.schemas import format_time, parse_time, utcnow
-from mnemo.storage.sql.tx import Row, Transactions, Tx
+from mnemo.schemas import format_time, parse_time
+from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql.tx import Row, Tx
 from mnemo.storage.sql.user_lock import lock_user
 from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
 
@@ -70,11 +71,8 @@ def _entries(c: Tx, topic_id: str, compacted: bool) -> list[Entry]:
     return [Entry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
 
 
-class Topics:
-    """:class:`~mnemo.storage.ports.topics.TopicStore` over a store's transactions."""
-
-    def __init__(self, tx: Transactions) -> None:
-        self.tx = tx
+class SQLTopics(SQLRole):
+    """:class:`~mnemo.storage.ports.topics.TopicStore` over the store's transactions."""
 
     def apply_topics(
         self,
@@ -204,7 +202,7 @@ class Topics:
             f"UPDATE messages SET topic_id={q} WHERE id={q}",
             [(tid, mid) for mid, (tid, *_rest) in conv.links.items()],
         )
-        now = format_time(utcnow())
+        now = format_time(self.clock())
         c.executemany(
             "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
             f" VALUES ({d.marks(7)})",
@@ -254,4 +252,4 @@ class Topics:
         )
 
 
-__all__ = ["Topics", "topic_row"]
+__all__ = ["SQLTopics", "topic_row"]

@@ -15,9 +15,11 @@ from mnemo.storage.sql.dialect import Dialect
 
 
 class Row(Protocol):
-    """A result row: ``row["column"]`` or ``row[i]``."""
+    """A result row: ``row["column"]`` or ``row[i]``, and its values in order."""
 
     def __getitem__(self, key: Any, /) -> Any: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
 
     def keys(self) -> Collection[str]:
         """The column names, in order."""

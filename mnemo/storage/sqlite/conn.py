@@ -13,19 +13,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from mnemo.errors import SchemaError, StorageError
+from mnemo.storage.sql.migrations import numbered_scripts
 
 T = TypeVar("T")
 
 
 def migration_files() -> list[tuple[int, str]]:
-    """The numbered ``NNNN_name.sql`` migrations shipped with mnemo, in order."""
-    folder = Path(__file__).parent / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        name = entry.name
-        if name.endswith(".sql") and name[:4].isdigit():
-            found.append((int(name[:4]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    """The numbered SQLite ``NNNN_name.sql`` migrations shipped with mnemo, in order."""
+    return numbered_scripts(Path(__file__).parent / "migrations")
 
 
 def split_statements(script: str) -> list[str]:

@@ -7,22 +7,27 @@ write transaction cannot hand a job to two workers. The rest of the queue is sha
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from mnemo.schemas import Job, format_time, utcnow
+from mnemo.schemas import Job, format_time
 from mnemo.storage.sql import rows
 from mnemo.storage.sql.jobs import JOB_COLS
 from mnemo.storage.sql.tx import Tx
 
 
 def claim(
-    c: Tx, kinds: tuple[str, ...] | None, lease_s: float, owner: str, tenant: str | None
+    c: Tx,
+    kinds: tuple[str, ...] | None,
+    lease_s: float,
+    owner: str,
+    tenant: str | None,
+    now: datetime,
 ) -> Job | None:
     """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
 
     Ready: pending and due, or running with an expired lease (its worker died).
     """
-    now = utcnow()
     at = format_time(now)
     sql = (
         "SELECT rowid FROM jobs WHERE ((status='pending' AND run_after<=?)"

@@ -1,7 +1,7 @@
 """The default store: one SQLite file (WAL, FTS5 with bm25, float32 vector blobs).
 
-Everything but search and the job claim is the shared SQL of :class:`~mnemo.storage.sql.store.
-SQLStore`; this module opens the file, migrates it and wires in :class:`SQLiteSearch`.
+Everything but full text and the job claim is the shared SQL of :class:`~mnemo.storage.sql.store.
+SQLStore`; this module opens the file, migrates it and adds the :class:`SQLiteSearch` role.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from mnemo.errors import StorageError
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.store import SQLStore
 from mnemo.storage.sqlite import jobs
@@ -16,23 +17,31 @@ from mnemo.storage.sqlite.conn import Connections
 from mnemo.storage.sqlite.erasure import checkpoint, purge_fts, secure_delete
 from mnemo.storage.sqlite.fts_repair import repair_fts
 from mnemo.storage.sqlite.search import SQLiteSearch, owner_token
+from mnemo.storage.sqlite.tables import SQLiteTableRows
 from mnemo.storage.sqlite.tx import SQLiteTransactions
 
 
-class SQLiteStore(SQLStore):
+class SQLiteStore(SQLiteSearch, SQLStore):
     """Store protocol over one SQLite file; safe to share between threads and processes."""
 
-    def __init__(self, path: str, busy_timeout_ms: int = 30_000, synchronous: str = "FULL"):
+    def __init__(
+        self,
+        path: str,
+        busy_timeout_ms: int = 30_000,
+        synchronous: str = "FULL",
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
         self.db = Connections(path, busy_timeout_ms, synchronous)
         try:
             self.db.migrate()
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise StorageError(f"{path} is not a usable mnemo database: {exc}") from exc
-        tx, search = SQLiteTransactions(self.db), SQLiteSearch(self.db)
-        super().__init__(path, tx, search, jobs.claim, repair_fts)
+        tx = SQLiteTransactions(self.db)
+        SQLStore.__init__(self, path, tx, jobs.claim, repair_fts, clock)
+        self.table_rows = SQLiteTableRows(self.db, path)
 
-    def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
+    def erase_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user, leaving none of its text in the file.
 
         The erasing connection runs with ``PRAGMA secure_delete`` (freed space is zeroed, not

@@ -1,57 +1,139 @@
-"""Whole tables of a SQLite file as plain rows: listing, counting, reading and bulk inserts.
+"""Whole tables of a SQLite file as plain rows: the :class:`~mnemo.storage.ports.tables.TableRows`
+role of a SQLite store (``store.table_rows``), for ``mnemo migrate``, export and import.
 
-Used by ``mnemo migrate`` and ``mnemo export`` (the SQLite side of :mod:`mnemo.ops.
-migrate_sides`). FTS5 virtual tables and their shadow tables are left out: the triggers rebuild
-them as rows are inserted. A BLOB comes out as bytes; a float32 array going in is stored as its
-bytes, as vectors are stored here.
+FTS5 virtual tables and their shadow tables are left out: the triggers rebuild them as rows are
+inserted. A BLOB comes out as bytes; a float32 array going in is stored as its bytes, as
+vectors are stored here.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from mnemo.storage.ports.tables import Write
+from mnemo.storage.sqlite.conn import Connections
+
 #: Rows per ``executemany`` of :func:`insert_rows`.
 CHUNK = 1000
+#: Keys per statement of :meth:`SQLiteTableRows.lookup` (well under SQLite's 32,766 variables).
+LOOKUP_CHUNK = 300
 
 
-def table_names(c: sqlite3.Connection) -> list[str]:
-    """Data tables, without FTS5 virtual tables and their shadow tables."""
-    found = c.execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
-    rows = [(r[0], r[1] or "") for r in found]
-    virtual = [n for n, s in rows if s.upper().startswith("CREATE VIRTUAL")]
-    return sorted(
-        n
-        for n, _ in rows
-        if not n.startswith("sqlite_")
-        and n not in virtual
-        and not any(n.startswith(v + "_") for v in virtual)
-    )
+class SQLiteTableRows:
+    """The tables of one SQLite store as plain rows."""
 
+    def __init__(self, db: Connections, path: str) -> None:
+        self.db, self.path = db, path
 
-def table_columns(c: sqlite3.Connection, table: str) -> dict[str, str]:
-    """Columns of ``table`` and their declared types."""
-    info = c.execute(f'PRAGMA table_info("{table}")').fetchall()
-    return {r[1]: r[2].lower() for r in info}
+    def tables(self) -> list[str]:
+        """Data tables, without FTS5 virtual tables and their shadow tables."""
+        found = self.db.get().execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
+        rows = [(r[0], r[1] or "") for r in found]
+        virtual = [n for n, s in rows if s.upper().startswith("CREATE VIRTUAL")]
+        return sorted(
+            n
+            for n, _ in rows
+            if not n.startswith("sqlite_")
+            and n not in virtual
+            and not any(n.startswith(v + "_") for v in virtual)
+        )
 
+    def columns(self, table: str) -> dict[str, str]:
+        """Columns of ``table`` and their declared types."""
+        info = self.db.get().execute(f'PRAGMA table_info("{table}")').fetchall()
+        return {r[1]: r[2].lower() for r in info}
 
-def count_rows(c: sqlite3.Connection, table: str) -> int:
-    """Rows in ``table``."""
-    return int(c.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+    def count(self, table: str) -> int:
+        """Rows in ``table``."""
+        return int(self.db.get().execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
 
+    def read(self, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
+        """Every row in rowid order, as stored, from a connection of its own (its own snapshot
+        while a target fills)."""
+        cols = ", ".join(f'"{c}"' for c in columns)
+        conn = sqlite3.connect(self.path)
+        try:
+            query = f'SELECT {cols} FROM "{table}" ORDER BY rowid'
+            yield from (tuple(r) for r in conn.execute(query))
+        finally:
+            conn.close()
 
-def stream(path: str, table: str, columns: list[str]) -> Iterator[tuple[Any, ...]]:
-    """Every row in rowid order, as stored, from a connection of its own (its own snapshot
-    while a target fills)."""
-    cols = ", ".join(f'"{c}"' for c in columns)
-    conn = sqlite3.connect(path)
-    try:
-        yield from (tuple(r) for r in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY rowid'))
-    finally:
-        conn.close()
+    @contextmanager
+    def writing(self) -> Iterator[Write]:
+        """One write transaction; ``write`` inserts rows as they are (FTS triggers fire)."""
+        with self.db.write() as conn:
+
+            def write(
+                table: str,
+                columns: list[str],
+                rows: Iterable[tuple[Any, ...]],
+                advance: Callable[[int], None],
+            ) -> int:
+                return insert_rows(conn, table, columns, rows, advance)
+
+            yield write
+
+    def max_rowid(self, table: str) -> int:
+        """The largest ``rowid`` of ``table`` (0 when empty)."""
+        c = self.db.get()
+        return int(c.execute(f'SELECT coalesce(max(rowid), 0) FROM "{table}"').fetchone()[0])
+
+    def lookup(
+        self,
+        table: str,
+        key_cols: Sequence[str],
+        keys: Sequence[tuple[Any, ...]],
+        out_cols: Sequence[str],
+    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
+        values of ``out_cols`` (one row per key; keys are unique in the tables this is asked
+        of). Inside :meth:`writing` they include the rows written so far."""
+        select = ", ".join(f'"{col}"' for col in (*key_cols, *out_cols))
+        width = len(key_cols)
+        found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        c = self.db.get()
+        for start in range(0, len(keys), LOOKUP_CHUNK):
+            chunk = keys[start : start + LOOKUP_CHUNK]
+            if width == 1:
+                where = f'"{key_cols[0]}" IN ({", ".join("?" * len(chunk))})'
+            else:
+                names = ", ".join(f'"{col}"' for col in key_cols)
+                one = "(" + ", ".join("?" * width) + ")"
+                where = f"({names}) IN (VALUES {', '.join([one] * len(chunk))})"
+            params = [value for key in chunk for value in key]
+            for r in c.execute(f'SELECT {select} FROM "{table}" WHERE {where}', params):
+                found[tuple(r[:width])] = tuple(r[width:])
+        return found
+
+    def vector_dims(self) -> dict[str, int]:
+        """Embedder id -> dimension of the stored vectors (float32 blobs)."""
+        dims: dict[str, int] = {}
+        for table in [t for t in self.tables() if "embedding" in self.columns(t)]:
+            for embedder, size in self.db.get().execute(
+                f'SELECT embedder, min(length(embedding)) FROM "{table}"'
+                " WHERE embedding IS NOT NULL AND embedder IS NOT NULL GROUP BY embedder"
+            ):
+                dims.setdefault(embedder, int(size) // 4)
+        return dims
+
+    def bump_generation(self, users: Iterable[tuple[str, str]]) -> None:
+        """Bump the cache generation of ``(tenant, user_id)`` pairs: cached vectors reload."""
+        self.db.get().executemany(
+            "UPDATE users SET generation = generation + 1 WHERE tenant = ? AND user_id = ?",
+            list(users),
+        )
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Delete every row of the tables ``names`` (children first, so foreign keys hold),
+        in one transaction."""
+        with self.db.write() as conn:
+            for table in reversed(names):
+                conn.execute(f'DELETE FROM "{table}"')
 
 
 def insert_rows(
@@ -83,62 +165,4 @@ def insert_rows(
     return n + len(batch)
 
 
-def max_rowid(c: sqlite3.Connection, table: str) -> int:
-    """The largest ``rowid`` of ``table`` (0 when empty)."""
-    return int(c.execute(f'SELECT coalesce(max(rowid), 0) FROM "{table}"').fetchone()[0])
-
-
-#: Keys per statement of :func:`lookup` (well under SQLite's 32,766 variables).
-LOOKUP_CHUNK = 300
-
-
-def lookup(
-    c: sqlite3.Connection,
-    table: str,
-    key_cols: Sequence[str],
-    keys: Sequence[tuple[Any, ...]],
-    out_cols: Sequence[str],
-) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-    """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the values of
-    ``out_cols`` (one row per key; keys are unique in the tables this is asked of)."""
-    select = ", ".join(f'"{col}"' for col in (*key_cols, *out_cols))
-    width = len(key_cols)
-    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    for start in range(0, len(keys), LOOKUP_CHUNK):
-        chunk = keys[start : start + LOOKUP_CHUNK]
-        if width == 1:
-            where = f'"{key_cols[0]}" IN ({", ".join("?" * len(chunk))})'
-        else:
-            names = ", ".join(f'"{col}"' for col in key_cols)
-            one = "(" + ", ".join("?" * width) + ")"
-            where = f"({names}) IN (VALUES {', '.join([one] * len(chunk))})"
-        params = [value for key in chunk for value in key]
-        for r in c.execute(f'SELECT {select} FROM "{table}" WHERE {where}', params):
-            found[tuple(r[:width])] = tuple(r[width:])
-    return found
-
-
-def vector_dims(c: sqlite3.Connection, tables: Sequence[str]) -> dict[str, int]:
-    """Embedder id -> dimension of the vectors stored in ``tables`` (float32 blobs)."""
-    dims: dict[str, int] = {}
-    for table in tables:
-        for embedder, size in c.execute(
-            f'SELECT embedder, min(length(embedding)) FROM "{table}"'
-            " WHERE embedding IS NOT NULL AND embedder IS NOT NULL GROUP BY embedder"
-        ):
-            dims.setdefault(embedder, int(size) // 4)
-    return dims
-
-
-def bump_generation(c: sqlite3.Connection, users: Iterable[tuple[str, str]]) -> None:
-    """Bump the cache generation of ``(tenant, user_id)`` pairs: cached vectors reload."""
-    c.executemany(
-        "UPDATE users SET generation = generation + 1 WHERE tenant = ? AND user_id = ?",
-        list(users),
-    )
-
-
-def clear(c: sqlite3.Connection, tables: Sequence[str]) -> None:
-    """Delete every row of ``tables`` (children first, so foreign keys hold)."""
-    for table in reversed(tables):
-        c.execute(f'DELETE FROM "{table}"')
+__all__ = ["SQLiteTableRows", "insert_rows"]

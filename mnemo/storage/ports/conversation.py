@@ -8,7 +8,7 @@ from mnemo.schemas import HistoryEntry, Message, ProfileFact
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 
 
-class ConversationTiers(Protocol):
+class ConversationStore(Protocol):
     """What the profile, episode, summary and eviction tiers read and write."""
 
     def profile_facts(
@@ -60,4 +60,4 @@ class ConversationTiers(Protocol):
         ...
 
 
-__all__ = ["ConversationTiers"]
+__all__ = ["ConversationStore"]

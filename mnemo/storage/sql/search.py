@@ -1,0 +1,182 @@
+"""The search-side reads both stores share: vectors, hit fields, session sizes, embedders.
+
+:class:`SQLSearch` implements every :class:`~mnemo.storage.ports.search.SearchSource` method
+but the full-text ones (``lexical``, ``lexical_idf``), which each backend adds in its own
+subclass (FTS5 with bm25 in :mod:`mnemo.storage.sqlite.search`; tsvector and a BM25 of its own
+in :mod:`mnemo.storage.postgres.search`); it is one of the role classes a store is assembled
+from (:mod:`mnemo.storage.sql.role`). The statements here are spelled through the
+:class:`~mnemo.storage.sql.dialect.Dialect`, and read vectors as the :class:`~mnemo.storage.
+sql.tx.Tx` returns them (float32 bytes on both backends), so both stores give the same rows
+in the same order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
+from mnemo.storage.sql import rows
+from mnemo.storage.sql import stats as stats_sql
+from mnemo.storage.sql.dialect import Dialect
+from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql.tx import Tx
+
+#: Rows per ``IN (...)`` list of a batched lookup.
+CHUNK = 500
+#: The columns a search hit is built from (:func:`mnemo.storage.sql.rows.fetched`), by table.
+HIT_COLUMNS = {
+    MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq",
+    MEMORY: "rowid, id, kind, content, created_at, user_id, session_id, metadata, tags,"
+    " source_message_ids",
+}
+#: The full-text tables' row tables, by ref table.
+TABLES = {MESSAGE: "messages", MEMORY: "memories"}
+
+
+def embedders(c: Tx) -> list[str]:
+    """Distinct embedder ids of stored vectors.
+
+    A loose index scan (one index probe per distinct value) instead of ``DISTINCT``, which
+    would read the whole embedder index: this runs every time a store is opened.
+    """
+    out: set[str] = set()
+    for table in TABLES.values():
+        found = c.execute(
+            f"WITH RECURSIVE e(v) AS (SELECT min(embedder) FROM {table}"
+            f" UNION ALL SELECT (SELECT min(embedder) FROM {table} WHERE embedder > e.v)"
+            " FROM e WHERE e.v IS NOT NULL) SELECT v FROM e WHERE v IS NOT NULL"
+        )
+        out.update(r[0] for r in found)
+    return sorted(out)
+
+
+def chunks(values: list[Any]) -> list[list[Any]]:
+    """``values`` without repeats, in slices of at most :data:`CHUNK`."""
+    uniq = list(dict.fromkeys(values))
+    return [uniq[i : i + CHUNK] for i in range(0, len(uniq), CHUNK)]
+
+
+class SQLSearch(SQLRole):
+    """The shared half of a backend's search port, over the store's transactions."""
+
+    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
+        """Messages plus live memories in one session."""
+        with self.tx.auto() as c:
+            return stats_sql.count_items(c, tenant, user_id, session_id)
+
+    def vector_state(self, tenant: str, user_id: str) -> VectorState:
+        """The current generation and insert high-water marks of a user's vectors."""
+        with self.tx.auto() as c:
+            q = c.dialect.mark
+            r = c.execute(
+                f"SELECT (SELECT generation FROM users WHERE tenant={q} AND user_id={q}),"
+                f" (SELECT coalesce(max(rowid), 0) FROM messages WHERE tenant={q}"
+                f" AND user_id={q}),"
+                f" (SELECT coalesce(max(rowid), 0) FROM memories WHERE tenant={q}"
+                f" AND user_id={q})",
+                (tenant, user_id) * 3,
+            ).fetchone()
+        return VectorState(-1 if r[0] is None else int(r[0]), int(r[1]), int(r[2]))
+
+    def load_vectors(
+        self,
+        tenant: str,
+        user_id: str,
+        embedder: str,
+        after: VectorState | None,
+        upto: VectorState,
+    ) -> VectorRows:
+        """Embedded live rows of a user made by ``embedder``, newer than ``after`` (if given)
+        and no newer than ``upto``: bounding both ends keeps concurrent inserts from being
+        loaded twice. Messages first, each table in rowid order (equal rows then give
+        bit-equal products on both backends)."""
+        lo_msg = after.max_message_rowid if after else 0
+        lo_mem = after.max_memory_rowid if after else 0
+        with self.tx.read() as c:
+            d = c.dialect
+            q, emb = d.mark, d.unindexed("embedder")
+            where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
+            messages = c.execute(
+                "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
+                f" key_vectors FROM messages WHERE {where} AND evicted_at IS NULL"
+                " ORDER BY rowid",  # the user index's own order: no sort
+                (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
+            ).fetchall()
+            memories = c.execute(
+                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL"
+                f" FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
+                (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
+            ).fetchall()
+        return rows.vector_rows(messages + memories)
+
+    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Hit fields of the given refs (those still present); see
+        :func:`mnemo.storage.sql.rows.fetched`."""
+        out: dict[Ref, dict[str, Any]] = {}
+        with self.tx.auto() as c:
+            for table, name in TABLES.items():
+                for chunk in chunks([r for t, r in refs if t == table]):
+                    sql = (
+                        f"SELECT {HIT_COLUMNS[table]} FROM {name}"
+                        f" WHERE rowid IN ({c.dialect.marks(len(chunk))})"
+                    )
+                    for r in c.execute(sql, chunk):
+                        out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
+        return out
+
+    def embeddings_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Already-stored vectors of ``tenant``'s rows (None: any tenant's) for content hashes
+        made by ``embedder``."""
+        out: dict[str, np.ndarray] = {}
+        with self.tx.auto() as c:
+            for chunk in chunks(hashes):
+                for table in TABLES.values():
+                    sql, args = self._by_hash(c.dialect, table, chunk, embedder, tenant)
+                    for r in c.execute(f"SELECT content_hash, embedding FROM {sql}", args):
+                        out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
+        return out
+
+    def key_vectors_for(
+        self, tenant: str | None, embedder: str, hashes: list[str]
+    ) -> dict[str, np.ndarray]:
+        """Stored extra keys (at least one) of ``tenant``'s messages (None: any tenant's) by
+        content hash, made by ``embedder``."""
+        out: dict[str, np.ndarray] = {}
+        with self.tx.auto() as c:
+            for chunk in chunks(hashes):
+                sql, args = self._by_hash(c.dialect, "messages", chunk, embedder, tenant)
+                for h, vec, keys in c.execute(
+                    f"SELECT content_hash, embedding, key_vectors FROM {sql}"
+                    " AND length(key_vectors) > 0",
+                    args,
+                ):
+                    out[h] = rows.unpack_keys(keys, len(vec) // 4)
+        return out
+
+    @staticmethod
+    def _by_hash(
+        d: Dialect, table: str, hashes: list[str], embedder: str, tenant: str | None
+    ) -> tuple[str, list[Any]]:
+        """``table WHERE ...``: embedded rows of ``hashes`` by ``embedder`` (of ``tenant``),
+        looked up by the content-hash index."""
+        where = (
+            f"{table} WHERE content_hash IN ({d.marks(len(hashes))})"
+            f" AND {d.unindexed('embedder')}={d.mark} AND embedding IS NOT NULL"
+        )
+        args: list[Any] = [*hashes, embedder]
+        if tenant is not None:
+            where += f" AND {d.unindexed('tenant')}={d.mark}"
+            args.append(tenant)
+        return where, args
+
+    def embedders_in_use(self) -> list[str]:
+        """Distinct embedder ids of stored vectors."""
+        with self.tx.auto() as c:
+            return embedders(c)
+
+
+__all__ = ["CHUNK", "HIT_COLUMNS", "SQLSearch", "chunks", "embedders"]
