@@ -8,6 +8,7 @@ from mnemo.config.settings import PRESETS, Settings
 from mnemo.errors import (
     ConfigError,
     EmbeddingError,
+    EmbeddingTransientError,
     LLMError,
     LLMOutputError,
     LLMTransientError,
@@ -19,6 +20,7 @@ from mnemo.errors import (
     ValidationError,
 )
 from mnemo.memory.facade import Memory
+from mnemo.memory.paging import Page
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import (
     ContextBundle,
@@ -44,6 +46,7 @@ __all__ = [
     "ContextBundle",
     "Document",
     "EmbeddingError",
+    "EmbeddingTransientError",
     "HistoryEntry",
     "Hit",
     "Job",
@@ -56,6 +59,7 @@ __all__ = [
     "MessageIn",
     "MnemoError",
     "NotFoundError",
+    "Page",
     "ProfileFact",
     "SchemaError",
     "Settings",

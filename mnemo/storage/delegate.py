@@ -125,6 +125,14 @@ class StoreDelegate:
         """Messages matching ``flt``, in conversation order."""
         return self.inner.list_messages(flt)
 
+    def count_memories(self, flt: ListFilter) -> int:
+        """How many memories match ``flt`` (its limit and offset aside)."""
+        return self.inner.count_memories(flt)
+
+    def count_messages(self, flt: ListFilter) -> int:
+        """How many messages match ``flt`` (its limit and offset aside)."""
+        return self.inner.count_messages(flt)
+
     def recent_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, newest first (the tail of a conversation)."""
         return self.inner.recent_messages(flt)

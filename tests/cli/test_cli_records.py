@@ -35,11 +35,13 @@ def seeded(db_path: str) -> dict[str, str]:
 def test_list_get_edit_delete(env: dict[str, str], seeded: dict[str, str]) -> None:
     out = runner.invoke(app, ["list", "--user", "ann", "--json"], env=env)
     assert out.exit_code == 0, out.output
-    assert [m["id"] for m in json.loads(out.output)] == [seeded["cat"], seeded["tea"]]
+    listed = json.loads(out.output)
+    assert [m["id"] for m in listed["data"]] == [seeded["cat"], seeded["tea"]]
+    assert (listed["total"], listed["next_offset"]) == (2, None)
     out = runner.invoke(app, ["list", "--json", "--kind", "note"], env=env)
-    assert [m["content"] for m in json.loads(out.output)] == ["Ann has a cat named Miso"]
+    assert [m["content"] for m in json.loads(out.output)["data"]] == ["Ann has a cat named Miso"]
     out = runner.invoke(app, ["list"], env=env)
-    assert out.exit_code == 0 and "3 memories" in out.output and "cello" in out.output
+    assert out.exit_code == 0 and "3 of 3 memories" in out.output and "cello" in out.output
 
     out = runner.invoke(app, ["get", seeded["tea"], "--json"], env=env)
     assert out.exit_code == 0 and json.loads(out.output)["tags"] == ["drinks"]

@@ -1,0 +1,95 @@
+"""One page of a listing, the way every surface pages: :class:`Page`.
+
+``Memory``'s list-like operations (``list_page``, ``messages_page``, ``users_page``,
+``sessions_page``, ``jobs_page``) return a ``Page``: the rows, how many match in all, where the
+page starts and where the next one starts. The REST API, the MCP tools, the web UI and the CLI
+read these fields and never compute a position themselves, so they all page alike and can all
+say "20 of 85".
+
+A position is an offset today. When listings page by an opaque cursor instead (the
+memory-model issue), the cursor is made and read here and in ``Memory``; a surface that hands
+back what a page gives it keeps working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, Field, computed_field
+
+from mnemo.errors import ValidationError
+from mnemo.storage.base import ListFilter
+
+T = TypeVar("T")
+#: The most rows one listing call looks through (its offset plus its limit).
+MAX_ROWS = 10_000
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a listing: ``items``, out of ``total`` matching rows, starting at
+    ``offset``; ``next_offset`` is where the next page starts (None on the last page)."""
+
+    items: list[T] = Field(description="The rows of this page, in the listing's order.")
+    total: int = Field(description="How many rows match the listing, on every page.")
+    limit: int = Field(description="The most rows a page holds.")
+    offset: int = Field(description="Position of the first row of this page (0-based).")
+    next_offset: int | None = Field(
+        default=None, description="Position of the next page's first row; None on the last."
+    )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def has_more(self) -> bool:
+        """True when a next page exists."""
+        return self.next_offset is not None
+
+    @property
+    def prev_offset(self) -> int | None:
+        """Position of the previous page's first row; None on the first page."""
+        return max(0, self.offset - self.limit) if self.offset else None
+
+    def shown(self) -> str:
+        """What this page shows of the whole: ``"20 of 85"``, ``"21-40 of 85"``, ``"0 of 0"``."""
+        if not self.items:
+            return f"0 of {self.total}"
+        first, last = self.offset + 1, self.offset + len(self.items)
+        return f"{last} of {self.total}" if first == 1 else f"{first}-{last} of {self.total}"
+
+
+def check_window(limit: object, offset: object) -> tuple[int, int]:
+    """``(limit, offset)`` of a listing call; ValidationError unless the limit is an integer in
+    [1, 10000] and the offset a non-negative integer."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROWS:
+        raise ValidationError(f"limit must be an integer in [1, {MAX_ROWS}]")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValidationError("offset must be a non-negative integer")
+    return limit, offset
+
+
+def page_of(
+    fetch: Callable[[ListFilter], Sequence[T]], count: Callable[[ListFilter], int], flt: ListFilter
+) -> Page[T]:
+    """The page ``flt`` selects: one row more than its limit is fetched to know whether a next
+    page exists, and ``count`` gives the total (never less than what the fetch saw, should rows
+    be written between the two reads)."""
+    rows = list(fetch(replace(flt, limit=flt.limit + 1)))
+    return window(rows, flt.limit, flt.offset, count(flt))
+
+
+def window(rows: Sequence[T], limit: int, offset: int, total: int) -> Page[T]:
+    """The page of ``rows`` (read from ``offset`` on, up to ``limit + 1`` of them) out of
+    ``total``."""
+    more = len(rows) > limit
+    items = list(rows[:limit])
+    return Page[T](
+        items=items,
+        total=max(total, offset + len(items) + int(more)),
+        limit=limit,
+        offset=offset,
+        next_offset=offset + limit if more else None,
+    )
+
+
+__all__ = ["MAX_ROWS", "Page", "check_window", "page_of", "window"]
