@@ -83,9 +83,10 @@ def window(rows: Sequence[T], limit: int, offset: int, total: int) -> Page[T]:
     ``total``."""
     more = len(rows) > limit
     items = list(rows[:limit])
+    seen = offset + len(items) + int(more) if items else 0  # rows exist at least this far
     return Page[T](
         items=items,
-        total=max(total, offset + len(items) + int(more)),
+        total=max(total, seen),
         limit=limit,
         offset=offset,
         next_offset=offset + limit if more else None,
