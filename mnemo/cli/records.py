@@ -62,10 +62,11 @@ def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -
 
 
 def page_footer(page: Page[MemoryItem], again: str) -> str:
-    """``"20 of 85 memories; next page: <again> --offset 20"`` (no hint on the last page)."""
+    """``"20 of 85 memories"``, then (unless this is the last page) the command of the next
+    page on a line of its own: ``"next page: <again> --offset 20"``."""
     line = f"{page.shown()} memories"
     if page.next_offset is not None:
-        line += f"; next page: {again} --offset {page.next_offset}"
+        line += f"\nnext page: {again} --offset {page.next_offset}"
     return line
 
 
