@@ -69,28 +69,36 @@ def check_window(limit: object, offset: object) -> tuple[int, int]:
 
 
 def page_of(
-    fetch: Callable[[ListFilter], Sequence[T]], count: Callable[[ListFilter], int], flt: ListFilter
+    fetch: Callable[[int, int], Sequence[T]], count: Callable[[], int], limit: int, offset: int
 ) -> Page[T]:
-    """The page ``flt`` selects: one row more than its limit is fetched to know whether a next
-    page exists, and ``count`` gives the total (never less than what the fetch saw, should rows
-    be written between the two reads)."""
-    rows = list(fetch(replace(flt, limit=flt.limit + 1)))
-    return window(rows, flt.limit, flt.offset, count(flt))
-
-
-def window(rows: Sequence[T], limit: int, offset: int, total: int) -> Page[T]:
-    """The page of ``rows`` (read from ``offset`` on, up to ``limit + 1`` of them) out of
-    ``total``."""
+    """The page of ``limit`` rows from ``offset``: ``fetch(n, offset)`` reads up to ``n`` rows
+    from there, and one more than the limit is read to know whether a next page exists;
+    ``count()`` gives the total (never taken as less than what the fetch saw, should rows be
+    written between the two reads)."""
+    rows = fetch(limit + 1, offset)
     more = len(rows) > limit
     items = list(rows[:limit])
     seen = offset + len(items) + int(more) if items else 0  # rows exist at least this far
     return Page[T](
         items=items,
-        total=max(total, seen),
+        total=max(count(), seen),
         limit=limit,
         offset=offset,
         next_offset=offset + limit if more else None,
     )
 
 
-__all__ = ["MAX_ROWS", "Page", "check_window", "page_of", "window"]
+def filter_page(
+    fetch: Callable[[ListFilter], Sequence[T]], count: Callable[[ListFilter], int], flt: ListFilter
+) -> Page[T]:
+    """The page a listing filter selects (its limit and offset), read by ``fetch`` and counted
+    by ``count`` (a store's ``list_*`` and ``count_*``)."""
+    return page_of(
+        lambda n, at: fetch(replace(flt, limit=n, offset=at)),
+        lambda: count(flt),
+        flt.limit,
+        flt.offset,
+    )
+
+
+__all__ = ["MAX_ROWS", "Page", "check_window", "filter_page", "page_of"]

@@ -18,7 +18,7 @@ from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.index.embed import Embedding
 from mnemo.memory.idempotency import Keys
-from mnemo.memory.paging import MAX_ROWS, Page, check_window, page_of, window
+from mnemo.memory.paging import MAX_ROWS, Page, check_window, filter_page, page_of
 from mnemo.schemas import (
     HistoryEntry,
     Job,
@@ -197,7 +197,7 @@ class Records:
         flt = self._memory_filter(
             user_id, session_id, kind, tag, since, until, limit, offset, include_deleted
         )
-        return page_of(self.store.list_memories, self.store.count_memories, flt)
+        return filter_page(self.store.list_memories, self.store.count_memories, flt)
 
     def _memory_filter(
         self,
@@ -254,21 +254,25 @@ class Records:
     ) -> Page[Message]:
         """:meth:`messages` as a :class:`~mnemo.memory.paging.Page`."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
-        return page_of(self.store.list_messages, self.store.count_messages, flt)
+        return filter_page(self.store.list_messages, self.store.count_messages, flt)
 
     def users_page(self, *, limit: int = 100, offset: int = 0) -> Page[UserSummary]:
         """:meth:`users` as a :class:`~mnemo.memory.paging.Page`."""
         limit, offset = check_window(limit, offset)
-        found = self.store.list_users(self.tenant, limit + 1, offset)
-        return window(found, limit, offset, self.store.stats(self.tenant).users)
+        return page_of(
+            lambda n, at: self.store.list_users(self.tenant, n, at),
+            lambda: self.store.stats(self.tenant).users,
+            limit,
+            offset,
+        )
 
     def sessions_page(
         self, user_id: str, *, limit: int = 100, offset: int = 0
     ) -> Page[SessionSummary]:
         """:meth:`sessions` as a :class:`~mnemo.memory.paging.Page`."""
         limit, offset = check_window(limit, offset)
-        found = self.sessions(user_id)
-        return window(found[offset : offset + limit + 1], limit, offset, len(found))
+        found = self.sessions(user_id)  # every one: a user has few
+        return page_of(lambda n, at: found[at : at + n], lambda: len(found), limit, offset)
 
     def jobs_page(
         self, status: str | None = None, *, limit: int = 100, offset: int = 0
@@ -280,10 +284,13 @@ class Records:
         limit, offset = check_window(limit, offset)
         if offset + limit > MAX_ROWS:
             raise ValidationError(f"jobs can be listed up to the newest {MAX_ROWS}")
-        found = self.store.list_jobs(status, offset + limit + 1, tenant=self.tenant)
         counts = self.store.stats(self.tenant).jobs
-        total = counts.get(status, 0) if status else sum(counts.values())
-        return window(found[offset:], limit, offset, total)
+        return page_of(
+            lambda n, at: self.store.list_jobs(status, at + n, tenant=self.tenant)[at:],
+            lambda: counts.get(status, 0) if status else sum(counts.values()),
+            limit,
+            offset,
+        )
 
     def filter(
         self,
