@@ -6,9 +6,12 @@ page starts and where the next one starts. The REST API, the MCP tools, the web 
 read these fields and never compute a position themselves, so they all page alike and can all
 say "20 of 85".
 
-A position is an offset today. When listings page by an opaque cursor instead (the
-memory-model issue), the cursor is made and read here and in ``Memory``; a surface that hands
-back what a page gives it keeps working.
+A position is an offset today: ``offset`` in, ``next_offset`` out. An opaque cursor (the
+memory-model issue) replaces it here and in ``Memory`` only: the page operations take the
+cursor a page gave, and ``Page`` carries the next one in place of ``next_offset``, made from the
+last row's sort key. Each surface reads a page in exactly one place (the REST and MCP models'
+``of``, the UI's ``pager`` macro, ``mnemo list``'s footer), and none computes a position, so
+each hands the new token through there.
 """
 
 from __future__ import annotations
