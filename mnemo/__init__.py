@@ -10,6 +10,7 @@ from mnemo.config.settings import PRESETS, Settings
 from mnemo.errors import (
     ConfigError,
     EmbeddingError,
+    EmbeddingTransientError,
     LLMError,
     LLMOutputError,
     LLMTransientError,
@@ -22,6 +23,7 @@ from mnemo.errors import (
 )
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
+from mnemo.memory.paging import Page
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import (
     ContextBundle,
@@ -47,6 +49,7 @@ __all__ = [
     "ContextBundle",
     "Document",
     "EmbeddingError",
+    "EmbeddingTransientError",
     "HistoryEntry",
     "Hit",
     "Job",
@@ -59,6 +62,7 @@ __all__ = [
     "MessageIn",
     "MnemoError",
     "NotFoundError",
+    "Page",
     "ProfileFact",
     "SchemaError",
     "Settings",

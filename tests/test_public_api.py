@@ -27,6 +27,7 @@ PUBLIC = [
     "ContextBundle",
     "Document",
     "EmbeddingError",
+    "EmbeddingTransientError",
     "HistoryEntry",
     "Hit",
     "Job",
@@ -39,6 +40,7 @@ PUBLIC = [
     "MessageIn",
     "MnemoError",
     "NotFoundError",
+    "Page",
     "ProfileFact",
     "SchemaError",
     "Settings",
@@ -196,10 +198,11 @@ def test_the_tree_checker_rejects_a_wrong_drawing(monkeypatch: pytest.MonkeyPatc
     doc = errors.__doc__ or ""
     wrong = doc.replace(
         "├── EmbeddingError        an embedder could not produce vectors\n"
-        "    │   └── TransientError",
-        "├── EmbeddingError        an embedder could not produce vectors\n    ├── TransientError",
+        "    │   └── EmbeddingTransientError",
+        "├── EmbeddingError        an embedder could not produce vectors\n"
+        "    ├── EmbeddingTransientError",
     )
     assert wrong != doc
     monkeypatch.setattr(errors, "__doc__", wrong)
-    with pytest.raises(AssertionError, match="TransientError is drawn under MnemoError"):
+    with pytest.raises(AssertionError, match="EmbeddingTransientError is drawn under MnemoError"):
         test_the_drawn_tree_is_the_real_hierarchy()

@@ -82,10 +82,8 @@ def create_app(
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: counts refusals too
-    routers = (memories.router, memories.topics_router(), jobs.router, query.router, proxy.router)
-    for router in routers:
-        if router is not None:
-            app.include_router(router)
+    for router in (memories.router, jobs.router, query.router, proxy.router):
+        app.include_router(router)
     _ops_routes(app)
     docs.install(app)
     return app

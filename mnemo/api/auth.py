@@ -32,6 +32,9 @@ KeyStore = ApiKeys
 class AuthError(MnemoError):
     """A request carried no valid API key (HTTP 401)."""
 
+    http_status = 401
+    error_type = "unauthorized"
+
 
 def key_store(store: KeyHolder) -> KeyStore:
     """The key table of a store."""

@@ -1,6 +1,7 @@
 """HTTP error mapping: every error is JSON ``{"error": {"type", "message"}}``.
 
-mnemo errors map to statuses (ValidationError 422, NotFoundError 404, AuthError 401,
+A mnemo error answers with the status and type its class carries (``http_status`` and
+``error_type``, see :mod:`mnemo.errors`: ValidationError 422, NotFoundError 404, AuthError 401,
 HostRefused 403, ConfigError 400, SchemaError 409, UpstreamError 502, TransientError and
 StorageError 503, EmbeddingError 502); anything else is a 500 whose traceback is logged (the
 one broad catch of the HTTP layer).
@@ -16,36 +17,10 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mnemo.api.auth import AuthError
-from mnemo.api.hosts import HostRefused
-from mnemo.api.upstream import UpstreamError
-from mnemo.errors import (
-    ConfigError,
-    EmbeddingError,
-    MnemoError,
-    NotFoundError,
-    SchemaError,
-    StorageError,
-    TransientError,
-    ValidationError,
-)
+from mnemo.errors import MnemoError
 from mnemo.redact import mask_credentials
 
 log = logging.getLogger("mnemo.api")
-
-#: Most specific first: the first class an error is an instance of decides.
-STATUS: tuple[tuple[type[MnemoError], int, str], ...] = (
-    (AuthError, 401, "unauthorized"),
-    (HostRefused, 403, "forbidden_host"),
-    (UpstreamError, 502, "upstream_error"),
-    (ValidationError, 422, "invalid_request"),
-    (NotFoundError, 404, "not_found"),
-    (ConfigError, 400, "config_error"),
-    (SchemaError, 409, "schema_error"),
-    (TransientError, 503, "unavailable"),
-    (EmbeddingError, 502, "embedding_error"),
-    (StorageError, 503, "storage_error"),
-)
 
 
 def error_response(status: int, kind: str, message: str) -> JSONResponse:
@@ -56,11 +31,8 @@ def error_response(status: int, kind: str, message: str) -> JSONResponse:
 
 
 def status_of(exc: MnemoError) -> tuple[int, str]:
-    """HTTP status and error type of a mnemo error."""
-    for cls, status, kind in STATUS:
-        if isinstance(exc, cls):
-            return status, kind
-    return 500, "internal_error"
+    """HTTP status and error type of a mnemo error (the ones its class carries)."""
+    return exc.http_status, exc.error_type
 
 
 #: What a client is told of a database failure; the server log has the details (which name

@@ -22,6 +22,9 @@ class HostRefused(MnemoError):
     """The open server was asked by a remote client, or for a ``Host`` it does not answer
     for (HTTP 403)."""
 
+    http_status = 403
+    error_type = "forbidden_host"
+
 
 def parse_allowed(value: str) -> frozenset[str]:
     """``allowed_hosts`` (comma-separated names) as lower-case names without ports."""

@@ -19,9 +19,11 @@ def list_jobs(
     mem: MemoryDep,
     status: JobStatus | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=9_999)] = 0,
 ) -> JobList:
-    """The tenant's jobs, newest first; a dead job keeps its last error."""
-    return JobList(data=mem.jobs(status, limit))
+    """The tenant's jobs, newest first, paginated (the newest 10,000); a dead job keeps its
+    last error."""
+    return JobList.of(mem.jobs_page(status, limit=limit, offset=offset))
 
 
 @router.post("/requeue-dead", response_model=JobsRequeued)

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 
-from mnemo import validation as check
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
 from mnemo.api.models import (
@@ -29,9 +28,7 @@ from mnemo.api.models import (
     SessionList,
     UserPage,
 )
-from mnemo.errors import NotFoundError
-from mnemo.ids import MEMORY_PREFIX
-from mnemo.memory.facade import Memory
+from mnemo.memory import records
 from mnemo.memory.idempotency import MAX_KEY_CHARS
 from mnemo.schemas import ContextBundle, MemoryItem
 
@@ -42,14 +39,6 @@ router = APIRouter(prefix="/v1", responses=ERRORS)
 
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
-
-
-def _memory(mem: Memory, memory_id: str) -> MemoryItem:
-    if not memory_id.startswith(MEMORY_PREFIX):
-        raise NotFoundError(f"no memory with id {memory_id!r}")
-    item = mem.get(memory_id)
-    assert isinstance(item, MemoryItem)
-    return item
 
 
 IdempotencyKey = Annotated[
@@ -92,26 +81,23 @@ def list_memories(
     offset: Offset = 0,
 ) -> MemoryPage:
     """Memories, newest first, filtered and paginated."""
-    items = mem.list(
+    page = mem.list_page(
         user_id,
         session_id=session_id,
         kind=kind,
         tag=tag,
         since=since,
         until=until,
-        limit=limit + 1,
+        limit=limit,
         offset=offset,
     )
-    more = len(items) > limit
-    return MemoryPage(
-        data=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None
-    )
+    return MemoryPage.of(page)
 
 
 @router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
 def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
     """One live memory."""
-    return _memory(mem, memory_id)
+    return mem.get_memory(memory_id)
 
 
 @router.patch(
@@ -122,23 +108,21 @@ def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
 )
 def update_memory(memory_id: str, body: MemoryPatch, mem: MemoryDep) -> MemoryItem:
     """Change a memory's content, tags, metadata, importance or confidence."""
-    _memory(mem, memory_id)
+    mem.get_memory(memory_id)
     return mem.update(memory_id, **body.model_dump(exclude_none=True))
 
 
 @router.delete("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
 def delete_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
     """Soft-delete a memory; its history keeps it."""
-    _memory(mem, memory_id)
+    mem.get_memory(memory_id)
     return mem.delete(memory_id)
 
 
 @router.get("/memories/{memory_id}/history", response_model=HistoryList, tags=["memories"])
 def memory_history(memory_id: str, mem: MemoryDep) -> HistoryList:
     """Every change of a memory, oldest first."""
-    if not memory_id.startswith(MEMORY_PREFIX):
-        raise NotFoundError(f"no memory with id {memory_id!r}")
-    return HistoryList(data=mem.history(memory_id))
+    return HistoryList(data=mem.history(records.memory_id(memory_id)))
 
 
 @router.post("/search", response_model=SearchResults, tags=["search"])
@@ -187,13 +171,10 @@ def list_messages(
     offset: Offset = 0,
 ) -> MessagePage:
     """Stored turns in conversation order, filtered and paginated."""
-    items = mem.messages(
-        user_id, session_id=session_id, since=since, until=until, limit=limit + 1, offset=offset
+    page = mem.messages_page(
+        user_id, session_id=session_id, since=since, until=until, limit=limit, offset=offset
     )
-    more = len(items) > limit
-    return MessagePage(
-        data=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None
-    )
+    return MessagePage.of(page)
 
 
 @router.post("/context", response_model=ContextBundle, tags=["context"])
@@ -213,11 +194,7 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
 @router.get("/users", response_model=UserPage, tags=["users"])
 def list_users(mem: MemoryDep, limit: Limit = 100, offset: Offset = 0) -> UserPage:
     """The tenant's users by id, with their sessions, turns, live memories and last activity."""
-    items = mem.users(limit=limit + 1, offset=offset)
-    more = len(items) > limit
-    return UserPage(
-        data=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None
-    )
+    return UserPage.of(mem.users_page(limit=limit, offset=offset))
 
 
 @router.get("/users/{user_id}/sessions", response_model=SessionList, tags=["users"])
@@ -234,14 +211,8 @@ def profile(
 ) -> ProfileResponse:
     """The user's active profile facts (empty until the profile tier has run); by default
     stage 1 of retrieval: importance >= ``profile_context_min_importance`` (`tiered`)."""
-    user_id = check.identifier(user_id, "user_id")
-    floor = min_importance
-    if floor is None:
-        floor = mem.settings.profile_context_min_importance
-    fn = getattr(mem, "profile", None)
-    facts = [] if fn is None else fn(user_id, min_importance=floor)
-    rows = [f.model_dump(mode="json") if hasattr(f, "model_dump") else dict(vars(f)) for f in facts]
-    return ProfileResponse(user_id=user_id, facts=rows)
+    facts = mem.profile_view(user_id, min_importance=min_importance)
+    return ProfileResponse(user_id=user_id, facts=[f.model_dump(mode="json") for f in facts])
 
 
 @router.delete("/users/{user_id}", response_model=ErasedResponse, tags=["users"])
@@ -250,21 +221,11 @@ def erase_user(user_id: str, mem: MemoryDep) -> ErasedResponse:
     return ErasedResponse(user_id=user_id, deleted=mem.delete_user(user_id))
 
 
-def topics_router() -> APIRouter | None:
-    """``GET /v1/topics`` when this mnemo has the topics tier, else None."""
-    if not hasattr(Memory, "topics"):
-        return None
-    extra = APIRouter(prefix="/v1", responses=ERRORS)
-
-    @extra.get("/topics", tags=["topics"])
-    def topics(mem: MemoryDep, user_id: str, session_id: str | None = None) -> dict[str, Any]:
-        """The user's topics (`topics`)."""
-        list_topics: Any = getattr(mem, "topics", None)  # typed once the topics tier merges
-        found = list_topics(user_id, session_id=session_id)
-        data = [t.model_dump(mode="json") if hasattr(t, "model_dump") else t for t in found]
-        return {"data": data}
-
-    return extra
+@router.get("/topics", tags=["topics"])
+def topics(mem: MemoryDep, user_id: str, session_id: str | None = None) -> dict[str, Any]:
+    """The user's topics (`topics`)."""
+    found = mem.topics(user_id, session_id=session_id)
+    return {"data": [t.model_dump(mode="json") for t in found]}
 
 
-__all__ = ["router", "topics_router"]
+__all__ = ["router"]

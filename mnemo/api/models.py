@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mnemo.memory.paging import Page as ListPage
 from mnemo.schemas import (
     HistoryEntry,
     Hit,
@@ -36,12 +37,25 @@ class ErrorBody(BaseModel):
 
 
 class Page(BaseModel, Generic[T]):
-    """One page of a listing; ``next_offset`` is None on the last page."""
+    """One page of a listing, out of ``total`` matching rows; ``next_offset`` is None on the
+    last page."""
 
     data: list[T]
+    total: int = Field(description="How many rows match the listing, on every page.")
     limit: int
     offset: int
     next_offset: int | None = None
+
+    @classmethod
+    def of(cls, page: ListPage[T]) -> Self:
+        """The response body of a page ``Memory`` listed."""
+        return cls(
+            data=page.items,
+            total=page.total,
+            limit=page.limit,
+            offset=page.offset,
+            next_offset=page.next_offset,
+        )
 
 
 class MemoryCreate(BaseModel):
@@ -159,10 +173,8 @@ class SessionList(BaseModel):
     data: list[SessionSummary]
 
 
-class JobList(BaseModel):
+class JobList(Page[Job]):
     """The tenant's background jobs, newest first."""
-
-    data: list[Job]
 
 
 class JobsRequeued(BaseModel):

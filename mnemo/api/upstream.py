@@ -17,6 +17,9 @@ from mnemo.errors import ConfigError, TransientError
 class UpstreamError(TransientError):
     """The upstream could not be reached or timed out (HTTP 502 to the client)."""
 
+    http_status = 502
+    error_type = "upstream_error"
+
 
 def base_url(settings: Settings) -> str | None:
     """The upstream base URL without a trailing slash, or None when none is configured."""

@@ -5,10 +5,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from mnemo.cli.common import (
     DbOpt,
@@ -18,9 +20,11 @@ from mnemo.cli.common import (
     guarded,
     open_existing,
 )
-from mnemo.errors import ValidationError
+from mnemo.memory.paging import Page
 from mnemo.schemas import MemoryItem, Message
 
+#: Memories a page of `mnemo list` shows unless told otherwise.
+DEFAULT_LIMIT = 20
 IdArg = Annotated[str, typer.Argument(help="A memory id (mem_...); `get` takes msg_... too.")]
 
 
@@ -35,17 +39,47 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def memories_table(items: list[MemoryItem], title: str) -> Table:
-    """A table of memories: id, user, kind, date, tags, content."""
+def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -> Table:
+    """A table of memories that reads in 80 columns: the date, kind and (with ``users``) user
+    stay narrow, and the content takes the rest of the width, with the memory's full id (what
+    ``mnemo get/edit/delete`` take) and its tags on a dim line under it."""
     table = Table(title=title)
-    for col in ("id", "user", "kind", "created", "tags"):
-        table.add_column(col, no_wrap=col == "id")
-    table.add_column("content", overflow="fold")
+    table.add_column("created", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    if users:
+        table.add_column("user", overflow="fold", max_width=16)
+    table.add_column("memory", overflow="fold", ratio=1)
     for m in items:
-        table.add_row(
-            m.id, m.user_id, m.kind, m.created_at.strftime("%Y-%m-%d"), ",".join(m.tags), m.content
-        )
+        under = Text(m.id, style="dim")
+        if m.tags:
+            under.append(" · " + ", ".join(f"#{t}" for t in m.tags), style="dim")
+        cell = Text(m.content)
+        cell.append("\n")
+        cell.append_text(under)
+        user = [m.user_id] if users else []
+        table.add_row(m.created_at.strftime("%Y-%m-%d"), m.kind, *user, cell)
     return table
+
+
+def page_footer(page: Page[MemoryItem], again: str) -> str:
+    """``"20 of 85 memories"``, then (unless this is the last page) the command of the next
+    page on a line of its own: ``"next page: <again> --offset 20"``."""
+    line = f"{page.shown()} memories"
+    if page.next_offset is not None:
+        line += f"\nnext page: {again} --offset {page.next_offset}"
+    return line
+
+
+def page_json(page: Page[MemoryItem]) -> dict[str, Any]:
+    """A page as ``--json`` prints it, in the REST API's page shape: ``data``, ``total``,
+    ``limit``, ``offset``, ``next_offset``."""
+    return {
+        "data": page.items,
+        "total": page.total,
+        "limit": page.limit,
+        "offset": page.offset,
+        "next_offset": page.next_offset,
+    }
 
 
 def record_table(item: MemoryItem | Message) -> Table:
@@ -62,25 +96,48 @@ def list_(
     session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
     kind: Annotated[str | None, typer.Option(help="fact, note, episode or summary.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only memories with this tag.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="Number of memories.")] = 20,
-    offset: Annotated[int, typer.Option(min=0, help="Skip this many.")] = 0,
+    limit: Annotated[int, typer.Option(min=1, help="Memories per page.")] = DEFAULT_LIMIT,
+    offset: Annotated[
+        int, typer.Option(min=0, help="Start at this position (the list prints the next one).")
+    ] = 0,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
-    """List live memories, newest first."""
+    """List live memories, newest first, a page at a time: it says how many there are
+    ("20 of 85") and how to get the next page (`--offset N`); `--json` prints `data`, `total`
+    and `next_offset`."""
+
+    given = (
+        ("--user", user),
+        ("--session", session),
+        ("--kind", kind),
+        ("--tag", tag),
+        ("--db", db),
+    )
 
     def run() -> None:
         with open_existing(db, embedder) as mem:
-            items = mem.list(
+            page = mem.list_page(
                 user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset
             )
         if as_json:
-            print_json(items)
-        else:
-            console.print(memories_table(items, f"{len(items)} memories"))
+            print_json(page_json(page))
+            return
+        again = " ".join(
+            ["mnemo list"]
+            + [f"{flag} {shlex.quote(value)}" for flag, value in given if value is not None]
+            + ([f"--limit {limit}"] if limit != DEFAULT_LIMIT else [])
+        )
+        console.print(memories_table(page.items, title(user), users=user is None))
+        console.print(page_footer(page, again), soft_wrap=True, highlight=False)
 
     guarded(run)
+
+
+def title(user: str | None) -> str:
+    """The list's title: whose memories it shows."""
+    return "memories" if user is None else f"memories of {user}"
 
 
 def get(
@@ -149,10 +206,6 @@ def edit(
     """Change a memory's content, tags, importance or confidence (its history keeps the old)."""
 
     def run() -> None:
-        if content is None and tag is None and importance is None and confidence is None:
-            raise ValidationError(
-                "nothing to change: give --content, --tag, --importance or --confidence"
-            )
         with open_existing(db, embedder) as mem:
             item = mem.update(
                 id,

@@ -4,8 +4,9 @@ The base URL may be given with or without its version: if the URL's path does no
 ``/v1``, ``/v1`` is appended (``http://host:8080`` and ``http://host:8080/v1`` both give
 ``http://host:8080/v1/embeddings``). Timeouts, connection errors, HTTP 408, 429 and 5xx are
 retried with exponential backoff and jitter (a numeric ``Retry-After`` header is honoured);
-when retries run out :class:`~mnemo.errors.TransientError` is raised. Any other failure,
-including a malformed response, raises :class:`~mnemo.errors.EmbeddingError` at once.
+when retries run out :class:`~mnemo.errors.EmbeddingTransientError` (an EmbeddingError and a
+TransientError) is raised. Any other failure, including a malformed response, raises
+:class:`~mnemo.errors.EmbeddingError` at once.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import httpx
 import numpy as np
 
 from mnemo.embedders.base import Embedder
-from mnemo.errors import EmbeddingError, TransientError
+from mnemo.errors import EmbeddingError, EmbeddingTransientError
 from mnemo.http_retry import (
     BACKOFF_CAP_S,
     RetryPolicy,
@@ -103,7 +104,9 @@ class OpenAIEmbedder(Embedder):
 
     def _post(self, payload: dict[str, Any]) -> Any:
         """POST ``payload``, retrying transient failures; returns the decoded JSON body."""
-        policy = RetryPolicy(self.max_retries, TransientError, EmbeddingError, sleep=self._sleep)
+        policy = RetryPolicy(
+            self.max_retries, EmbeddingTransientError, EmbeddingError, sleep=self._sleep
+        )
         response = post_with_retries(self._client, self.url, payload, policy)
         status = response.status_code
         if not 200 <= status < 300:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from mnemo.memory.paging import Page
 from mnemo.schemas import ContextBundle, Hit, MemoryItem, ProfileFact
 
 MemoryKind = Literal["fact", "episode", "summary", "note"]
@@ -90,7 +91,13 @@ class MemoryList(BaseModel):
     """A page of memories, newest first."""
 
     memories: list[MemoryItem]
+    total: int = Field(description="How many memories match, on every page.")
     next_offset: int | None = Field(description="Offset of the next page; null on the last.")
+
+    @classmethod
+    def of(cls, page: Page[MemoryItem]) -> MemoryList:
+        """The tool's view of a page of memories."""
+        return cls(memories=page.items, total=page.total, next_offset=page.next_offset)
 
 
 class Profile(BaseModel):

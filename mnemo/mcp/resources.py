@@ -45,13 +45,10 @@ def register_resources(server: MCPServer[Any], source: MemorySource) -> None:
     def memories_resource(user_id: str, ctx: Ctx) -> str:
         try:
             mem = source.memory(ctx.request_context.request)
-            items = mem.list(user_id, limit=RECENT + 1)
+            page = mem.list_page(user_id, limit=RECENT)
         except MnemoError as exc:
             raise ResourceError(str(exc)) from exc
-        more = len(items) > RECENT
-        return MemoryList(
-            memories=items[:RECENT], next_offset=RECENT if more else None
-        ).model_dump_json()
+        return MemoryList.of(page).model_dump_json()
 
 
 __all__ = ["register_resources"]

@@ -18,8 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from mnemo.errors import MnemoError, NotFoundError, ValidationError
-from mnemo.ids import MEMORY_PREFIX
+from mnemo.errors import MnemoError, ValidationError
 from mnemo.mcp.models import (
     Erased,
     HitKind,
@@ -56,17 +55,6 @@ def tool_errors() -> Iterator[None]:
         yield
     except MnemoError as exc:
         raise ToolError(f"{type(exc).__name__}: {exc}") from exc
-
-
-def live_memory(mem: Memory, memory_id: str) -> MemoryItem:
-    """The caller's live memory ``memory_id``; NotFoundError for any other id (a message,
-    another tenant's memory, a deleted one)."""
-    if not memory_id.startswith(MEMORY_PREFIX):
-        raise NotFoundError(f"no memory with id {memory_id!r}")
-    item = mem.get(memory_id)
-    if not isinstance(item, MemoryItem):
-        raise NotFoundError(f"no memory with id {memory_id!r}")
-    return item
 
 
 def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
@@ -158,19 +146,19 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             int, Field(ge=0, description="Skip this many (the previous page's next_offset).")
         ] = 0,
     ) -> MemoryList:
-        """List a user's live memories, newest first (paginated with limit/offset)."""
+        """List a user's live memories, newest first, a page at a time: `total` says how many
+        there are, `next_offset` where the next page starts (null on the last)."""
         with tool_errors():
-            items = memory(ctx).list(
-                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit + 1, offset=offset
+            page = memory(ctx).list_page(
+                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit, offset=offset
             )
-            more = len(items) > limit
-            return MemoryList(memories=items[:limit], next_offset=offset + limit if more else None)
+            return MemoryList.of(page)
 
     @server.tool(annotations=READ)
     def get_memory(memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
         """Fetch one live memory by id."""
         with tool_errors():
-            return live_memory(memory(ctx), memory_id)
+            return memory(ctx).get_memory(memory_id)
 
     @server.tool(annotations=CHANGE)
     def update_memory(
@@ -185,11 +173,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         old version. Returns the updated memory."""
         with tool_errors():
             mem = memory(ctx)
-            live_memory(mem, memory_id)
-            if content is None and tags is None and importance is None and confidence is None:
-                raise ValidationError(
-                    "nothing to change: give content, tags, importance or confidence"
-                )
+            mem.get_memory(memory_id)
             return mem.update(
                 memory_id,
                 content=content,
@@ -205,7 +189,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         history keeps it). Returns the deleted memory."""
         with tool_errors():
             mem = memory(ctx)
-            live_memory(mem, memory_id)
+            mem.get_memory(memory_id)
             return mem.delete(memory_id, actor="mcp")
 
     @server.tool(annotations=READ)
@@ -221,11 +205,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         distilled from conversations, most important first. Empty until the profile tier has
         run on the user's turns."""
         with tool_errors():
-            mem = memory(ctx)
-            floor = min_importance
-            if floor is None:
-                floor = mem.settings.profile_context_min_importance
-            facts = mem.profile(user_id, min_importance=floor)
+            facts = memory(ctx).profile_view(user_id, min_importance=min_importance)
             return Profile(user_id=user_id, facts=facts)
 
     @server.tool(annotations=CHANGE)
@@ -244,4 +224,4 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             return Erased(user_id=user_id, deleted=memory(ctx).delete_user(user_id))
 
 
-__all__ = ["live_memory", "register_tools", "tool_errors"]
+__all__ = ["register_tools", "tool_errors"]

@@ -87,3 +87,12 @@ class Documents:
             min_importance=floor,
             category=category,
         )
+
+    def profile_view(
+        self, user_id: str, *, min_importance: float | None = None
+    ) -> builtins.list[ProfileFact]:
+        """The active profile facts a surface shows (REST, MCP): importance >=
+        ``min_importance``, by default stage 1's floor, ``profile_context_min_importance``."""
+        if min_importance is None:
+            min_importance = self.settings.profile_context_min_importance
+        return self.profile(user_id, min_importance=min_importance)

@@ -186,13 +186,21 @@ class Memory:
 
     # ---- reading -------------------------------------------------------------------------
     get = forward("_records", Records.get)
+    get_memory = forward("_records", Records.get_memory)
     list = forward("_records", Records.list)
     messages = forward("_records", Records.messages)
     users = forward("_records", Records.users)
     sessions = forward("_records", Records.sessions)
+    # the same listings a page at a time, with their totals (mnemo.Page)
+    list_page = forward("_records", Records.list_page)
+    messages_page = forward("_records", Records.messages_page)
+    users_page = forward("_records", Records.users_page)
+    sessions_page = forward("_records", Records.sessions_page)
+    jobs_page = forward("_records", Records.jobs_page)
     history = forward("_records", Records.history)
     documents = forward("_documents", Documents.documents)
     profile = forward("_documents", Documents.profile)
+    profile_view = forward("_documents", Documents.profile_view)
 
     def search(
         self,

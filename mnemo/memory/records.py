@@ -1,5 +1,10 @@
-"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history; and who is in
-the tenant (its users and their sessions)."""
+"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history; who is in
+the tenant (its users and their sessions); and the paged listings every surface shows
+(:class:`~mnemo.memory.paging.Page`: memories, turns, users, sessions, jobs).
+
+The rules the surfaces (REST, MCP, web UI, CLI) share live here once: what a memory id is
+(:func:`memory_id`), which memory is live (:meth:`Records.get_memory`), that an update must
+change something (:func:`check_changes`), and how a listing pages."""
 
 from __future__ import annotations
 
@@ -13,8 +18,10 @@ from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.index.embed import Embedding
 from mnemo.memory.idempotency import Keys
+from mnemo.memory.paging import MAX_ROWS, Page, check_window, filter_page, page_of
 from mnemo.schemas import (
     HistoryEntry,
+    Job,
     MemoryItem,
     Message,
     SessionSummary,
@@ -24,6 +31,27 @@ from mnemo.schemas import (
 )
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.store import Store
+
+#: The message of an update that changes nothing.
+NOTHING_TO_CHANGE = (
+    "nothing to change: an update needs at least one field "
+    "(content, tags, metadata, importance or confidence)"
+)
+
+
+def memory_id(id: str) -> str:
+    """``id`` when it names a memory (``mem_...``); NotFoundError for any other id (a turn, a
+    profile fact), so a surface's memory routes answer 404 for them."""
+    if not isinstance(id, str) or not id.startswith(MEMORY_PREFIX):
+        raise NotFoundError(f"no memory with id {id!r}")
+    return id
+
+
+def check_changes(changes: dict[str, Any]) -> dict[str, Any]:
+    """``changes`` when it changes at least one field; ValidationError otherwise."""
+    if not changes:
+        raise ValidationError(NOTHING_TO_CHANGE)
+    return changes
 
 
 class Records:
@@ -125,6 +153,13 @@ class Records:
             raise NotFoundError(f"no memory or message with id {id!r}")
         return found
 
+    def get_memory(self, id: str) -> MemoryItem:
+        """A live memory by id; NotFoundError for anything else (a turn id, an unknown or a
+        deleted memory, another tenant's)."""
+        found = self.get(memory_id(check.text(id, "id")))
+        assert isinstance(found, MemoryItem)  # what a memory id names
+        return found
+
     def list(
         self,
         user_id: str | None = None,
@@ -139,11 +174,48 @@ class Records:
         include_deleted: bool = False,
     ) -> builtins.list[MemoryItem]:
         """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
+        flt = self._memory_filter(
+            user_id, session_id, kind, tag, since, until, limit, offset, include_deleted
+        )
+        return self.store.list_memories(flt)
+
+    def list_page(
+        self,
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 50,
+        offset: int = 0,
+        include_deleted: bool = False,
+    ) -> Page[MemoryItem]:
+        """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
+        match in all, and where the next page starts."""
+        flt = self._memory_filter(
+            user_id, session_id, kind, tag, since, until, limit, offset, include_deleted
+        )
+        return filter_page(self.store.list_memories, self.store.count_memories, flt)
+
+    def _memory_filter(
+        self,
+        user_id: str | None,
+        session_id: str | None,
+        kind: str | None,
+        tag: str | None,
+        since: Any,
+        until: Any,
+        limit: int,
+        offset: int,
+        include_deleted: bool,
+    ) -> ListFilter:
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
-        return self.store.list_memories(flt)
+        return flt
 
     def messages(
         self,
@@ -170,6 +242,56 @@ class Records:
         """A user's sessions (conversations), the most recently active first."""
         return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
 
+    def messages_page(
+        self,
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> Page[Message]:
+        """:meth:`messages` as a :class:`~mnemo.memory.paging.Page`."""
+        flt = self.filter(user_id, session_id, since, until, limit, offset)
+        return filter_page(self.store.list_messages, self.store.count_messages, flt)
+
+    def users_page(self, *, limit: int = 100, offset: int = 0) -> Page[UserSummary]:
+        """:meth:`users` as a :class:`~mnemo.memory.paging.Page`."""
+        limit, offset = check_window(limit, offset)
+        return page_of(
+            lambda n, at: self.store.list_users(self.tenant, n, at),
+            lambda: self.store.stats(self.tenant).users,
+            limit,
+            offset,
+        )
+
+    def sessions_page(
+        self, user_id: str, *, limit: int = 100, offset: int = 0
+    ) -> Page[SessionSummary]:
+        """:meth:`sessions` as a :class:`~mnemo.memory.paging.Page`."""
+        limit, offset = check_window(limit, offset)
+        found = self.sessions(user_id)  # every one: a user has few
+        return page_of(lambda n, at: found[at : at + n], lambda: len(found), limit, offset)
+
+    def jobs_page(
+        self, status: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> Page[Job]:
+        """The tenant's background jobs, newest first, as a
+        :class:`~mnemo.memory.paging.Page`; the newest 10,000 can be paged through."""
+        if status is not None:
+            status = check.job_status(status)
+        limit, offset = check_window(limit, offset)
+        if offset + limit > MAX_ROWS:
+            raise ValidationError(f"jobs can be listed up to the newest {MAX_ROWS}")
+        counts = self.store.stats(self.tenant).jobs
+        return page_of(
+            lambda n, at: self.store.list_jobs(status, at + n, tenant=self.tenant)[at:],
+            lambda: counts.get(status, 0) if status else sum(counts.values()),
+            limit,
+            offset,
+        )
+
     def filter(
         self,
         user_id: str | None,
@@ -184,10 +306,7 @@ class Records:
             check.identifier(user_id, "user_id")
         if session_id is not None:
             check.identifier(session_id, "session_id")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
-            raise ValidationError("limit must be an integer in [1, 10000]")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be a non-negative integer")
+        limit, offset = check_window(limit, offset)
         return ListFilter(
             tenant=self.tenant,
             user_id=user_id,
@@ -227,8 +346,7 @@ class Records:
             changes["importance"] = check.unit_float(importance, "importance")
         if confidence is not None:
             changes["confidence"] = check.unit_float(confidence, "confidence")
-        if not changes:
-            raise ValidationError("update needs at least one field to change")
+        check_changes(changes)
         return self.store.update_memory(
             self.tenant, id, changes, actor, list(source_message_ids or [])
         )
@@ -259,5 +377,4 @@ class Records:
             raise ValidationError(
                 "messages are the event log and cannot be edited; erase a user with delete_user"
             )
-        if not id.startswith(MEMORY_PREFIX):
-            raise NotFoundError(f"no memory with id {id!r}")
+        memory_id(id)

@@ -1,8 +1,9 @@
 """What the UI shows when a request fails: an HTML page with the status and the message.
 
-mnemo errors map to statuses as in the REST API (ValidationError 422, NotFoundError 404,
-ConfigError 400, SchemaError 409, EmbeddingError 502, TransientError and StorageError 503);
-a GET without credentials goes to the login page, a refused form is a 403.
+A mnemo error answers with the status its class carries, as in the REST API
+(``http_status``, see :mod:`mnemo.errors`: ValidationError 422, NotFoundError 404, ConfigError
+400, SchemaError 409, EmbeddingError 502, TransientError and StorageError 503); a GET without
+credentials goes to the login page, a refused form is a 403.
 """
 
 from __future__ import annotations
@@ -14,29 +15,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
-from mnemo.errors import (
-    ConfigError,
-    EmbeddingError,
-    MnemoError,
-    NotFoundError,
-    SchemaError,
-    StorageError,
-    TransientError,
-    ValidationError,
-)
+from mnemo.errors import MnemoError
 from mnemo.ui.access import COOKIE, Forbidden, Gate, LoginRequired, Viewer
 from mnemo.ui.render import base_path, page
 
-#: Most specific first: the first class an error is an instance of decides.
-STATUS: tuple[tuple[type[MnemoError], int], ...] = (
-    (ValidationError, 422),
-    (NotFoundError, 404),
-    (ConfigError, 400),
-    (SchemaError, 409),
-    (TransientError, 503),
-    (EmbeddingError, 502),
-    (StorageError, 503),
-)
 TITLES = {
     400: "Bad request",
     401: "Login needed",
@@ -48,11 +30,6 @@ TITLES = {
     502: "Upstream error",
     503: "Unavailable",
 }
-
-
-def status_of(exc: MnemoError) -> int:
-    """The HTTP status of a mnemo error (500 for one not listed)."""
-    return next((status for cls, status in STATUS if isinstance(exc, cls)), 500)
 
 
 def known_viewer(request: Request) -> Viewer | None:
@@ -91,7 +68,7 @@ async def _forbidden(request: Request, exc: Exception) -> Response:
 
 async def _mnemo(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, MnemoError)
-    return error_page(request, status_of(exc), str(exc))
+    return error_page(request, exc.http_status, str(exc))
 
 
 async def _http(request: Request, exc: Exception) -> Response:
@@ -118,4 +95,4 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _invalid)
 
 
-__all__ = ["STATUS", "error_page", "install", "status_of"]
+__all__ = ["error_page", "install"]

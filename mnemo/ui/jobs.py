@@ -13,7 +13,7 @@ from mnemo.ui.deps import PostedDep, ViewerDep
 from mnemo.ui.render import linker, page
 
 router = APIRouter(include_in_schema=False)
-LIMIT = 200
+PAGE = 200
 
 
 @router.get("/jobs")
@@ -22,18 +22,19 @@ def jobs_page(
     who: ViewerDep,
     status: JobStatus | None = None,
     requeued: Annotated[int | None, Query(ge=0)] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000 - PAGE)] = 0,
 ) -> Response:
-    """Jobs, newest first (optionally of one state), and the count of each state."""
+    """Jobs, newest first (optionally of one state), a page at a time, and the count of each
+    state."""
     return page(
         request,
         "jobs.html",
         who,
-        jobs=who.memory.jobs(status, LIMIT),
+        page=who.memory.jobs_page(status, limit=PAGE, offset=offset),
         counts=who.memory.stats().jobs,
         status=status or "",
         statuses=JOB_STATUSES,
         requeued=requeued,
-        limit=LIMIT,
     )
 
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from mnemo.errors import NotFoundError, ValidationError
-from mnemo.ids import MEMORY_PREFIX
+from mnemo.memory import records
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
 from mnemo.ui.deps import PostedDep, ViewerDep
@@ -21,15 +21,6 @@ PAGE = 50
 ACTOR = "ui"
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 Filter = Annotated[str | None, Query(max_length=256)]
-
-
-def live_memory(mem: Memory, memory_id: str) -> MemoryItem:
-    """A live memory by id; NotFoundError for a turn id, an unknown or a deleted memory."""
-    if not memory_id.startswith(MEMORY_PREFIX):
-        raise NotFoundError(f"no memory with id {memory_id!r}")
-    item = mem.get(memory_id)
-    assert isinstance(item, MemoryItem)
-    return item
 
 
 def provenance(mem: Memory, ids: list[str]) -> list[tuple[str, Message | None]]:
@@ -55,25 +46,22 @@ def memories_page(
     offset: Offset = 0,
 ) -> Response:
     """Memories, newest first, filtered by user and kind."""
-    items = who.memory.list(
+    listed = who.memory.list_page(
         user_id or None,
         kind=kind or None,
         include_deleted=include_deleted,
-        limit=PAGE + 1,
+        limit=PAGE,
         offset=offset,
     )
     return page(
         request,
         "memories.html",
         who,
-        items=items[:PAGE],
+        page=listed,
         user_id=user_id or "",
         kind=kind or "",
         kinds=MEMORY_KINDS,
         include_deleted=include_deleted,
-        offset=offset,
-        next_offset=offset + PAGE if len(items) > PAGE else None,
-        prev_offset=max(0, offset - PAGE) if offset else None,
     )
 
 
@@ -81,12 +69,10 @@ def memories_page(
 def memory_page(request: Request, who: ViewerDep, memory_id: str) -> Response:
     """One memory: its fields, the turns it came from, and every change (a deleted memory
     shows its history)."""
-    if not memory_id.startswith(MEMORY_PREFIX):
-        raise NotFoundError(f"no memory with id {memory_id!r}")
-    history = who.memory.history(memory_id)  # NotFoundError for an unknown id
+    history = who.memory.history(records.memory_id(memory_id))  # NotFoundError: unknown id
     item: MemoryItem | None
     try:
-        item = live_memory(who.memory, memory_id)
+        item = who.memory.get_memory(memory_id)
     except NotFoundError:
         item = None  # deleted: the history tells what it was
     sources = list(item.source_message_ids) if item else []
@@ -107,7 +93,7 @@ def memory_page(request: Request, who: ViewerDep, memory_id: str) -> Response:
 @router.get("/memories/{memory_id}/edit")
 def edit_form(request: Request, who: ViewerDep, memory_id: str) -> Response:
     """The edit form of a live memory."""
-    item = live_memory(who.memory, memory_id)
+    item = who.memory.get_memory(memory_id)
     values = {
         "content": item.content,
         "tags": ", ".join(item.tags),
@@ -118,7 +104,7 @@ def edit_form(request: Request, who: ViewerDep, memory_id: str) -> Response:
 
 def changes_of(item: MemoryItem, fields: dict[str, str]) -> dict[str, Any]:
     """The fields the form changes (content, tags, importance); ValidationError for bad
-    input or no change."""
+    input or no change (:func:`mnemo.memory.records.check_changes`)."""
     changes: dict[str, Any] = {}
     content = fields.get("content", "")
     if not content.strip():
@@ -131,16 +117,14 @@ def changes_of(item: MemoryItem, fields: dict[str, str]) -> dict[str, Any]:
     importance = unit_number(fields, "importance", "importance")
     if importance is not None and importance != item.importance:
         changes["importance"] = importance
-    if not changes:
-        raise ValidationError("nothing was changed")
-    return changes
+    return records.check_changes(changes)
 
 
 @router.post("/memories/{memory_id}/edit")
 def edit(request: Request, form: PostedDep, memory_id: str) -> Response:
     """First post: review the change. Second post (``confirm=yes``): save it."""
     mem = form.viewer.memory
-    item = live_memory(mem, memory_id)
+    item = mem.get_memory(memory_id)
     try:
         changes = changes_of(item, form.fields)
     except ValidationError as exc:
@@ -181,17 +165,17 @@ def edit(request: Request, form: PostedDep, memory_id: str) -> Response:
 @router.get("/memories/{memory_id}/delete")
 def delete_form(request: Request, who: ViewerDep, memory_id: str) -> Response:
     """The confirmation step before deleting a memory."""
-    item = live_memory(who.memory, memory_id)
+    item = who.memory.get_memory(memory_id)
     return page(request, "memory_delete.html", who, item=item)
 
 
 @router.post("/memories/{memory_id}/delete")
 def delete(request: Request, form: PostedDep, memory_id: str) -> Response:
     """Delete the memory (a soft delete: its history keeps it)."""
-    item = live_memory(form.viewer.memory, memory_id)
+    item = form.viewer.memory.get_memory(memory_id)
     form.viewer.memory.delete(memory_id, actor=ACTOR)
     target = linker(request)("/memories", user_id=item.user_id, done="deleted")
     return RedirectResponse(target, status_code=303)
 
 
-__all__ = ["changes_of", "live_memory", "provenance", "router"]
+__all__ = ["changes_of", "provenance", "router"]

@@ -28,17 +28,8 @@ Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 @router.get("/users")
 def users_page(request: Request, who: ViewerDep, offset: Offset = 0) -> Response:
     """The tenant's users with their counts, and what the store holds."""
-    found = who.memory.users(limit=USERS_PAGE + 1, offset=offset)
-    return page(
-        request,
-        "users.html",
-        who,
-        users=found[:USERS_PAGE],
-        stats=who.memory.stats(),
-        offset=offset,
-        next_offset=offset + USERS_PAGE if len(found) > USERS_PAGE else None,
-        prev_offset=max(0, offset - USERS_PAGE) if offset else None,
-    )
+    listed = who.memory.users_page(limit=USERS_PAGE, offset=offset)
+    return page(request, "users.html", who, page=listed, stats=who.memory.stats())
 
 
 def held_user(who: Viewer, user_id: str) -> list[SessionSummary]:
@@ -84,20 +75,12 @@ def session_page(
     offset: Offset = 0,
 ) -> Response:
     """A conversation's turns, in order, a page at a time."""
-    turns = who.memory.messages(user_id, session_id=session_id, limit=TURNS_PAGE + 1, offset=offset)
-    if not turns and offset == 0:
-        raise NotFoundError(f"no session {session_id!r} of user {user_id!r}")
-    return page(
-        request,
-        "session.html",
-        who,
-        user_id=user_id,
-        session_id=session_id,
-        turns=turns[:TURNS_PAGE],
-        offset=offset,
-        next_offset=offset + TURNS_PAGE if len(turns) > TURNS_PAGE else None,
-        prev_offset=max(0, offset - TURNS_PAGE) if offset else None,
+    turns = who.memory.messages_page(
+        user_id, session_id=session_id, limit=TURNS_PAGE, offset=offset
     )
+    if not turns.total:
+        raise NotFoundError(f"no session {session_id!r} of user {user_id!r}")
+    return page(request, "session.html", who, user_id=user_id, session_id=session_id, page=turns)
 
 
 @router.get("/turns/{message_id}")

@@ -65,10 +65,16 @@ def test_list_pagination(client: httpx.Client) -> None:
         page = client.get(
             "/v1/memories", params={"user_id": "u1", "limit": 2, "offset": offset}
         ).json()
-        assert len(page["data"]) <= 2
+        assert len(page["data"]) <= 2 and page["total"] == 5  # "2 of 5" on every page
         seen += [m["content"] for m in page["data"]]
         offset = page["next_offset"]
     assert seen == [f"fact {i}" for i in range(4, -1, -1)]
+    body = {"user_id": "u1", "session_id": "s", "messages": [turn(f"t{i}") for i in range(3)]}
+    client.post("/v1/messages", json=body)
+    turns = client.get("/v1/messages", params={"user_id": "u1", "limit": 2}).json()
+    assert (turns["total"], turns["next_offset"], len(turns["data"])) == (3, 2, 2)
+    users = client.get("/v1/users", params={"limit": 1}).json()
+    assert (users["total"], users["next_offset"]) == (1, None)
     assert client.get("/v1/memories", params={"limit": 0}).status_code == 422
     assert client.get("/v1/memories", params={"kind": "bogus"}).status_code == 422
 

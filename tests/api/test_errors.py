@@ -11,7 +11,25 @@ from api_support import served
 
 from mnemo import Settings
 from mnemo.api.app import create_app
+from mnemo.api.auth import AuthError
+from mnemo.api.errors import status_of
+from mnemo.api.hosts import HostRefused
 from mnemo.api.server import running
+from mnemo.api.upstream import UpstreamError
+from mnemo.errors import (
+    ConfigError,
+    EmbeddingError,
+    EmbeddingTransientError,
+    LLMError,
+    LLMOutputError,
+    LLMTransientError,
+    MnemoError,
+    NotFoundError,
+    SchemaError,
+    StorageError,
+    TransientError,
+    ValidationError,
+)
 
 
 def raw_get(sock: socket.socket, path: str) -> bytes:
@@ -67,3 +85,32 @@ def test_a_database_failure_is_a_503_without_the_database_url(
         for secret in ("postgresql://", str(where.hostname), str(where.port), schema):
             assert secret not in body
     assert "memories" in caplog.text  # the server log keeps the details
+
+
+@pytest.mark.parametrize(
+    ("cls", "status", "kind"),
+    [
+        (AuthError, 401, "unauthorized"),
+        (HostRefused, 403, "forbidden_host"),
+        (UpstreamError, 502, "upstream_error"),
+        (ValidationError, 422, "invalid_request"),
+        (NotFoundError, 404, "not_found"),
+        (ConfigError, 400, "config_error"),
+        (SchemaError, 409, "schema_error"),
+        (StorageError, 503, "storage_error"),
+        (TransientError, 503, "unavailable"),
+        (EmbeddingTransientError, 503, "unavailable"),
+        (LLMTransientError, 503, "unavailable"),
+        (EmbeddingError, 502, "embedding_error"),
+        (LLMError, 500, "internal_error"),
+        (LLMOutputError, 500, "internal_error"),
+        (MnemoError, 500, "internal_error"),
+    ],
+)
+def test_each_error_class_carries_its_http_answer(
+    cls: type[MnemoError], status: int, kind: str
+) -> None:
+    """The one status table: on the classes, read by the REST API and the UI alike (these
+    are the statuses the two tables of before gave)."""
+    assert (cls.http_status, cls.error_type) == (status, kind)
+    assert status_of(cls("x")) == (status, kind)

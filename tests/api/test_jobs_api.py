@@ -42,6 +42,22 @@ def test_jobs_listed_and_dead_ones_requeued_within_the_callers_tenant(tmp_path: 
         assert client.get("/v1/jobs", params={"limit": 0}, headers=a).status_code == 422
 
 
+def test_jobs_page_with_their_total(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    with Memory(db, embedder="hashing") as mem:
+        mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")] * 5)
+        ids = [j.id for j in mem.jobs()]
+    with served(db, serve_worker=False) as (_, client):
+        seen, offset = [], 0
+        while offset is not None:
+            page = client.get("/v1/jobs", params={"limit": 2, "offset": offset}).json()
+            assert page["total"] == 5 and len(page["data"]) <= 2
+            seen += [j["id"] for j in page["data"]]
+            offset = page["next_offset"]
+        assert seen == ids
+        assert client.get("/v1/jobs", params={"offset": 10_000}).status_code == 422
+
+
 def test_users_and_sessions(tmp_path: Path) -> None:
     with served(str(tmp_path / "m.db"), serve_worker=False) as (_, client):
         for session in ("s1", "s2"):

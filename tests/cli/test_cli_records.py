@@ -4,6 +4,10 @@ through typer's runner on real SQLite files (and the job re-queue on both stores
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,11 +39,13 @@ def seeded(db_path: str) -> dict[str, str]:
 def test_list_get_edit_delete(env: dict[str, str], seeded: dict[str, str]) -> None:
     out = runner.invoke(app, ["list", "--user", "ann", "--json"], env=env)
     assert out.exit_code == 0, out.output
-    assert [m["id"] for m in json.loads(out.output)] == [seeded["cat"], seeded["tea"]]
+    listed = json.loads(out.output)
+    assert [m["id"] for m in listed["data"]] == [seeded["cat"], seeded["tea"]]
+    assert (listed["total"], listed["next_offset"]) == (2, None)
     out = runner.invoke(app, ["list", "--json", "--kind", "note"], env=env)
-    assert [m["content"] for m in json.loads(out.output)] == ["Ann has a cat named Miso"]
+    assert [m["content"] for m in json.loads(out.output)["data"]] == ["Ann has a cat named Miso"]
     out = runner.invoke(app, ["list"], env=env)
-    assert out.exit_code == 0 and "3 memories" in out.output and "cello" in out.output
+    assert out.exit_code == 0 and "3 of 3 memories" in out.output and "cello" in out.output
 
     out = runner.invoke(app, ["get", seeded["tea"], "--json"], env=env)
     assert out.exit_code == 0 and json.loads(out.output)["tags"] == ["drinks"]
@@ -73,6 +79,52 @@ def test_list_get_edit_delete(env: dict[str, str], seeded: dict[str, str]) -> No
     assert out.exit_code == 0 and "UPDATE" in words and "DELETE" in words and "None" not in words
     out = runner.invoke(app, ["history", "mem_nope"], env=env)
     assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+
+
+def mnemo_at_80(*args: str) -> str:
+    """``mnemo <args>`` in a real process whose terminal is 80 columns wide; its stdout."""
+    env = {**os.environ, "COLUMNS": "80", "MNEMO_EMBEDDER": "hashing"}
+    run = subprocess.run(
+        [sys.executable, "-m", "mnemo", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_list_reads_in_80_columns_and_says_how_to_go_on(db_path: str) -> None:
+    """Issue 27: the content column was 6 characters wide ("adopti/on") and the list never
+    said how many there were or how to see more."""
+    with Memory(db_path, embedder="hashing") as mem:
+        made = [
+            mem.add(
+                f"Caroline adopted a rescue dog named Biscuit ({i}) after months of looking",
+                "caroline",
+                created_at=f"2024-03-01T10:{i // 60:02d}:{i % 60:02d}Z",
+            )
+            for i in range(85)
+        ]
+    newest = [m.id for m in reversed(made)]
+    out = mnemo_at_80("list", "--user", "caroline", "--db", db_path)
+    table = [line for line in out.splitlines() if not line.startswith("next page: ")]
+    assert max(len(line) for line in table) <= 80  # the command of the next page may not fit
+    assert "adopti\n" not in out and re.search(r"Caroline adopted a rescue dog named", out)
+    shown = re.findall(r"mem_[0-9a-z]{26}", out)  # whole ids, as get/edit/delete take them
+    assert shown == newest[:20]
+    hint = f"next page: mnemo list --user caroline --db {db_path} --offset 20"
+    assert out.splitlines()[-2:] == ["20 of 85 memories", hint]
+
+    page2 = mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--offset", "20")
+    assert re.findall(r"mem_[0-9a-z]{26}", page2) == newest[20:40]
+    hint = f"next page: mnemo list --user caroline --db {db_path} --offset 40"
+    assert page2.splitlines()[-2:] == ["21-40 of 85 memories", hint]
+    last = mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--offset", "80")
+    assert "81-85 of 85 memories" in last and "next page" not in last
+
+    listed = json.loads(mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--json"))
+    assert (listed["total"], listed["offset"], listed["next_offset"]) == (85, 0, 20)
+    assert [m["id"] for m in listed["data"]] == newest[:20]
+    got = mnemo_at_80("get", shown[0], "--db", db_path, "--json")
+    assert json.loads(got)["id"] == newest[0]
 
 
 def test_forget_user_asks_first(env: dict[str, str], seeded: dict[str, str], db_path: str) -> None:

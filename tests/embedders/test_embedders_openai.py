@@ -177,9 +177,10 @@ def test_dropped_connection_is_retried(server, make, sleeps) -> None:
 def test_connection_refused_is_transient(make, sleeps) -> None:
     with ScriptedServer() as gone:
         url = gone.url  # nothing listens here once the server has stopped
-    with pytest.raises(TransientError, match="failed"):
+    with pytest.raises(TransientError, match="failed") as info:
         make(base_url=url, max_retries=1).embed_batch(["x"])
     assert len(sleeps.delays) == 1
+    assert isinstance(info.value, EmbeddingError)  # `except EmbeddingError` still catches it
 
 
 def test_broken_json_is_embedding_error(server, make, sleeps) -> None:

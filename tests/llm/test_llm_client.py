@@ -17,6 +17,7 @@ from scripted_server import RecordedRequest, ScriptedServer, chat_body
 
 from mnemo.config.settings import Settings
 from mnemo.errors import (
+    EmbeddingError,
     LLMError,
     LLMOutputError,
     LLMTransientError,
@@ -242,6 +243,7 @@ def test_500s_exhausted_raise_transient(server, make, sleeps) -> None:
     with pytest.raises(LLMTransientError, match=r"HTTP 503.*gave up after 3 attempts") as info:
         make(max_retries=2).complete(USER)
     assert isinstance(info.value, TransientError)  # caught alongside embedder failures
+    assert not isinstance(info.value, EmbeddingError)  # but an LLM timeout is no embedder's
     assert len(server.requests) == 3 and len(sleeps.delays) == 2
     assert all(0 < d <= 8 for d in sleeps.delays)
 

@@ -66,6 +66,20 @@ def test_stdio_tools_remember_recall_update_forget(db_path: str) -> None:
             assert got["content"] == "Ann is allergic to peanuts"
             page = data(await client.call_tool("list_memories", {"user_id": "ann"}))
             assert [m["id"] for m in page["memories"]] == [mid] and page["next_offset"] is None
+            assert page["total"] == 1
+            nothing = await client.call_tool("update_memory", {"memory_id": mid})
+            assert "nothing to change" in error_text(nothing)
+            for n in range(2):
+                await client.call_tool("remember", {"user_id": "bo", "content": f"Bo {n}"})
+            more = {"user_id": "bo", "limit": 1}
+            first = data(await client.call_tool("list_memories", more))
+            assert (first["total"], first["next_offset"]) == (2, 1)
+            last = data(await client.call_tool("list_memories", {**more, "offset": 1}))
+            assert (last["total"], last["next_offset"], len(last["memories"])) == (2, None, 1)
+            assert [first["memories"][0]["content"], last["memories"][0]["content"]] == [
+                "Bo 1",
+                "Bo 0",
+            ]
 
             data(await client.call_tool("forget_memory", {"memory_id": mid}))
             hits = data(await client.call_tool("recall", {"query": "peanuts", "user_id": "ann"}))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -54,3 +55,33 @@ def browser() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser page (own cookies); fails the test if any request left 127.0.0.1 or
+    the console reported an error (a script error, a resource the CSP blocked)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    outside: list[str] = []
+    console: list[str] = []
+
+    def guard(route: Any) -> None:
+        host = urlsplit(route.request.url).hostname
+        if host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    p = context.new_page()
+    p.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    p.on("pageerror", lambda e: console.append(str(e)))
+    p.set_default_timeout(10_000)
+    try:
+        yield p
+    finally:
+        context.close()
+    assert outside == [], f"requests left the machine: {outside}"
+    expected = ("status of 404", "status of 422")  # the error pages tests open on purpose
+    assert [m for m in console if not any(e in m for e in expected)] == []

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from ui_support import UiServer, dead_job, seed, ui_server
@@ -25,36 +24,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
         seed(mem, "omar", "Omar is allergic to peanuts")
         seed(mem, "zoe", "Zoe plays the cello in an orchestra")
         yield srv
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh browser page (own cookies); fails the test if any request left 127.0.0.1 or
-    the console reported an error (a script error, a resource the CSP blocked)."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    outside: list[str] = []
-    console: list[str] = []
-
-    def guard(route: Any) -> None:
-        host = urlsplit(route.request.url).hostname
-        if host in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
-    p = context.new_page()
-    p.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-    p.on("pageerror", lambda e: console.append(str(e)))
-    p.set_default_timeout(10_000)
-    try:
-        yield p
-    finally:
-        context.close()
-    assert outside == [], f"requests left the machine: {outside}"
-    expected = ("status of 404", "status of 422")  # the error pages tests open on purpose
-    assert [m for m in console if not any(e in m for e in expected)] == []
 
 
 def memory_id_of(page: Any, text: str) -> str:

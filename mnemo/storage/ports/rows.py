@@ -65,6 +65,14 @@ class MemoryRows(Protocol):
         """Messages matching ``flt``, in conversation order."""
         ...
 
+    def count_memories(self, flt: ListFilter) -> int:
+        """How many memories match ``flt`` (its limit and offset aside)."""
+        ...
+
+    def count_messages(self, flt: ListFilter) -> int:
+        """How many messages match ``flt`` (its limit and offset aside)."""
+        ...
+
     def recent_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, newest first (the tail of a conversation)."""
         ...

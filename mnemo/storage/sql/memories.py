@@ -15,8 +15,9 @@ from typing import Any
 
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem
-from mnemo.storage.base import NewMemory
+from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.sql import rows
+from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
 from mnemo.storage.sql.user_lock import lock_user
 
@@ -57,6 +58,37 @@ HISTORY_COLUMNS = (
     "at",
     "source_message_ids",
 )
+
+
+def listed_where(flt: ListFilter, d: Dialect) -> tuple[str, list[Any]]:
+    """The WHERE condition and arguments of the memories ``flt`` selects (kind, tag, live)."""
+    where, args = rows.list_where(flt, d)
+    if flt.kind:
+        where.append(f"kind = {d.mark}")
+        args.append(flt.kind)
+    if flt.tag:
+        where.append(f"rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = {d.mark})")
+        args.append(flt.tag)
+    if not flt.include_deleted:
+        where.append("deleted_at IS NULL")
+    return " AND ".join(where), args
+
+
+def listed(c: Tx, flt: ListFilter) -> list[MemoryItem]:
+    """The memories ``flt`` selects, newest first, its window of them."""
+    where, args = listed_where(flt, c.dialect)
+    q = c.dialect.mark
+    sql = (
+        f"SELECT {MEMORY_COLS} FROM memories WHERE {where}"
+        f" ORDER BY created_at DESC, rowid DESC LIMIT {q} OFFSET {q}"
+    )
+    return [rows.memory(r) for r in c.execute(sql, [*args, flt.limit, flt.offset])]
+
+
+def counted(c: Tx, flt: ListFilter) -> int:
+    """How many memories ``flt`` selects (its limit and offset aside)."""
+    where, args = listed_where(flt, c.dialect)
+    return int(c.execute(f"SELECT count(*) FROM memories WHERE {where}", args).fetchone()[0])
 
 
 def own_user(c: Tx, tenant: str, user_id: str, now: str | None) -> None:

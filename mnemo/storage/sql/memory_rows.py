@@ -115,21 +115,17 @@ class SQLMemoryRows(SQLRole):
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
         with self.tx.auto() as c:
-            q = c.dialect.mark
-            where, args = rows.list_where(flt, c.dialect)
-            if flt.kind:
-                where.append(f"kind = {q}")
-                args.append(flt.kind)
-            if flt.tag:
-                where.append(f"rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = {q})")
-                args.append(flt.tag)
-            if not flt.include_deleted:
-                where.append("deleted_at IS NULL")
-            sql = (
-                f"SELECT {mem_sql.MEMORY_COLS} FROM memories WHERE {' AND '.join(where)}"
-                f" ORDER BY created_at DESC, rowid DESC LIMIT {q} OFFSET {q}"
-            )
-            return [rows.memory(r) for r in c.execute(sql, [*args, flt.limit, flt.offset])]
+            return mem_sql.listed(c, flt)
+
+    def count_memories(self, flt: ListFilter) -> int:
+        """How many memories match ``flt`` (its limit and offset aside)."""
+        with self.tx.auto() as c:
+            return mem_sql.counted(c, flt)
+
+    def count_messages(self, flt: ListFilter) -> int:
+        """How many messages match ``flt`` (its limit and offset aside)."""
+        with self.tx.auto() as c:
+            return msg_sql.counted(c, flt)
 
     def list_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, in conversation order."""

@@ -99,6 +99,13 @@ def listed(c: Tx, flt: ListFilter, order: str) -> list[Message]:
     return [rows.message(r) for r in c.execute(sql, [*args, flt.limit, flt.offset])]
 
 
+def counted(c: Tx, flt: ListFilter) -> int:
+    """How many messages ``flt`` selects (its limit and offset aside)."""
+    where, args = rows.list_where(flt, c.dialect)
+    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}"
+    return int(c.execute(sql, args).fetchone()[0])
+
+
 def session(
     c: Tx, tenant: str, user_id: str, session_id: str, after_seq: int, ids: list[str] | None
 ) -> list[Message]:

@@ -1,0 +1,107 @@
+"""One page of a listing, the way every surface pages: :class:`Page`.
+
+``Memory``'s list-like operations (``list_page``, ``messages_page``, ``users_page``,
+``sessions_page``, ``jobs_page``) return a ``Page``: the rows, how many match in all, where the
+page starts and where the next one starts. The REST API, the MCP tools, the web UI and the CLI
+read these fields and never compute a position themselves, so they all page alike and can all
+say "20 of 85".
+
+A position is an offset today: ``offset`` in, ``next_offset`` out. An opaque cursor (the
+memory-model issue) replaces it here and in ``Memory`` only: the page operations take the
+cursor a page gave, and ``Page`` carries the next one in place of ``next_offset``, made from the
+last row's sort key. Each surface reads a page in exactly one place (the REST and MCP models'
+``of``, the UI's ``pager`` macro, ``mnemo list``'s footer), and none computes a position, so
+each hands the new token through there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, Field, computed_field
+
+from mnemo.errors import ValidationError
+from mnemo.storage.base import ListFilter
+
+T = TypeVar("T")
+#: The most rows one listing call looks through (its offset plus its limit).
+MAX_ROWS = 10_000
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a listing: ``items``, out of ``total`` matching rows, starting at
+    ``offset``; ``next_offset`` is where the next page starts (None on the last page)."""
+
+    items: list[T] = Field(description="The rows of this page, in the listing's order.")
+    total: int = Field(description="How many rows match the listing, on every page.")
+    limit: int = Field(description="The most rows a page holds.")
+    offset: int = Field(description="Position of the first row of this page (0-based).")
+    next_offset: int | None = Field(
+        default=None, description="Position of the next page's first row; None on the last."
+    )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def has_more(self) -> bool:
+        """True when a next page exists."""
+        return self.next_offset is not None
+
+    @property
+    def prev_offset(self) -> int | None:
+        """Position of the previous page's first row; None on the first page."""
+        return max(0, self.offset - self.limit) if self.offset else None
+
+    def shown(self) -> str:
+        """What this page shows of the whole: ``"20 of 85"``, ``"21-40 of 85"``, ``"0 of 0"``."""
+        if not self.items:
+            return f"0 of {self.total}"
+        first, last = self.offset + 1, self.offset + len(self.items)
+        return f"{last} of {self.total}" if first == 1 else f"{first}-{last} of {self.total}"
+
+
+def check_window(limit: object, offset: object) -> tuple[int, int]:
+    """``(limit, offset)`` of a listing call; ValidationError unless the limit is an integer in
+    [1, 10000] and the offset a non-negative integer."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROWS:
+        raise ValidationError(f"limit must be an integer in [1, {MAX_ROWS}]")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValidationError("offset must be a non-negative integer")
+    return limit, offset
+
+
+def page_of(
+    fetch: Callable[[int, int], Sequence[T]], count: Callable[[], int], limit: int, offset: int
+) -> Page[T]:
+    """The page of ``limit`` rows from ``offset``: ``fetch(n, offset)`` reads up to ``n`` rows
+    from there, and one more than the limit is read to know whether a next page exists;
+    ``count()`` gives the total (never taken as less than what the fetch saw, should rows be
+    written between the two reads)."""
+    rows = fetch(limit + 1, offset)
+    more = len(rows) > limit
+    items = list(rows[:limit])
+    seen = offset + len(items) + int(more) if items else 0  # rows exist at least this far
+    return Page[T](
+        items=items,
+        total=max(count(), seen),
+        limit=limit,
+        offset=offset,
+        next_offset=offset + limit if more else None,
+    )
+
+
+def filter_page(
+    fetch: Callable[[ListFilter], Sequence[T]], count: Callable[[ListFilter], int], flt: ListFilter
+) -> Page[T]:
+    """The page a listing filter selects (its limit and offset), read by ``fetch`` and counted
+    by ``count`` (a store's ``list_*`` and ``count_*``)."""
+    return page_of(
+        lambda n, at: fetch(replace(flt, limit=n, offset=at)),
+        lambda: count(flt),
+        flt.limit,
+        flt.offset,
+    )
+
+
+__all__ = ["MAX_ROWS", "Page", "check_window", "filter_page", "page_of"]
