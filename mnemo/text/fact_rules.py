@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-_SPLIT = re.compile(r"(?<=[.!;])\s+|\n+")
+from mnemo.text.sentences import sentences
+
 _LEAD = re.compile(
     r"^(?:(?:well|oh|so|also|actually|btw|and|but|yeah|yes|no|ok|okay|hey|hi|fyi|anyway|"
     r"by the way|just so you know|fun fact)[,!:]?\s+)+",
@@ -281,7 +282,7 @@ def statement_fact(sentence: str) -> str | None:
 def extract_facts(text: str, max_facts: int, min_chars: int, max_chars: int) -> list[str]:
     """Up to ``max_facts`` distinct first-person facts of a user message, in order."""
     out: list[str] = []
-    for sentence in _SPLIT.split(text):
+    for sentence in sentences(text):
         fact = statement_fact(sentence)
         if fact is None or not min_chars <= len(fact) <= max_chars or fact in out:
             continue

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mnemo.text.sentences import sentences
+
 #: Words that end a captured value ("I live in Paris and work ..." -> "Paris").
 _VALUE_END = re.compile(
     r"\s*(?:[.,;:!?()\"\n]|\s-\s|\b(?:and|but|because|so|since|which|who|where|when|while|"
@@ -44,7 +46,6 @@ _NOT_NAMES = {
     "naive", "silly", "weird", "out", "up", "now", "soon", "again", "please", "sometime",
 }  # fmt: skip
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-\.]*")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 Reader = Callable[[str], str | None]
 
@@ -202,11 +203,6 @@ PATTERNS: tuple[Pattern, ...] = (
        r"real|total|kind|sort|part)\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
        "identity", "is_{v}", 0.5, 0.4),
 )  # fmt: skip
-
-
-def sentences(text: str) -> list[str]:
-    """``text`` split into sentences (on . ! ? and line breaks), stripped, non-empty."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
 def _usable(sentence: str, start: int) -> bool:
