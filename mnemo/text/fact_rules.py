@@ -56,10 +56,11 @@ _BE_NOT_FACT = re.compile(
     r"so|super|really|very|totally|excited|thrilled|stoked|happy|sad|grateful|thankful|proud|"
     r"amazed|impressed|loving|enjoying|feeling|sure|certain|lucky|blessed|still|off|in awe|"
     r"all ears|on it|there for|around for|always here|always around|always there|nervous|"
-    r"elated|relieved|scared|worried|bored|surprised|shocked|touched|moved|blown away|"
-    r"definitely)\b",
+    r"elated|relieved|scared|worried|bored|surprised|shocked|touched|moved|blown away)\b",
     re.IGNORECASE,
 )
+#: Adverbs read past before :data:`_BE_NOT_FACT` ("I'm always here for you").
+_BE_ADVERBS = frozenset(["always", "also", "just", "still", "definitely", "currently", "now"])
 _HAVE_NOT_FACT = re.compile(r"^(?:a question|to\b|no idea|an idea|got to|been thinking)", re.I)
 _IRREGULAR_PAST = frozenset({
     "was", "were", "had", "got", "went", "grew", "bought", "took", "made", "met", "saw", "ran",
@@ -147,7 +148,7 @@ def _verb_phrase(words: list[str]) -> str | None:
 
 def _being(verb: str, rest: list[str]) -> str | None:
     """``User is ...`` / ``User was ...``, or None for a feeling, a plan or a courtesy."""
-    body = " ".join(w for w in rest if w.lower() not in ("always", "also", "just", "still"))
+    body = " ".join(w for w in rest if w.lower() not in _BE_ADVERBS)
     if not rest or _BE_NOT_FACT.match(body) or _BE_NOT_FACT.match(" ".join(rest)):
         return None
     return f"User {verb} {_rest(rest)}"

@@ -102,7 +102,7 @@ def unresolved(sentence: str) -> bool:
         if words and w.lower() in _MAIN_END:
             break
         words.append(w.lower().replace("’", "'"))
-    if _pointed_at(sentence, words):
+    if _pointed_at(sentence, words) or words[-1:] == ["to"]:  # "I love to" (to what?)
         return True
     for i, w in enumerate(words[1:], start=1):
         nxt = words[i + 1] if i + 1 < len(words) else None

@@ -1,10 +1,11 @@
-"""The fact rules write few wrong facts: the issue's examples, and the hand-labelled set.
+"""The fact rules write few wrong facts: the issue's examples, and the hand-labelled sets.
 
-``bench/data/fact_labels.jsonl`` holds rule facts of LoCoMo dev turns, each labelled by hand
-(correct / vague / wrong / garbled; docs/facts.md). With the dev file at hand (``../shared/
-data/locomo-dev.json`` beside the repository, or ``LOCOMO_DEV_JSON``) the rules run again over
-the labelled turns: every fact they write must be labelled, and the share of correct ones
-must stay above the measured level. The sentences below are written for these tests.
+``bench/data/fact_labels.jsonl`` (and ``fact_labels_heldout.jsonl``) hold rule facts of
+LoCoMo dev turns, each labelled by hand (correct / vague / wrong / garbled; docs/facts.md).
+With the dev file at hand (``../shared/data/locomo-dev.json`` beside the repository, or
+``LOCOMO_DEV_JSON``) the rules run again over the labelled turns: every fact they write must
+be labelled, and the share of correct ones must stay above the measured level. The sentences
+below are written for these tests.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import importlib.util
 import json
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -56,6 +56,7 @@ LABELS = ROOT / "bench" / "data" / "fact_labels.jsonl"
         "I took this pic last summer.",
         "I've been there twice.",
         "I'm a huge fan!",
+        "Yeah, I love to.",
     ],
 )
 def test_not_facts(sentence: str) -> None:
@@ -101,7 +102,8 @@ def test_no_fragment_without_a_verb_and_no_caption() -> None:
 
 
 def _labels() -> list[dict[str, str]]:
-    return [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()]
+    files = [LABELS, LABELS.parent / "fact_labels_heldout.jsonl"]
+    return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
 
 
 def test_the_label_file_is_hand_labels_of_at_least_200_facts() -> None:
@@ -110,6 +112,7 @@ def test_the_label_file_is_hand_labels_of_at_least_200_facts() -> None:
     assert {r["label"] for r in rows} <= {"correct", "vague", "wrong", "garbled"}
     assert all(r["reason"] and r["fact"].startswith("User") for r in rows)
     assert len({(r["sample"], r["dia_id"], r["fact"]) for r in rows}) == len(rows)
+    assert len(rows) >= 300
 
 
 def _locomo_dev() -> Path:
@@ -131,13 +134,22 @@ def _bench() -> ModuleType:
     return module
 
 
-def test_precision_on_the_labelled_turns_stays_high() -> None:
+@pytest.mark.parametrize(
+    ("labels", "at_least", "before"),
+    [
+        # the turns the rules were tightened on: 0.52 correct and 0.21 wrong or garbled before
+        ("fact_labels.jsonl", 0.80, 0.52),
+        # turns sampled once the rules were written (0.69 and 0.11 before)
+        ("fact_labels_heldout.jsonl", 0.70, 0.69),
+    ],
+)
+def test_precision_on_the_labelled_turns_stays_high(
+    labels: str, at_least: float, before: float
+) -> None:
     data = json.loads(_locomo_dev().read_text(encoding="utf-8"))
     bench = _bench()
-    out = bench.labelled_precision(data, bench.load_labels(str(LABELS)))
-    assert out["unlabelled"] == [], "label the new facts in bench/data/fact_labels.jsonl"
-    assert out["facts"] >= 100
-    assert out["precision"] >= 0.80  # 0.52 before the rules were tightened
-    assert out["wrong_or_garbled"] <= 0.06  # 0.21 before
-    written = Counter(out["by_label"])
-    assert written["wrong"] + written["garbled"] <= 8
+    out = bench.labelled_precision(data, bench.load_labels(str(LABELS.parent / labels)))
+    assert out["unlabelled"] == [], f"label the new facts in bench/data/{labels}"
+    assert out["facts"] >= 80
+    assert out["precision"] >= at_least > before
+    assert out["wrong_or_garbled"] <= 0.05
