@@ -36,7 +36,7 @@ _VOCATIVE = re.compile(
 #: Where a sentence's first statement ends: a dash, or a comma before a new clause.
 _CLAUSE_END = re.compile(
     r"\s*[–—]\s*|\s+-+\s*|(?<=\w)-+\s+"
-    r"|,\s+(?=(?:and|but|so|which|because|though|although|plus|as|while|yet|since|"
+    r"|,\s+(?=(?:and|but|which|because|though|although|plus|as|while|yet|since|"
     r"I|I'm|I've|I'll|I'd|it|it's|he|she|they|they're|we|we're|this|that|that's|there|"
     r"there's|here|here's|take|check|look|see)\b)",
     re.IGNORECASE,
