@@ -234,7 +234,7 @@ def _about_my(s: str, words: list[str]) -> str | None:
     m = _WITH_I.match(s)
     if m:
         return f"User and their {_rest(m[1].split())} {_rest(m[2].split())}"
-    if len(words) < 3 or ":" in s or not _MY_VERB.match(s):
+    if len(words) < 3 or not _MY_VERB.match(s):
         return None
     return f"User's {_rest(words[1:])}"
 
@@ -274,7 +274,10 @@ def statement_fact(sentence: str) -> str | None:
     """
     s = fact_screen.clean(_LEAD.sub("", sentence.strip()).strip())
     s = _LEAD.sub("", s).strip()
-    if not s or s.endswith("?") or fact_screen.addresses_listener(s):
+    if not s or s.endswith("?"):
+        return None
+    s = fact_screen.before_listener(s)
+    if not s or fact_screen.addresses_listener(s):
         return None
     s = s.rstrip(".!;:… ").strip()
     if fact_screen.unresolved(s) or not _says_something(s):

@@ -87,6 +87,21 @@ def addresses_listener(sentence: str) -> bool:
     return bool(_SECOND_PERSON.search(sentence))
 
 
+#: Where a clause that may turn to the listener begins ("I cook a lot, so tell me if you...").
+_TURN = re.compile(r",\s+|\s+(?:while|because|but)\s+", re.IGNORECASE)
+
+
+def before_listener(sentence: str) -> str:
+    """``sentence`` up to the clause where it turns to the listener, when its first clause
+    does not speak of them ("I took a road trip while you were winning" -> "I took a road
+    trip"); unchanged when it never does, or already does in its first clause."""
+    you = _SECOND_PERSON.search(sentence)
+    if you is None:
+        return sentence
+    cuts = [m.start() for m in _TURN.finditer(sentence, 0, you.start())]
+    return sentence[: cuts[-1]].strip() if cuts and cuts[-1] > 0 else sentence
+
+
 def unresolved(sentence: str) -> bool:
     """True when the statement's point is a pronoun that only its turn resolves.
 
@@ -143,4 +158,4 @@ def _pointed_at(sentence: str, words: list[str]) -> bool:
     return len(weighty) <= 3
 
 
-__all__ = ["addresses_listener", "clean", "unresolved"]
+__all__ = ["addresses_listener", "before_listener", "clean", "unresolved"]
