@@ -1,10 +1,18 @@
-"""Fact tier cost and yield with rules (no LLM) over the LoCoMo dev conversations.
+"""Fact tier cost and yield with rules (no LLM) over the LoCoMo dev conversations, and a
+paired comparison of two ``mnemo eval`` reports.
 
-Ingests every conversation (one ``add_messages`` per session, the baseline) and then runs the
-queued ``turns.facts`` jobs with ``drain``; prints turns, facts kept, facts per user turn,
-history events by kind, ms per turn for ingest and for facts, and a sample of facts.
+Yield: ingests every conversation (one ``add_messages`` per session, the baseline) and then
+runs the queued ``turns.facts`` jobs with ``drain``; prints turns, facts kept, facts per user
+turn, history events by kind, ms per turn for ingest and for facts, and a sample of facts.
 
     .venv/bin/python bench/facts.py --data ../shared/data/locomo-dev.json --embedder hashing
+
+Compare: ``--compare BEFORE.json AFTER.json`` reads two reports of ``mnemo eval ... --json``
+over the same questions and prints, per metric, the mean difference (after - before) with a
+95% paired bootstrap interval and the share of resamples where it is <= 0 and >= 0
+(:func:`paired_bootstrap`), plus how many questions moved up and down.
+
+    .venv/bin/python bench/facts.py --compare /tmp/base/locomo.json out/locomo.json
 """
 
 from __future__ import annotations
@@ -16,19 +24,57 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from mnemo import Memory
 from mnemo.eval.locomo import ingest_locomo, load_locomo
 
+METRICS = ("R@1", "R@5", "R@10", "All@5", "All@10", "NDCG@10", "AllSess@5")
 
-def main() -> None:
-    """Run the measurement and print one JSON object."""
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", default="../shared/data/locomo-dev.json")
-    ap.add_argument("--embedder", default="hashing")
-    ap.add_argument("--conversations", type=int, default=0, help="0 means all")
-    ap.add_argument("--sample", type=int, default=12)
-    args = ap.parse_args()
+
+def paired_bootstrap(
+    before: list[float], after: list[float], rounds: int = 10_000, seed: int = 0
+) -> dict[str, float]:
+    """Mean of ``after - before`` over paired questions, with its bootstrap distribution.
+
+    Questions are resampled with replacement ``rounds`` times; ``lo``/``hi`` are the 2.5th
+    and 97.5th percentiles of the resampled mean difference, ``p_le0``/``p_ge0`` the shares
+    of resamples where it is <= 0 / >= 0 (a one-sided p-value for a gain / a loss).
+    """
+    diff = np.asarray(after, float) - np.asarray(before, float)
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), (rounds, len(diff)))].mean(axis=1)
+    return {
+        "diff": float(diff.mean()),
+        "lo": float(np.percentile(means, 2.5)),
+        "hi": float(np.percentile(means, 97.5)),
+        "p_le0": float((means <= 0).mean()),
+        "p_ge0": float((means >= 0).mean()),
+        "up": int((diff > 0).sum()),
+        "down": int((diff < 0).sum()),
+    }
+
+
+def compare(before_path: str, after_path: str) -> dict[str, Any]:
+    """Per-metric paired bootstrap of two eval reports (questions matched by id)."""
+    reports = [json.loads(Path(p).read_text(encoding="utf-8")) for p in (before_path, after_path)]
+    rows = [{q["id"]: q["metrics"] for q in r["per_question"]} for r in reports]
+    ids = [i for i in rows[0] if i in rows[1]]
+    out: dict[str, Any] = {"questions": len(ids), "before": before_path, "after": after_path}
+    for m in METRICS:
+        if ids and m in rows[0][ids[0]]:
+            out[m] = {
+                "before": reports[0]["overall"][m],
+                "after": reports[1]["overall"][m],
+                **paired_bootstrap([rows[0][i][m] for i in ids], [rows[1][i][m] for i in ids]),
+            }
+    return out
+
+
+def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
+    """Ingest, drain the fact jobs, and describe what the rules kept."""
     dataset = load_locomo(args.data)
     if args.conversations:
         dataset.conversations = dataset.conversations[: args.conversations]
@@ -47,23 +93,35 @@ def main() -> None:
         1 for c in dataset.conversations for s in c.sessions for t in s.turns
     )  # every LoCoMo speaker turn is a "user" turn
     sample = random.Random(0).sample([i.content for i in items], min(args.sample, len(items)))
-    print(
-        json.dumps(
-            {
-                "embedder": args.embedder,
-                "conversations": len(dataset.conversations),
-                "turns": stats.turns,
-                "jobs": jobs,
-                "facts_live": len(items),
-                "facts_per_turn": round(len(items) / max(user_turns, 1), 3),
-                "history_events": events,
-                "ingest_ms_per_turn": round(1000 * stats.seconds / max(stats.turns, 1), 2),
-                "facts_ms_per_turn": round(1000 * facts_s / max(stats.turns, 1), 2),
-                "sample": sample,
-            },
-            indent=2,
-        )
-    )
+    return {
+        "embedder": args.embedder,
+        "conversations": len(dataset.conversations),
+        "turns": stats.turns,
+        "jobs": jobs,
+        "facts_live": len(items),
+        "facts_per_turn": round(len(items) / max(user_turns, 1), 3),
+        "history_events": events,
+        "ingest_ms_per_turn": round(1000 * stats.seconds / max(stats.turns, 1), 2),
+        "facts_ms_per_turn": round(1000 * facts_s / max(stats.turns, 1), 2),
+        "sample": sample,
+    }
+
+
+def main() -> None:
+    """Run the measurement (or the comparison) and print one JSON object."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default="../shared/data/locomo-dev.json")
+    ap.add_argument("--embedder", default="hashing")
+    ap.add_argument("--conversations", type=int, default=0, help="0 means all")
+    ap.add_argument("--sample", type=int, default=12)
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="two eval reports")
+    ap.add_argument("--json", help="also write the result to this file")
+    args = ap.parse_args()
+    out = compare(*args.compare) if args.compare else facts_yield(args)
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

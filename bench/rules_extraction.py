@@ -11,17 +11,32 @@ A rule candidate *matches* an observation when
   case, stop words dropped, a trailing "s" stripped) occur in the observation's text.
 
 Precision = matched candidates / candidates; recall = observations matched by at least one
-candidate / observations. Both are reported overall, per pattern, and for candidates that pass
+candidate / observations. Each observation names the speaker it is true of and the turns it
+comes from; a fact can only match an observation of its own speaker's turn (in mnemo each
+speaker is the user of their own turns), so recall is the share of what is true of the
+speakers, as the annotators wrote it down turn by turn, that the rules find. Both are
+reported overall, per pattern, and for candidates that pass
 the profile's validation (confidence >= 0.4, importance >= 0.2). Observations are not
 exhaustive, so precision is a lower bound of how often a candidate is right.
 
     python bench/rules_extraction.py --data ../shared/data/locomo-dev.json [--extractor facts]
+
+Hand labels (``--labels bench/data/fact_labels.jsonl``): each line names a turn (``sample``,
+``dia_id``), a fact the rules wrote from it (``fact``) and a label: ``correct`` (true of the
+speaker, readable without the turn, grammatical), ``vague`` (true but its point is an
+unresolved "it"/"them"/"this ..." or says nothing on its own), ``wrong`` (not a fact about the
+speaker: about the person addressed, a courtesy, advice, a leave-taking, or false) or
+``garbled`` (broken grammar or text run together). The rules are run again over the labelled
+turns; labelled precision = correct facts / facts written, where every fact written must be
+labelled (the unlabelled ones are listed, to be labelled). ``--sample N`` prints N more rule
+facts of random turns (seeded) with their turn, to label.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
 from collections import Counter, defaultdict
@@ -145,6 +160,76 @@ def measure(
     return hits, n_obs, n_obs_matched
 
 
+def load_labels(path: str) -> dict[tuple[str, str, str], dict[str, str]]:
+    """Labels by (sample, dia_id, fact)."""
+    out = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out[(row["sample"], row["dia_id"], row["fact"])] = row
+    return out
+
+
+def labelled_precision(
+    data: list[dict[str, Any]], labels: dict[tuple[str, str, str], dict[str, str]]
+) -> dict[str, Any]:
+    """The rules run again over the labelled turns: counts per label of the facts written,
+    the labelled facts no longer written, and the facts written that have no label."""
+    settings = Settings(embedder="hashing")
+    wanted = {(s, d) for s, d, _ in labels}
+    written: Counter[str] = Counter()
+    unlabelled: list[dict[str, str]] = []
+    produced: set[tuple[str, str, str]] = set()
+    for sample in data:
+        for _spk, dia, text in turns(sample):
+            if (sample["sample_id"], dia) not in wanted:
+                continue
+            for f in extract_facts(
+                text, settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars
+            ):
+                key = (sample["sample_id"], dia, f)
+                produced.add(key)
+                if key in labels:
+                    written[labels[key]["label"]] += 1
+                else:
+                    unlabelled.append({"sample": key[0], "dia_id": dia, "fact": f})
+    dropped = Counter(row["label"] for key, row in labels.items() if key not in produced)
+    n = sum(written.values()) + len(unlabelled)
+    return {
+        "labelled_turns": len(wanted),
+        "facts": n,
+        "by_label": dict(written),
+        "unlabelled": unlabelled,
+        "precision": written["correct"] / n if n else 0.0,
+        "wrong_or_garbled": (written["wrong"] + written["garbled"]) / n if n else 0.0,
+        "no_longer_written": dict(dropped),
+    }
+
+
+def print_sample(data: list[dict[str, Any]], n: int, seed: int, skip: set[tuple[str, str]]) -> None:
+    """``n`` rule facts of random turns not in ``skip``, each with its turn, to label."""
+    settings = Settings(embedder="hashing")
+    rows = []
+    for sample in data:
+        for spk, dia, text in turns(sample):
+            if (sample["sample_id"], dia) in skip:
+                continue
+            found = extract_facts(
+                text, settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars
+            )
+            if found:
+                rows.append((sample["sample_id"], dia, spk, text, found))
+    random.Random(seed).shuffle(rows)
+    shown = 0
+    for sid, dia, spk, text, found in rows:
+        if shown >= n:
+            break
+        print(f"## {sid} {dia} {spk}: {text}")
+        for f in found:
+            print(json.dumps({"sample": sid, "dia_id": dia, "fact": f}))
+        shown += len(found)
+
+
 def report(hits: list[Hit], n_obs: int, n_obs_matched: int, n_turns: int) -> dict[str, Any]:
     """Overall and per-pattern numbers as a dict (printed as a table by ``main``)."""
     per: dict[str, Counter[str]] = defaultdict(Counter)
@@ -177,12 +262,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extractor", choices=("profile", "facts"), default="profile")
     ap.add_argument("--json", help="write the numbers to this file")
     ap.add_argument("--examples", type=int, default=0, help="print this many hits per outcome")
+    ap.add_argument("--labels", help="hand labels of fact rule output (JSONL), see above")
+    ap.add_argument("--sample", type=int, default=0, help="print this many new facts to label")
+    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    labels = load_labels(args.labels) if args.labels else {}
+    if args.sample:
+        print_sample(data, args.sample, args.seed, {(s, d) for s, d, _ in labels})
+        return 0
     hits, n_obs, n_matched = measure(data, args.min_overlap, args.extractor)
     n_turns = sum(len(turns(s)) for s in data)
     out = report(hits, n_obs, n_matched, n_turns)
     out["min_overlap"], out["extractor"] = args.min_overlap, args.extractor
+    if labels:
+        out["labelled"] = lab = labelled_precision(data, labels)
+        print(
+            f"labelled: {lab['facts']} facts on {lab['labelled_turns']} turns, "
+            f"precision {lab['precision']:.3f}, wrong or garbled {lab['wrong_or_garbled']:.3f}, "
+            f"by label {lab['by_label']}, unlabelled {len(lab['unlabelled'])}, "
+            f"labelled facts no longer written {lab['no_longer_written']}"
+        )
+        for row in lab["unlabelled"]:
+            print("UNLABELLED", json.dumps(row))
     print(f"{len(data)} conversations, {n_turns} turns, {n_obs} observations")
     print(
         f"candidates {out['candidates']}, matched {out['matched_candidates']}: "

@@ -22,7 +22,6 @@ the turn needs none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,16 +31,10 @@ from mnemo.config.settings import Settings
 from mnemo.embedders.base import Embedder
 from mnemo.storage.ports.search import SearchSource
 from mnemo.text.fact_rules import extract_facts
-
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+from mnemo.text.sentences import sentences
 
 #: Roles whose long turns get keys.
 KEYED_ROLES = frozenset({"user"})
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (split after . ! ? … and at line breaks), stripped."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
 def chunk_text(text: str, max_words: int) -> list[str]:

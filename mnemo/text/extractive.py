@@ -17,7 +17,8 @@ import re
 from collections.abc import Sequence
 
 from mnemo.schemas import Message
-from mnemo.text.profile_rules import PATTERNS, sentences
+from mnemo.text.profile_rules import PATTERNS
+from mnemo.text.sentences import sentences
 
 _CUES = re.compile(
     r"\b(?:decided|decide|plan|plans|planned|planning|going to|will|prefer|want|wants|need|"

@@ -17,10 +17,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mnemo.text.sentences import sentences
+
 #: Words that end a captured value ("I live in Paris and work ..." -> "Paris").
 _VALUE_END = re.compile(
     r"\s*(?:[.,;:!?()\"\n]|\s-\s|\b(?:and|but|because|so|since|which|who|where|when|while|"
-    r"though|although|with|for|now|too|as well|right now|these days|lately|anymore|last|next|"
+    r"though|although|with|for|now|too|as well|as|right now|these days|lately|anymore|last|next|"
     r"yesterday|today|recently|ago|since|until|in \d{4})\b)",
     re.IGNORECASE,
 )
@@ -44,7 +46,6 @@ _NOT_NAMES = {
     "naive", "silly", "weird", "out", "up", "now", "soon", "again", "please", "sometime",
 }  # fmt: skip
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-\.]*")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 Reader = Callable[[str], str | None]
 
@@ -152,7 +153,8 @@ PATTERNS: tuple[Pattern, ...] = (
        "location", 0.85, 0.7, place),
     _p("based_in", _I_AM + r"(?:based|living)\s+in\s+(?P<v>.+)", "identity", "location",
        0.8, 0.7, place),
-    _p("moved_to", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?moved\s+to\s+(?P<v>.+)",
+    _p("moved_to", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)"
+       r"\s+(?:back\s+)?to\s+(?P<v>.+)",
        "identity", "location", 0.75, 0.7, place),
     _p("from", _I_AM + r"(?:originally\s+)?from\s+(?P<v>.+)", "identity", "hometown", 0.8,
        0.6, place),
@@ -160,13 +162,21 @@ PATTERNS: tuple[Pattern, ...] = (
        0.7),
     _p("job_is", r"\bmy\s+(?:job|profession|occupation)\s+is\s+(?:an?\s+)?(?P<v>.+)",
        "identity", "occupation", 0.85, 0.7),
-    _p("work_at", r"\bI\s+work\s+(?:at|for)\s+(?P<v>.+)", "identity", "employer", 0.8, 0.6,
-       place),
+    _p("work_at", r"\bI(?:'m|\s+am)?\s+(?:now\s+)?work(?:ing)?\s+(?:at|for)\s+(?P<v>.+)",
+       "identity", "employer", 0.8, 0.6, place),
+    _p("new_job", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:started\s+"
+       r"(?:working|a\s+(?:new\s+)?job)\s+(?:at|for|with)|got\s+a\s+(?:new\s+)?job\s+(?:at|with)|"
+       r"took\s+a\s+job\s+at|joined)\s+(?P<v>[A-Z].+)", "identity", "employer", 0.8, 0.6, place),
+    _p("became", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:became|started\s+"
+       r"working\s+as|got\s+a\s+(?:new\s+)?job\s+as)\s+(?:an?\s+)?(?P<v>.+)", "identity",
+       "occupation", 0.8, 0.7),
     _p("speak", r"\bI\s+speak\s+(?P<v>.+)", "identity", "languages", 0.8, 0.6, place),
     _p("studying", _I_AM + r"(?:studying|majoring\s+in)\s+(?P<v>.+)", "identity",
        "studies", 0.75, 0.6),
     _p("status", _I_AM + r"(?:happily\s+)?(?P<v>married|single|divorced|engaged|widowed)\b",
        "identity", "relationship_status", 0.85, 0.6),
+    _p("status_change", r"\bI\s+(?:just\s+|recently\s+|finally\s+)?got\s+(?P<v>married|divorced|"
+       r"engaged)\b", "identity", "relationship_status", 0.85, 0.6),
     _p("relative_name", r"\bmy\s+(?P<g>wife|husband|partner|boyfriend|girlfriend|son|daughter|"
        r"mom|mother|dad|father|brother|sister|dog|cat|puppy|kitten)(?:'s\s+name\s+is|\s+is\s+"
        r"(?:named|called))\s+(?P<v>.+)", "identity", "{g}_name", 0.9, 0.6, name),
@@ -196,17 +206,13 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("instruction", r"^(?:please\s+)?(?:always|never|from\s+now\s+on,?|don't\s+ever)\s+"
        rf"(?P<v>(?:{_INSTRUCTION_VERBS})\b.+)", "instruction", "{v}", 0.75, 0.8,
        lambda t: clause(t, 12)),
-    _p("pet_named", r"\bI\s+have\s+an?\s+(?P<g>dog|cat|puppy|kitten|parrot|rabbit|hamster)\s+"
-       r"(?:named|called)\s+(?P<v>.+)", "identity", "{g}_name", 0.85, 0.6, name),
+    _p("pet_named", r"\bI\s+(?:have|(?:just\s+)?(?:got|adopted))\s+an?\s+(?P<g>dog|cat|puppy|"
+       r"kitten|parrot|rabbit|hamster)\s+(?:named|called)\s+(?P<v>.+)", "identity", "{g}_name",
+       0.85, 0.6, name),
     _p("i_am_a", _I_AM + r"(?:also\s+)?an?\s+(?!(?:big|huge|bit|little|lot|fan|great|good|"
        r"real|total|kind|sort|part)\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
        "identity", "is_{v}", 0.5, 0.4),
 )  # fmt: skip
-
-
-def sentences(text: str) -> list[str]:
-    """``text`` split into sentences (on . ! ? and line breaks), stripped, non-empty."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
 def _usable(sentence: str, start: int) -> bool:
@@ -250,4 +256,19 @@ def extract_profile(text: str) -> list[Candidate]:
     return list(found.values())
 
 
-__all__ = ["PATTERNS", "Candidate", "Pattern", "clause", "extract_profile", "sentences", "slug"]
+#: Keys of states that change over time: a later statement replaces an earlier one whatever
+#: the two patterns' confidences ("I live in Berlin" 0.85, later "I just moved to Paris" 0.75).
+CHANGING_KEYS = frozenset(
+    ["location", "employer", "occupation", "relationship_status", "studies", "timezone", "diet"]
+)
+
+__all__ = [
+    "CHANGING_KEYS",
+    "PATTERNS",
+    "Candidate",
+    "Pattern",
+    "clause",
+    "extract_profile",
+    "sentences",
+    "slug",
+]

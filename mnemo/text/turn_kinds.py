@@ -1,7 +1,6 @@
 """What a chat turn is, by rules: a statement that tells something, or talk that does not.
 
-Four kinds, decided sentence by sentence (sentences end at ``.``, ``!``, ``?``, ``;`` or a
-line break):
+Four kinds, decided sentence by sentence (:func:`mnemo.text.sentences.sentences`):
 
 * ``non_answer``: an assistant turn that only declines, does not know or asks to be reminded
   ("I'm not sure, could you remind me?", "I don't have any information about that.");
@@ -22,11 +21,12 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from mnemo.text.sentences import sentences
+
 TurnKind = Literal["statement", "question", "non_answer", "greeting"]
 #: Every kind, in the order of :data:`TurnKind`.
 TURN_KINDS: tuple[TurnKind, ...] = ("statement", "question", "non_answer", "greeting")
 
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*", re.UNICODE)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
 #: Words that make a sentence a courtesy: greetings, thanks, farewells, praise, fillers.
@@ -229,11 +229,6 @@ _ASKS_ABOUT_I = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi(?:'|’)", re.I)
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text``, each with its closing punctuation, blank ones left out."""
-    return [s.strip() for s in _SENTENCE.findall(text) if _WORD.search(s)]
 
 
 def is_courtesy(sentence: str) -> bool:

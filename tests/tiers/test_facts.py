@@ -14,7 +14,7 @@ import pytest
 
 from mnemo import Memory
 from mnemo.storage.sqlite.store import SQLiteStore
-from mnemo.text import fact_rules
+from mnemo.text import fact_rules, fact_subjects
 from mnemo.tiers.facts.dedupe import chunk_words, first_of_near_copies
 from mnemo.tiers.facts.reconcile import (
     Add,
@@ -117,12 +117,12 @@ def test_extract_facts_caps_count_and_length() -> None:
 
 
 def test_subject_keys_and_withdrawn_statements() -> None:
-    assert fact_rules.subject_key("User's favourite colour is green")[0] == "'s favourite colour"
-    assert fact_rules.subject_key("User lives in Paris") == ("home", "Paris")
-    assert fact_rules.subject_key("User moved to Berlin") == ("home", "Berlin")
-    assert fact_rules.subject_key("User has 2 kids") == ("has kid", "2")
-    assert fact_rules.negated_statement("User stopped playing tennis") == "User plays tennis"
-    assert fact_rules.negated_statement("User likes tea") is None
+    assert fact_subjects.subject_key("User's favourite colour is green")[0] == "'s favourite colour"
+    assert fact_subjects.subject_key("User lives in Paris") == ("home", "Paris")
+    assert fact_subjects.subject_key("User moved to Berlin") == ("home", "Berlin")
+    assert fact_subjects.subject_key("User has 2 kids") == ("has kid", "2")
+    assert fact_subjects.negated_statement("User stopped playing tennis") == "User plays tennis"
+    assert fact_subjects.negated_statement("User likes tea") is None
 
 
 def test_chunking_and_near_copies() -> None:

@@ -10,6 +10,9 @@ against the active fact of the same (category, key) by :func:`decide`:
   job, or running jobs out of order, never rolls a fact back);
 * same value: REFRESH (raise confidence/importance in place) if either is higher, else NONE;
 * the new value refines the old one (extends it: "Alex" -> "Alexander"): UPDATE;
+* a key of a state that changes (:data:`~mnemo.text.profile_rules.CHANGING_KEYS`: location,
+  employer, occupation, relationship status, ...) takes the later statement: UPDATE ("I live
+  in Berlin", then "I just moved to Paris": Paris, whatever the patterns' confidences);
 * otherwise UPDATE only when the new confidence >= the old, else NONE (ignored).
 
 An UPDATE keeps the replaced row as inactive history. `tiered`'s example plays out so:
@@ -29,7 +32,7 @@ from mnemo.ids import PROFILE_PREFIX, stable_id
 from mnemo.llm import Usage
 from mnemo.schemas import PROFILE_CATEGORIES, Message, ProfileFact, format_time
 from mnemo.storage.base import NewProfileFact, ProfileDecision
-from mnemo.text.profile_rules import Candidate, extract_profile
+from mnemo.text.profile_rules import CHANGING_KEYS, Candidate, extract_profile
 from mnemo.tiers.conversation.base import Answer, TierContext, ask_json
 
 _KEY = re.compile(r"[^a-z0-9]+")
@@ -54,8 +57,10 @@ def decide(
     confidence: float,
     importance: float,
     observed: tuple[str, int],
+    changing: bool = False,
 ) -> ProfileDecision:
-    """What a candidate does to the active fact of its key (see the module docstring)."""
+    """What a candidate does to the active fact of its key (see the module docstring);
+    ``changing`` says the key is a state that changes over time."""
     if old is None:
         return "ADD"
     if old.observed_at is not None and observed < (format_time(old.observed_at), old_seq):
@@ -63,7 +68,7 @@ def decide(
     if normalize_value(value) == normalize_value(old.value):
         raised = confidence > old.confidence or importance > old.importance
         return "REFRESH" if raised else "NONE"
-    if is_refinement(old.value, value):
+    if is_refinement(old.value, value) or changing:
         return "UPDATE"
     return "UPDATE" if confidence >= old.confidence else "NONE"
 
@@ -145,7 +150,8 @@ def apply(
     )
 
     def rule(old: ProfileFact | None, old_seq: int) -> ProfileDecision:
-        return decide(old, old_seq, row.value, row.confidence, row.importance, observed)
+        changing = candidate.key in CHANGING_KEYS
+        return decide(old, old_seq, row.value, row.confidence, row.importance, observed, changing)
 
     decision, _ = ctx.store.put_profile_fact(row, answer.actor, rule)
     return decision

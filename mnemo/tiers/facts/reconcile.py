@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mnemo.text import fact_rules
+from mnemo.text import fact_subjects
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ NEGATION_OVERLAP = 0.6
 
 
 def _normal_key(text: str) -> tuple[str, str] | None:
-    key = fact_rules.subject_key(text)
+    key = fact_subjects.subject_key(text)
     return None if key is None else (key[0], key[1].lower())
 
 
@@ -179,11 +179,11 @@ def _withdrawal_match(withdrawn: str, key: tuple[str, str] | None, text: str) ->
     """1 when ``text`` states the withdrawn subject and value, else their word overlap."""
     if key is not None and key == _normal_key(text):
         return 1.0
-    return fact_rules.overlap(withdrawn, text)
+    return fact_subjects.overlap(withdrawn, text)
 
 
 def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> Decision:
-    withdrawn = fact_rules.negated_statement(fact)
+    withdrawn = fact_subjects.negated_statement(fact)
     if withdrawn is not None:
         said = _normal_key(withdrawn)
         scored = [
@@ -195,10 +195,10 @@ def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> D
             score, best = max(scored, key=lambda x: x[0])
             if score >= NEGATION_OVERLAP:
                 return Update(best.memory_id, fact)
-    key = fact_rules.subject_key(fact)
+    key = fact_subjects.subject_key(fact)
     if key is not None:
         for n in neighbours:
-            other = fact_rules.subject_key(n.text)
+            other = fact_subjects.subject_key(n.text)
             if n.memory_id in taken or other is None or other[0] != key[0]:
                 continue
             return (

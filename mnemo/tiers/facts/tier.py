@@ -44,7 +44,7 @@ from mnemo.storage.base import (
     TurnRun,
 )
 from mnemo.storage.ports.unions import FactTierStore
-from mnemo.text import fact_rules
+from mnemo.text import fact_rules, fact_subjects
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
 from mnemo.tiers.facts.reconcile import (
@@ -62,6 +62,8 @@ from mnemo.tiers.facts.reconcile import (
 log = logging.getLogger("mnemo.facts")
 
 JOB_KIND = "turns.facts"
+#: Newest facts of a user searched for one about the same state (:meth:`FactTier.same_subject`).
+SUBJECT_SCAN = 1000
 Embed = Callable[[list[str]], tuple[list[str], np.ndarray]]
 
 
@@ -286,8 +288,26 @@ class FactTier:
             if doc is not None:
                 run.notes.append(f"already in document {doc}: {fact[:80]}")
                 continue
-            kept[fact] = [n for n, _ in near]
+            shown = [n for n, _ in near]
+            seen = {n.memory_id for n in shown}
+            shown += [n for n in self.same_subject(user_id, fact) if n.memory_id not in seen]
+            kept[fact] = shown
         return list(kept), kept
+
+    def same_subject(self, user_id: str, fact: str) -> list[Neighbour]:
+        """The user's live facts about the state ``fact`` sets or ends (where they live,
+        who they work for...; :func:`fact_subjects.subject_key`), newest first, however far
+        their vectors are: a move must find the old home even when it is not among the
+        nearest facts. Empty for a fact about no such state."""
+        wanted = {k[0] for k in _keys(fact)}
+        if not wanted:
+            return []
+        flt = ListFilter(self.tenant, user_id, kind="fact", limit=SUBJECT_SCAN)
+        return [
+            Neighbour(m.id, m.content, 0.0)
+            for m in self.store.list_memories(flt)
+            if any(k[0] in wanted for k in _keys(m.content))
+        ]
 
     # ---- 3. reconciliation ----------------------------------------------------------------
     def decide(
@@ -381,6 +401,14 @@ class FactTier:
             embedder=self.embedder_id,
             embedding=vector,
         )
+
+
+def _keys(fact: str) -> list[tuple[str, str]]:
+    """The subject keys a fact sets, or ends (the key of the statement it withdraws)."""
+    withdrawn = fact_subjects.negated_statement(fact)
+    found = [fact_subjects.subject_key(fact)]
+    found += [fact_subjects.subject_key(withdrawn)] if withdrawn else []
+    return [k for k in found if k is not None]
 
 
 def _union(neighbours: dict[str, list[Neighbour]]) -> list[Neighbour]:
