@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from nomic_tiny import HIDDEN, install_split_zip, tiny_nomic_gguf
 
+from mnemo import Memory
 from mnemo.embedders.gguf_build import build_gguf_model, check_vocab, probe_cosines
 from mnemo.embedders.gguf_read import read_gguf, write_gguf
+from mnemo.embedders.hashing import HashingEmbedder
 from mnemo.embedders.nomic_numpy import nomic_hidden, transformers_state
 from mnemo.embedders.nomic_onnx import nomic_onnx_model
 from mnemo.embedders.onnx import OnnxEmbedder, matryoshka_cut
@@ -232,3 +234,27 @@ def test_nomic_models_are_named_settings_with_their_provenance() -> None:
     assert NOMIC_V15_256.cut_from == 768 and NOMIC_V15.licence == "Apache-2.0"
     assert NOMIC_V15.gguf is not None and NOMIC_V15.gguf.md5 == "a5401e7f7e46ed9fcaed5b60a281d547"
     assert all(v == "0.0.2" for _, v, _ in NOMIC_V15.gguf.parts)
+
+
+class _QuerySide(HashingEmbedder):
+    """Hashing vectors, with queries embedded differently from stored texts (as a prefixed
+    model does): the query side records what it was asked."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.queries: list[str] = []
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries.append(text)
+        return super().embed_query("query " + text)
+
+
+def test_search_embeds_the_query_through_embed_query(tmp_path: Path) -> None:
+    embedder = _QuerySide()
+    with Memory(str(tmp_path / "m.db"), embedder=embedder) as mem:
+        mem.add_messages(
+            [{"role": "user", "content": "My cat Churro sleeps on the piano."}], user_id="u"
+        )
+        hits = mem.search("where does the cat sleep", user_id="u")
+    assert embedder.queries == ["where does the cat sleep"]
+    assert hits and "Churro" in hits[0].content
