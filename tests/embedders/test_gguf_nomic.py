@@ -224,6 +224,8 @@ def test_nomic_models_are_named_settings_with_their_provenance() -> None:
     assert bundled_model("nomic-embed-text-v1.5") is NOMIC_V15
     assert bundled_model("nomic-embed-text-v1.5-256").dim == 256
     assert NOMIC_V15_256.cut_from == 768 and NOMIC_V15.licence == "Apache-2.0"
+    f32 = bundled_model("nomic-embed-text-v1.5-f32")
+    assert not f32.int8 and f32.build != NOMIC_V15.build and f32.gguf == NOMIC_V15.gguf
     assert NOMIC_V15.gguf is not None and NOMIC_V15.gguf.md5 == "a5401e7f7e46ed9fcaed5b60a281d547"
     assert all(v == "0.0.2" for _, v, _ in NOMIC_V15.gguf.parts)
 
