@@ -81,11 +81,10 @@ def _quiet_root_logger() -> Iterator[None]:
         root.setLevel(level)
 
 
-def quantize_weights(source: Path, target: Path, exclude: frozenset[str] = frozenset()) -> None:
+def quantize_weights(source: Path, target: Path) -> None:
     """Write ``source`` with every MatMul by a constant weight rewritten to int8
     (``onnxruntime.quantization.quantize_dynamic``: int8 weights per output channel, uint8
-    activations quantised per call); MatMuls of two activations, and those whose weight's
-    name is in ``exclude``, stay float32."""
+    activations quantised per call); MatMuls of two activations stay float32."""
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -96,11 +95,10 @@ def quantize_weights(source: Path, target: Path, exclude: frozenset[str] = froze
         ) from None
     graph = onnx.load(str(source), load_external_data=False).graph
     constants = {i.name for i in graph.initializer}
-    kept = [
+    activation_only = [
         n.name
         for n in graph.node
-        if n.op_type == "MatMul"
-        and (not any(i in constants for i in n.input) or any(i in exclude for i in n.input))
+        if n.op_type == "MatMul" and not any(i in constants for i in n.input)
     ]
     with _quiet_root_logger():  # the quantiser logs advice on the root logger
         quantize_dynamic(
@@ -108,7 +106,7 @@ def quantize_weights(source: Path, target: Path, exclude: frozenset[str] = froze
             str(target),
             weight_type=QuantType.QInt8,
             per_channel=True,
-            nodes_to_exclude=kept,
+            nodes_to_exclude=activation_only,
         )
 
 
