@@ -29,7 +29,8 @@ class EmbeddingSettings(SettingsGroup):
     embedder_model: str | None = Field(
         None,
         description="Model for the embedder: a bundled model name for `local` "
-        "(all-MiniLM-L6-v2-q8, the default, all-MiniLM-L6-v2-int8 or paraphrase-MiniLM-L3-v2), "
+        "(all-MiniLM-L6-v2-q8, the default, all-MiniLM-L6-v2-int8, paraphrase-MiniLM-L3-v2, "
+        "or nomic-embed-text-v1.5 / -256 / -f32 with the `nomic` extra), "
         "a model directory for `sentence-transformers` (default: the bundled all-MiniLM-L6-v2), "
         "a model name for `openai`.",
     )

@@ -66,5 +66,11 @@ class Embedder(ABC):
         result[order] = np.concatenate(out)
         return normalize_rows(result)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector of a search query (default: as any text; models trained with
+        query/document prefixes override it)."""
+        out: np.ndarray = self.embed([text])[0]
+        return out
+
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release network clients or other resources (default: nothing)."""

