@@ -315,7 +315,7 @@ def test_the_stale_pointers_of_issue_23_are_found_and_do_not_resolve(
         ("See :func:`mnemo.retrieval.neighbours.session_boost`.", "mnemo.retrieval.pipeline"),
         ("Behind the :class:`~mnemo.storage.ports.store.Store` protocol.", "mnemo.storage"),
         ("Sibling: :func:`.env.warn_unknown`.", "mnemo.config.sources"),
-        ("The field ``Hit.scores`` of ``SearchRequest.limit``.", "mnemo.retrieval.request"),
+        ("The field ``Hit.scores`` of ``RetrievalRequest.limit``.", "mnemo.retrieval.request"),
         ("See ``storage/sql/rows.py`` and ``mnemo/storage/sql/rows.py``.", "mnemo.storage"),
     ],
 )
