@@ -31,9 +31,9 @@ from typing import Any
 
 from common import ROOT, console, machine, make_embedder, now, stats_ms, write_json
 from mnemo import Memory
-from mnemo.eval.locomo import Conversation, load_locomo
+from mnemo.eval.locomo import LocomoConversation, load_locomo
 from mnemo.eval.longmemeval import load_longmemeval
-from mnemo.storage.topic_records import Entry
+from mnemo.storage.topic_records import TopicEntry
 from mnemo.tiers.topics import compaction
 
 #: Only the topic tier runs in the replay (the default preset also enqueues fact, profile and
@@ -43,15 +43,15 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
 DEFAULT_LME = ROOT.parent / "shared" / "data" / "longmemeval-s-dev.json"
 
 
-def entries_of(conv: Conversation) -> list[Entry]:
+def entries_of(conv: LocomoConversation) -> list[TopicEntry]:
     """Every turn of a conversation as a topic message, in order."""
     return [
-        Entry(t.role, t.content, t.created_at.timestamp(), t.dia_id, i)
+        TopicEntry(t.role, t.content, t.created_at.timestamp(), t.dia_id, i)
         for i, t in enumerate(t for s in conv.sessions for t in s.turns)
     ]
 
 
-def lme_sequences(path: str) -> list[list[Entry]]:
+def lme_sequences(path: str) -> list[list[TopicEntry]]:
     """LongMemEval haystack sessions (each once), one turn sequence per question's haystack."""
     seen: set[str] = set()
     out = []
@@ -62,13 +62,13 @@ def lme_sequences(path: str) -> list[list[Entry]]:
                 continue
             seen.add(s.id)
             t0 = s.date.timestamp()
-            seq += [Entry(t.role, t.content, t0 + t.index, "", t.index) for t in s.turns]
+            seq += [TopicEntry(t.role, t.content, t0 + t.index, "", t.index) for t in s.turns]
         if seq:
             out.append(seq)
     return out
 
 
-def measure_histories(seqs: list[list[Entry]], sizes: list[int], reps: int) -> list[dict]:
+def measure_histories(seqs: list[list[TopicEntry]], sizes: list[int], reps: int) -> list[dict]:
     """Compression of consecutive N-turn windows of every turn sequence."""
     rows = []
     for n in sizes:
@@ -111,14 +111,14 @@ def measure_histories(seqs: list[list[Entry]], sizes: list[int], reps: int) -> l
     return rows
 
 
-def _chats(conv: Conversation, scope: str) -> list[tuple[str, list[Any]]]:
+def _chats(conv: LocomoConversation, scope: str) -> list[tuple[str, list[Any]]]:
     if scope == "conversation":
         return [(conv.sample_id, [t for s in conv.sessions for t in s.turns])]
     return [(f"{conv.sample_id}-{s.id}", s.turns) for s in conv.sessions]
 
 
 def replay(
-    convs: list[Conversation], embedder_name: str, preset: str, scope: str, **overrides: Any
+    convs: list[LocomoConversation], embedder_name: str, preset: str, scope: str, **overrides: Any
 ) -> dict:
     """Replay every conversation through the seed API; counts, reductions and latencies."""
     lat: dict[str, list[float]] = {"match": [], "compaction": [], "restore": []}

@@ -36,7 +36,7 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-class Page(BaseModel, Generic[T]):
+class PageBody(BaseModel, Generic[T]):
     """One page of a listing, out of ``total`` matching rows; ``next_offset`` is None on the
     last page."""
 
@@ -86,11 +86,11 @@ class MemoryPatch(BaseModel):
     confidence: float | None = None
 
 
-class MemoryPage(Page[MemoryItem]):
+class MemoryPage(PageBody[MemoryItem]):
     """A page of memories, newest first."""
 
 
-class MessagePage(Page[Message]):
+class MessagePage(PageBody[Message]):
     """A page of turns, in conversation order."""
 
 
@@ -162,7 +162,7 @@ class ErasedResponse(BaseModel):
     deleted: dict[str, int]
 
 
-class UserPage(Page[UserSummary]):
+class UserPage(PageBody[UserSummary]):
     """A page of the tenant's users, by id."""
 
 
@@ -173,7 +173,7 @@ class SessionList(BaseModel):
     data: list[SessionSummary]
 
 
-class JobList(Page[Job]):
+class JobList(PageBody[Job]):
     """The tenant's background jobs, newest first."""
 
 

@@ -72,7 +72,7 @@ class ChatRequest(BaseModel):
     memory_score_threshold: float | None = Field(None, ge=0, le=1)
 
 
-class Turn:
+class ProxiedTurn:
     """The turn being proxied: its :class:`~mnemo.memory.exchange.Exchange` and metrics.
 
     Built before the upstream is called: everything that will be stored is validated here
@@ -166,7 +166,7 @@ async def chat_completions(
 ) -> Response:
     """Chat through the upstream with memory injected; the turn is stored."""
     client = upstream.require(state.upstream)
-    turn = Turn(mem, body, state)
+    turn = ProxiedTurn(mem, body, state)
     await run_in_threadpool(turn.recall)
     headers = upstream.auth_headers(state.settings, _bearer(request))
     up = client.build_request("POST", "chat/completions", json=turn.payload(), headers=headers)
@@ -203,7 +203,7 @@ def ascii_json(data: Any) -> bytes:
     return json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
 
 
-async def _stream(state: AppState, up: httpx.Request, turn: Turn) -> Response:
+async def _stream(state: AppState, up: httpx.Request, turn: ProxiedTurn) -> Response:
     resp = await _send(state, up, stream=True)
     if resp.status_code != 200:
         body = await resp.aread()

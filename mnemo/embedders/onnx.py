@@ -20,7 +20,7 @@ Threads. onnxruntime's own default (one thread per core, spinning while idle) ma
 a single text (a query) runs on a session with ``query_threads`` intra-op threads (default 1);
 a batch of several texts (ingest) runs on a second session with ``threads`` (default
 :func:`default_batch_threads`). Sessions are cached per process by model and thread count and
-shared by every embedder instance; ``InferenceSession.run`` is thread-safe.
+shared by every embedder instance; ``onnxruntime.InferenceSession.run`` is thread-safe.
 """
 
 from __future__ import annotations

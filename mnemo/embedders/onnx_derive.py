@@ -13,10 +13,10 @@ per call::
 The two attention products (activation by activation) stay float32. Because ``s_x`` is one
 scale for a whole batch, a text's vector depends a little on the texts batched with it
 (cosine .96-.99 between a text alone and in a batch padded to a much longer text; the
-length-sorted batches of :meth:`OnnxEmbedder.embed` keep that padding small). On 800 LoCoMo
-turns this embedded 1.84x more texts per second than the source model, with vectors at
-cosine .992 to the source model's on average (lowest .952); dev-split recall: see
-docs/embedders.md.
+length-sorted batches of :meth:`~mnemo.embedders.onnx.OnnxEmbedder.embed` keep that padding
+small). On 800 LoCoMo turns this embedded 1.84x more texts per second than the source
+model, with vectors at cosine .992 to the source model's on average (lowest .952); dev-split
+recall: see docs/embedders.md.
 
 The derived file is built on first use (about 2 s: onnxruntime folds the weights into float32,
 ``onnx``'s quantiser rewrites them), written atomically into the model cache, and reused by

@@ -62,7 +62,7 @@ _MONTHS = {name: i for i, name in enumerate(_MONTH_NAMES.split(), start=1)}
 
 
 @dataclass
-class Turn:
+class LocomoTurn:
     """One LoCoMo turn, ready for ``Memory.add_messages``."""
 
     dia_id: str
@@ -88,11 +88,11 @@ class Session:
 
     id: str
     started_at: datetime
-    turns: list[Turn]
+    turns: list[LocomoTurn]
 
 
 @dataclass
-class Conversation:
+class LocomoConversation:
     """One sample's conversation; its ``sample_id`` is the user id."""
 
     sample_id: str
@@ -132,7 +132,7 @@ class LocomoDataset:
     """Parsed LoCoMo: conversations, evaluable questions, and what cleaning left out."""
 
     path: str
-    conversations: list[Conversation]
+    conversations: list[LocomoConversation]
     questions: list[Question]
     skipped: dict[str, int] = field(default_factory=dict)
     dropped_evidence: list[str] = field(default_factory=list)
@@ -210,7 +210,7 @@ _need = partial(need, fmt="LoCoMo")
 
 def _conversation(
     sample_id: str, conv: dict[str, Any], where: str, skipped: dict[str, int]
-) -> Conversation:
+) -> LocomoConversation:
     speaker_a = str(_need(conv, "speaker_a", str, where))
     speaker_b = str(_need(conv, "speaker_b", str, where))
     numbers = sorted(int(m.group(1)) for k in conv if (m := _SESSION_KEY.fullmatch(k)))
@@ -218,7 +218,7 @@ def _conversation(
     for n in numbers:
         key = f"session_{n}"
         started = parse_locomo_date(_need(conv, f"{key}_date_time", str, where))
-        turns: list[Turn] = []
+        turns: list[LocomoTurn] = []
         for i, t in enumerate(_need(conv, key, list, where)):
             at = f"{where}.{key}[{i}]"
             text = str(_need(t, "text", str, at)).strip()
@@ -233,9 +233,11 @@ def _conversation(
                 raise DatasetError(f"not LoCoMo format: {at}.dia_id is not like 'D1:3'")
             speaker = str(_need(t, "speaker", str, at))
             role = "user" if speaker == speaker_a else "assistant"
-            turns.append(Turn(dia_id, speaker, role, text, started + timedelta(seconds=len(turns))))
+            turns.append(
+                LocomoTurn(dia_id, speaker, role, text, started + timedelta(seconds=len(turns)))
+            )
         sessions.append(Session(key, started, turns))
-    return Conversation(sample_id, speaker_a, speaker_b, sessions)
+    return LocomoConversation(sample_id, speaker_a, speaker_b, sessions)
 
 
 def load_locomo(path: str) -> LocomoDataset:
@@ -243,7 +245,7 @@ def load_locomo(path: str) -> LocomoDataset:
     data = read_json(path)
     if not isinstance(data, list) or not data:
         raise DatasetError(f"not LoCoMo format: {path} must hold a non-empty list of samples")
-    convs: list[Conversation] = []
+    convs: list[LocomoConversation] = []
     questions: list[Question] = []
     dropped: list[str] = []
     skipped = {"category_5": 0, "no_evidence": 0, "other_category": 0, "empty_turns": 0}

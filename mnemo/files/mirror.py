@@ -4,7 +4,8 @@
 (:class:`~mnemo.storage.ports.observer.WriteObserver`): the store calls it after each committed
 write of turns, memories, fact batches, eviction and user erasure, and it writes the files. The
 database is the write of record: a file-system error after a committed write is logged and
-left for the startup reconcile (:func:`mnemo.files.sync.reconcile`) to repair, never raised.
+left for the startup reconcile (:meth:`mnemo.files.sync.FileSync.reconcile`) to repair, never
+raised.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ top k and a search whose filter matches 500 rows still returns a full page:
 1. The facade parses once: ``Memory.search/context/list/count/delete_many(..., filters=)``
    call ``parse_filter`` before anything runs (a bad filter is a ValidationError / HTTP 422
    and changes nothing), and pass the tree down on the request
-   (``retrieval.pipeline.SearchRequest.filter``), never the raw dict.
+   (a ``filter`` field to add to ``retrieval.request.RetrievalRequest``), never the raw dict.
 2. The store compiles it where it builds each statement, with its own dialect and the
    table's :class:`Columns` (``MEMORIES``, ``MESSAGES``, or ``.aliased("m")`` in a join):
    ``frag = to_sql(tree, tx.dialect, MEMORIES)``; the statement appends

@@ -41,7 +41,7 @@ SessionId = Annotated[
     str | None, Field(description="Conversation (session) id; omit for any session.")
 ]
 MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
-Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -77,7 +77,9 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         session_id: SessionId = None,
         kind: Annotated[MemoryKind, Field(description="Kind of the memory.")] = "fact",
         tags: Annotated[list[str] | None, Field(description="Tags of the memory.")] = None,
-        importance: Annotated[Unit, Field(description="0..1; profile-grade facts ~0.8.")] = 0.5,
+        importance: Annotated[
+            UnitInterval, Field(description="0..1; profile-grade facts ~0.8.")
+        ] = 0.5,
     ) -> Remembered:
         """Store something about a user: either `content` (one memory, a fact by default) or
         `turns` (conversation turns; the background tiers distil facts from them later).
@@ -166,8 +168,12 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         ctx: Ctx,
         content: Annotated[str | None, Field(description="New text (re-embedded).")] = None,
         tags: Annotated[list[str] | None, Field(description="New tags (replace).")] = None,
-        importance: Annotated[Unit | None, Field(description="New importance, 0..1.")] = None,
-        confidence: Annotated[Unit | None, Field(description="New confidence, 0..1.")] = None,
+        importance: Annotated[
+            UnitInterval | None, Field(description="New importance, 0..1.")
+        ] = None,
+        confidence: Annotated[
+            UnitInterval | None, Field(description="New confidence, 0..1.")
+        ] = None,
     ) -> MemoryItem:
         """Change a memory's content, tags, importance or confidence; its history keeps the
         old version. Returns the updated memory."""
@@ -197,7 +203,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         user_id: UserId,
         ctx: Ctx,
         min_importance: Annotated[
-            Unit | None,
+            UnitInterval | None,
             Field(description="Only facts this important (default: the stage-1 floor)."),
         ] = None,
     ) -> Profile:

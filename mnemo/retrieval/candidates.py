@@ -17,7 +17,7 @@ import numpy as np
 from mnemo.config.search import RetrievalSettings
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval import coverage, lexical
-from mnemo.retrieval.request import Scope, SearchRequest
+from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.retrieval.talk import STATEMENT, is_talk
 from mnemo.storage.base import MESSAGE, Ref
 from mnemo.storage.ports.search import SearchSource
@@ -85,7 +85,7 @@ class Retrievers:
 
     def gather(
         self,
-        req: SearchRequest,
+        req: RetrievalRequest,
         scoped: list[tuple[Scope, VectorIndex]],
         qvec: np.ndarray | None,
         pool: int,
@@ -119,7 +119,7 @@ class Retrievers:
 
     def _ceiling(
         self,
-        req: SearchRequest,
+        req: RetrievalRequest,
         scope: Scope,
         terms: list[str],
         known: dict[str, dict[int, float]],
@@ -174,7 +174,7 @@ class Retrievers:
         index: VectorIndex,
         qvec: np.ndarray,
         scope: Scope,
-        req: SearchRequest,
+        req: RetrievalRequest,
         pool: int,
         cands: Candidates,
     ) -> None:

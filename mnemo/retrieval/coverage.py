@@ -3,8 +3,9 @@
 Min-max normalisation gives the best BM25 candidate 1 whatever it matched: a turn sharing one
 word of a five-word question ("name" in "What is the name of my dog?", matched by "named")
 would weigh as much as one matching them all. Coverage compares a BM25 score with what the
-query could score, the sum of its terms' idf (see ``SearchSource.lexical_idf``), so terms
-missing from every row, or rare ones the best match lacks, lower it.
+query could score, the sum of its terms' idf (see
+:meth:`~mnemo.storage.ports.search.SearchSource.lexical_idf`), so terms missing from every
+row, or rare ones the best match lacks, lower it.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
 from mnemo.retrieval.duplicates import Collapser, Kept
 from mnemo.retrieval.mmr import mmr_select
-from mnemo.retrieval.request import Scope, SearchRequest
+from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.retrieval.rerank import Reranker, create_reranker
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.retrieval.signals import Ranking, Signal, signals_for
@@ -123,7 +123,7 @@ class Pipeline:
         self.uses_kinds = any(sig.active and sig.needs_kinds for sig in self.signals)
         self.retrievers = Retrievers(store, settings, self.uses_kinds)
 
-    def scopes(self, req: SearchRequest) -> list[Scope]:
+    def scopes(self, req: RetrievalRequest) -> list[Scope]:
         """The scopes a request searches, nearest first."""
         s = self.settings
         out = [Scope(req.user_id, req.session_id)]
@@ -135,7 +135,7 @@ class Pipeline:
             out.append(Scope(s.global_user_id, None))
         return out
 
-    def search(self, req: SearchRequest) -> list[Hit]:
+    def search(self, req: RetrievalRequest) -> list[Hit]:
         """The ``limit`` best hits for a request, each with its per-stage scores."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
@@ -175,7 +175,7 @@ class Pipeline:
         return Fused(relevance, lists, ranks, lexical_scale)
 
     def _rank(
-        self, req: SearchRequest, cands: Candidates, about: speakers.QuerySpeakers
+        self, req: RetrievalRequest, cands: Candidates, about: speakers.QuerySpeakers
     ) -> list[Hit]:
         s = self.settings
         now = time.time() if req.now is None else req.now
@@ -223,7 +223,7 @@ class Pipeline:
         return hits
 
     def _distinct(
-        self, req: SearchRequest, order: np.ndarray, refs: list[Ref], cands: Candidates
+        self, req: RetrievalRequest, order: np.ndarray, refs: list[Ref], cands: Candidates
     ) -> list[tuple[int, dict[str, Any], Kept]]:
         """The first ``limit`` candidates in ``order`` that are neither in the request nor
         duplicates of a better one, with their rows (fetched a few more than needed at a

@@ -14,7 +14,7 @@ class Scope:
 
 
 @dataclass
-class SearchRequest:
+class RetrievalRequest:
     """A validated query.
 
     ``recency_weight`` and ``score_threshold``, when set, override the settings of the same
@@ -36,4 +36,4 @@ class SearchRequest:
     exclude: frozenset[str] = frozenset()
 
 
-__all__ = ["Scope", "SearchRequest"]
+__all__ = ["RetrievalRequest", "Scope"]

@@ -10,7 +10,7 @@ from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
-from mnemo.retrieval.request import SearchRequest
+from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import Hit, parse_time
 
 
@@ -77,7 +77,7 @@ class Searcher:
         ref_time = None if now is None else parse_time(now, "now").timestamp()
         if isinstance(exclude, str) or not all(isinstance(t, str) for t in exclude):
             raise ValidationError("exclude must be a list of strings")
-        req = SearchRequest(
+        req = RetrievalRequest(
             query=query[: self.settings.max_content_chars],
             tenant=self.settings.tenant,
             user_id=user_id,

@@ -16,7 +16,7 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class Entry:
+class TopicEntry:
     """One message of a topic: the seed's ``MessageEntry`` plus the stored row's id and seq."""
 
     role: str
@@ -55,8 +55,8 @@ class TopicRow:
     evicted_at: float | None = None
     merged_into: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    messages: list[Entry] = field(default_factory=list)
-    compacted: list[Entry] | None = None  # None until loaded: see Conversation.compacted
+    messages: list[TopicEntry] = field(default_factory=list)
+    compacted: list[TopicEntry] | None = None  # None until loaded: see Conversation.compacted
 
     @property
     def in_working_set(self) -> bool:
@@ -65,7 +65,7 @@ class TopicRow:
 
 
 @dataclass
-class Turn:
+class PendingTurn:
     """A stored message not yet applied to the conversation's topics."""
 
     message_id: str
@@ -88,21 +88,21 @@ class Conversation:
     active_topic_id: str | None
     applied_seq: int
     topics: dict[str, TopicRow]
-    pending: list[Turn] = field(default_factory=list)
+    pending: list[PendingTurn] = field(default_factory=list)
     dirty: set[str] = field(default_factory=set)
     links: dict[str, tuple[str, bool, float, int]] = field(default_factory=dict)
     moved: dict[str, str] = field(default_factory=dict)
     jobs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    loader: Callable[[str], list[Entry]] | None = None
+    loader: Callable[[str], list[TopicEntry]] | None = None
 
-    def compacted(self, topic: TopicRow) -> list[Entry]:
+    def compacted(self, topic: TopicRow) -> list[TopicEntry]:
         """A topic's compacted rows, read through ``loader`` on first use (they are only needed
         to compact, restore or merge, so plain turns never read a long history)."""
         if topic.compacted is None:
             topic.compacted = self.loader(topic.id) if self.loader else []
         return topic.compacted
 
-    def link(self, topic_id: str, entry: Entry, compacted: bool) -> None:
+    def link(self, topic_id: str, entry: TopicEntry, compacted: bool) -> None:
         """Record that ``entry``'s message belongs to ``topic_id`` (compacted or active)."""
         if entry.message_id:
             self.links[entry.message_id] = (topic_id, compacted, entry.timestamp, entry.seq)
@@ -113,4 +113,4 @@ class Conversation:
         self.dirty.add(topic.id)
 
 
-__all__ = ["Conversation", "Entry", "TopicRow", "Turn"]
+__all__ = ["Conversation", "PendingTurn", "TopicEntry", "TopicRow"]

@@ -20,7 +20,7 @@ router = APIRouter(include_in_schema=False)
 PAGE = 50
 ACTOR = "ui"
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
-Filter = Annotated[str | None, Query(max_length=256)]
+FilterParam = Annotated[str | None, Query(max_length=256)]
 
 
 def provenance(mem: Memory, ids: list[str]) -> list[tuple[str, Message | None]]:
@@ -40,8 +40,8 @@ def provenance(mem: Memory, ids: list[str]) -> list[tuple[str, Message | None]]:
 def memories_page(
     request: Request,
     who: ViewerDep,
-    user_id: Filter = None,
-    kind: Filter = None,
+    user_id: FilterParam = None,
+    kind: FilterParam = None,
     include_deleted: bool = False,
     offset: Offset = 0,
 ) -> Response:

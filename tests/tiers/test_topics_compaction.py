@@ -12,12 +12,15 @@ import pytest
 from topic_helpers import T0, TOPICS_ONLY, Clock, about
 
 from mnemo import Memory, StorageError
-from mnemo.storage.topic_records import Entry
+from mnemo.storage.topic_records import TopicEntry
 from mnemo.tiers.topics import compaction
 
 
 def test_history_format_is_json_then_gzip_then_base64() -> None:
-    entries = [Entry("user", "Hello", 1234567890.0), Entry("assistant", "Hi!", 1234567891.0)]
+    entries = [
+        TopicEntry("user", "Hello", 1234567890.0),
+        TopicEntry("assistant", "Hi!", 1234567891.0),
+    ]
     text = compaction.compress(entries)
     assert text.startswith("H4sI")  # base64 of the gzip magic, as in the seed's example
     raw = json.loads(gzip.decompress(base64.b64decode(text)))
@@ -37,7 +40,7 @@ def test_corrupt_history_is_a_storage_error() -> None:
 
 
 def test_split_keeps_the_most_recent() -> None:
-    msgs = [Entry("user", str(i), float(i)) for i in range(13)]
+    msgs = [TopicEntry("user", str(i), float(i)) for i in range(13)]
     assert compaction.split_for_compaction(msgs[:12], 12, 4) is None
     split = compaction.split_for_compaction(msgs, 12, 4)
     assert split is not None

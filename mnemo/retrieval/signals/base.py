@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from mnemo.retrieval.candidates import Candidates
-from mnemo.retrieval.request import SearchRequest
+from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.speakers import QuerySpeakers
 from mnemo.storage.base import Ref
 from mnemo.storage.ports.search import SearchSource
@@ -30,7 +30,7 @@ class Ranking:
     candidate's recency (a turn that tells nothing gains no recency either).
     """
 
-    req: SearchRequest
+    req: RetrievalRequest
     now: float
     about: QuerySpeakers
     cands: Candidates

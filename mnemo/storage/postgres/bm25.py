@@ -55,7 +55,7 @@ def inverse_frequency(df: np.ndarray, n_docs: int) -> np.ndarray:
 
 
 @dataclass
-class Candidates:
+class MatchingRows:
     """Rows that hold any query lexeme, with what BM25 and the filters need."""
 
     rowids: np.ndarray
@@ -77,7 +77,7 @@ def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
     return list(row["lx"]) if row else []
 
 
-def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]) -> Candidates:
+def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]) -> MatchingRows:
     """Every (live) row of the user in ``table`` holding a lexeme, and the user's statistics.
 
     Term frequency is the number of positions of the lexeme in the row's ``fts``; length is
@@ -102,7 +102,7 @@ def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str
     rows = c.execute(query, args).fetchall()
     n = len(rows)
     first = rows[0] if rows else {"n": 0, "avg_len": 0}
-    return Candidates(
+    return MatchingRows(
         rowids=np.fromiter((r["rowid"] for r in rows), dtype=np.int64, count=n),
         sessions=[r["session_id"] for r in rows],
         kinds=[r["kind"] for r in rows],
@@ -114,7 +114,7 @@ def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str
 
 
 def ranked(
-    cands: Candidates, limit: int, session_id: str | None, kinds: list[str] | None
+    cands: MatchingRows, limit: int, session_id: str | None, kinds: list[str] | None
 ) -> list[tuple[int, float]]:
     """(rowid, BM25) of the best ``limit`` candidates in the session and kinds, best first.
 

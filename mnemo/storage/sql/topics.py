@@ -17,7 +17,7 @@ from mnemo.schemas import format_time, parse_time
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.tx import Row, Tx
 from mnemo.storage.sql.user_lock import lock_user
-from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
+from mnemo.storage.topic_records import Conversation, PendingTurn, TopicEntry, TopicRow
 
 T = TypeVar("T")
 
@@ -59,7 +59,7 @@ def topic_row(r: Row) -> TopicRow:
     )
 
 
-def _entries(c: Tx, topic_id: str, compacted: bool) -> list[Entry]:
+def _entries(c: Tx, topic_id: str, compacted: bool) -> list[TopicEntry]:
     """A topic's active (or compacted) messages in time order."""
     q = c.dialect.mark
     cur = c.execute(
@@ -68,7 +68,7 @@ def _entries(c: Tx, topic_id: str, compacted: bool) -> list[Entry]:
         " ORDER BY tm.at, tm.seq",
         (topic_id, int(compacted)),
     )
-    return [Entry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
+    return [TopicEntry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
 
 
 class SQLTopics(SQLRole):
@@ -157,7 +157,7 @@ class SQLTopics(SQLRole):
             topic.messages = _entries(c, tid, compacted=False)
 
     @staticmethod
-    def _pending(c: Tx, conv: Conversation) -> list[Turn]:
+    def _pending(c: Tx, conv: Conversation) -> list[PendingTurn]:
         q = c.dialect.mark
         cur = c.execute(
             "SELECT id, seq, role, content, created_at, embedder, embedding, metadata FROM messages"
@@ -165,7 +165,7 @@ class SQLTopics(SQLRole):
             (conv.tenant, conv.user_id, conv.session_id, conv.applied_seq),
         )
         return [
-            Turn(
+            PendingTurn(
                 message_id=r[0],
                 seq=r[1],
                 role=r[2],

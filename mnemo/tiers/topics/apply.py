@@ -12,7 +12,7 @@ import numpy as np
 from mnemo.config.settings import Settings
 from mnemo.errors import StorageError
 from mnemo.ids import new_id
-from mnemo.storage.topic_records import Conversation, Entry, TopicRow, Turn
+from mnemo.storage.topic_records import Conversation, PendingTurn, TopicEntry, TopicRow
 from mnemo.tiers.topics import compaction
 from mnemo.tiers.topics.decay import DecayPolicy, half_life_seconds, priority
 from mnemo.tiers.topics.llm import SUMMARY_JOB, summary_payload
@@ -21,7 +21,7 @@ from mnemo.tiers.topics.summary import rules_summary
 TOPIC_PREFIX = "top_"
 
 #: ``summarize(previous_summary, entries) -> (summary, actor)``
-Summarizer = Callable[[str | None, list[Entry]], tuple[str, str]]
+Summarizer = Callable[[str | None, list[TopicEntry]], tuple[str, str]]
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return 0.0 if na == 0 or nb == 0 else float(np.dot(a, b) / (na * nb))
 
 
-def best_topic(conv: Conversation, turn: Turn) -> tuple[TopicRow | None, float]:
+def best_topic(conv: Conversation, turn: PendingTurn) -> tuple[TopicRow | None, float]:
     """The working-set topic most similar to a turn (same embedder), with its cosine."""
     best, score = None, -2.0
     if turn.embedding is None:
@@ -86,7 +86,7 @@ def best_topic(conv: Conversation, turn: Turn) -> tuple[TopicRow | None, float]:
     return best, score
 
 
-def fold_embedding(topic: TopicRow, turn: Turn) -> None:
+def fold_embedding(topic: TopicRow, turn: PendingTurn) -> None:
     """The topic embedding is the running mean of its user turns' embeddings."""
     if turn.embedding is None:
         return
@@ -100,7 +100,7 @@ def fold_embedding(topic: TopicRow, turn: Turn) -> None:
 
 
 def open_topic(
-    conv: Conversation, turn: Turn, policy: TopicPolicy, importance: float | None
+    conv: Conversation, turn: PendingTurn, policy: TopicPolicy, importance: float | None
 ) -> TopicRow:
     """A new topic titled with the first ``title_chars`` characters of the turn."""
     topic = TopicRow(
@@ -117,9 +117,9 @@ def open_topic(
     return topic
 
 
-def append(conv: Conversation, topic: TopicRow, turn: Turn) -> None:
+def append(conv: Conversation, topic: TopicRow, turn: PendingTurn) -> None:
     """Add a turn to a topic's active messages."""
-    entry = Entry(turn.role, turn.content, turn.timestamp, turn.message_id, turn.seq)
+    entry = TopicEntry(turn.role, turn.content, turn.timestamp, turn.message_id, turn.seq)
     topic.messages.append(entry)
     topic.messages = compaction.time_order(topic.messages)
     topic.message_count += 1
@@ -141,10 +141,10 @@ def restore(conv: Conversation, topic: TopicRow) -> bool:
     return True
 
 
-def with_ids(history: list[Entry], rows: list[Entry]) -> list[Entry]:
+def with_ids(history: list[TopicEntry], rows: list[TopicEntry]) -> list[TopicEntry]:
     """The decompressed ``history`` matched to the stored rows it came from (by time, role and
     content), so restored messages keep their ids; StorageError when the two disagree."""
-    by_key: dict[tuple[float, str, str], list[Entry]] = {}
+    by_key: dict[tuple[float, str, str], list[TopicEntry]] = {}
     for r in rows:
         by_key.setdefault((r.timestamp, r.role, r.content), []).append(r)
     out = []
@@ -183,8 +183,8 @@ def _summarise(
     topic: TopicRow,
     policy: TopicPolicy,
     summarize: Summarizer,
-    old: list[Entry],
-    history: list[Entry],
+    old: list[TopicEntry],
+    history: list[TopicEntry],
 ) -> None:
     """Incremental: extend the summary with the compacted messages it does not cover yet
     (``metadata.summary_through``: the newest (time, seq) it covers; a restored history that
@@ -282,7 +282,7 @@ def absorb(conv: Conversation, keep: TopicRow, gone: TopicRow) -> None:
 def rules_summarizer(max_chars: int) -> Summarizer:
     """A Summarizer that uses the extractive rules."""
 
-    def summarize(previous: str | None, entries: list[Entry]) -> tuple[str, str]:
+    def summarize(previous: str | None, entries: list[TopicEntry]) -> tuple[str, str]:
         return rules_summary(previous, entries, max_chars), "rules"
 
     return summarize

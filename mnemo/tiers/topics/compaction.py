@@ -13,31 +13,31 @@ import json
 import zlib
 
 from mnemo.errors import StorageError
-from mnemo.storage.topic_records import Entry
+from mnemo.storage.topic_records import TopicEntry
 
 
-def time_order(entries: list[Entry]) -> list[Entry]:
+def time_order(entries: list[TopicEntry]) -> list[TopicEntry]:
     """Entries sorted by (timestamp, seq): the seed's chronological order, ties by turn order."""
     return sorted(entries, key=lambda e: (e.timestamp, e.seq))
 
 
-def history_json(entries: list[Entry]) -> bytes:
+def history_json(entries: list[TopicEntry]) -> bytes:
     """The uncompressed history: a JSON list of the seed's message dicts, UTF-8."""
     return json.dumps([e.as_dict() for e in entries], ensure_ascii=False).encode("utf-8")
 
 
-def compress(entries: list[Entry]) -> str:
+def compress(entries: list[TopicEntry]) -> str:
     """``entries`` -> JSON -> gzip -> base64 text (gzip mtime 0, so equal input, equal output)."""
     packed = gzip.compress(history_json(entries), compresslevel=9, mtime=0)
     return base64.b64encode(packed).decode("ascii")
 
 
-def decompress(text: str) -> list[Entry]:
+def decompress(text: str) -> list[TopicEntry]:
     """base64 -> gzip -> JSON -> entries (without row ids); StorageError if it is corrupt."""
     try:
         raw = gzip.decompress(base64.b64decode(text.encode("ascii"), validate=True))
         items = json.loads(raw.decode("utf-8"))
-        return [Entry(str(i["role"]), str(i["content"]), float(i["timestamp"])) for i in items]
+        return [TopicEntry(str(i["role"]), str(i["content"]), float(i["timestamp"])) for i in items]
     except (binascii.Error, OSError, EOFError, zlib.error, UnicodeError) as exc:
         raise StorageError(f"a topic's compressed history is corrupt: {exc}") from exc
     except (ValueError, TypeError, KeyError) as exc:
@@ -45,8 +45,8 @@ def decompress(text: str) -> list[Entry]:
 
 
 def split_for_compaction(
-    messages: list[Entry], max_messages: int, keep: int
-) -> tuple[list[Entry], list[Entry]] | None:
+    messages: list[TopicEntry], max_messages: int, keep: int
+) -> tuple[list[TopicEntry], list[TopicEntry]] | None:
     """``(old, recent)`` when more than ``max_messages`` are active: every message but the
     last ``keep`` is old. None when the topic is within its limit."""
     if len(messages) <= max_messages:
@@ -61,7 +61,7 @@ def compression_ratio(raw_bytes: int, stored_chars: int) -> float:
 
 
 __all__ = [
-    "Entry",
+    "TopicEntry",
     "compress",
     "compression_ratio",
     "decompress",

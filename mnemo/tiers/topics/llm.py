@@ -16,7 +16,7 @@ from typing import Any
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.storage.ports.unions import TopicTierStore
-from mnemo.storage.topic_records import Conversation, Entry
+from mnemo.storage.topic_records import Conversation, TopicEntry
 
 log = logging.getLogger("mnemo.topics")
 
@@ -25,7 +25,7 @@ MAX_PROMPT_CHARS = 12_000
 
 
 def summary_payload(
-    topic_id: str, version: int, rules: str, previous: str | None, entries: list[Entry]
+    topic_id: str, version: int, rules: str, previous: str | None, entries: list[TopicEntry]
 ) -> dict[str, Any]:
     """The job payload of one compaction (message ids, not contents: rows are the truth)."""
     return {

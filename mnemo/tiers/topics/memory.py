@@ -30,7 +30,7 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.llm import ChatModel, Usage
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
 from mnemo.storage.ports.unions import TopicTierStore
-from mnemo.storage.topic_records import Conversation, TopicRow, Turn
+from mnemo.storage.topic_records import Conversation, PendingTurn, TopicRow
 from mnemo.tiers.topics import apply as ops
 from mnemo.tiers.topics import views
 from mnemo.tiers.topics.llm import SUMMARY_JOB, TopicSummaries
@@ -74,7 +74,7 @@ def apply_pending(
 
 
 def on_user_turn(
-    conv: Conversation, turn: Turn, policy: ops.TopicPolicy, summarize: ops.Summarizer
+    conv: Conversation, turn: PendingTurn, policy: ops.TopicPolicy, summarize: ops.Summarizer
 ) -> TopicRow:
     """Match (or open) the turn's topic and add the turn to it."""
     importance = turn.metadata.get(IMPORTANCE_KEY)
@@ -100,7 +100,7 @@ def on_user_turn(
 
 
 def on_other_turn(
-    conv: Conversation, turn: Turn, policy: ops.TopicPolicy, summarize: ops.Summarizer
+    conv: Conversation, turn: PendingTurn, policy: ops.TopicPolicy, summarize: ops.Summarizer
 ) -> TopicRow | None:
     """An assistant turn joins the active topic; system and tool turns stay out of topics."""
     topic = conv.topics.get(conv.active_topic_id or "")
@@ -253,7 +253,7 @@ class TopicMemory:
         """The topic a message ``query`` would join (read-only), else the active topic; loaded
         with its active messages."""
         vec = self.embedder.embed([query])[0] if query.strip() else None
-        probe = Turn("", 0, "user", query, self.clock(), vec, self.embedder.id)
+        probe = PendingTurn("", 0, "user", query, self.clock(), vec, self.embedder.id)
 
         def pick(conv: Conversation) -> TopicRow | None:
             best, score = ops.best_topic(conv, probe)

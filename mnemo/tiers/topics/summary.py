@@ -10,13 +10,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from mnemo.schemas import Message
-from mnemo.storage.topic_records import Entry
+from mnemo.storage.topic_records import TopicEntry
 from mnemo.text.extractive import key_points
 
 SEPARATOR = " | "
 
 
-def as_message(e: Entry) -> Message:
+def as_message(e: TopicEntry) -> Message:
     """A topic entry in the shape the extractive helpers read."""
     return Message(
         id=e.message_id,
@@ -29,7 +29,7 @@ def as_message(e: Entry) -> Message:
     )
 
 
-def rules_summary(previous: str | None, entries: list[Entry], max_chars: int) -> str:
+def rules_summary(previous: str | None, entries: list[TopicEntry], max_chars: int) -> str:
     """Key points of ``entries`` (2-6), appended to ``previous`` when given (no repeats),
     trimmed from the oldest point to at most ``max_chars`` characters."""
     n = max(2, min(6, len(entries) // 2))
