@@ -67,7 +67,8 @@ FILE_EXTENSIONS = {
 #: parameters (``hit.scores``, ``settings.rrf_k``), job kinds (``turns.profile``), JSON and SQL
 #: fields (``metadata.kind``, ``json_each.type``), PostgreSQL settings (``hnsw.iterative_scan``).
 NOT_CODE = {
-    "bundle", "c", "chat", "d", "error", "fact_runs", "frag", "hit", "hnsw", "json_each",
+    "blk", "bundle", "c", "chat", "d", "error", "fact_runs", "frag", "general", "hit", "hnsw",
+    "json_each", "spec",
     "layout", "m", "mem", "messages", "metadata", "options", "policy", "report", "req", "self",
     "settings", "source", "store", "topics", "turns", "tx",
 }  # fmt: skip
