@@ -17,7 +17,7 @@ from mnemo.embedders import Embedder, content_hash
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.redact import mask_credentials
-from mnemo.schemas import MemoryItem
+from mnemo.schemas import MemoryItem, Message, format_time
 from mnemo.storage.base import NewMemory
 from mnemo.storage.ports.unions import ConversationTierStore
 
@@ -140,6 +140,33 @@ def write_memory(
         embedding=vector,
     )
     return ctx.store.add_memory(row, actor)
+
+
+def write_turns_memory(
+    ctx: TierContext,
+    memory_id: str,
+    kind: str,
+    turns: list[Message],
+    content: str,
+    metadata: dict[str, Any],
+    answer: Answer,
+) -> None:
+    """:func:`write_memory` of a memory made from ``turns`` (one session's, in order): their
+    user and session, the turns as sources, the last turn's time, ``metadata`` plus the
+    ``message_count`` and the answer's note, and the answer's actor."""
+    last = turns[-1]
+    write_memory(
+        ctx,
+        memory_id=memory_id,
+        kind=kind,
+        user_id=last.user_id,
+        session_id=last.session_id,
+        content=content,
+        metadata={**metadata, "message_count": len(turns), **answer.note()},
+        sources=[m.id for m in turns],
+        created_at=format_time(last.created_at),
+        actor=answer.actor,
+    )
 
 
 def transcript(messages: list[Any], max_chars: int = 600) -> str:

@@ -18,10 +18,10 @@ from typing import Any
 
 from mnemo.ids import MEMORY_PREFIX, stable_id
 from mnemo.llm import Usage
-from mnemo.schemas import Message, format_time
+from mnemo.schemas import Message
 from mnemo.storage.base import ListFilter
 from mnemo.text import extractive
-from mnemo.tiers.conversation.base import TierContext, ask_json, transcript, write_memory
+from mnemo.tiers.conversation.base import TierContext, ask_json, transcript, write_turns_memory
 
 MAX_EPISODE_CHARS = 2000
 
@@ -76,21 +76,8 @@ def compress(ctx: TierContext, turns: list[Message]) -> Usage:
         "turn_range": f"turns {first.seq}-{last.seq}",
         "turn_start": first.seq,
         "turn_end": last.seq,
-        "message_count": len(turns),
-        **answer.note(),
     }
-    write_memory(
-        ctx,
-        memory_id=memory_id,
-        kind="episode",
-        user_id=first.user_id,
-        session_id=first.session_id,
-        content=content,
-        metadata=meta,
-        sources=[m.id for m in turns],
-        created_at=format_time(last.created_at),
-        actor=answer.actor,
-    )
+    write_turns_memory(ctx, memory_id, "episode", turns, content, meta, answer)
     return answer.usage
 
 

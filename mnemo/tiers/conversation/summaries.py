@@ -25,7 +25,13 @@ from mnemo.llm import Usage
 from mnemo.schemas import Message, format_time
 from mnemo.storage.base import ListFilter
 from mnemo.text import extractive
-from mnemo.tiers.conversation.base import TierContext, ask_json, transcript, write_memory
+from mnemo.tiers.conversation.base import (
+    TierContext,
+    ask_json,
+    transcript,
+    write_memory,
+    write_turns_memory,
+)
 
 MIN_BULLETS, MAX_BULLETS = 4, 6  # `llmplatform`: 4-6 bullet points
 MAX_SUMMARY_CHARS = 4000
@@ -82,24 +88,9 @@ def session_summary(ctx: TierContext, turns: list[Message], pair_count: int) -> 
         temperature=s.summary_temperature,
         max_tokens=s.summary_max_tokens + 32,  # the bullets plus their JSON wrapping
     )
-    meta = {
-        "summary_kind": "session",
-        "pair_count": pair_count,
-        "message_count": len(turns),
-        **answer.note(),
-    }
-    write_memory(
-        ctx,
-        memory_id=memory_id,
-        kind="summary",
-        user_id=last.user_id,
-        session_id=last.session_id,
-        content=answer.value or extractive.session_summary(turns),
-        metadata=meta,
-        sources=[m.id for m in turns],
-        created_at=format_time(last.created_at),
-        actor=answer.actor,
-    )
+    meta = {"summary_kind": "session", "pair_count": pair_count}
+    content = answer.value or extractive.session_summary(turns)
+    write_turns_memory(ctx, memory_id, "summary", turns, content, meta, answer)
     return answer.usage
 
 
