@@ -18,7 +18,7 @@ from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.redact import mask_credentials
 from mnemo.schemas import MemoryItem, Message, format_time
-from mnemo.storage.base import NewMemory
+from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.unions import ConversationTierStore
 
 log = logging.getLogger("mnemo.tiers")
@@ -167,6 +167,28 @@ def write_turns_memory(
         created_at=format_time(last.created_at),
         actor=answer.actor,
     )
+
+
+def session_memories(
+    ctx: TierContext, user_id: str, session_id: str, kind: str
+) -> list[MemoryItem]:
+    """Every memory of ``kind`` in one session, deleted ones included."""
+    flt = ListFilter(
+        tenant=ctx.tenant,
+        user_id=user_id,
+        session_id=session_id,
+        kind=kind,
+        include_deleted=True,
+        limit=100_000,
+    )
+    return ctx.store.list_memories(flt)
+
+
+def summary_field(data: Any) -> str | None:
+    """The ``summary`` text of a JSON answer ``{"summary": "..."}``; None when it is missing
+    or blank."""
+    text = data.get("summary") if isinstance(data, dict) else None
+    return text if isinstance(text, str) and text.strip() else None
 
 
 def transcript(messages: list[Any], max_chars: int = 600) -> str:
