@@ -90,6 +90,26 @@ class Transactions(Protocol):
         ...
 
 
+class Executes(Protocol):
+    """A DB-API connection: runs one statement."""
+
+    def execute(self, sql: str, /) -> object: ...
+
+
+E = TypeVar("E", bound=Executes)
+
+
+@contextmanager
+def snapshot(conn: E, begin: str) -> Iterator[E]:
+    """``conn`` inside the read transaction ``begin`` opens, ended with ``COMMIT`` when the
+    block ends, also on an error (a snapshot writes nothing)."""
+    conn.execute(begin)
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
+
+
 class ConnTransactions(Generic[C, T]):
     """:class:`Transactions` from a backend's three ways to hold a connection (a snapshot, a
     write transaction, autocommit), each connection handed out wrapped in its :class:`Tx`."""
@@ -122,4 +142,4 @@ class ConnTransactions(Generic[C, T]):
             yield self._wrap(c)
 
 
-__all__ = ["ConnTransactions", "Cursor", "Row", "Transactions", "Tx"]
+__all__ = ["ConnTransactions", "Cursor", "Executes", "Row", "Transactions", "Tx", "snapshot"]
