@@ -183,25 +183,26 @@ def unit_float(value: Any, field: str) -> float:
     return float(value)
 
 
+def one_of(value: Any, allowed: tuple[str, ...], field: str) -> str:
+    """``value`` when it is one of ``allowed``."""
+    if value not in allowed:
+        raise ValidationError(f"{field} must be one of {list(allowed)}, got {value!r}")
+    return str(value)
+
+
 def memory_kind(value: Any) -> str:
     """One of fact, episode, summary, note."""
-    if value not in MEMORY_KINDS:
-        raise ValidationError(f"kind must be one of {list(MEMORY_KINDS)}, got {value!r}")
-    return str(value)
+    return one_of(value, MEMORY_KINDS, "kind")
 
 
 def job_status(value: Any) -> str:
     """One of pending, running, done, dead."""
-    if value not in JOB_STATUSES:
-        raise ValidationError(f"status must be one of {list(JOB_STATUSES)}, got {value!r}")
-    return str(value)
+    return one_of(value, JOB_STATUSES, "status")
 
 
 def profile_category(value: Any) -> str:
     """One of identity, preference, constraint, instruction."""
-    if value not in PROFILE_CATEGORIES:
-        raise ValidationError(f"category must be one of {list(PROFILE_CATEGORIES)}, got {value!r}")
-    return str(value)
+    return one_of(value, PROFILE_CATEGORIES, "category")
 
 
 def hit_kinds(value: Any) -> tuple[str, ...] | None:

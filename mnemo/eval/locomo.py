@@ -22,7 +22,6 @@ map to dia_ids through ``hit.metadata["dia_id"]``.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -30,15 +29,10 @@ from functools import partial
 from typing import Any
 
 from mnemo.eval import DatasetError, need, read_json
+from mnemo.eval.histories import UserHistories, evaluate_questions, ingest_histories
 from mnemo.eval.metrics import metric_names, question_metrics
 from mnemo.eval.replay import Ask, Item
-from mnemo.eval.report import (
-    IngestStats,
-    QuestionResult,
-    Report,
-    build_report,
-    run_questions,
-)
+from mnemo.eval.report import IngestStats, QuestionResult, Report
 from mnemo.memory.facade import Memory
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import Hit
@@ -128,7 +122,7 @@ class Question:
 
 
 @dataclass
-class LocomoDataset:
+class LocomoDataset(UserHistories):
     """Parsed LoCoMo: conversations, evaluable questions, and what cleaning left out."""
 
     path: str
@@ -137,17 +131,9 @@ class LocomoDataset:
     skipped: dict[str, int] = field(default_factory=dict)
     dropped_evidence: list[str] = field(default_factory=list)
 
-    @property
-    def turn_count(self) -> int:
-        return sum(c.turn_count for c in self.conversations)
-
-    @property
-    def session_count(self) -> int:
-        return sum(1 for c in self.conversations for s in c.sessions if s.turns)
-
-    def expected_turns(self) -> dict[str, int]:
-        """Turns per user id, for :func:`mnemo.eval.ingest_state`."""
-        return {c.sample_id: c.turn_count for c in self.conversations}
+    def histories(self) -> dict[str, list[Session]]:
+        """Each conversation's sessions, by sample id."""
+        return {c.sample_id: c.sessions for c in self.conversations}
 
     def head(self, n: int | None) -> LocomoDataset:
         """The first ``n`` questions and only the conversations they need (None: all)."""
@@ -280,19 +266,15 @@ def ingest_locomo(
 ) -> IngestStats:
     """Write every conversation through ``mem.add_batches``: one batch per session, the
     sessions of a conversation embedded together."""
-    start = time.perf_counter()
-    stats = IngestStats(users=len(dataset.conversations))
-    for conv in dataset.conversations:
-        batches = [
+    batches = (
+        [
             TurnBatch([t.message() for t in s.turns], conv.sample_id, s.id)
             for s in conv.sessions
             if s.turns
         ]
-        mem.add_batches(batches, progress=progress)
-        stats.sessions += len(batches)
-        stats.turns += sum(len(b.messages) for b in batches)
-    stats.seconds = time.perf_counter() - start
-    return stats
+        for conv in dataset.conversations
+    )
+    return ingest_histories(mem, len(dataset.conversations), batches, progress)
 
 
 def evaluate_locomo(
@@ -304,7 +286,6 @@ def evaluate_locomo(
     """Search every question in its conversation, as of its last turn, and score the hits."""
     ks = sorted(set(ks))
     limit = max(*ks, NDCG_K)
-    start = time.perf_counter()
     ended = {c.sample_id: c.ended_at for c in dataset.conversations}
 
     def search(q: Question) -> list[Hit]:
@@ -317,7 +298,6 @@ def evaluate_locomo(
             id=q.id, group=q.group, evidence=q.evidence, retrieved=ranked, metrics=metrics
         )
 
-    results, latencies = run_questions(dataset.questions, search, score, progress)
     notes = []
     if dataset.dropped_evidence:
         notes.append(
@@ -325,20 +305,20 @@ def evaluate_locomo(
             f"dropped: {', '.join(dataset.dropped_evidence[:5])}"
             + (" ..." if len(dataset.dropped_evidence) > 5 else "")
         )
-    return build_report(
+    return evaluate_questions(
+        mem,
+        dataset.questions,
+        search,
+        score,
         benchmark="locomo",
         dataset=dataset.path,
-        settings=mem.settings,
-        embedder=mem.embedder.id,
         ks=ks,
         metric_names=metric_names(ks, NDCG_K),
-        results=results,
         group_order=list(CATEGORIES.values()),
-        latencies_ms=latencies,
         search_limit=limit,
-        eval_seconds=time.perf_counter() - start,
         skipped=dataset.skipped,
         notes=notes,
+        progress=progress,
     )
 
 

@@ -18,7 +18,6 @@ session is among the first 5 distinct sessions of the results (sessions ranked b
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -26,15 +25,10 @@ from functools import partial
 from typing import Any
 
 from mnemo.eval import DatasetError, need, read_json
+from mnemo.eval.histories import UserHistories, evaluate_questions, ingest_histories
 from mnemo.eval.metrics import all_in_first, metric_names, question_metrics
 from mnemo.eval.replay import Ask, Item
-from mnemo.eval.report import (
-    IngestStats,
-    QuestionResult,
-    Report,
-    build_report,
-    run_questions,
-)
+from mnemo.eval.report import IngestStats, QuestionResult, Report
 from mnemo.memory.facade import Memory
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import ROLES, Hit
@@ -108,24 +102,16 @@ class LmeQuestion:
 
 
 @dataclass
-class LongMemEvalDataset:
+class LongMemEvalDataset(UserHistories):
     """Parsed LongMemEval questions and what loading left out."""
 
     path: str
     questions: list[LmeQuestion]
     skipped: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def turn_count(self) -> int:
-        return sum(q.turn_count for q in self.questions)
-
-    @property
-    def session_count(self) -> int:
-        return sum(1 for q in self.questions for s in q.sessions if s.turns)
-
-    def expected_turns(self) -> dict[str, int]:
-        """Turns per user id, for :func:`mnemo.eval.ingest_state`."""
-        return {q.question_id: q.turn_count for q in self.questions}
+    def histories(self) -> dict[str, list[LmeSession]]:
+        """Each question's haystack sessions, by question id."""
+        return {q.question_id: q.sessions for q in self.questions}
 
     def head(self, n: int | None) -> LongMemEvalDataset:
         """The first ``n`` questions (None: all)."""
@@ -216,15 +202,11 @@ def ingest_longmemeval(
 ) -> IngestStats:
     """Write every question's haystack as its user's history through ``mem.add_batches``: one
     batch per session, a question's sessions embedded together."""
-    start = time.perf_counter()
-    stats = IngestStats(users=len(dataset.questions))
-    for q in dataset.questions:
-        batches = [TurnBatch(s.messages(), q.question_id, s.id) for s in q.sessions if s.turns]
-        mem.add_batches(batches, progress=progress)
-        stats.sessions += len(batches)
-        stats.turns += sum(len(b.messages) for b in batches)
-    stats.seconds = time.perf_counter() - start
-    return stats
+    batches = (
+        [TurnBatch(s.messages(), q.question_id, s.id) for s in q.sessions if s.turns]
+        for q in dataset.questions
+    )
+    return ingest_histories(mem, len(dataset.questions), batches, progress)
 
 
 def _turn_id(hit: Item) -> str | None:
@@ -243,7 +225,6 @@ def evaluate_longmemeval(
     """Search every question in its own haystack, at its question date, and score it."""
     ks = sorted(set(ks))
     limit = max(*ks, NDCG_K, SESSION_LIMIT)
-    start = time.perf_counter()
 
     def search(q: LmeQuestion) -> list[Hit]:
         return mem.search(q.question, user_id=q.question_id, limit=limit, now=q.question_date)
@@ -261,20 +242,19 @@ def evaluate_longmemeval(
             metrics=metrics,
         )
 
-    results, latencies = run_questions(dataset.questions, search, score, progress)
-    return build_report(
+    return evaluate_questions(
+        mem,
+        dataset.questions,
+        search,
+        score,
         benchmark="longmemeval",
         dataset=dataset.path,
-        settings=mem.settings,
-        embedder=mem.embedder.id,
         ks=ks,
         metric_names=[*metric_names(ks, NDCG_K), SESSION_METRIC],
-        results=results,
         group_order=list(QUESTION_TYPES),
-        latencies_ms=latencies,
         search_limit=limit,
-        eval_seconds=time.perf_counter() - start,
         skipped=dataset.skipped,
+        progress=progress,
     )
 
 

@@ -263,19 +263,14 @@ class FileSync:
     def _row(self, row: MemoryItem | Message) -> str:
         """Store -> files for one row: write a missing or stale file, move a deleted one."""
         if isinstance(row, MemoryItem):
-            entry = layout.from_memory(row)
-            if row.deleted_at is not None:
-                if (self.root / layout.relpath(entry)).exists():
-                    self.mirror.remove(entry, save=False)
-                    return "moved_to_deleted"
-                return "in_step"
+            entry, gone = layout.from_memory(row), row.deleted_at is not None
         else:
-            entry = layout.from_message(row)
-            if row.evicted_at is not None:
-                if (self.root / layout.relpath(entry)).exists():
-                    self.mirror.remove(entry, save=False)
-                    return "moved_to_deleted"
-                return "in_step"
+            entry, gone = layout.from_message(row), row.evicted_at is not None
+        if gone:
+            if (self.root / layout.relpath(entry)).exists():
+                self.mirror.remove(entry, save=False)
+                return "moved_to_deleted"
+            return "in_step"
         rel = layout.relpath(entry)
         path = self.root / rel
         if not path.exists():

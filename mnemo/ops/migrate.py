@@ -19,9 +19,8 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -183,16 +182,9 @@ class Searchable(Protocol):
     :class:`~mnemo.retrieval.searcher.Searcher`."""
 
     def search(
-        self,
-        query: str,
-        user_id: str,
-        session_id: str | None = None,
-        limit: int | None = None,
-        kinds: Sequence[str] | None = None,
-        explain: bool = False,
-        now: datetime | float | str | None = None,
+        self, query: str, *, user_id: str, limit: int | None = None, now: float | None = None
     ) -> list[Hit]:
-        """Hits, best first."""
+        """Hits, best first (only the arguments :func:`compare_searches` passes)."""
         ...
 
 

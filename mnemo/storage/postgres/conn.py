@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool, PoolClosed
 from mnemo.errors import SchemaError, StorageError
 from mnemo.redact import mask_credentials
 from mnemo.storage.sql.migrations import numbered_scripts
+from mnemo.storage.sql.tx import snapshot
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -97,12 +98,11 @@ class PgConnections:
     @contextmanager
     def read(self) -> Iterator[Conn]:
         """Several reads from one consistent snapshot (REPEATABLE READ, read only)."""
-        with self.connection() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            try:
-                yield conn
-            finally:
-                conn.execute("COMMIT")
+        with (
+            self.connection() as conn,
+            snapshot(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"),
+        ):
+            yield conn
 
     def open_plain(self) -> Conn:
         """A connection outside the pool (migrations, COPY sessions); the caller closes it."""

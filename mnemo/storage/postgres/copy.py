@@ -18,6 +18,7 @@ from psycopg import sql
 from mnemo.storage.ports.tables import Write
 from mnemo.storage.postgres.conn import Conn, PgConnections, configure, pg_errors
 from mnemo.storage.postgres.search import create_hnsw_index, raw_vector_cursor, unpack_vectors
+from mnemo.storage.sql.lookup import ChunkedLookup, Key
 
 #: Columns PostgreSQL computes itself (never copied in).
 GENERATED = ("fts",)
@@ -113,10 +114,6 @@ def index_stored_embedders(c: Conn) -> list[str]:
     return sorted(done)
 
 
-#: Keys per statement of :meth:`PgTableRows.lookup`.
-LOOKUP_CHUNK = 500
-
-
 def as_vector(value: Any) -> np.ndarray | None:
     """A float32 vector from a SQLite blob or an array (None stays None)."""
     if value is None:
@@ -138,9 +135,11 @@ def _as_vectors(rows: Iterable[tuple[Any, ...]], vec_at: list[int]) -> Iterator[
         yield tuple(values)
 
 
-class PgTableRows:
+class PgTableRows(ChunkedLookup):
     """The tables of one PostgreSQL store as plain rows, over a connection of their own
     (outside the pool: COPY sessions), opened on first use and closed with the store."""
+
+    lookup_chunk = 500
 
     def __init__(self, db: PgConnections) -> None:
         self.db = db
@@ -222,35 +221,20 @@ class PgTableRows:
         r = self.conn.execute(query).fetchone()
         return int(r["n"]) if r else 0
 
-    def lookup(
-        self,
-        table: str,
-        key_cols: Sequence[str],
-        keys: Sequence[tuple[Any, ...]],
-        out_cols: Sequence[str],
-    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
-        values of ``out_cols`` (one row per key; keys are unique in the tables this is asked
-        of). Inside :meth:`writing` they include the rows written so far."""
-        select = sql.SQL(", ").join(map(sql.Identifier, (*key_cols, *out_cols)))
-        names = sql.SQL(", ").join(map(sql.Identifier, key_cols))
+    def lookup_rows(
+        self, table: str, key_cols: Sequence[str], chunk: Sequence[Key], out_cols: Sequence[str]
+    ) -> list[tuple[Any, ...]]:
+        """The ``key_cols`` then ``out_cols`` values of the rows whose key is in ``chunk``."""
         one = sql.SQL("({})").format(sql.SQL(", ").join([sql.Placeholder()] * len(key_cols)))
-        width = len(key_cols)
-        found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        query = sql.SQL("SELECT {s} FROM {t} WHERE ({k}) IN (VALUES {v})").format(
+            s=sql.SQL(", ").join(map(sql.Identifier, (*key_cols, *out_cols))),
+            t=sql.Identifier(table),
+            k=sql.SQL(", ").join(map(sql.Identifier, key_cols)),
+            v=sql.SQL(", ").join([one] * len(chunk)),
+        )
+        params = [value for key in chunk for value in key]
         with pg_errors(self.db.location):
-            for start in range(0, len(keys), LOOKUP_CHUNK):
-                chunk = keys[start : start + LOOKUP_CHUNK]
-                query = sql.SQL("SELECT {s} FROM {t} WHERE ({k}) IN (VALUES {v})").format(
-                    s=select,
-                    t=sql.Identifier(table),
-                    k=names,
-                    v=sql.SQL(", ").join([one] * len(chunk)),
-                )
-                params = [value for key in chunk for value in key]
-                for r in self.conn.execute(query, params).fetchall():
-                    values = tuple(r.values())
-                    found[values[:width]] = values[width:]
-        return found
+            return [tuple(r.values()) for r in self.conn.execute(query, params).fetchall()]
 
     def vector_dims(self) -> dict[str, int]:
         """Embedder id -> dimension of the stored vectors (in ``vector`` columns, or ``bytea``

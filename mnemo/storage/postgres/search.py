@@ -24,7 +24,7 @@ from mnemo.schemas import MEMORY_KINDS
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.postgres import bm25
 from mnemo.storage.sql.role import Samples
-from mnemo.storage.sql.search import SQLSearch
+from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 
 if TYPE_CHECKING:
     from mnemo.storage.postgres.conn import Conn, PgConnections
@@ -85,33 +85,23 @@ class PgSearch(SQLSearch):
     #: Embedders whose HNSW indexes are known to exist.
     indexed: set[str]
 
-    def lexical(
-        self,
-        tenant: str,
-        user_id: str,
-        match: str,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-    ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for a match expression over messages and memories, best first
-        (see :mod:`mnemo.storage.postgres.bm25`)."""
+    def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
+        """BM25 candidates for a match expression over messages and memories (see
+        :mod:`mnemo.storage.postgres.bm25`)."""
         out: list[tuple[Ref, float]] = []
         with self.db.connection() as c:
-            lexemes = bm25.query_lexemes(c, match_terms(match))
+            lexemes = bm25.query_lexemes(c, match_terms(q.match))
             if not lexemes:
                 return []
-            if kinds is None or "message" in kinds:
-                found = bm25.candidates(c, "messages", tenant, user_id, lexemes)
-                ranked = bm25.ranked(found, limit, session_id, None)
+            if q.messages:
+                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes)
+                ranked = bm25.ranked(found, q.limit, q.session_id, None)
                 out += [((MESSAGE, rowid), score) for rowid, score in ranked]
-            mem_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
-            if mem_kinds:
-                found = bm25.candidates(c, "memories", tenant, user_id, lexemes)
-                ranked = bm25.ranked(found, limit, session_id, mem_kinds)
+            if q.memory_kinds:
+                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes)
+                ranked = bm25.ranked(found, q.limit, q.session_id, q.memory_kinds)
                 out += [((MEMORY, rowid), score) for rowid, score in ranked]
-        out.sort(key=lambda x: -x[1])
-        return out[:limit]
+        return out
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the BM25 idf of the query's lexemes among the user's rows of each table

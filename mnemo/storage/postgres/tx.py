@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import array
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 from psycopg.adapt import Loader
@@ -13,6 +12,7 @@ from psycopg.pq import Format
 
 from mnemo.storage.postgres.conn import Conn, PgConnections
 from mnemo.storage.sql.dialect import POSTGRES, Dialect
+from mnemo.storage.sql.tx import ConnTransactions
 
 
 class PgRow(tuple[Any, ...]):
@@ -109,29 +109,14 @@ class PgTx:
         self.conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
 
 
-class PgTransactions:
-    """:class:`PgTx` transactions over the store's pool."""
+class PgTransactions(ConnTransactions[Conn, PgTx]):
+    """:class:`PgTx` transactions over the store's pool: ``read`` is a REPEATABLE READ, read-only
+    snapshot, ``write`` one transaction committed when the block ends and ``auto`` a pooled
+    connection in autocommit mode."""
 
     def __init__(self, db: PgConnections) -> None:
+        super().__init__(db.read, db.write, db.connection, PgTx)
         self.db = db
-
-    @contextmanager
-    def read(self) -> Iterator[PgTx]:
-        """A consistent snapshot (REPEATABLE READ, read only)."""
-        with self.db.read() as c:
-            yield PgTx(c)
-
-    @contextmanager
-    def write(self) -> Iterator[PgTx]:
-        """One transaction, committed when the block ends."""
-        with self.db.write() as c:
-            yield PgTx(c)
-
-    @contextmanager
-    def auto(self) -> Iterator[PgTx]:
-        """A pooled connection in autocommit mode."""
-        with self.db.connection() as c:
-            yield PgTx(c)
 
 
 __all__ = ["PgCursor", "PgRow", "PgTransactions", "PgTx"]

@@ -7,8 +7,9 @@ import json
 import numpy as np
 
 from mnemo.errors import NotFoundError
-from mnemo.schemas import Document, parse_time
+from mnemo.schemas import Document
 from mnemo.storage.base import DocumentChunks, FactBatch, NewDocument
+from mnemo.storage.sql.rows import record
 from mnemo.storage.sql.tx import Row, Tx
 
 DOCUMENT_COLUMNS = ("id", "tenant", "user_id", "session_id", "title", "content", "metadata")
@@ -18,17 +19,7 @@ RUN_COLUMNS = ("tenant", "user_id", "message_id", "actor", "note", "at")
 
 def document(r: Row, chunks: int) -> Document:
     """A Document from a ``documents`` row."""
-    return Document(
-        id=r["id"],
-        tenant=r["tenant"],
-        user_id=r["user_id"],
-        session_id=r["session_id"],
-        title=r["title"],
-        content=r["content"],
-        metadata=json.loads(r["metadata"]),
-        created_at=parse_time(r["created_at"]),
-        chunks=chunks,
-    )
+    return record(Document, r, ("metadata",), ("created_at",), chunks=chunks)
 
 
 def insert(c: Tx, row: NewDocument) -> Document:

@@ -8,7 +8,7 @@ writer; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL): the store passes its backend'
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from typing import Any
 
 from mnemo.schemas import Job, format_time
 from mnemo.storage.base import NewJob
@@ -17,9 +17,9 @@ from mnemo.storage.sql import rows
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.tx import Tx
 
-#: A backend's job claim: (write tx, kinds, lease_s, owner, tenant, now) -> the claimed job or
-#: None.
-Claim = Callable[[Tx, tuple[str, ...] | None, float, str, str | None, datetime], Job | None]
+#: A backend's job claim: (write tx, the ready condition and its parameters (``jobs.ready``),
+#: owner, lease end, now, both as stored text) -> the claimed job or None.
+Claim = Callable[[Tx, str, list[Any], str, str, str], Job | None]
 
 
 class SQLJobQueue(SQLRole):
@@ -45,7 +45,10 @@ class SQLJobQueue(SQLRole):
         Ready: pending and due, or running with an expired lease (its worker died).
         """
         with self.tx.write() as c:
-            return self.claim(c, kinds, lease_s, owner, tenant, self.clock())
+            now = self.clock()
+            at = format_time(now)
+            cond, args = job_sql.ready(c, kinds, tenant, at)
+            return self.claim(c, cond, args, owner, format_time(rows.later(now, lease_s)), at)
 
     def extend_lease(self, job_id: int, owner: str, lease_s: float) -> bool:
         """Renew the lease of a job ``owner`` still holds; False if it lost the job."""

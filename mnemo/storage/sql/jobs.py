@@ -1,7 +1,8 @@
 """The durable job queue's statements shared by both stores: enqueue, renew, finish, fail, list.
 
-Claiming is each backend's own (``sqlite.jobs``, ``postgres.jobs``): SQLite's single writer
-makes a select-then-update safe, PostgreSQL needs ``FOR UPDATE SKIP LOCKED``. A claim marks the
+Which jobs are ready is shared (:func:`ready`); picking and marking one is each backend's own
+(``sqlite.jobs``, ``postgres.jobs``): SQLite's single writer makes a select-then-update safe,
+PostgreSQL needs ``FOR UPDATE SKIP LOCKED``. A claim marks the
 oldest ready job ``running`` under a lease (``lease_owner``, ``lease_until``) that the worker
 renews while the handler runs; a job whose lease has passed is ready again.
 """
@@ -21,6 +22,23 @@ JOB_COLS = (
     "rowid, kind, payload, status, attempts, run_after, last_error, usage, lease_until, user_id"
 )
 INSERT_COLUMNS = ("tenant", "user_id", "kind", "payload", "run_after", "created_at", "updated_at")
+
+
+def ready(
+    c: Tx, kinds: tuple[str, ...] | None, tenant: str | None, at: str
+) -> tuple[str, list[Any]]:
+    """The condition a claimable job meets at ``at``, with its parameters: pending and due, or
+    running with an expired lease (its worker died); of ``kinds`` and ``tenant`` when given."""
+    q = c.dialect.mark
+    cond = f"((status='pending' AND run_after<={q}) OR (status='running' AND lease_until<={q}))"
+    args: list[Any] = [at, at]
+    if kinds:
+        cond += f" AND kind IN ({','.join([q] * len(kinds))})"
+        args += list(kinds)
+    if tenant is not None:
+        cond += f" AND tenant={q}"
+        args.append(tenant)
+    return cond, args
 
 
 def enqueue(c: Tx, jobs: list[NewJob], now: str) -> None:

@@ -9,41 +9,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mnemo.schemas import ProfileFact, parse_time
+from mnemo.schemas import ProfileFact
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
+from mnemo.storage.sql.rows import record
 from mnemo.storage.sql.tx import Row, Tx
 
 
 def profile_fact(r: Row) -> ProfileFact:
     """A ProfileFact from a ``profile_facts`` row."""
-    return ProfileFact(
-        id=r["id"],
-        tenant=r["tenant"],
-        user_id=r["user_id"],
-        category=r["category"],
-        key=r["key"],
-        value=r["value"],
-        confidence=r["confidence"],
-        importance=r["importance"],
-        active=bool(r["active"]),
-        source_message_ids=json.loads(r["source_message_ids"]),
-        observed_at=None if r["observed_at"] is None else parse_time(r["observed_at"]),
-        created_at=parse_time(r["created_at"]),
-        updated_at=parse_time(r["updated_at"]),
-    )
+    times = ("observed_at", "created_at", "updated_at")
+    return record(ProfileFact, r, ("source_message_ids",), times, active=bool(r["active"]))
+
+
+#: The fields of a profile fact that history records before and after a change, in order.
+FACT_SNAPSHOT_FIELDS = ("id", "category", "key", "value", "confidence", "importance", "active")
 
 
 def fact_snapshot(f: ProfileFact) -> dict[str, Any]:
-    """The fields of a profile fact that history records before and after a change."""
-    return {
-        "id": f.id,
-        "category": f.category,
-        "key": f.key,
-        "value": f.value,
-        "confidence": f.confidence,
-        "importance": f.importance,
-        "active": f.active,
-    }
+    """The :data:`FACT_SNAPSHOT_FIELDS` of a profile fact, for history."""
+    return {name: getattr(f, name) for name in FACT_SNAPSHOT_FIELDS}
 
 
 def select_facts(

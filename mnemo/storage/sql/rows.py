@@ -4,18 +4,38 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Row
 
+M = TypeVar("M", bound=BaseModel)
 
-def _time(value: str | None) -> datetime | None:
-    return None if value is None else parse_time(value)
+
+def record(
+    model: type[M],
+    r: Row,
+    json_cols: tuple[str, ...] = (),
+    time_cols: tuple[str, ...] = (),
+    **given: Any,
+) -> M:
+    """A ``model`` from row ``r``: each field not ``given`` from its column, with ``json_cols``
+    parsed from JSON text and ``time_cols`` parsed as times (NULL stays None)."""
+    values = dict(given)
+    for name in model.model_fields:
+        if name not in values:
+            v = r[name]
+            if name in json_cols and v is not None:
+                v = json.loads(v)
+            elif name in time_cols:
+                v = parse_time(v) if v else None
+            values[name] = v
+    return model(**values)
 
 
 def later(now: datetime, seconds: float) -> datetime:
@@ -25,20 +45,7 @@ def later(now: datetime, seconds: float) -> datetime:
 
 def message(r: Row) -> Message:
     """A Message from a ``messages`` row."""
-    return Message(
-        id=r["id"],
-        tenant=r["tenant"],
-        user_id=r["user_id"],
-        session_id=r["session_id"],
-        seq=r["seq"],
-        role=r["role"],
-        name=r["name"],
-        content=r["content"],
-        created_at=parse_time(r["created_at"]),
-        metadata=json.loads(r["metadata"]),
-        topic_id=r["topic_id"],
-        evicted_at=parse_time(r["evicted_at"]) if r["evicted_at"] else None,
-    )
+    return record(Message, r, ("metadata",), ("created_at", "evicted_at"))
 
 
 def message_from_new(m: NewMessage, seq: int) -> Message:
@@ -59,67 +66,27 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
 
 def memory(r: Row) -> MemoryItem:
     """A MemoryItem from a ``memories`` row."""
-    return MemoryItem(
-        id=r["id"],
-        tenant=r["tenant"],
-        user_id=r["user_id"],
-        session_id=r["session_id"],
-        kind=r["kind"],
-        content=r["content"],
-        tags=json.loads(r["tags"]),
-        metadata=json.loads(r["metadata"]),
-        importance=r["importance"],
-        confidence=r["confidence"],
-        source_message_ids=json.loads(r["source_message_ids"]),
-        created_at=parse_time(r["created_at"]),
-        updated_at=parse_time(r["updated_at"]),
-        deleted_at=_time(r["deleted_at"]),
-        access_count=r["access_count"],
-        last_accessed_at=_time(r["last_accessed_at"]),
-    )
+    times = ("created_at", "updated_at", "deleted_at", "last_accessed_at")
+    return record(MemoryItem, r, ("tags", "metadata", "source_message_ids"), times)
+
+
+#: The fields of a memory that history records before and after a change, in order.
+SNAPSHOT_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "kind", "session_id")
 
 
 def snapshot(item: MemoryItem) -> dict[str, Any]:
-    """The fields of a memory that history records before and after a change."""
-    return {
-        "content": item.content,
-        "tags": item.tags,
-        "metadata": item.metadata,
-        "importance": item.importance,
-        "confidence": item.confidence,
-        "kind": item.kind,
-        "session_id": item.session_id,
-    }
+    """The :data:`SNAPSHOT_FIELDS` of a memory, for history."""
+    return {name: getattr(item, name) for name in SNAPSHOT_FIELDS}
 
 
 def history(r: Row) -> HistoryEntry:
     """A HistoryEntry from a ``history`` row."""
-    return HistoryEntry(
-        id=r["rowid"],
-        memory_id=r["memory_id"],
-        event=r["event"],
-        old=None if r["old"] is None else json.loads(r["old"]),
-        new=None if r["new"] is None else json.loads(r["new"]),
-        actor=r["actor"],
-        at=parse_time(r["at"]),
-        source_message_ids=json.loads(r["source_message_ids"]),
-    )
+    return record(HistoryEntry, r, ("old", "new", "source_message_ids"), ("at",), id=r["rowid"])
 
 
 def job(r: Row) -> Job:
     """A Job from a ``jobs`` row."""
-    return Job(
-        id=r["rowid"],
-        kind=r["kind"],
-        payload=json.loads(r["payload"]),
-        status=r["status"],
-        attempts=r["attempts"],
-        run_after=parse_time(r["run_after"]),
-        last_error=r["last_error"],
-        usage=None if r["usage"] is None else json.loads(r["usage"]),
-        lease_until=None if r["lease_until"] is None else parse_time(r["lease_until"]),
-        user_id=r["user_id"],
-    )
+    return record(Job, r, ("payload", "usage"), ("run_after", "lease_until"), id=r["rowid"])
 
 
 def list_where(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:

@@ -1,9 +1,10 @@
 """The search-side reads both stores share: vectors, hit fields, session sizes, embedders.
 
 :class:`SQLSearch` implements every :class:`~mnemo.storage.ports.search.SearchSource` method
-but the full-text ones (``lexical``, ``lexical_idf``), which each backend adds in its own
-subclass (FTS5 with bm25 in :mod:`mnemo.storage.sqlite.search`; tsvector and a BM25 of its own
-in :mod:`mnemo.storage.postgres.search`); it is one of the role classes a store is assembled
+but the full-text scoring: ``lexical`` picks the tables and merges their candidates, and each
+backend adds ``bm25`` and ``lexical_idf`` in its own subclass (FTS5 with bm25 in
+:mod:`mnemo.storage.sqlite.search`; tsvector and a BM25 of its own in
+:mod:`mnemo.storage.postgres.search`); it is one of the role classes a store is assembled
 from (:mod:`mnemo.storage.sql.role`). The statements here are spelled through the
 :class:`~mnemo.storage.sql.dialect.Dialect`, and read vectors as the :class:`~mnemo.storage.
 sql.tx.Tx` returns them (float32 bytes on both backends), so both stores give the same rows
@@ -12,10 +13,12 @@ in the same order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mnemo.schemas import MEMORY_KINDS
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
@@ -58,8 +61,45 @@ def chunks(values: list[Any]) -> list[list[Any]]:
     return [uniq[i : i + CHUNK] for i in range(0, len(uniq), CHUNK)]
 
 
+@dataclass(frozen=True)
+class LexicalQuery:
+    """One full-text search of a user's rows: ``match`` in the backend's syntax, at most
+    ``limit`` rows of each table, messages when ``messages``, memories of ``memory_kinds``."""
+
+    tenant: str
+    user_id: str
+    match: str
+    limit: int
+    session_id: str | None
+    messages: bool
+    memory_kinds: list[str]
+
+
 class SQLSearch(SQLRole):
-    """The shared half of a backend's search port, over the store's transactions."""
+    """The shared half of a backend's search port, over the store's transactions; a backend
+    adds its full text (:meth:`bm25` and ``lexical_idf``)."""
+
+    def lexical(
+        self,
+        tenant: str,
+        user_id: str,
+        match: str,
+        limit: int,
+        session_id: str | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        memory_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
+        messages = kinds is None or "message" in kinds
+        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds)
+        out = self.bm25(q)
+        out.sort(key=lambda x: -x[1])
+        return out[:limit]
+
+    def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
+        """The backend's BM25 candidates of each table ``q`` asks for (messages first), each
+        table's best first; scores are higher-is-better."""
+        raise NotImplementedError
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""

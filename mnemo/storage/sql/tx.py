@@ -7,11 +7,14 @@ bytes (SQLite's storage form), so statement code never looks at the backend.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Generic, Protocol, TypeVar
 
 from mnemo.storage.sql.dialect import Dialect
+
+C = TypeVar("C")
+T = TypeVar("T")
 
 
 class Row(Protocol):
@@ -87,4 +90,56 @@ class Transactions(Protocol):
         ...
 
 
-__all__ = ["Cursor", "Row", "Transactions", "Tx"]
+class Executes(Protocol):
+    """A DB-API connection: runs one statement."""
+
+    def execute(self, sql: str, /) -> object: ...
+
+
+E = TypeVar("E", bound=Executes)
+
+
+@contextmanager
+def snapshot(conn: E, begin: str) -> Iterator[E]:
+    """``conn`` inside the read transaction ``begin`` opens, ended with ``COMMIT`` when the
+    block ends, also on an error (a snapshot writes nothing)."""
+    conn.execute(begin)
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
+
+
+class ConnTransactions(Generic[C, T]):
+    """:class:`Transactions` from a backend's three ways to hold a connection (a snapshot, a
+    write transaction, autocommit), each connection handed out wrapped in its :class:`Tx`."""
+
+    def __init__(
+        self,
+        read: Callable[[], AbstractContextManager[C]],
+        write: Callable[[], AbstractContextManager[C]],
+        auto: Callable[[], AbstractContextManager[C]],
+        wrap: Callable[[C], T],
+    ) -> None:
+        self._read, self._write, self._auto, self._wrap = read, write, auto, wrap
+
+    @contextmanager
+    def read(self) -> Iterator[T]:
+        """Several reads from one consistent snapshot."""
+        with self._read() as c:
+            yield self._wrap(c)
+
+    @contextmanager
+    def write(self) -> Iterator[T]:
+        """One write transaction, committed when the block ends."""
+        with self._write() as c:
+            yield self._wrap(c)
+
+    @contextmanager
+    def auto(self) -> Iterator[T]:
+        """Statements each in their own transaction (single reads)."""
+        with self._auto() as c:
+            yield self._wrap(c)
+
+
+__all__ = ["ConnTransactions", "Cursor", "Executes", "Row", "Transactions", "Tx", "snapshot"]

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from mnemo.errors import SchemaError, StorageError
 from mnemo.storage.sql.migrations import numbered_scripts
+from mnemo.storage.sql.tx import snapshot
 
 T = TypeVar("T")
 
@@ -158,12 +159,8 @@ class Connections:
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for several reads."""
-        conn = self.get()
-        conn.execute("BEGIN")
-        try:
+        with snapshot(self.get(), "BEGIN") as conn:
             yield conn
-        finally:
-            conn.execute("COMMIT")
 
     def migrate(self) -> int:
         """Apply pending migrations, each in its own transaction; returns the schema version."""

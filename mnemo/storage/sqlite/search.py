@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnemo.schemas import MEMORY_KINDS
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
-from mnemo.storage.sql.search import SQLSearch
+from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 from mnemo.storage.sqlite import fts_stats
 from mnemo.storage.sqlite.conn import Connections
 
@@ -27,50 +26,40 @@ class SQLiteSearch(SQLSearch):
 
     db: Connections
 
-    def lexical(
-        self,
-        tenant: str,
-        user_id: str,
-        match: str,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-    ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS5 query over messages and memories, best first."""
+    def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS5 query over messages and memories."""
         c = self.db.get()
         owners = c.execute("SELECT tenant, user_id FROM users LIMIT 2").fetchall()
-        if [tuple(o) for o in owners] == [(tenant, user_id)]:
-            query = match  # the only owner: confining to it would cost a full doclist read
+        if [tuple(o) for o in owners] == [(q.tenant, q.user_id)]:
+            query = q.match  # the only owner: confining to it would cost a full doclist read
         else:
-            query = f'owner : "{owner_token(tenant, user_id)}" AND ({match})'
+            query = f'owner : "{owner_token(q.tenant, q.user_id)}" AND ({q.match})'
         out: list[tuple[Ref, float]] = []
-        if kinds is None or "message" in kinds:
+        if q.messages:
             sql = (
                 "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
                 " WHERE messages_fts MATCH ?"
             )
             args: list[Any] = [query]
-            if session_id is not None:
+            if q.session_id is not None:
                 sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
                 sql += " AND session_id=?)"
-                args += [tenant, user_id, session_id]
+                args += [q.tenant, q.user_id, q.session_id]
             sql += " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"
-            out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
-        mem_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
-        if mem_kinds:
+            out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
+        if q.memory_kinds:
             sql = (
                 "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
                 " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
-                f" AND m.kind IN ({','.join('?' * len(mem_kinds))})"
+                f" AND m.kind IN ({','.join('?' * len(q.memory_kinds))})"
             )
-            args = [query, *mem_kinds]
-            if session_id is not None:
+            args = [query, *q.memory_kinds]
+            if q.session_id is not None:
                 sql += " AND m.session_id = ?"
-                args.append(session_id)
+                args.append(q.session_id)
             sql += " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?"
-            out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
-        out.sort(key=lambda x: -x[1])
-        return out[:limit]
+            out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
+        return out
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the bm25 idf of the query's terms in each full-text table (MESSAGE, MEMORY).

@@ -11,21 +11,24 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from mnemo.storage.ports.tables import Write
+from mnemo.storage.sql.lookup import ChunkedLookup, Key
 from mnemo.storage.sqlite.conn import Connections
 
 #: Rows per ``executemany`` of :func:`insert_rows`.
 CHUNK = 1000
-#: Keys per statement of :meth:`SQLiteTableRows.lookup` (well under SQLite's 32,766 variables).
-LOOKUP_CHUNK = 300
 
 
-class SQLiteTableRows:
+class SQLiteTableRows(ChunkedLookup):
     """The tables of one SQLite store as plain rows."""
+
+    #: Keys per lookup statement (well under SQLite's 32,766 variables).
+    lookup_chunk = 300
 
     def __init__(self, db: Connections, path: str) -> None:
         self.db, self.path = db, path
@@ -67,48 +70,26 @@ class SQLiteTableRows:
     def writing(self) -> Iterator[Write]:
         """One write transaction; ``write`` inserts rows as they are (FTS triggers fire)."""
         with self.db.write() as conn:
-
-            def write(
-                table: str,
-                columns: list[str],
-                rows: Iterable[tuple[Any, ...]],
-                advance: Callable[[int], None],
-            ) -> int:
-                return insert_rows(conn, table, columns, rows, advance)
-
-            yield write
+            yield partial(insert_rows, conn)
 
     def max_rowid(self, table: str) -> int:
         """The largest ``rowid`` of ``table`` (0 when empty)."""
         c = self.db.get()
         return int(c.execute(f'SELECT coalesce(max(rowid), 0) FROM "{table}"').fetchone()[0])
 
-    def lookup(
-        self,
-        table: str,
-        key_cols: Sequence[str],
-        keys: Sequence[tuple[Any, ...]],
-        out_cols: Sequence[str],
-    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
-        values of ``out_cols`` (one row per key; keys are unique in the tables this is asked
-        of). Inside :meth:`writing` they include the rows written so far."""
+    def lookup_rows(
+        self, table: str, key_cols: Sequence[str], chunk: Sequence[Key], out_cols: Sequence[str]
+    ) -> Iterable[Sequence[Any]]:
+        """The ``key_cols`` then ``out_cols`` values of the rows whose key is in ``chunk``."""
         select = ", ".join(f'"{col}"' for col in (*key_cols, *out_cols))
-        width = len(key_cols)
-        found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        c = self.db.get()
-        for start in range(0, len(keys), LOOKUP_CHUNK):
-            chunk = keys[start : start + LOOKUP_CHUNK]
-            if width == 1:
-                where = f'"{key_cols[0]}" IN ({", ".join("?" * len(chunk))})'
-            else:
-                names = ", ".join(f'"{col}"' for col in key_cols)
-                one = "(" + ", ".join("?" * width) + ")"
-                where = f"({names}) IN (VALUES {', '.join([one] * len(chunk))})"
-            params = [value for key in chunk for value in key]
-            for r in c.execute(f'SELECT {select} FROM "{table}" WHERE {where}', params):
-                found[tuple(r[:width])] = tuple(r[width:])
-        return found
+        if len(key_cols) == 1:
+            where = f'"{key_cols[0]}" IN ({", ".join("?" * len(chunk))})'
+        else:
+            names = ", ".join(f'"{col}"' for col in key_cols)
+            one = "(" + ", ".join("?" * len(key_cols)) + ")"
+            where = f"({names}) IN (VALUES {', '.join([one] * len(chunk))})"
+        params = [value for key in chunk for value in key]
+        return self.db.get().execute(f'SELECT {select} FROM "{table}" WHERE {where}', params)
 
     def vector_dims(self) -> dict[str, int]:
         """Embedder id -> dimension of the stored vectors (float32 blobs)."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from mnemo.storage.sql.dialect import SQLITE, Dialect
+from mnemo.storage.sql.tx import ConnTransactions
 from mnemo.storage.sqlite.conn import Connections
 
 
@@ -37,28 +38,14 @@ class SQLiteTx:
         """Nothing: a SQLite write transaction (``BEGIN IMMEDIATE``) already excludes writers."""
 
 
-class SQLiteTransactions:
-    """:class:`SQLiteTx` transactions over the store's per-thread connections."""
+class SQLiteTransactions(ConnTransactions[sqlite3.Connection, SQLiteTx]):
+    """:class:`SQLiteTx` transactions over the store's per-thread connections: ``read`` is a
+    consistent snapshot, ``write`` a ``BEGIN IMMEDIATE`` transaction and ``auto`` this thread's
+    connection outside a transaction."""
 
     def __init__(self, db: Connections) -> None:
+        super().__init__(db.read, db.write, lambda: nullcontext(db.get()), SQLiteTx)
         self.db = db
-
-    @contextmanager
-    def read(self) -> Iterator[SQLiteTx]:
-        """A consistent snapshot for several reads."""
-        with self.db.read() as c:
-            yield SQLiteTx(c)
-
-    @contextmanager
-    def write(self) -> Iterator[SQLiteTx]:
-        """A ``BEGIN IMMEDIATE`` transaction."""
-        with self.db.write() as c:
-            yield SQLiteTx(c)
-
-    @contextmanager
-    def auto(self) -> Iterator[SQLiteTx]:
-        """This thread's connection outside a transaction."""
-        yield SQLiteTx(self.db.get())
 
 
 __all__ = ["SQLiteTransactions", "SQLiteTx"]

@@ -17,8 +17,8 @@ from mnemo.embedders import Embedder, content_hash
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.redact import mask_credentials
-from mnemo.schemas import MemoryItem
-from mnemo.storage.base import NewMemory
+from mnemo.schemas import MemoryItem, Message, format_time
+from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.unions import ConversationTierStore
 
 log = logging.getLogger("mnemo.tiers")
@@ -140,6 +140,55 @@ def write_memory(
         embedding=vector,
     )
     return ctx.store.add_memory(row, actor)
+
+
+def write_turns_memory(
+    ctx: TierContext,
+    memory_id: str,
+    kind: str,
+    turns: list[Message],
+    content: str,
+    metadata: dict[str, Any],
+    answer: Answer,
+) -> None:
+    """:func:`write_memory` of a memory made from ``turns`` (one session's, in order): their
+    user and session, the turns as sources, the last turn's time, ``metadata`` plus the
+    ``message_count`` and the answer's note, and the answer's actor."""
+    last = turns[-1]
+    write_memory(
+        ctx,
+        memory_id=memory_id,
+        kind=kind,
+        user_id=last.user_id,
+        session_id=last.session_id,
+        content=content,
+        metadata={**metadata, "message_count": len(turns), **answer.note()},
+        sources=[m.id for m in turns],
+        created_at=format_time(last.created_at),
+        actor=answer.actor,
+    )
+
+
+def session_memories(
+    ctx: TierContext, user_id: str, session_id: str, kind: str
+) -> list[MemoryItem]:
+    """Every memory of ``kind`` in one session, deleted ones included."""
+    flt = ListFilter(
+        tenant=ctx.tenant,
+        user_id=user_id,
+        session_id=session_id,
+        kind=kind,
+        include_deleted=True,
+        limit=100_000,
+    )
+    return ctx.store.list_memories(flt)
+
+
+def summary_field(data: Any) -> str | None:
+    """The ``summary`` text of a JSON answer ``{"summary": "..."}``; None when it is missing
+    or blank."""
+    text = data.get("summary") if isinstance(data, dict) else None
+    return text if isinstance(text, str) and text.strip() else None
 
 
 def transcript(messages: list[Any], max_chars: int = 600) -> str:

@@ -18,25 +18,24 @@ from typing import Any
 
 from mnemo.ids import MEMORY_PREFIX, stable_id
 from mnemo.llm import Usage
-from mnemo.schemas import Message, format_time
-from mnemo.storage.base import ListFilter
+from mnemo.schemas import Message
 from mnemo.text import extractive
-from mnemo.tiers.conversation.base import TierContext, ask_json, transcript, write_memory
+from mnemo.tiers.conversation.base import (
+    TierContext,
+    ask_json,
+    session_memories,
+    summary_field,
+    transcript,
+    write_turns_memory,
+)
 
 MAX_EPISODE_CHARS = 2000
 
 
 def last_compressed_turn(ctx: TierContext, user_id: str, session_id: str) -> int:
     """The last turn (seq) already in an episode of the session (deleted episodes count)."""
-    flt = ListFilter(
-        tenant=ctx.tenant,
-        user_id=user_id,
-        session_id=session_id,
-        kind="episode",
-        include_deleted=True,
-        limit=100_000,
-    )
-    ends = [int(e.metadata.get("turn_end", 0)) for e in ctx.store.list_memories(flt)]
+    episodes = session_memories(ctx, user_id, session_id, "episode")
+    ends = [int(e.metadata.get("turn_end", 0)) for e in episodes]
     return max(ends, default=0)
 
 
@@ -57,10 +56,8 @@ def due_chunks(turns: list[Message], max_turns: int, keep_turns: int) -> list[li
 
 
 def _parse_summary(data: Any) -> str | None:
-    text = data.get("summary") if isinstance(data, dict) else None
-    if not isinstance(text, str) or not text.strip():
-        return None
-    return " ".join(text.split())[:MAX_EPISODE_CHARS]
+    text = summary_field(data)
+    return None if text is None else " ".join(text.split())[:MAX_EPISODE_CHARS]
 
 
 def compress(ctx: TierContext, turns: list[Message]) -> Usage:
@@ -76,21 +73,8 @@ def compress(ctx: TierContext, turns: list[Message]) -> Usage:
         "turn_range": f"turns {first.seq}-{last.seq}",
         "turn_start": first.seq,
         "turn_end": last.seq,
-        "message_count": len(turns),
-        **answer.note(),
     }
-    write_memory(
-        ctx,
-        memory_id=memory_id,
-        kind="episode",
-        user_id=first.user_id,
-        session_id=first.session_id,
-        content=content,
-        metadata=meta,
-        sources=[m.id for m in turns],
-        created_at=format_time(last.created_at),
-        actor=answer.actor,
-    )
+    write_turns_memory(ctx, memory_id, "episode", turns, content, meta, answer)
     return answer.usage
 
 

@@ -23,9 +23,16 @@ from mnemo.embedders import content_hash
 from mnemo.ids import MEMORY_PREFIX, stable_id
 from mnemo.llm import Usage
 from mnemo.schemas import Message, format_time
-from mnemo.storage.base import ListFilter
 from mnemo.text import extractive
-from mnemo.tiers.conversation.base import TierContext, ask_json, transcript, write_memory
+from mnemo.tiers.conversation.base import (
+    TierContext,
+    ask_json,
+    session_memories,
+    summary_field,
+    transcript,
+    write_memory,
+    write_turns_memory,
+)
 
 MIN_BULLETS, MAX_BULLETS = 4, 6  # `llmplatform`: 4-6 bullet points
 MAX_SUMMARY_CHARS = 4000
@@ -46,10 +53,8 @@ def parse_bullets(data: Any) -> str | None:
 
 def parse_summary(data: Any) -> str | None:
     """``{"summary": "non-empty text"}`` as text; None otherwise."""
-    text = data.get("summary") if isinstance(data, dict) else None
-    if not isinstance(text, str) or not text.strip():
-        return None
-    return text.strip()[:MAX_SUMMARY_CHARS]
+    text = summary_field(data)
+    return None if text is None else text.strip()[:MAX_SUMMARY_CHARS]
 
 
 def due_pair_counts(pairs: int, interval: int, done: set[int]) -> list[int]:
@@ -58,15 +63,8 @@ def due_pair_counts(pairs: int, interval: int, done: set[int]) -> list[int]:
 
 
 def _summaries(ctx: TierContext, user_id: str, session_id: str, kind: str) -> list[Any]:
-    flt = ListFilter(
-        tenant=ctx.tenant,
-        user_id=user_id,
-        session_id=session_id,
-        kind="summary",
-        include_deleted=True,
-        limit=100_000,
-    )
-    return [m for m in ctx.store.list_memories(flt) if m.metadata.get("summary_kind") == kind]
+    summaries = session_memories(ctx, user_id, session_id, "summary")
+    return [m for m in summaries if m.metadata.get("summary_kind") == kind]
 
 
 def session_summary(ctx: TierContext, turns: list[Message], pair_count: int) -> Usage:
@@ -82,24 +80,9 @@ def session_summary(ctx: TierContext, turns: list[Message], pair_count: int) -> 
         temperature=s.summary_temperature,
         max_tokens=s.summary_max_tokens + 32,  # the bullets plus their JSON wrapping
     )
-    meta = {
-        "summary_kind": "session",
-        "pair_count": pair_count,
-        "message_count": len(turns),
-        **answer.note(),
-    }
-    write_memory(
-        ctx,
-        memory_id=memory_id,
-        kind="summary",
-        user_id=last.user_id,
-        session_id=last.session_id,
-        content=answer.value or extractive.session_summary(turns),
-        metadata=meta,
-        sources=[m.id for m in turns],
-        created_at=format_time(last.created_at),
-        actor=answer.actor,
-    )
+    meta = {"summary_kind": "session", "pair_count": pair_count}
+    content = answer.value or extractive.session_summary(turns)
+    write_turns_memory(ctx, memory_id, "summary", turns, content, meta, answer)
     return answer.usage
 
 
