@@ -116,14 +116,20 @@ class MessagesCreated(BaseModel):
     ids: list[str]
 
 
-class SearchRequest(BaseModel):
-    """A search over one user's memories and turns."""
+class UserQuery(BaseModel):
+    """The start of every request body that asks about one user: the text, the user and
+    optionally the session."""
 
     model_config = ConfigDict(extra="forbid")
 
     query: str
     user_id: str = Id
     session_id: str | None = None
+
+
+class SearchRequest(UserQuery):
+    """A search over one user's memories and turns."""
+
     limit: int | None = Field(None, ge=1, le=1000)
     kinds: list[str] | None = None
     explain: bool = False
@@ -135,14 +141,9 @@ class SearchResults(BaseModel):
     data: list[Hit]
 
 
-class ContextRequestBody(BaseModel):
+class ContextRequestBody(UserQuery):
     """What to assemble the context of."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    query: str
-    user_id: str = Id
-    session_id: str | None = None
     budget_tokens: int | None = Field(None, ge=50, le=1_000_000)
     location: str | None = None
     top_k: int | None = Field(None, ge=0, le=1000)
