@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from mnemo import validation as check
-from mnemo.config.settings import Settings
 from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
-from mnemo.index.embed import Embedding
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.paging import MAX_ROWS, Page, check_window, filter_page, page_of
+from mnemo.memory.tenant import TenantService
 from mnemo.schemas import (
     HistoryEntry,
     Job,
@@ -30,7 +29,6 @@ from mnemo.schemas import (
     utcnow,
 )
 from mnemo.storage.base import ListFilter, NewMemory
-from mnemo.storage.ports.store import Store
 
 #: The message of an update that changes nothing.
 NOTHING_TO_CHANGE = (
@@ -54,15 +52,9 @@ def check_changes(changes: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
-class Records:
+class Records(TenantService):
     """Memory and message CRUD of one tenant (``settings.tenant``): input validated, new
     contents embedded by ``embed``, every change recorded in history by the store."""
-
-    def __init__(self, store: Store, settings: Settings, embed: Embedding) -> None:
-        self.store = store
-        self.settings = settings
-        self.tenant = settings.tenant
-        self.embed = embed
 
     def add(
         self,
