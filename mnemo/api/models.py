@@ -21,6 +21,8 @@ from mnemo.schemas import (
 T = TypeVar("T")
 
 Id = Field(min_length=1, max_length=256)
+#: A page's fields besides its rows, copied as they are into the response body.
+PAGE_POSITION = {"total", "limit", "offset", "next_offset"}
 
 
 class ErrorDetail(BaseModel):
@@ -49,13 +51,7 @@ class Page(BaseModel, Generic[T]):
     @classmethod
     def of(cls, page: ListPage[T]) -> Self:
         """The response body of a page ``Memory`` listed."""
-        return cls(
-            data=page.items,
-            total=page.total,
-            limit=page.limit,
-            offset=page.offset,
-            next_offset=page.next_offset,
-        )
+        return cls(data=page.items, **page.model_dump(include=PAGE_POSITION))
 
 
 class MemoryCreate(BaseModel):
