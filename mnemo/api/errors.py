@@ -15,8 +15,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from mnemo.api.asgi import HttpMiddleware
 from mnemo.errors import MnemoError
 from mnemo.redact import mask_credentials
 
@@ -77,7 +78,7 @@ async def _crash(request: Request, exc: Exception) -> JSONResponse:
     return error_response(500, "internal_error", f"internal error: {type(exc).__name__}")
 
 
-class CrashMiddleware:
+class CrashMiddleware(HttpMiddleware):
     """Answers an unexpected exception with the JSON 500 and ends the request normally.
 
     Starlette's outermost error middleware sends its 500 and then re-raises, and uvicorn
@@ -86,13 +87,7 @@ class CrashMiddleware:
     and does not re-raise; the traceback is logged.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracking(message: Message) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mnemo.api.asgi import HttpMiddleware
 from mnemo.api.errors import error_response
 
 
@@ -27,16 +28,14 @@ def too_large(limit: int) -> str:
     return f"request body is larger than {limit:,} bytes (setting max_request_bytes)"
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(HttpMiddleware):
     """Pure ASGI middleware enforcing ``max_bytes`` on every HTTP request body."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
+        super().__init__(app)
+        self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
             response = error_response(413, "too_large", too_large(self.max_bytes))

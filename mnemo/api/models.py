@@ -21,6 +21,8 @@ from mnemo.schemas import (
 T = TypeVar("T")
 
 Id = Field(min_length=1, max_length=256)
+#: A page's fields besides its rows, copied as they are into the response body.
+PAGE_POSITION = {"total", "limit", "offset", "next_offset"}
 
 
 class ErrorDetail(BaseModel):
@@ -49,13 +51,7 @@ class PageBody(BaseModel, Generic[T]):
     @classmethod
     def of(cls, page: ListPage[T]) -> Self:
         """The response body of a page ``Memory`` listed."""
-        return cls(
-            data=page.items,
-            total=page.total,
-            limit=page.limit,
-            offset=page.offset,
-            next_offset=page.next_offset,
-        )
+        return cls(data=page.items, **page.model_dump(include=PAGE_POSITION))
 
 
 class MemoryCreate(BaseModel):
@@ -116,14 +112,20 @@ class MessagesCreated(BaseModel):
     ids: list[str]
 
 
-class SearchRequest(BaseModel):
-    """A search over one user's memories and turns."""
+class UserQuery(BaseModel):
+    """The start of every request body that asks about one user: the text, the user and
+    optionally the session."""
 
     model_config = ConfigDict(extra="forbid")
 
     query: str
     user_id: str = Id
     session_id: str | None = None
+
+
+class SearchRequest(UserQuery):
+    """A search over one user's memories and turns."""
+
     limit: int | None = Field(None, ge=1, le=1000)
     kinds: list[str] | None = None
     explain: bool = False
@@ -135,14 +137,9 @@ class SearchResults(BaseModel):
     data: list[Hit]
 
 
-class ContextRequestBody(BaseModel):
+class ContextRequestBody(UserQuery):
     """What to assemble the context of."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    query: str
-    user_id: str = Id
-    session_id: str | None = None
     budget_tokens: int | None = Field(None, ge=50, le=1_000_000)
     location: str | None = None
     top_k: int | None = Field(None, ge=0, le=1000)

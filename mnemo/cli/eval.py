@@ -193,21 +193,36 @@ def run(
     report.render(console)
     if len(rows) > 1:
         ablation.render(console, rows)
+
+    def write_json(path: Path) -> None:
+        if len(rows) > 1:
+            ablation.write_json(path, rows)
+        else:
+            path.write_text(report.to_json(), encoding="utf-8")
+
+    _write_outputs(opts, console, write_json, lambda path: ablation.plot(path, rows))
+    return report
+
+
+def _write_outputs(
+    opts: Options,
+    console: Console,
+    write_json: Callable[[Path], None],
+    plot: Callable[[Path], None],
+) -> None:
+    """Write the report to ``--json`` and the plot to ``--plot`` when asked; a file that
+    cannot be written, or a plot without matplotlib, is a UsageProblem."""
     try:
         if opts.json_path is not None:
-            if len(rows) > 1:
-                ablation.write_json(opts.json_path, rows)
-            else:
-                opts.json_path.write_text(report.to_json(), encoding="utf-8")
+            write_json(opts.json_path)
             console.print(f"report written to {opts.json_path}")
         if opts.plot_path is not None:
-            ablation.plot(opts.plot_path, rows)
+            plot(opts.plot_path)
             console.print(f"plot written to {opts.plot_path}")
     except OSError as exc:
         raise UsageProblem(f"cannot write the output: {exc}") from None
     except ImportError:
         raise UsageProblem('--plot needs matplotlib: pip install "mnemo-ltm[dev]"') from None
-    return report
 
 
 def _replay(
@@ -242,17 +257,12 @@ def _replay(
             )
     assert report is not None
     render_replay(console, report)
-    try:
-        if opts.json_path is not None:
-            opts.json_path.write_text(report.to_json(), encoding="utf-8")
-            console.print(f"report written to {opts.json_path}")
-        if opts.plot_path is not None:
-            plot_replay(opts.plot_path, report)
-            console.print(f"plot written to {opts.plot_path}")
-    except OSError as exc:
-        raise UsageProblem(f"cannot write the output: {exc}") from None
-    except ImportError:
-        raise UsageProblem('--plot needs matplotlib: pip install "mnemo-ltm[dev]"') from None
+    done = report
+
+    def write_json(path: Path) -> None:
+        path.write_text(done.to_json(), encoding="utf-8")
+
+    _write_outputs(opts, console, write_json, lambda path: plot_replay(path, done))
     return report
 
 

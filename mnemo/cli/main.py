@@ -9,7 +9,6 @@ status 2 (:mod:`mnemo.cli.failures`).
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,15 +23,16 @@ from mnemo.cli.common import (
     console,
     err,
     guarded,
-    open_existing,
     open_memory,
 )
 from mnemo.cli.failures import OneLineErrors
+from mnemo.cli.records import show_result
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
 from mnemo.cli.tables import hits_table
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import ImportInterrupted, count_lines, import_jsonl
 from mnemo.progress import progress_bar
+from mnemo.schemas import Hit
 from mnemo.version import __version__
 
 app = typer.Typer(
@@ -105,17 +105,18 @@ def search(
 ) -> None:
     """Search a user's memories and turns."""
 
-    def run() -> None:
-        with open_existing(db, embedder) as mem:
-            hits = mem.search(
-                query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
-            )
-        if as_json:
-            console.print_json(json.dumps([h.model_dump(mode="json") for h in hits]))
-        else:
-            console.print(hits_table(hits, f"{len(hits)} hits for {query!r}", explain))
+    def find(mem: Memory) -> list[Hit]:
+        return mem.search(
+            query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
+        )
 
-    guarded(run)
+    show_result(
+        db,
+        embedder,
+        as_json,
+        find,
+        lambda h: hits_table(h, f"{len(h)} hits for {query!r}", explain),
+    )
 
 
 @app.command("import")

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.table import Table
@@ -21,7 +22,12 @@ from mnemo.cli.common import (
     open_existing,
 )
 from mnemo.memory.paging import Page
-from mnemo.schemas import MemoryItem, Message
+from mnemo.schemas import HistoryEntry, MemoryItem, Message
+
+if TYPE_CHECKING:
+    from mnemo.memory.facade import Memory
+
+T = TypeVar("T")
 
 #: Memories a page of `mnemo list` shows unless told otherwise.
 DEFAULT_LIMIT = 20
@@ -31,6 +37,27 @@ IdArg = Annotated[str, typer.Argument(help="A memory id (mem_...); `get` takes m
 def print_json(value: Any) -> None:
     """Print ``value`` (pydantic models included) as JSON on stdout."""
     console.print_json(json.dumps(value, default=_jsonable))
+
+
+def show_result(
+    db: str | None,
+    embedder: str | None,
+    as_json: bool,
+    call: Callable[[Memory], T],
+    text: Callable[[T], Any],
+) -> None:
+    """Run ``call`` on the existing store of ``--db`` and print what it returns: as JSON with
+    ``--json``, else as ``text(result)`` (a line or a table); errors as one ``error:`` line."""
+
+    def run() -> None:
+        with open_existing(db, embedder) as mem:
+            result = call(mem)
+        if as_json:
+            print_json(result)
+        else:
+            console.print(text(result))
+
+    guarded(run)
 
 
 def _jsonable(value: Any) -> Any:
@@ -147,16 +174,7 @@ def get(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Show one memory (mem_...) or stored turn (msg_...)."""
-
-    def run() -> None:
-        with open_existing(db, embedder) as mem:
-            item = mem.get(id)
-        if as_json:
-            print_json(item)
-        else:
-            console.print(record_table(item))
-
-    guarded(run)
+    show_result(db, embedder, as_json, lambda mem: mem.get(id), record_table)
 
 
 def history(
@@ -167,28 +185,24 @@ def history(
 ) -> None:
     """Show a memory's changes, oldest first: ADD, UPDATE, DELETE, who made each and the
     values before and after (a deleted memory's history stays readable)."""
+    show_result(db, embedder, as_json, lambda mem: mem.history(id), lambda e: history_table(id, e))
 
-    def run() -> None:
-        with open_existing(db, embedder) as mem:
-            entries = mem.history(id)
-        if as_json:
-            print_json(entries)
-            return
-        table = Table(title=f"history of {id}")
-        for col in ("at", "event", "actor"):
-            table.add_column(col, no_wrap=True)
-        table.add_column("content before -> after", overflow="fold")
-        for e in entries:
-            before = (e.old or {}).get("content")
-            after = (e.new or {}).get("content")
-            if after is None or before == after:
-                change = after or before or ""
-            else:
-                change = after if before is None else f"{before} -> {after}"
-            table.add_row(e.at.strftime("%Y-%m-%d %H:%M:%S"), e.event, e.actor, change)
-        console.print(table)
 
-    guarded(run)
+def history_table(id: str, entries: list[HistoryEntry]) -> Table:
+    """A memory's history as a table: when, what, who, and the content before -> after."""
+    table = Table(title=f"history of {id}")
+    for col in ("at", "event", "actor"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("content before -> after", overflow="fold")
+    for e in entries:
+        before = (e.old or {}).get("content")
+        after = (e.new or {}).get("content")
+        if after is None or before == after:
+            change = after or before or ""
+        else:
+            change = after if before is None else f"{before} -> {after}"
+        table.add_row(e.at.strftime("%Y-%m-%d %H:%M:%S"), e.event, e.actor, change)
+    return table
 
 
 def edit(
@@ -205,22 +219,12 @@ def edit(
 ) -> None:
     """Change a memory's content, tags, importance or confidence (its history keeps the old)."""
 
-    def run() -> None:
-        with open_existing(db, embedder) as mem:
-            item = mem.update(
-                id,
-                content=content,
-                tags=tag,
-                importance=importance,
-                confidence=confidence,
-                actor="cli",
-            )
-        if as_json:
-            print_json(item)
-        else:
-            console.print(f"updated {item.id}")
+    def change(mem: Memory) -> MemoryItem:
+        return mem.update(
+            id, content=content, tags=tag, importance=importance, confidence=confidence, actor="cli"
+        )
 
-    guarded(run)
+    show_result(db, embedder, as_json, change, lambda item: f"updated {item.id}")
 
 
 def delete(id: IdArg, db: DbOpt = None, embedder: EmbedderOpt = None) -> None:

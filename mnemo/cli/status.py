@@ -15,10 +15,9 @@ from mnemo.cli.common import (
     cli_settings,
     console,
     guarded,
-    open_existing,
     require_store,
 )
-from mnemo.cli.records import print_json
+from mnemo.cli.records import print_json, show_result
 from mnemo.schemas import Job, Stats
 
 JobStatus = Literal["pending", "running", "done", "dead"]
@@ -49,16 +48,7 @@ def stats_table(s: Stats) -> Table:
 def stats(as_json: JsonOpt = False, db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
     """Show what the store holds (this tenant): users, sessions, messages, memories by kind,
     jobs by status."""
-
-    def run() -> None:
-        with open_existing(db, embedder) as mem:
-            s = mem.stats()
-        if as_json:
-            print_json(s)
-        else:
-            console.print(stats_table(s))
-
-    guarded(run)
+    show_result(db, embedder, as_json, lambda mem: mem.stats(), stats_table)
 
 
 def jobs_table(jobs: list[Job]) -> Table:

@@ -4,8 +4,10 @@ that `mnemo import` hands over to)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from rich.table import Table
@@ -24,6 +26,42 @@ from mnemo.cli.common import (
 from mnemo.config.location import parse_location
 from mnemo.progress import progress_bar
 from mnemo.redact import mask_credentials
+
+if TYPE_CHECKING:
+    from mnemo.embedders.base import Embedder
+    from mnemo.index.keys import KeySpec
+    from mnemo.storage.ports.store import Store
+
+
+def stderr_bar(label: str, total: int) -> Any:
+    """A progress bar on standard error (the maintenance commands' ``progress``)."""
+    return progress_bar(err, label, total)
+
+
+@contextmanager
+def existing_store(
+    db: str | None, embedder: str | None
+) -> Iterator[tuple[Store, Embedder, KeySpec]]:
+    """The store of ``--db`` or the settings, which must exist already (a mistyped ``--db``
+    creates nothing), the configured embedder, both closed on the way out, and the settings'
+    key spec."""
+    from mnemo.embedders import create_embedder
+    from mnemo.index.keys import KeySpec
+    from mnemo.storage import open_store
+
+    settings = cli_settings(db, embedder)
+    require_store(settings)
+    emb = create_embedder(settings)
+    try:
+        store = open_store(settings)
+    except BaseException:
+        emb.close()
+        raise
+    try:
+        yield store, emb, KeySpec.from_settings(settings)
+    finally:
+        store.close()
+        emb.close()
 
 
 def private_file(path: Path) -> TextIO:
@@ -125,9 +163,6 @@ def export(
     from mnemo.config.settings import Settings
     from mnemo.ops.export import export_store
 
-    def bar(label: str, total: int) -> Any:
-        return progress_bar(err, label, total)
-
     def run() -> None:
         scope = None
         if user is not None:
@@ -140,7 +175,7 @@ def export(
                 sys.stdout.flush()
             else:
                 with private_file(out) as fh:
-                    report = export_store(location, fh, scope, bar)
+                    report = export_store(location, fh, scope, stderr_bar)
         except OSError as exc:  # a full disk names no file: name the output
             raise OSError(exc.errno, exc.strerror, exc.filename or str(out)) from None
         where = mask_credentials(location)
@@ -162,13 +197,10 @@ def migrate(
     it was."""
     from mnemo.ops import migrate as mig
 
-    def bar(label: str, total: int) -> Any:
-        return progress_bar(err, label, total)
-
     def run() -> Any:
         src = parse_location(source, "source").target
         dst = parse_location(target, "target").target
-        return mig.migrate(src, dst, bar, searches, embedder)
+        return mig.migrate(src, dst, stderr_bar, searches, embedder)
 
     report = guarded(run)
     table = Table(title=f"{mask_credentials(source)} -> {mask_credentials(target)}")
@@ -197,26 +229,11 @@ def reembed(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Rebuild every stored vector with the configured embedder (resumable: run it again)."""
-    from mnemo.embedders import create_embedder
-    from mnemo.index.keys import KeySpec
     from mnemo.ops.reembed import reembed as run_reembed
-    from mnemo.storage import open_store
-
-    def bar(label: str, total: int) -> Any:
-        return progress_bar(err, label, total)
 
     def run() -> None:
-        settings = cli_settings(db, embedder)
-        require_store(settings)  # nothing to re-embed in a store that does not exist
-        emb = create_embedder(settings)
-        store = open_store(settings)
-        try:
-            report = run_reembed(
-                store, emb, batch_size, dry_run, bar, KeySpec.from_settings(settings)
-            )
-        finally:
-            store.close()
-            emb.close()
+        with existing_store(db, embedder) as (store, emb, keys):
+            report = run_reembed(store, emb, batch_size, dry_run, stderr_bar, keys)
         verb = "would re-embed" if dry_run else "re-embedded"
         parts = ", ".join(f"{t} {n}" for t, n in report.rows.items())
         console.print(f"{verb} {report.total} rows with {emb.id} ({parts})")
@@ -230,25 +247,11 @@ def repair(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Re-sync the full-text indexes, missing vectors and user rows with the stored rows."""
-    from mnemo.embedders import create_embedder
-    from mnemo.index.keys import KeySpec
     from mnemo.ops.repair import repair as run_repair
-    from mnemo.storage import open_store
-
-    def bar(label: str, total: int) -> Any:
-        return progress_bar(err, label, total)
 
     def run() -> None:
-        settings = cli_settings(db, embedder)
-        require_store(settings)  # nothing to repair in a store that does not exist
-        emb, store = create_embedder(settings), open_store(settings)
-        try:
-            report = run_repair(
-                store, emb, dry_run, progress=bar, keys=KeySpec.from_settings(settings)
-            )
-        finally:
-            store.close()
-            emb.close()
+        with existing_store(db, embedder) as (store, emb, keys):
+            report = run_repair(store, emb, dry_run, progress=stderr_bar, keys=keys)
         for what, n in report.fixes.items():
             if n:
                 console.print(f"{what}: {n}")

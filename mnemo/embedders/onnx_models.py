@@ -101,17 +101,7 @@ MINILM_L6_INT8 = OnnxModel(
 
 #: The default: the same weights, computing in int8 (built on first use from
 #: ``MINILM_L6_INT8``'s file, see :mod:`mnemo.embedders.onnx_derive`): 1.8x faster.
-MINILM_L6_Q8 = OnnxModel(
-    name="all-MiniLM-L6-v2-q8",
-    distribution=MINILM_L6_INT8.distribution,
-    file=MINILM_L6_INT8.file,
-    size=MINILM_L6_INT8.size,
-    max_tokens=MINILM_L6_INT8.max_tokens,
-    dim=MINILM_L6_INT8.dim,
-    output=MINILM_L6_INT8.output,
-    licence=MINILM_L6_INT8.licence,
-    derived=True,
-)
+MINILM_L6_Q8 = replace(MINILM_L6_INT8, name="all-MiniLM-L6-v2-q8", derived=True)
 
 #: paraphrase-MiniLM-L3-v2 in float32: 3 layers, trained on 128-token inputs; 66 MB.
 PARAPHRASE_L3 = OnnxModel(

@@ -45,16 +45,8 @@ class Recalled(BaseModel):
     @classmethod
     def of(cls, hit: Hit) -> Recalled:
         """The tool's view of a search hit."""
-        return cls(
-            id=hit.id,
-            kind=hit.kind,
-            content=hit.content,
-            score=round(hit.score, 6),
-            created_at=hit.created_at,
-            session_id=hit.session_id,
-            role=hit.role,
-            name=hit.name,
-        )
+        same = hit.model_dump(include=set(cls.model_fields) - {"score"})
+        return cls(**same, score=round(hit.score, 6))
 
 
 class RecallResult(BaseModel):

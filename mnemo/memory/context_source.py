@@ -3,16 +3,14 @@ and topic tier, as context assembly reads them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import TokenCounter, token_counter
 from mnemo.embedders import Embedder
 from mnemo.memory.documents import Documents
+from mnemo.memory.forward import forward
 from mnemo.memory.records import Records
 from mnemo.retrieval.searcher import Searcher
-from mnemo.schemas import Hit, MemoryItem, Message, ProfileFact
+from mnemo.schemas import MemoryItem, Message, ProfileFact
 from mnemo.storage.topic_records import TopicRow
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.topics.memory import TopicMemory
@@ -46,32 +44,9 @@ class MemoryContextSource:
         """The embedder's vector size."""
         return self.embedder.dim
 
-    def search(
-        self,
-        query: str,
-        user_id: str,
-        session_id: str | None,
-        limit: int,
-        kinds: Sequence[str] | None,
-        *,
-        recency_weight: float | None = None,
-        score_threshold: float | None = None,
-        exclude: Sequence[str] = (),
-        now: datetime | float | str | None = None,
-    ) -> list[Hit]:
-        """``Memory.search`` with per-call overrides of the recency weight and threshold, the
-        request's own texts left out (``exclude``) and its reference time (``now``)."""
-        return self.searcher.search(
-            query,
-            user_id,
-            session_id,
-            limit,
-            kinds,
-            now=now,
-            recency_weight=recency_weight,
-            score_threshold=score_threshold,
-            exclude=exclude,
-        )
+    #: ``Memory.search`` with per-call overrides of the recency weight and threshold, the
+    #: request's own texts left out (``exclude``) and its reference time (``now``).
+    search = forward("searcher", Searcher.search)
 
     def memories(
         self, user_id: str, *, session_id: str | None = None, kind: str | None, limit: int

@@ -7,22 +7,14 @@ import builtins
 from typing import Any
 
 from mnemo import validation as check
-from mnemo.config.settings import Settings
-from mnemo.index.embed import Embedding
+from mnemo.memory.tenant import TenantService
 from mnemo.schemas import Document, ProfileFact
-from mnemo.storage.ports.store import Store
 from mnemo.tiers.facts import documents as doc_tier
 
 
-class Documents:
+class Documents(TenantService):
     """One tenant's context documents and profile facts (``settings.tenant``); documents are
     chunked and embedded by ``embed``."""
-
-    def __init__(self, store: Store, settings: Settings, embed: Embedding) -> None:
-        self.store = store
-        self.settings = settings
-        self.tenant = settings.tenant
-        self.embed = embed
 
     def attach_document(
         self,

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from mnemo import validation as check
-from mnemo.config.settings import Settings
 from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
-from mnemo.index.embed import Embedding
 from mnemo.memory.idempotency import Keys
-from mnemo.memory.paging import MAX_ROWS, Page, check_window, filter_page, page_of
+from mnemo.memory.listing import listing, paged
+from mnemo.memory.paging import MAX_ROWS, Page, check_window, page_of
+from mnemo.memory.tenant import TenantService
 from mnemo.schemas import (
     HistoryEntry,
     Job,
@@ -30,7 +30,6 @@ from mnemo.schemas import (
     utcnow,
 )
 from mnemo.storage.base import ListFilter, NewMemory
-from mnemo.storage.ports.store import Store
 
 #: The message of an update that changes nothing.
 NOTHING_TO_CHANGE = (
@@ -54,15 +53,9 @@ def check_changes(changes: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
-class Records:
+class Records(TenantService):
     """Memory and message CRUD of one tenant (``settings.tenant``): input validated, new
     contents embedded by ``embed``, every change recorded in history by the store."""
-
-    def __init__(self, store: Store, settings: Settings, embed: Embedding) -> None:
-        self.store = store
-        self.settings = settings
-        self.tenant = settings.tenant
-        self.embed = embed
 
     def add(
         self,
@@ -160,7 +153,7 @@ class Records:
         assert isinstance(found, MemoryItem)  # what a memory id names
         return found
 
-    def list(
+    def memory_filter(
         self,
         user_id: str | None = None,
         *,
@@ -172,52 +165,30 @@ class Records:
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
-    ) -> builtins.list[MemoryItem]:
-        """Memories, newest first, filtered by user, session, kind, tag and [since, until)."""
-        flt = self._memory_filter(
-            user_id, session_id, kind, tag, since, until, limit, offset, include_deleted
-        )
-        return self.store.list_memories(flt)
-
-    def list_page(
-        self,
-        user_id: str | None = None,
-        *,
-        session_id: str | None = None,
-        kind: str | None = None,
-        tag: str | None = None,
-        since: Any = None,
-        until: Any = None,
-        limit: int = 50,
-        offset: int = 0,
-        include_deleted: bool = False,
-    ) -> Page[MemoryItem]:
-        """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
-        match in all, and where the next page starts."""
-        flt = self._memory_filter(
-            user_id, session_id, kind, tag, since, until, limit, offset, include_deleted
-        )
-        return filter_page(self.store.list_memories, self.store.count_memories, flt)
-
-    def _memory_filter(
-        self,
-        user_id: str | None,
-        session_id: str | None,
-        kind: str | None,
-        tag: str | None,
-        since: Any,
-        until: Any,
-        limit: int,
-        offset: int,
-        include_deleted: bool,
     ) -> ListFilter:
+        """The validated filter of :meth:`list` and :meth:`list_page`."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
         return flt
 
-    def messages(
+    list = listing(
+        memory_filter,
+        lambda store: store.list_memories,
+        "builtins.list[MemoryItem]",
+        "Memories, newest first, filtered by user, session, kind, tag and [since, until).",
+    )
+    list_page = paged(
+        memory_filter,
+        lambda store: store.list_memories,
+        lambda store: store.count_memories,
+        "Page[MemoryItem]",
+        """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
+        match in all, and where the next page starts.""",
+    )
+
+    def message_filter(
         self,
         user_id: str | None = None,
         *,
@@ -226,11 +197,23 @@ class Records:
         until: Any = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> builtins.list[Message]:
-        """Stored turns in conversation order, filtered by user, session and [since, until)."""
-        return self.store.list_messages(
-            self.filter(user_id, session_id, since, until, limit, offset)
-        )
+    ) -> ListFilter:
+        """The validated filter of :meth:`messages` and :meth:`messages_page`."""
+        return self.filter(user_id, session_id, since, until, limit, offset)
+
+    messages = listing(
+        message_filter,
+        lambda store: store.list_messages,
+        "builtins.list[Message]",
+        "Stored turns in conversation order, filtered by user, session and [since, until).",
+    )
+    messages_page = paged(
+        message_filter,
+        lambda store: store.list_messages,
+        lambda store: store.count_messages,
+        "Page[Message]",
+        ":meth:`messages` as a :class:`~mnemo.memory.paging.Page`.",
+    )
 
     def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:
         """The tenant's users by id, with their sessions, turns, live memories and last
@@ -241,20 +224,6 @@ class Records:
     def sessions(self, user_id: str) -> builtins.list[SessionSummary]:
         """A user's sessions (conversations), the most recently active first."""
         return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
-
-    def messages_page(
-        self,
-        user_id: str | None = None,
-        *,
-        session_id: str | None = None,
-        since: Any = None,
-        until: Any = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> Page[Message]:
-        """:meth:`messages` as a :class:`~mnemo.memory.paging.Page`."""
-        flt = self.filter(user_id, session_id, since, until, limit, offset)
-        return filter_page(self.store.list_messages, self.store.count_messages, flt)
 
     def users_page(self, *, limit: int = 100, offset: int = 0) -> Page[UserSummary]:
         """:meth:`users` as a :class:`~mnemo.memory.paging.Page`."""

@@ -36,7 +36,8 @@ class Topics:
         ``importance`` (0-1) sets the topic's importance; ``now`` the turn's time (default: the
         tier's clock).
         """
-        topic = self._topic_add("user", user_id, text, session_id, importance, now)
+        user_id, session_id = self._conversation(user_id, session_id)
+        topic = self.topic_memory.add_message("user", user_id, text, session_id, importance, now)
         assert topic is not None  # a user turn always joins a topic
         return topic
 
@@ -44,7 +45,8 @@ class Topics:
         self, user_id: str, text: str, session_id: str = "default", now: Any = None
     ) -> Topic | None:
         """Store an assistant turn in the active topic; None when the conversation has none."""
-        return self._topic_add("assistant", user_id, text, session_id, None, now)
+        user_id, session_id = self._conversation(user_id, session_id)
+        return self.topic_memory.add_message("assistant", user_id, text, session_id, None, now)
 
     def topic_context(self, user_id: str, session_id: str = "default") -> list[dict[str, str]]:
         """The active topic as chat messages: ``Topic summary: ...`` (system), then its recent
@@ -99,18 +101,6 @@ class Topics:
     def topic_feedback(self, topic_id: str, signal: float) -> Topic:
         """User feedback on a topic: ``signal`` in [-1, 1] raises or lowers its importance."""
         return self.topic_memory.feedback(topic_id, signal)
-
-    def _topic_add(
-        self,
-        role: str,
-        user_id: str,
-        text: str,
-        session_id: str,
-        importance: float | None,
-        now: Any,
-    ) -> Topic | None:
-        user_id, session_id = self._conversation(user_id, session_id)
-        return self.topic_memory.add_message(role, user_id, text, session_id, importance, now)
 
     @staticmethod
     def _conversation(user_id: str, session_id: str) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.memory.idempotency import Keys
+from mnemo.memory.tenant import TenantService
 from mnemo.schemas import MessageIn, fill_times, format_time, utcnow
 from mnemo.storage.base import NewJob, NewMessage
 from mnemo.storage.ports.store import Store
@@ -60,7 +61,7 @@ class TurnBatch:
     session_id: str = "default"
 
 
-class TurnWriter:
+class TurnWriter(TenantService):
     """Stores one tenant's turns; ``handlers`` (the job handler map, read at each write) says
     which follow-up jobs a batch enqueues."""
 
@@ -71,10 +72,7 @@ class TurnWriter:
         embed: Embedding,
         handlers: Mapping[str, Any],
     ) -> None:
-        self.store = store
-        self.settings = settings
-        self.tenant = settings.tenant
-        self.embed = embed
+        super().__init__(store, settings, embed)
         self.handlers = handlers
 
     def add_messages(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from mnemo import validation as check
 from mnemo.errors import ValidationError
@@ -13,31 +13,16 @@ from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import Hit, parse_time
 
-
-class SearchDefaults(Protocol):
-    """The settings a search reads besides the pipeline's: the default limit (retrieval),
-    the tenant and the longest text kept of a query (storage)."""
-
-    @property
-    def search_limit(self) -> int:
-        """Hits returned when no limit is given."""
-        ...
-
-    @property
-    def tenant(self) -> str:
-        """The tenant searched."""
-        ...
-
-    @property
-    def max_content_chars(self) -> int:
-        """A query longer than this is cut to it."""
-        ...
+if TYPE_CHECKING:
+    from mnemo.config.settings import Settings
 
 
 class Searcher:
-    """Validates a search and runs it on ``pipeline`` for ``settings.tenant``."""
+    """Validates a search and runs it on ``pipeline`` for ``settings.tenant``; besides the
+    pipeline's settings it reads ``search_limit`` (hits when no limit is given), ``tenant`` and
+    ``max_content_chars`` (a longer query is cut to it)."""
 
-    def __init__(self, pipeline: Pipeline, settings: SearchDefaults) -> None:
+    def __init__(self, pipeline: Pipeline, settings: Settings) -> None:
         self.pipeline = pipeline
         self.settings = settings
 

@@ -125,9 +125,9 @@ def edit(request: Request, form: PostedDep, memory_id: str) -> Response:
     """First post: review the change. Second post (``confirm=yes``): save it."""
     mem = form.viewer.memory
     item = mem.get_memory(memory_id)
-    try:
-        changes = changes_of(item, form.fields)
-    except ValidationError as exc:
+
+    def edit_again(exc: ValidationError) -> Response:
+        """The edit form once more, with the values given and why they were refused."""
         return page(
             request,
             "memory_edit.html",
@@ -137,6 +137,11 @@ def edit(request: Request, form: PostedDep, memory_id: str) -> Response:
             values=form.fields,
             error=str(exc),
         )
+
+    try:
+        changes = changes_of(item, form.fields)
+    except ValidationError as exc:
+        return edit_again(exc)
     if form.fields.get("confirm") != "yes":
         return page(
             request,
@@ -149,15 +154,7 @@ def edit(request: Request, form: PostedDep, memory_id: str) -> Response:
     try:
         mem.update(memory_id, actor=ACTOR, **changes)
     except ValidationError as exc:  # e.g. content over max_content_chars
-        return page(
-            request,
-            "memory_edit.html",
-            form.viewer,
-            422,
-            item=item,
-            values=form.fields,
-            error=str(exc),
-        )
+        return edit_again(exc)
     target = linker(request)(f"/memories/{memory_id}", done="updated")
     return RedirectResponse(target, status_code=303)
 
