@@ -146,3 +146,16 @@ def test_the_checker_sees_type_checking_and_function_imports(tmp_path: Path) -> 
     ]
     assert names == ["typing", "mnemo.cli", "mnemo.memory"]
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+#: The size a module may grow to before it is split by what it holds (issue 23).
+MAX_MODULE_LINES = 450
+
+
+def test_no_module_is_too_long() -> None:
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in sorted(ROOT.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, f"split these modules (over {MAX_MODULE_LINES} lines): {long}"
