@@ -2,9 +2,10 @@
 
 ``records.Records.list`` and ``records.Records.list_page`` take the same arguments, as do
 ``messages`` and ``messages_page``. Both of a pair are made from the one method that turns
-those arguments into a validated :class:`~mnemo.storage.base.ListFilter`, so the arguments are written once. A made
-method carries that method's signature (``inspect.signature``, ``help()``, the async twins of
-:mod:`mnemo.memory.async_memory`) with its own return annotation and docstring.
+those arguments into a validated :class:`~mnemo.storage.base.ListFilter`, so the arguments are
+written once. A made method carries that method's signature (``inspect.signature``, ``help()``,
+the async twins of :mod:`mnemo.memory.async_memory`) with its own return annotation and
+docstring.
 """
 
 from __future__ import annotations
