@@ -205,6 +205,8 @@ class ProfileFact(BaseModel):
     observed_at: datetime | None = None
     created_at: datetime
     updated_at: datetime
+    #: when a newer value replaced this one (None while current); see "as of" reads
+    superseded_at: datetime | None = None
 
 
 class Document(BaseModel):

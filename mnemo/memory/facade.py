@@ -29,6 +29,7 @@ from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.llm import create_chat_model
+from mnemo.memory.asof import PastContextSource
 from mnemo.memory.context_source import MemoryContextSource
 from mnemo.memory.documents import Documents
 from mnemo.memory.files import Files, mirrored
@@ -36,6 +37,7 @@ from mnemo.memory.forward import forward
 from mnemo.memory.records import Records
 from mnemo.memory.topics import Topics
 from mnemo.memory.turns import TurnWriter
+from mnemo.retrieval.asof import as_of_time
 from mnemo.retrieval.pipeline import Pipeline, QueryCache
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import ContextBundle, Hit, Job, Stats
@@ -115,7 +117,7 @@ class Memory:
         for tier in self._tiers():
             self.handlers.update(tier.handlers())
         self._topics = Topics(self.topic_memory)
-        self._searcher = Searcher(self.pipeline, self.settings)
+        self._searcher = Searcher(self.pipeline, self.settings, self.store.clock)
         self._context = MemoryContextSource(
             self.settings,
             self._searcher,
@@ -213,6 +215,7 @@ class Memory:
         now: datetime | float | str | None = None,
         *,
         exclude: Sequence[str] = (),
+        as_of: datetime | float | str | None = None,
     ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
@@ -220,10 +223,12 @@ class Memory:
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
         ranks too. ``now`` sets the reference time for recency and relative dates (default:
         the user's newest turn, else the clock). Turns whose text is one of ``exclude`` (the
-        request being answered) are left out.
+        request being answered) are left out. ``as_of`` (any time, not after the store's
+        clock) answers from what was known then: later turns and memories left out, changed
+        ones in their version then (docs/memory-model.md); ``now`` then defaults to it.
         """
         return self._searcher.search(
-            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude
+            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude, as_of=as_of
         )
 
     def context(
@@ -232,13 +237,24 @@ class Memory:
         user_id: str,
         session_id: str | None = None,
         budget_tokens: int = 1500,
+        *,
+        as_of: datetime | float | str | None = None,
         **options: Any,
     ) -> ContextBundle:
         """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
         format; ``bundle.render()`` is the text. Options: see
-        :func:`mnemo.context.assemble.build_context`.
+        :func:`mnemo.context.assemble.build_context`. ``as_of`` assembles it from what was
+        known then (:class:`~mnemo.memory.asof.PastContextSource`); ``now`` defaults to it.
         """
-        return build_context(self._context, query, user_id, session_id, budget_tokens, **options)
+        at = as_of_time(as_of, self.store.clock)
+        if at is None:
+            return build_context(
+                self._context, query, user_id, session_id, budget_tokens, **options
+            )
+        if options.get("now") is None:
+            options["now"] = at
+        past = PastContextSource(self._context, at)
+        return build_context(past, query, user_id, session_id, budget_tokens, **options)
 
     # ---- topics (`topics`) ----------------------------------------------------------------
     add_user_message = forward("_topics", Topics.add_user_message)

@@ -23,6 +23,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    collapse into the best-ranked of them (``hit.duplicates``; see ``retrieval.duplicates``) and
    turns whose text is in the request being answered (``exclude``) are left out.
 
+A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
+stood then (see ``retrieval.asof``).
+
 Scopes: the session; the user's other sessions when the session holds fewer than
 ``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never), or all of the
 user's sessions when no session is given; and the shared ``global_user_id``. With
@@ -44,7 +47,7 @@ from mnemo.config.embedding import EmbeddingSettings
 from mnemo.config.search import RetrievalSettings
 from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache
-from mnemo.retrieval import coverage, fusion, speakers
+from mnemo.retrieval import asof, coverage, fusion, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
 from mnemo.retrieval.duplicates import Collapser, Kept
@@ -143,14 +146,20 @@ class Pipeline:
             (scope, self.indexes.get(self.store, req.tenant, scope.user_id, self.embedder.id))
             for scope in self.scopes(req)
         ]
+        store: SearchSource = self.store
+        if req.as_of is not None:
+            store, scoped = asof.the_past(self.store, self.embedder, req, scoped)
         if req.now is None:
             newest = [t for _, index in scoped if (t := index.newest_turn()) is not None]
             req = replace(req, now=max(newest) if newest else time.time())
         names = sorted({n for _, index in scoped for n in index.names()})
         about = speakers.analyze(req.query, names, s.strip_speaker_names)
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
-        cands = self.retrievers.gather(req, scoped, qvec, pool)
-        return self._rank(req, cands, about)
+        retrievers = self.retrievers
+        if store is not self.store:
+            retrievers = Retrievers(store, s, self.uses_kinds)
+        cands = retrievers.gather(req, scoped, qvec, pool)
+        return self._rank(req, cands, about, store)
 
     def _fuse(self, cands: Candidates) -> Fused:
         """Relevance from the two rankings (see the module docstring, stage 2)."""
@@ -175,18 +184,22 @@ class Pipeline:
         return Fused(relevance, lists, ranks, lexical_scale)
 
     def _rank(
-        self, req: RetrievalRequest, cands: Candidates, about: speakers.QuerySpeakers
+        self,
+        req: RetrievalRequest,
+        cands: Candidates,
+        about: speakers.QuerySpeakers,
+        store: SearchSource,
     ) -> list[Hit]:
         s = self.settings
         now = time.time() if req.now is None else req.now
         fused = self._fuse(cands)
-        ranking = Ranking(req, now, about, cands, self.store)
+        ranking = Ranking(req, now, about, cands, store)
         relevance = fused.relevance
         for signal in self.signals:
             if signal.active:
                 relevance = signal.apply(ranking, relevance)
         if self.uses_kinds:  # every hit shows its turn's kind
-            classify(self.store, set(relevance), cands)
+            classify(store, set(relevance), cands)
         threshold = s.score_threshold if req.score_threshold is None else req.score_threshold
         recency_weight = s.recency_weight if req.recency_weight is None else req.recency_weight
         refs: list[Ref] = [r for r, v in relevance.items() if v >= threshold]
@@ -195,7 +208,7 @@ class Pipeline:
         rel = np.array([relevance[r] for r in refs])
         rec = np.zeros(len(refs))
         if recency_weight > 0:
-            times = self._times(refs, cands)
+            times = self._times(refs, cands, store)
             rec = np.asarray(recency(now - times, s.recency_tau_days))
         # a turn that tells nothing gains no recency either: final = prior x blend
         prior = np.array([ranking.damped.get(r, 1.0) for r in refs])
@@ -205,7 +218,7 @@ class Pipeline:
             order = self._mmr(order, refs, final, cands, req.limit)
         lists, ranks = fused.lists, fused.ranks
         hits = []
-        for i, row, kept in self._distinct(req, order, refs, cands):
+        for i, row, kept in self._distinct(req, order, refs, cands, store):
             ref = refs[i]
             scores = {"relevance": float(rel[i]), "final": float(final[i])}
             for name in ("lexical", "dense"):
@@ -223,7 +236,12 @@ class Pipeline:
         return hits
 
     def _distinct(
-        self, req: RetrievalRequest, order: np.ndarray, refs: list[Ref], cands: Candidates
+        self,
+        req: RetrievalRequest,
+        order: np.ndarray,
+        refs: list[Ref],
+        cands: Candidates,
+        store: SearchSource,
     ) -> list[tuple[int, dict[str, Any], Kept]]:
         """The first ``limit`` candidates in ``order`` that are neither in the request nor
         duplicates of a better one, with their rows (fetched a few more than needed at a
@@ -235,7 +253,7 @@ class Pipeline:
         while len(out) < req.limit and at < len(order):
             batch = [int(i) for i in order[at : at + req.limit - len(out) + 8]]
             at += len(batch)
-            rows = self.store.fetch([refs[i] for i in batch])
+            rows = store.fetch([refs[i] for i in batch])
             for i in batch:
                 row = rows.get(refs[i])
                 if row is None or collapse.excluded(row["content"]):
@@ -249,7 +267,7 @@ class Pipeline:
                         break
         return out
 
-    def _times(self, refs: list[Ref], cands: Candidates) -> np.ndarray:
+    def _times(self, refs: list[Ref], cands: Candidates, store: SearchSource) -> np.ndarray:
         """Each ref's time: from its vector index, else from its fetched row."""
         out = np.zeros(len(refs))
         unknown = []
@@ -260,7 +278,7 @@ class Pipeline:
             else:
                 out[i] = loc[0].times[loc[1]]
         if unknown:
-            rows = self.store.fetch([refs[i] for i in unknown])
+            rows = store.fetch([refs[i] for i in unknown])
             for i in unknown:
                 row = rows.get(refs[i])
                 out[i] = hit_rows.epoch(row["created_at"]) if row else 0.0

@@ -21,7 +21,8 @@ class RetrievalRequest:
     name for this one search (a per-call option of context assembly). ``now`` is the reference
     time of recency and relative dates (None: the user's newest turn, else the clock);
     ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
-    turns, which are left out of the hits.
+    turns, which are left out of the hits; ``as_of``, when set, is the time the search answers
+    as of (:mod:`mnemo.retrieval.asof`).
     """
 
     query: str
@@ -34,6 +35,9 @@ class RetrievalRequest:
     recency_weight: float | None = None
     score_threshold: float | None = None
     exclude: frozenset[str] = frozenset()
+    #: answer as of this time (epoch seconds, and its stored form): see retrieval.asof
+    as_of: float | None = None
+    as_of_text: str | None = None
 
 
 __all__ = ["RetrievalRequest", "Scope"]

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 
 from mnemo import validation as check
 from mnemo.errors import ValidationError
+from mnemo.retrieval.asof import as_of_time
 from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
-from mnemo.schemas import Hit, parse_time
+from mnemo.schemas import Hit, format_time, parse_time
+from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 
 if TYPE_CHECKING:
     from mnemo.config.settings import Settings
@@ -22,9 +24,11 @@ class Searcher:
     pipeline's settings it reads ``search_limit`` (hits when no limit is given), ``tenant`` and
     ``max_content_chars`` (a longer query is cut to it)."""
 
-    def __init__(self, pipeline: Pipeline, settings: Settings) -> None:
+    def __init__(self, pipeline: Pipeline, settings: Settings, clock: Clock = SYSTEM_CLOCK) -> None:
         self.pipeline = pipeline
         self.settings = settings
+        #: the store's clock: an ``as_of`` after its now is refused
+        self.clock = clock
 
     def search(
         self,
@@ -39,6 +43,7 @@ class Searcher:
         recency_weight: float | None = None,
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
+        as_of: datetime | float | str | None = None,
     ) -> list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates collapse into ``hit.duplicates``).
@@ -47,7 +52,9 @@ class Searcher:
         ranks too. ``now`` sets the reference time for recency and relative dates (default:
         the user's newest turn, else the clock). ``recency_weight`` and ``score_threshold``
         override the settings for this search; turns whose text is one of ``exclude`` (the
-        request being answered) are left out.
+        request being answered) are left out. ``as_of`` answers from what was known at that
+        time (see :mod:`mnemo.retrieval.asof`; not after the store's clock) and is then the
+        default ``now``.
         """
         query = check.query(query)
         user_id = check.identifier(user_id, "user_id")
@@ -57,8 +64,11 @@ class Searcher:
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
             raise ValidationError("limit must be an integer in [1, 1000]")
         kinds_t = check.hit_kinds(kinds)
+        past = as_of_time(as_of, self.clock)
         if not query.strip():
             return []
+        if now is None and past is not None:
+            now = past
         ref_time = None if now is None else parse_time(now, "now").timestamp()
         if isinstance(exclude, str) or not all(isinstance(t, str) for t in exclude):
             raise ValidationError("exclude must be a list of strings")
@@ -73,6 +83,8 @@ class Searcher:
             recency_weight=recency_weight,
             score_threshold=score_threshold,
             exclude=exclusion_keys(exclude),
+            as_of=None if past is None else past.timestamp(),
+            as_of_text=None if past is None else format_time(past),
         )
         hits = self.pipeline.search(req)
         if not explain:

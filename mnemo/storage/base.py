@@ -173,6 +173,15 @@ class VectorRows:
 
 
 @dataclass(frozen=True)
+class MemoryVersion:
+    """A memory as it stood at T, when that differs from its live row: its live ``rowid``
+    (the ref a search knows it by) and the fields of a search hit."""
+
+    rowid: int
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class VectorState:
     """What a cached vector index must match to still be valid."""
 

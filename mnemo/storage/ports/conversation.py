@@ -20,8 +20,10 @@ class ConversationStore(Protocol):
         min_importance: float | None = None,
         category: str | None = None,
         key: str | None = None,
+        as_of: str | None = None,
     ) -> list[ProfileFact]:
-        """A user's profile facts: active ones by importance, then inactive history."""
+        """A user's profile facts: active ones by importance, then inactive history; with
+        ``as_of`` (a stored time), the facts current then."""
         ...
 
     def put_profile_fact(

@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mnemo.storage.base import Ref, VectorRows, VectorState
+from mnemo.storage.base import MemoryVersion, Ref, VectorRows, VectorState
 
 
 class SearchSource(Protocol):
@@ -61,6 +61,11 @@ class SearchSource(Protocol):
     ) -> dict[str, np.ndarray]:
         """Stored extra keys (at least one) of ``tenant``'s messages by content hash, made by
         ``embedder`` (``tenant`` None: any tenant's)."""
+        ...
+
+    def memory_versions(self, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:
+        """A user's memories created at or before ``at`` (a stored time) and changed after it,
+        each in its version current at ``at`` (see :mod:`mnemo.storage.sql.asof`)."""
         ...
 
     def embedders_in_use(self) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from mnemo.storage.clock import Clock
 from mnemo.storage.ports.api_keys import ApiKeys
 from mnemo.storage.ports.conversation import ConversationStore
 from mnemo.storage.ports.documents import DocumentStore
@@ -21,6 +22,9 @@ class Store(
     MemoryRows, DocumentStore, SearchSource, JobQueue, ConversationStore, TopicStore, Protocol
 ):
     """Persistence for mnemo. Every method is one transaction; writes are durable on return."""
+
+    #: the clock every row time is read from (:mod:`mnemo.storage.clock`)
+    clock: Clock
 
     @property
     def location(self) -> str:

@@ -24,11 +24,13 @@ class SQLConversationStore(SQLRole):
         min_importance: float | None = None,
         category: str | None = None,
         key: str | None = None,
+        as_of: str | None = None,
     ) -> list[ProfileFact]:
-        """A user's profile facts: active ones by importance, then inactive history."""
+        """A user's profile facts: active ones by importance, then inactive history; with
+        ``as_of`` (a stored time), the facts current then."""
         with self.tx.auto() as c:
             return profile_sql.select_facts(
-                c, tenant, user_id, include_inactive, min_importance, category, key
+                c, tenant, user_id, include_inactive, min_importance, category, key, as_of
             )
 
     def put_profile_fact(

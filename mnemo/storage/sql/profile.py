@@ -11,13 +11,14 @@ from typing import Any
 
 from mnemo.schemas import ProfileFact
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
+from mnemo.storage.sql.asof import current_fact
 from mnemo.storage.sql.rows import record
 from mnemo.storage.sql.tx import Row, Tx
 
 
 def profile_fact(r: Row) -> ProfileFact:
     """A ProfileFact from a ``profile_facts`` row."""
-    times = ("observed_at", "created_at", "updated_at")
+    times = ("observed_at", "created_at", "updated_at", "superseded_at")
     return record(ProfileFact, r, ("source_message_ids",), times, active=bool(r["active"]))
 
 
@@ -38,12 +39,19 @@ def select_facts(
     min_importance: float | None,
     category: str | None,
     key: str | None,
+    as_of: str | None = None,
 ) -> list[ProfileFact]:
-    """Facts of a user: active ones by importance (then key), history rows after, oldest first."""
+    """Facts of a user: active ones by importance (then key), history rows after, oldest first.
+    With ``as_of``, the facts current at that time instead of the active ones (see
+    :func:`mnemo.storage.sql.asof.current_fact`), listed as active."""
     q = c.dialect.mark
     where = [f"tenant = {q}", f"user_id = {q}"]
     args: list[Any] = [tenant, user_id]
-    if not include_inactive:
+    if as_of is not None:
+        cond, more = current_fact(c.dialect, as_of)
+        where.append(cond)
+        args += more
+    elif not include_inactive:
         where.append("active = 1")
     if min_importance is not None:
         where.append(f"importance >= {q}")
@@ -57,7 +65,8 @@ def select_facts(
         " ORDER BY active DESC, CASE WHEN active = 1 THEN -importance ELSE 0 END,"
         " category, key, rowid"
     )
-    return [profile_fact(r) for r in c.execute(sql, args)]
+    found = [profile_fact(r) for r in c.execute(sql, args)]
+    return found if as_of is None else [f.model_copy(update={"active": True}) for f in found]
 
 
 def put_fact(
@@ -95,7 +104,10 @@ def put_fact(
         _history(c, new, "UPDATE", fact_snapshot(old), fact_snapshot(new), actor, row, now)
         return decision, new
     if old is not None:
-        c.execute(f"UPDATE profile_facts SET active=0, updated_at={q} WHERE id={q}", (now, old.id))
+        c.execute(
+            f"UPDATE profile_facts SET active=0, updated_at={q}, superseded_at={q} WHERE id={q}",
+            (now, row.observed_at or now, old.id),
+        )
     c.execute(
         "INSERT INTO profile_facts (id, tenant, user_id, category, key, value, confidence,"
         " importance, active, source_message_ids, created_at, updated_at, observed_at,"

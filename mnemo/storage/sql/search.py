@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from mnemo.schemas import MEMORY_KINDS
-from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
+from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
+from mnemo.storage.sql import asof as asof_sql
 from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
@@ -212,6 +213,12 @@ class SQLSearch(SQLRole):
             where += f" AND {d.unindexed('tenant')}={d.mark}"
             args.append(tenant)
         return where, args
+
+    def memory_versions(self, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:
+        """A user's memories created at or before ``at`` and changed after it, each in its
+        version current at ``at`` (see :mod:`mnemo.storage.sql.asof`)."""
+        with self.tx.read() as c:
+            return asof_sql.memory_versions(c, tenant, user_id, at)
 
     def embedders_in_use(self) -> list[str]:
         """Distinct embedder ids of stored vectors."""
