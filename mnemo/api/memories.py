@@ -129,7 +129,14 @@ def memory_history(memory_id: str, mem: MemoryDep) -> HistoryList:
 def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
     """The memories and turns most relevant to a query, best first."""
     hits = mem.search(
-        body.query, body.user_id, body.session_id, body.limit, body.kinds, body.explain
+        body.query,
+        body.user_id,
+        body.session_id,
+        body.limit,
+        body.kinds,
+        body.explain,
+        body.now,
+        as_of=body.as_of,
     )
     return SearchResults(data=hits)
 
@@ -188,6 +195,8 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         budget,
         location=body.location,
         top_k=body.top_k,
+        now=body.now,
+        as_of=body.as_of,
     )
 
 

@@ -129,6 +129,10 @@ class SearchRequest(UserQuery):
     limit: int | None = Field(None, ge=1, le=1000)
     kinds: list[str] | None = None
     explain: bool = False
+    #: answer from what was known at this time (ISO-8601 or epoch seconds; not in the future)
+    as_of: str | float | None = None
+    #: the reference time of recency (default: ``as_of``, else the user's newest turn)
+    now: str | float | None = None
 
 
 class SearchResults(BaseModel):
@@ -143,6 +147,10 @@ class ContextRequestBody(UserQuery):
     budget_tokens: int | None = Field(None, ge=50, le=1_000_000)
     location: str | None = None
     top_k: int | None = Field(None, ge=0, le=1000)
+    #: assemble from what was known at this time (ISO-8601 or epoch seconds; not in the future)
+    as_of: str | float | None = None
+    #: the reference time of recency (default: ``as_of``, else the user's newest turn)
+    now: str | float | None = None
 
 
 class ProfileResponse(BaseModel):

@@ -42,6 +42,17 @@ SessionId = Annotated[
 ]
 MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
+AsOf = Annotated[
+    str | None,
+    Field(
+        description="Answer from what was known at this time (ISO-8601, e.g. 2021-06-01; not"
+        " in the future): later turns and memories left out, changed ones as they were then."
+    ),
+]
+Now = Annotated[
+    str | None,
+    Field(description="Reference time of recency (ISO-8601); default as_of, else the newest turn."),
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -113,11 +124,15 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         kinds: Annotated[
             list[HitKind] | None, Field(description="Only hits of these kinds.")
         ] = None,
+        as_of: AsOf = None,
+        now: Now = None,
     ) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
-            hits = memory(ctx).search(query, user_id, session_id, limit, kinds)
+            hits = memory(ctx).search(
+                query, user_id, session_id, limit, kinds, now=now, as_of=as_of
+            )
             return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
 
     @server.tool(annotations=READ)
@@ -129,11 +144,15 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         budget_tokens: Annotated[
             int, Field(ge=16, le=100_000, description="Token budget of the block.")
         ] = 1500,
+        as_of: AsOf = None,
+        now: Now = None,
     ) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
-            bundle = memory(ctx).context(query, user_id, session_id, budget_tokens)
+            bundle = memory(ctx).context(
+                query, user_id, session_id, budget_tokens, now=now, as_of=as_of
+            )
             return PromptContext.of(bundle)
 
     @server.tool(annotations=READ)
