@@ -25,6 +25,7 @@ from mnemo.cli.common import (
     guarded,
     open_memory,
 )
+from mnemo.cli.context import AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.records import show_result
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
@@ -102,12 +103,21 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    as_of: AsOfOpt = None,
+    now: NowOpt = None,
 ) -> None:
     """Search a user's memories and turns."""
 
     def find(mem: Memory) -> list[Hit]:
         return mem.search(
-            query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
+            query,
+            user_id=user,
+            session_id=session,
+            limit=limit,
+            kinds=kinds,
+            explain=explain,
+            now=now,
+            as_of=as_of,
         )
 
     show_result(
@@ -265,12 +275,14 @@ def demo(
 
 
 def _mount_store() -> None:
+    from mnemo.cli import context as context_cli
     from mnemo.cli import records, status
     from mnemo.cli import store as cli_store
 
     for name in ("export", "migrate", "reembed", "repair"):
         app.command(name)(getattr(cli_store, name))
     app.command("list")(records.list_)
+    app.command("context")(context_cli.context)
     app.command("get")(records.get)
     app.command("history")(records.history)
     app.command("edit")(records.edit)
