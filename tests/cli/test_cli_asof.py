@@ -48,8 +48,9 @@ def test_search_and_context_as_of(target: dict[str, str]) -> None:
     assert out.exit_code == 0 and "pilot" in json.loads(out.output)["text"]
 
     future = (utcnow() + timedelta(days=2)).isoformat()
-    for cmd, opt, value in (("search", "--as-of", future), ("context", "--as-of", future),
-                            ("search", "--now", "soon"), ("context", "--as-of", "later")):  # fmt: skip
+    bad = (("search", "--as-of", future), ("context", "--as-of", future),
+           ("search", "--now", "soon"), ("context", "--as-of", "later"))  # fmt: skip
+    for cmd, opt, value in bad:
         out = runner.invoke(app, [cmd, *ask, opt, value], env=env)
         assert out.exit_code != 0, out.output
         lines = out.output.strip().splitlines()
