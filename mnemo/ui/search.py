@@ -46,13 +46,17 @@ def search_page(
     user_id: Annotated[str, Query(max_length=256)] = "",
     session_id: Annotated[str, Query(max_length=256)] = "",
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    as_of: Annotated[str, Query(max_length=64)] = "",
 ) -> Response:
-    """The search form, and with a query and a user, the hits and their scores."""
+    """The search form, and with a query and a user, the hits and their scores; with
+    ``as_of``, as they were known at that time (a bad or future time: a 422 page)."""
     mem = who.memory
     hits: list[Hit] = []
     searched = bool(q.strip() and user_id)
     if searched:
-        hits = mem.search(q, user_id, session_id or None, limit=limit, explain=True)
+        hits = mem.search(
+            q, user_id, session_id or None, limit=limit, explain=True, as_of=as_of or None
+        )
     return page(
         request,
         "search.html",
@@ -61,6 +65,7 @@ def search_page(
         user_id=user_id,
         session_id=session_id,
         limit=limit,
+        as_of=as_of,
         hits=hits,
         columns=stage_columns(hits),
         searched=searched,
