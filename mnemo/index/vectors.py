@@ -69,6 +69,16 @@ class VectorIndex:
         self.key_owners = np.zeros(0, dtype=np.int64)
         self.lock = threading.Lock()
 
+    @classmethod
+    def of(cls, *batches: VectorRows) -> VectorIndex:
+        """A fixed index of ``batches``, in order, that no store state matches (so it is
+        never refreshed): the past indexes of :mod:`mnemo.retrieval.asof`."""
+        out = cls()
+        for rows in batches:
+            out._append(rows)
+        out.state = VectorState(-2, 0, 0)
+        return out
+
     def refresh(self, store: SearchSource, tenant: str, user_id: str, embedder: str) -> VectorIndex:
         """Bring the index in line with the store and return the index to search.
 

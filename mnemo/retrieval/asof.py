@@ -115,13 +115,7 @@ def past_index(
         key_vectors=index.key_matrix[keyed].copy(),
         key_owners=new_pos[owners[keyed]],
     )
-    out = VectorIndex()
-    if len(kept):
-        out._append(rows)  # one class's own layout: the copy is made by its owner's method
-    if len(versions.rowids):
-        out._append(versions)
-    out.state = VectorState(-2, 0, 0)  # never equal to a store's state: never refreshed
-    return out
+    return VectorIndex.of(rows, versions)
 
 
 def version_rows(versions: list[MemoryVersion], embed: Embedding) -> VectorRows:
@@ -183,12 +177,17 @@ class PastSource:
         n = limit
         while True:
             got = self.store.lexical(tenant, user_id, match, n, session_id, kinds)
-            out = [(ref, score) for ref, score in got if ref in index.pos]
+            # held by the past index, and not a memory changed since (scored on today's text)
+            out = [(r, score) for r, score in got if r in index.pos and r not in self.fields]
             if len(out) >= limit or len(got) < n or n >= MAX_LEXICAL_FACTOR * limit:
                 break
             n = min(2 * n, MAX_LEXICAL_FACTOR * limit)
-        ceiling = self.store.lexical_idf(tenant, user_id, query_terms(self.query)).get(MEMORY, 0)
-        for v in self.versions.get(user_id, []):
+        versions = self.versions.get(user_id, [])
+        ceiling = 0.0
+        if versions:
+            terms = query_terms(self.query)
+            ceiling = self.store.lexical_idf(tenant, user_id, terms).get(MEMORY, 0.0)
+        for v in versions:
             if session_id is not None and v.fields["session_id"] != session_id:
                 continue
             if kinds is not None and v.fields["kind"] not in kinds:

@@ -45,6 +45,20 @@ def test_an_updated_memory_is_answered_in_its_version_then(open_mem: Open) -> No
     assert before == []  # not yet known
 
 
+def test_a_version_is_not_scored_on_the_text_it_was_changed_to(open_mem: Open) -> None:
+    mem = open_mem()
+    item = mem.add("The user drives a red Honda", user_id="tia", created_at="2021-01-10")
+    mem.update(item.id, content="The user now owns a blue Tesla")
+    today = mem.search("blue Tesla", user_id="tia")
+    assert today[0].id == item.id and today[0].scores["lexical"] > 0
+    then = mem.search("blue Tesla", user_id="tia", as_of="2022-01-01")
+    for hit in then:  # the 2021 version holds neither word: no full-text score from today's
+        assert hit.content == "The user drives a red Honda" and "lexical" not in hit.scores
+    honda = mem.search("red Honda", user_id="tia", as_of="2022-01-01")
+    assert honda[0].id == item.id and honda[0].scores["lexical"] > 0
+    assert all("lexical" not in h.scores for h in mem.search("red Honda", user_id="tia"))
+
+
 def test_a_deleted_memory_is_answered_as_of_before_its_deletion(open_mem: Open) -> None:
     mem = open_mem()
     item = mem.add("The user is allergic to peanuts", user_id="tia", created_at="2021-05-01")
