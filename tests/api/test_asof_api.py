@@ -8,7 +8,8 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from api_support import served, turn
+from api_support import served
+from asof_support import WORK_TURNS
 
 from mnemo.schemas import utcnow
 
@@ -22,11 +23,7 @@ def client(target: dict[str, str], tmp_path) -> Iterator[httpx.Client]:  # type:
 
 
 def test_search_and_context_as_of(client: httpx.Client) -> None:
-    turns = [
-        turn("I work as a nurse at the city hospital", created_at="2021-03-01T10:00:00Z"),
-        turn("I work as a pilot for a small airline now", created_at="2024-02-01T10:00:00Z"),
-    ]
-    r = client.post("/v1/messages", json={"user_id": "tia", "messages": turns})
+    r = client.post("/v1/messages", json={"user_id": "tia", "messages": WORK_TURNS})
     assert r.status_code == 201, r.text
     body = {"query": "where do I work", "user_id": "tia"}
     today = client.post("/v1/search", json=body).json()["data"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from asof_support import seed_work
 from typer.testing import CliRunner
 
-from mnemo import Memory
 from mnemo.cli.main import app
 from mnemo.schemas import utcnow
 
@@ -20,16 +20,7 @@ def test_search_and_context_as_of(target: dict[str, str]) -> None:
     env = {"MNEMO_EMBEDDER": "hashing"}
     env.update({"MNEMO_DATABASE_URL": target["url"]} if "url" in target else {})
     env.update({"MNEMO_PATH": target["path"]} if "path" in target else {})
-    with Memory(**target, embedder="hashing") as mem:
-        mem.add_messages(
-            [
-                {"role": "user", "content": "I work as a nurse at the city hospital",
-                 "created_at": "2021-03-01T10:00:00Z"},
-                {"role": "user", "content": "I work as a pilot for a small airline now",
-                 "created_at": "2024-02-01T10:00:00Z"},
-            ],
-            user_id="tia",
-        )  # fmt: skip
+    seed_work(target)
     ask = ["where do I work", "--user", "tia"]
     out = runner.invoke(app, ["search", *ask, "--json"], env=env)
     assert out.exit_code == 0, out.output

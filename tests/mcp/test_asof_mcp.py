@@ -5,24 +5,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from asof_support import seed_work
 from mcp_support import data, error_text, run, stdio_client
 
-from mnemo import Memory
 from mnemo.schemas import utcnow
 
 
 def test_recall_and_context_as_of(target: dict[str, str]) -> None:
     db = target.get("url") or target["path"]  # --db takes a path or a PostgreSQL URL
-    with Memory(**target, embedder="hashing") as mem:
-        mem.add_messages(
-            [
-                {"role": "user", "content": "I work as a nurse at the city hospital",
-                 "created_at": "2021-03-01T10:00:00Z"},
-                {"role": "user", "content": "I work as a pilot for a small airline now",
-                 "created_at": "2024-02-01T10:00:00Z"},
-            ],
-            user_id="tia",
-        )  # fmt: skip
+    seed_work(target)
 
     async def body() -> None:
         async with stdio_client(db) as client:

@@ -7,24 +7,15 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+from asof_support import seed_work
 from ui_support import ui_server
 
-from mnemo import Memory
 from mnemo.schemas import utcnow
 
 
 def test_search_page_as_of(tmp_path: Path) -> None:
     db = str(tmp_path / "ui.db")
-    with Memory(db, embedder="hashing") as mem:
-        mem.add_messages(
-            [
-                {"role": "user", "content": "I work as a nurse at the city hospital",
-                 "created_at": "2021-03-01T10:00:00Z"},
-                {"role": "user", "content": "I work as a pilot for a small airline now",
-                 "created_at": "2024-02-01T10:00:00Z"},
-            ],
-            user_id="tia",
-        )  # fmt: skip
+    seed_work({"path": db})
     with ui_server(db) as srv, httpx.Client(base_url=srv.ui, timeout=30) as client:
         ask = {"q": "where do I work", "user_id": "tia"}
         form = client.get("/search").text
