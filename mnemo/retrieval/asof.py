@@ -47,8 +47,8 @@ from mnemo.storage.sql.rows import epoch_seconds
 #: How many times its pool the full text is asked for at most while the time cut takes places.
 MAX_LEXICAL_FACTOR = 8
 #: Characters of a query term a word of a version must start with (a crude stem, as FTS5's
-#: porter stemmer would match "lives" for "live").
-STEM_CHARS = 5
+#: porter stemmer matches "drives" for "driving"); a shorter term matches itself or its plural.
+STEM_CHARS = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -73,15 +73,21 @@ def version_bm25(query: str, text: str, ceiling: float) -> float:
     ``score = ceiling x matched / terms``: the BM25 an average-length row holding every query
     term once scores (``ceiling``, the store's idf sum of the query's terms), scaled by the
     share of the query's terms the text holds (a term matches a word that starts with its
-    first :data:`STEM_CHARS` characters). An approximation: term frequency and length are not
-    weighed, and each term counts alike.
+    first :data:`STEM_CHARS` characters; a shorter term, itself or its plural). An
+    approximation: term frequency and length are not weighed, and each term counts alike.
     """
     terms = query_terms(query)
     if not terms:
         return 0.0
     words = [w.lower() for w in _WORD.findall(text)]
-    matched = sum(any(w.startswith(t[:STEM_CHARS]) for w in words) for t in terms)
+    matched = sum(any(_matches(t, w) for w in words) for t in terms)
     return ceiling * matched / len(terms)
+
+
+def _matches(term: str, word: str) -> bool:
+    if len(term) < STEM_CHARS:
+        return word in (term, term + "s")
+    return word.startswith(term[:STEM_CHARS])
 
 
 def past_index(
@@ -100,9 +106,10 @@ def past_index(
     roles = {code: name for name, code in index.role_names.items()}
     speakers = {code: name for name, code in index.speaker_names.items()}
     owners = index.key_owners[: index.k]
-    new_pos = np.full(max(n, 1), -1, np.int64)
+    # each row's new position, -1 when left out; keys of rows appended meanwhile (>= n) too
+    new_pos = np.full(n + 1, -1, np.int64)
     new_pos[kept] = np.arange(len(kept))
-    keyed = np.flatnonzero(new_pos[owners] >= 0) if len(owners) else np.zeros(0, np.int64)
+    keyed = np.flatnonzero(new_pos[np.minimum(owners, n)] >= 0)
     rows = VectorRows(
         tables=index.tables[kept].copy(),
         rowids=index.rowids[kept].copy(),
