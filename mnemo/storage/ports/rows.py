@@ -85,8 +85,11 @@ class MemoryRows(Protocol):
         """Erase every row of a user; returns counts per table."""
         ...
 
-    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
-        """The users of ``tenant`` by id, with their counts and last activity."""
+    def list_users(
+        self, tenant: str, limit: int = 100, offset: int = 0, *, after: str | None = None
+    ) -> list[UserSummary]:
+        """The users of ``tenant`` by id (only those after the id ``after``: a page cursor's
+        position), with their counts and last activity."""
         ...
 
     def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:

@@ -155,10 +155,13 @@ class SQLMemoryRows(SQLRole):
         with self.tx.write() as c:
             return stats_sql.delete_user(c, tenant, user_id)
 
-    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
-        """The users of ``tenant`` by id, with their counts and last activity."""
+    def list_users(
+        self, tenant: str, limit: int = 100, offset: int = 0, *, after: str | None = None
+    ) -> list[UserSummary]:
+        """The users of ``tenant`` by id (after the id ``after``), with their counts and last
+        activity."""
         with self.tx.read() as c:
-            return directory.users(c, tenant, limit, offset)
+            return directory.users(c, tenant, limit, offset, after)
 
     def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
         """A user's sessions, the most recently active first."""
