@@ -41,6 +41,16 @@ FOREIGN = (
     "this cursor belongs to another listing (another query, user or tenant) or was altered; "
     "start again without a cursor"
 )
+#: The types of each listing's sort key: memories ``(created_at, rowid)``, turns
+#: ``(created_at, session_id, seq)``, users ``(user_id,)``, sessions ``(last_at, session_id)``,
+#: jobs ``(id,)``.
+SHAPES: dict[str, tuple[type, ...]] = {
+    "memories": (str, int),
+    "messages": (str, str, int),
+    "users": (str,),
+    "sessions": (str, str),
+    "jobs": (int,),
+}
 #: The fields of a listing filter that are the page window, not the query.
 WINDOW = ("limit", "offset", "after")
 Key = Sequence[str | int]
@@ -78,7 +88,9 @@ def resume(
         key, position, seal = body["k"], body["o"], body["s"]
     except (binascii.Error, ValueError, TypeError, KeyError):
         raise ValidationError(f"cursor is not readable: {FOREIGN}") from None
-    if not _is_key(key) or not isinstance(position, int) or not isinstance(seal, str):
+    if not _is_key(key, SHAPES[listing]) or not isinstance(position, int):
+        raise ValidationError(f"cursor is not readable: {FOREIGN}")
+    if not isinstance(seal, str):
         raise ValidationError(f"cursor is not readable: {FOREIGN}")
     expected = _seal(listing, tenant, params, key, position)
     if body.get("l") != listing or not hmac.compare_digest(seal, expected):
@@ -86,11 +98,12 @@ def resume(
     return Keyset(key=tuple(key), position=max(0, position))
 
 
-def _is_key(key: object) -> bool:
+def _is_key(key: object, shape: tuple[type, ...]) -> bool:
+    """Whether ``key`` is a list of values of the types ``shape`` names, in order."""
     return (
         isinstance(key, list)
-        and 0 < len(key) <= 4
-        and all(isinstance(v, str | int) and not isinstance(v, bool) for v in key)
+        and len(key) == len(shape)
+        and all(type(v) is t for v, t in zip(key, shape, strict=True))
     )
 
 
@@ -100,4 +113,4 @@ def _seal(listing: str, tenant: str, params: Mapping[str, Any], key: Key, positi
     return base64.urlsafe_b64encode(digest[:18]).decode()
 
 
-__all__ = ["FOREIGN", "MAX_CHARS", "mark", "query_params", "resume"]
+__all__ = ["FOREIGN", "MAX_CHARS", "SHAPES", "mark", "query_params", "resume"]

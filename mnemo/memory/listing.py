@@ -55,18 +55,19 @@ def paged(
     returns: str,
     doc: str,
     name: str,
-    key: Callable[[T], cursors.Key],
+    key: Callable[[Store, T], cursors.Key],
 ) -> Callable[Concatenate[S, P], Page[T]]:
     """As :func:`listing`, returning the :class:`~mnemo.memory.paging.Page` the filter's limit
     and offset (or cursor) select, its total counted by ``count``; its next page's cursor
-    binds the listing ``name``, the filter's query and the last row's ``key``."""
+    binds the listing ``name``, the filter's query and the last row's sort ``key`` (read
+    with the store)."""
 
     def call(self: S, /, *args: P.args, **kwargs: P.kwargs) -> Page[T]:
         flt = make(self, *args, **kwargs)
         params = cursors.query_params(flt)
 
         def mark(row: T, position: int) -> str:
-            return cursors.mark(name, flt.tenant, params, key(row), position)
+            return cursors.mark(name, flt.tenant, params, key(self.store, row), position)
 
         return filter_page(rows(self.store), count(self.store), flt, mark)
 

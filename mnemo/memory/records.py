@@ -31,6 +31,7 @@ from mnemo.schemas import (
     utcnow,
 )
 from mnemo.storage.base import ListFilter, NewMemory
+from mnemo.storage.ports.store import Store
 
 #: The message of an update that changes nothing.
 NOTHING_TO_CHANGE = (
@@ -52,6 +53,17 @@ def resumed(flt: ListFilter, listing: str, cursor: str | None) -> ListFilter:
     ValidationError for another query's cursor or a cursor with an offset."""
     flt.after = cursors.resume(cursor, listing, flt.tenant, cursors.query_params(flt), flt.offset)
     return flt
+
+
+#: The place of a memory erased before its page's cursor was made: after every other (the
+#: next page may then show again the few memories that share its exact time, never skip one).
+ERASED_PLACE = 2**62
+
+
+def memory_place(store: Store, item: MemoryItem) -> int:
+    """Where ``item`` stands among memories of its exact ``created_at`` (the store's rowid)."""
+    found = store.memory_rowid(item.tenant, item.id)
+    return ERASED_PLACE if found is None else found
 
 
 def _after_session(s: SessionSummary, key: tuple[Any, ...]) -> bool:
@@ -205,7 +217,7 @@ class Records(TenantService):
         match in all, and where the next page starts (``next_offset``, and ``next_cursor``
         to pass back as ``cursor=``, which stays right while memories are written).""",
         "memories",
-        lambda m: (format_time(m.created_at), m.id),
+        lambda store, m: (format_time(m.created_at), memory_place(store, m)),
     )
 
     def message_filter(
@@ -238,7 +250,7 @@ class Records(TenantService):
         ":meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in "
         ":meth:`list_page`).",
         "messages",
-        lambda m: (format_time(m.created_at), m.session_id, m.seq),
+        lambda _, m: (format_time(m.created_at), m.session_id, m.seq),
     )
 
     def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:

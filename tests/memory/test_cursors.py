@@ -204,11 +204,17 @@ def test_a_cursor_never_reveals_another_tenants_rows(open_mem: OpenMem) -> None:
     # position of another tenant's row: the page still holds only the caller's rows
     params = cursors.query_params(mem._records.memory_filter("ann", limit=50))
     stamp = theirs[-1].created_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    forged = cursors.mark("memories", mem.tenant, params, ("9999-01-01T00:00:00.000000Z", "x"), 0)
-    near = cursors.mark("memories", mem.tenant, params, (stamp, theirs[-1].id), 0)
+    place = other.store.memory_rowid(other.tenant, theirs[-1].id)
+    assert place is not None
+    forged = cursors.mark("memories", mem.tenant, params, ("9999-01-01T00:00:00.000000Z", 1), 0)
+    near = cursors.mark("memories", mem.tenant, params, (stamp, place), 0)
     for token in (forged, near):
         page = mem.list_page("ann", cursor=token)
         assert {m.id for m in page.items} <= mine and page.total == 3
+    # a sealed cursor whose key has the wrong types is refused before any SQL runs
+    odd = cursors.mark("memories", mem.tenant, params, (stamp, "1; DROP TABLE memories"), 0)
+    with pytest.raises(ValidationError, match="cursor"):
+        mem.list_page("ann", cursor=odd)
 
 
 def test_list_takes_a_cursor_too(mem: Memory) -> None:
@@ -221,3 +227,17 @@ def test_list_takes_a_cursor_too(mem: Memory) -> None:
     last = mem.list_page("ann", limit=2, cursor=first.next_cursor)
     last = mem.list_page("ann", limit=2, cursor=last.next_cursor)
     assert last.next_cursor is None and last.shown() == "5-5 of 5"
+
+
+def test_the_position_holds_when_the_last_row_shown_is_erased(mem: Memory) -> None:
+    # ann's and bob's memories share their times; page 1 of everyone's memories ends on bob's
+    for i in range(6):
+        for user in ("ann", "bob"):
+            mem.add(f"{user} {i}", user, created_at=f"2024-06-0{i // 2 + 1}T00:00:00Z")
+    every = [m.content for m in mem.list(limit=100)]
+    first = mem.list_page(limit=5)
+    assert first.items[-1].user_id == "bob" and first.next_cursor
+    mem.delete_user("bob")  # erased for good, the cursor's own row with it
+    rest = mem.list_page(limit=100, cursor=first.next_cursor)
+    shown = [m.content for m in first.items + rest.items]
+    assert [c for c in shown if c.startswith("ann")] == [c for c in every if c.startswith("ann")]

@@ -57,6 +57,11 @@ class MemoryRows(Protocol):
         """One memory by id (deleted ones too), or None."""
         ...
 
+    def memory_rowid(self, tenant: str, memory_id: str) -> int | None:
+        """The store's sequence number of a memory (deleted ones too), which breaks ties of
+        ``created_at`` in the memory listing (a page cursor keeps it); None for none."""
+        ...
+
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
         ...

@@ -2,9 +2,10 @@
 listing's order (:class:`~mnemo.storage.base.Keyset`).
 
 Row values compare a sort key column by column, as the ORDER BY does, on SQLite and
-PostgreSQL alike. A memory's key is ``(created_at, id)``; its listing breaks ties of
-``created_at`` by ``rowid``, which the condition finds from the id (should that memory have
-been erased meanwhile, the rows sharing its exact time are left out rather than repeated).
+PostgreSQL alike. A memory's key is ``(created_at, rowid)`` (its listing breaks ties of
+``created_at`` by ``rowid``; :func:`memory_rowid` reads it), a turn's
+``(created_at, session_id, seq)``. The key is copied into the cursor, so the position holds
+even when the row it came from is erased before the next page is read.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from mnemo.storage.base import ListFilter
 from mnemo.storage.sql.dialect import Dialect
+from mnemo.storage.sql.tx import Tx
 
 
 def memories_after(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
@@ -20,10 +22,16 @@ def memories_after(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
     of ``flt``, in the listing's order (``created_at DESC, rowid DESC``)."""
     if flt.after is None:
         return [], []
-    created_at, memory_id = flt.after.key
     q = d.mark
-    anchor = f"(SELECT k.rowid FROM memories k WHERE k.tenant = {q} AND k.id = {q})"
-    return [f"(created_at, rowid) < ({q}, {anchor})"], [created_at, flt.tenant, memory_id]
+    return [f"(created_at, rowid) < ({q}, {q})"], list(flt.after.key)
+
+
+def memory_rowid(c: Tx, tenant: str, memory_id: str) -> int | None:
+    """The rowid of a memory (deleted ones too), or None."""
+    q = c.dialect.mark
+    sql = f"SELECT rowid FROM memories WHERE tenant = {q} AND id = {q}"
+    r = c.execute(sql, (tenant, memory_id)).fetchone()
+    return None if r is None else int(r[0])
 
 
 def messages_after(flt: ListFilter, d: Dialect, forward: bool) -> tuple[list[str], list[Any]]:
@@ -36,4 +44,4 @@ def messages_after(flt: ListFilter, d: Dialect, forward: bool) -> tuple[list[str
     return [f"(created_at, session_id, seq) {sign} ({q}, {q}, {q})"], list(flt.after.key)
 
 
-__all__ = ["memories_after", "messages_after"]
+__all__ = ["memories_after", "memory_rowid", "messages_after"]

@@ -18,7 +18,7 @@ from mnemo.schemas import (
     format_time,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.sql import directory, rows
+from mnemo.storage.sql import directory, keyset, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
@@ -111,6 +111,11 @@ class SQLMemoryRows(SQLRole):
         """One memory by id (deleted ones too), or None."""
         with self.tx.auto() as c:
             return mem_sql.find(c, tenant, memory_id)
+
+    def memory_rowid(self, tenant: str, memory_id: str) -> int | None:
+        """The rowid of a memory (deleted ones too), or None."""
+        with self.tx.auto() as c:
+            return keyset.memory_rowid(c, tenant, memory_id)
 
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
