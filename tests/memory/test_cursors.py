@@ -5,6 +5,7 @@ altered one, is a ValidationError; ``total`` is on every page."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Callable
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mnemo import Memory, Page, ValidationError
+from mnemo import AsyncMemory, Memory, Page, ValidationError
 from mnemo.memory import cursors
 from mnemo.storage.base import NewJob
 
@@ -241,3 +242,17 @@ def test_the_position_holds_when_the_last_row_shown_is_erased(mem: Memory) -> No
     rest = mem.list_page(limit=100, cursor=first.next_cursor)
     shown = [m.content for m in first.items + rest.items]
     assert [c for c in shown if c.startswith("ann")] == [c for c in every if c.startswith("ann")]
+
+
+def test_async_twins_take_cursors(target: dict[str, str]) -> None:
+    async def body() -> None:
+        async with AsyncMemory(**target, embedder="hashing", fact_extraction="off") as mem:
+            for i in range(3):
+                await mem.add(f"a {i}", "ann", created_at=f"2024-01-0{i + 1}T00:00:00Z")
+            first = await mem.list_page("ann", limit=2)
+            rest = await mem.list_page("ann", limit=2, cursor=first.next_cursor)
+            assert [m.content for m in first.items + rest.items] == ["a 2", "a 1", "a 0"]
+            with pytest.raises(ValidationError, match="cursor"):
+                await mem.list_page("bob", cursor=first.next_cursor)
+
+    asyncio.run(asyncio.wait_for(body(), 60))
