@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from mnemo.api.deps import MemoryDep
+from mnemo.api.memories import Cursor
 from mnemo.api.models import ErrorBody, JobList, JobsRequeued
 from mnemo.schemas import JobStatus
 
@@ -20,10 +21,11 @@ def list_jobs(
     status: JobStatus | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=9_999)] = 0,
+    cursor: Cursor = None,
 ) -> JobList:
-    """The tenant's jobs, newest first, paginated (the newest 10,000); a dead job keeps its
-    last error."""
-    return JobList.of(mem.jobs_page(status, limit=limit, offset=offset))
+    """The tenant's jobs, newest first, paginated (by offset the newest 10,000, by cursor
+    all); a dead job keeps its last error."""
+    return JobList.of(mem.jobs_page(status, limit=limit, offset=offset, cursor=cursor))
 
 
 @router.post("/requeue-dead", response_model=JobsRequeued)

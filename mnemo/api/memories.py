@@ -28,7 +28,7 @@ from mnemo.api.models import (
     SessionList,
     UserPage,
 )
-from mnemo.memory import records
+from mnemo.memory import cursors, records
 from mnemo.memory.idempotency import MAX_KEY_CHARS
 from mnemo.schemas import ContextBundle, MemoryItem
 
@@ -39,6 +39,13 @@ router = APIRouter(prefix="/v1", responses=ERRORS)
 
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
+Cursor = Annotated[
+    str | None,
+    Query(
+        max_length=cursors.MAX_CHARS,
+        description="A page's `next_cursor`: the page after it (not with `offset`).",
+    ),
+]
 
 
 IdempotencyKey = Annotated[
@@ -79,6 +86,7 @@ def list_memories(
     until: str | None = None,
     limit: Limit = 50,
     offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> MemoryPage:
     """Memories, newest first, filtered and paginated."""
     page = mem.list_page(
@@ -90,6 +98,7 @@ def list_memories(
         until=until,
         limit=limit,
         offset=offset,
+        cursor=cursor,
     )
     return MemoryPage.of(page)
 
@@ -176,10 +185,17 @@ def list_messages(
     until: str | None = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> MessagePage:
     """Stored turns in conversation order, filtered and paginated."""
     page = mem.messages_page(
-        user_id, session_id=session_id, since=since, until=until, limit=limit, offset=offset
+        user_id,
+        session_id=session_id,
+        since=since,
+        until=until,
+        limit=limit,
+        offset=offset,
+        cursor=cursor,
     )
     return MessagePage.of(page)
 
@@ -201,9 +217,11 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
 
 
 @router.get("/users", response_model=UserPage, tags=["users"])
-def list_users(mem: MemoryDep, limit: Limit = 100, offset: Offset = 0) -> UserPage:
+def list_users(
+    mem: MemoryDep, limit: Limit = 100, offset: Offset = 0, cursor: Cursor = None
+) -> UserPage:
     """The tenant's users by id, with their sessions, turns, live memories and last activity."""
-    return UserPage.of(mem.users_page(limit=limit, offset=offset))
+    return UserPage.of(mem.users_page(limit=limit, offset=offset, cursor=cursor))
 
 
 @router.get("/users/{user_id}/sessions", response_model=SessionList, tags=["users"])

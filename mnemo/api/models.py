@@ -22,7 +22,7 @@ T = TypeVar("T")
 
 Id = Field(min_length=1, max_length=256)
 #: A page's fields besides its rows, copied as they are into the response body.
-PAGE_POSITION = {"total", "limit", "offset", "next_offset"}
+PAGE_POSITION = {"total", "limit", "offset", "next_offset", "next_cursor"}
 
 
 class ErrorDetail(BaseModel):
@@ -39,14 +39,19 @@ class ErrorBody(BaseModel):
 
 
 class PageBody(BaseModel, Generic[T]):
-    """One page of a listing, out of ``total`` matching rows; ``next_offset`` is None on the
-    last page."""
+    """One page of a listing, out of ``total`` matching rows; ``next_offset`` and
+    ``next_cursor`` are None on the last page."""
 
     data: list[T]
     total: int = Field(description="How many rows match the listing, on every page.")
     limit: int
     offset: int
     next_offset: int | None = None
+    next_cursor: str | None = Field(
+        default=None,
+        description="Opaque cursor of the next page (send it back as `cursor`); it stays "
+        "right while rows are written between pages. None on the last page.",
+    )
 
     @classmethod
     def of(cls, page: ListPage[T]) -> Self:

@@ -90,22 +90,24 @@ def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -
 
 def page_footer(page: Page[MemoryItem], again: str) -> str:
     """``"20 of 85 memories"``, then (unless this is the last page) the command of the next
-    page on a line of its own: ``"next page: <again> --offset 20"``."""
+    page on a line of its own: ``"next page: <again> --cursor <token>"`` (a cursor, unlike an
+    offset, stays right while memories are written between the two commands)."""
     line = f"{page.shown()} memories"
-    if page.next_offset is not None:
-        line += f"\nnext page: {again} --offset {page.next_offset}"
+    if page.next_cursor is not None:
+        line += f"\nnext page: {again} --cursor {page.next_cursor}"
     return line
 
 
 def page_json(page: Page[MemoryItem]) -> dict[str, Any]:
     """A page as ``--json`` prints it, in the REST API's page shape: ``data``, ``total``,
-    ``limit``, ``offset``, ``next_offset``."""
+    ``limit``, ``offset``, ``next_offset``, ``next_cursor``."""
     return {
         "data": page.items,
         "total": page.total,
         "limit": page.limit,
         "offset": page.offset,
         "next_offset": page.next_offset,
+        "next_cursor": page.next_cursor,
     }
 
 
@@ -124,16 +126,19 @@ def list_(
     kind: Annotated[str | None, typer.Option(help="fact, note, episode or summary.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only memories with this tag.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="Memories per page.")] = DEFAULT_LIMIT,
-    offset: Annotated[
-        int, typer.Option(min=0, help="Start at this position (the list prints the next one).")
-    ] = 0,
+    offset: Annotated[int, typer.Option(min=0, help="Start at this position (0-based).")] = 0,
+    cursor: Annotated[
+        str | None,
+        typer.Option(help="Start after the page this cursor came from (the list prints it)."),
+    ] = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
     """List live memories, newest first, a page at a time: it says how many there are
-    ("20 of 85") and how to get the next page (`--offset N`); `--json` prints `data`, `total`
-    and `next_offset`."""
+    ("20 of 85") and how to get the next page (`--cursor TOKEN`, which stays right while
+    memories are written; `--offset N` works too); `--json` prints `data`, `total`,
+    `next_offset` and `next_cursor`."""
 
     given = (
         ("--user", user),
@@ -146,7 +151,13 @@ def list_(
     def run() -> None:
         with open_existing(db, embedder) as mem:
             page = mem.list_page(
-                user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset
+                user,
+                session_id=session,
+                kind=kind,
+                tag=tag,
+                limit=limit,
+                offset=offset,
+                cursor=cursor,
             )
         if as_json:
             print_json(page_json(page))

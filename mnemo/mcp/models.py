@@ -85,11 +85,21 @@ class MemoryList(BaseModel):
     memories: list[MemoryItem]
     total: int = Field(description="How many memories match, on every page.")
     next_offset: int | None = Field(description="Offset of the next page; null on the last.")
+    next_cursor: str | None = Field(
+        default=None,
+        description="Cursor of the next page (pass it as `cursor`; it stays right while "
+        "memories are written); null on the last.",
+    )
 
     @classmethod
     def of(cls, page: Page[MemoryItem]) -> MemoryList:
         """The tool's view of a page of memories."""
-        return cls(memories=page.items, total=page.total, next_offset=page.next_offset)
+        return cls(
+            memories=page.items,
+            total=page.total,
+            next_offset=page.next_offset,
+            next_cursor=page.next_cursor,
+        )
 
 
 class Profile(BaseModel):

@@ -32,6 +32,7 @@ from mnemo.mcp.models import (
     Turn,
 )
 from mnemo.mcp.source import MemorySource
+from mnemo.memory.cursors import MAX_CHARS as MAX_CURSOR_CHARS
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MemoryItem
 
@@ -166,12 +167,26 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         offset: Annotated[
             int, Field(ge=0, description="Skip this many (the previous page's next_offset).")
         ] = 0,
+        cursor: Annotated[
+            str | None,
+            Field(
+                max_length=MAX_CURSOR_CHARS,
+                description="The previous page's next_cursor (instead of offset).",
+            ),
+        ] = None,
     ) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
-        there are, `next_offset` where the next page starts (null on the last)."""
+        there are, `next_cursor` (or `next_offset`) where the next page starts (null on the
+        last)."""
         with tool_errors():
             page = memory(ctx).list_page(
-                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit, offset=offset
+                user_id,
+                session_id=session_id,
+                kind=kind,
+                tag=tag,
+                limit=limit,
+                offset=offset,
+                cursor=cursor,
             )
             return MemoryList.of(page)
 

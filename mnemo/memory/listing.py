@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from types import MethodType
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
+from mnemo.memory import cursors
 from mnemo.memory.paging import Page, filter_page
 from mnemo.storage.base import ListFilter
 from mnemo.storage.ports.store import Store
@@ -53,13 +54,22 @@ def paged(
     count: Count,
     returns: str,
     doc: str,
+    name: str,
+    key: Callable[[Store, T], cursors.Key],
 ) -> Callable[Concatenate[S, P], Page[T]]:
     """As :func:`listing`, returning the :class:`~mnemo.memory.paging.Page` the filter's limit
-    and offset select, its total counted by ``count``."""
+    and offset (or cursor) select, its total counted by ``count``; its next page's cursor
+    binds the listing ``name``, the filter's query and the last row's sort ``key`` (read
+    with the store)."""
 
     def call(self: S, /, *args: P.args, **kwargs: P.kwargs) -> Page[T]:
         flt = make(self, *args, **kwargs)
-        return filter_page(rows(self.store), count(self.store), flt)
+        params = cursors.query_params(flt)
+
+        def mark(row: T, position: int) -> str:
+            return cursors.mark(name, flt.tenant, params, key(self.store, row), position)
+
+        return filter_page(rows(self.store), count(self.store), flt, mark)
 
     return _dressed(call, make, returns, doc)
 

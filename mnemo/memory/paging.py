@@ -6,12 +6,12 @@ page starts and where the next one starts. The REST API, the MCP tools, the web 
 read these fields and never compute a position themselves, so they all page alike and can all
 say "20 of 85".
 
-A position is an offset today: ``offset`` in, ``next_offset`` out. An opaque cursor (the
-memory-model issue) replaces it here and in ``Memory`` only: the page operations take the
-cursor a page gave, and ``Page`` carries the next one in place of ``next_offset``, made from the
-last row's sort key. Each surface reads a page in exactly one place (the REST and MCP models'
-``of``, the UI's ``pager`` macro, ``mnemo list``'s footer), and none computes a position, so
-each hands the new token through there.
+A position is an offset (``offset`` in, ``next_offset`` out) or an opaque cursor (``cursor=``
+in, ``next_cursor`` out; :mod:`mnemo.memory.cursors`). A cursor holds the last row's sort key,
+so the next page starts after that row even when rows were written or deleted meanwhile, where
+an offset would shift; it is bound to its listing, query and tenant. Each surface reads a page
+in exactly one place (the REST and MCP models' ``of``, the UI's ``pager`` macro, ``mnemo
+list``'s footer), and none computes a position.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ MAX_ROWS = 10_000
 
 class Page(BaseModel, Generic[T]):
     """One page of a listing: ``items``, out of ``total`` matching rows, starting at
-    ``offset``; ``next_offset`` is where the next page starts (None on the last page)."""
+    ``offset``; ``next_offset`` and ``next_cursor`` are where the next page starts (None on
+    the last page)."""
 
     items: list[T] = Field(description="The rows of this page, in the listing's order.")
     total: int = Field(description="How many rows match the listing, on every page.")
@@ -40,6 +41,11 @@ class Page(BaseModel, Generic[T]):
     offset: int = Field(description="Position of the first row of this page (0-based).")
     next_offset: int | None = Field(
         default=None, description="Position of the next page's first row; None on the last."
+    )
+    next_cursor: str | None = Field(
+        default=None,
+        description="Opaque cursor of the next page (pass it as `cursor`); None on the last. "
+        "It stays correct while rows are written between pages.",
     )
 
     @computed_field  # type: ignore[prop-decorator]
@@ -72,12 +78,17 @@ def check_window(limit: object, offset: object) -> tuple[int, int]:
 
 
 def page_of(
-    fetch: Callable[[int, int], Sequence[T]], count: Callable[[], int], limit: int, offset: int
+    fetch: Callable[[int, int], Sequence[T]],
+    count: Callable[[], int],
+    limit: int,
+    offset: int,
+    mark: Callable[[T, int], str] | None = None,
 ) -> Page[T]:
     """The page of ``limit`` rows from ``offset``: ``fetch(n, offset)`` reads up to ``n`` rows
     from there, and one more than the limit is read to know whether a next page exists;
     ``count()`` gives the total (never taken as less than what the fetch saw, should rows be
-    written between the two reads)."""
+    written between the two reads). ``mark(last_row, next_offset)`` makes the next page's
+    cursor."""
     rows = fetch(limit + 1, offset)
     more = len(rows) > limit
     items = list(rows[:limit])
@@ -88,19 +99,26 @@ def page_of(
         limit=limit,
         offset=offset,
         next_offset=offset + limit if more else None,
+        next_cursor=mark(items[-1], offset + limit) if more and mark else None,
     )
 
 
 def filter_page(
-    fetch: Callable[[ListFilter], Sequence[T]], count: Callable[[ListFilter], int], flt: ListFilter
+    fetch: Callable[[ListFilter], Sequence[T]],
+    count: Callable[[ListFilter], int],
+    flt: ListFilter,
+    mark: Callable[[T, int], str] | None = None,
 ) -> Page[T]:
-    """The page a listing filter selects (its limit and offset), read by ``fetch`` and counted
-    by ``count`` (a store's ``list_*`` and ``count_*``)."""
+    """The page a listing filter selects (its limit, and its offset or cursor position), read
+    by ``fetch`` and counted by ``count`` (a store's ``list_*`` and ``count_*``); ``mark`` as
+    in :func:`page_of`."""
+    shown = flt.offset if flt.after is None else flt.after.position + flt.offset
     return page_of(
-        lambda n, at: fetch(replace(flt, limit=n, offset=at)),
-        lambda: count(flt),
+        lambda n, at: fetch(replace(flt, limit=n)),
+        lambda: count(replace(flt, after=None)),
         flt.limit,
-        flt.offset,
+        shown,
+        mark,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from mnemo import validation as check
 from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
+from mnemo.memory import cursors
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.listing import listing, paged
 from mnemo.memory.paging import MAX_ROWS, Page, check_window, page_of
@@ -30,6 +31,7 @@ from mnemo.schemas import (
     utcnow,
 )
 from mnemo.storage.base import ListFilter, NewMemory
+from mnemo.storage.ports.store import Store
 
 #: The message of an update that changes nothing.
 NOTHING_TO_CHANGE = (
@@ -44,6 +46,31 @@ def memory_id(id: str) -> str:
     if not isinstance(id, str) or not id.startswith(MEMORY_PREFIX):
         raise NotFoundError(f"no memory with id {id!r}")
     return id
+
+
+def resumed(flt: ListFilter, listing: str, cursor: str | None) -> ListFilter:
+    """``flt`` resumed where ``cursor`` (of this ``listing`` and query) left off;
+    ValidationError for another query's cursor or a cursor with an offset."""
+    flt.after = cursors.resume(cursor, listing, flt.tenant, cursors.query_params(flt), flt.offset)
+    return flt
+
+
+#: The place of a memory erased before its page's cursor was made: after every other (the
+#: next page may then show again the few memories that share its exact time, never skip one).
+ERASED_PLACE = 2**62
+
+
+def memory_place(store: Store, item: MemoryItem) -> int:
+    """Where ``item`` stands among memories of its exact ``created_at`` (the store's rowid)."""
+    found = store.memory_rowid(item.tenant, item.id)
+    return ERASED_PLACE if found is None else found
+
+
+def _after_session(s: SessionSummary, key: tuple[Any, ...]) -> bool:
+    """Whether session ``s`` comes after the sort key ``(last_at, session_id)`` in the
+    sessions' order (the most recently active first, then by id)."""
+    last = format_time(s.last_at)
+    return last < key[0] or (last == key[0] and s.session_id > str(key[1]))
 
 
 def check_changes(changes: dict[str, Any]) -> dict[str, Any]:
@@ -165,13 +192,15 @@ class Records(TenantService):
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
+        cursor: str | None = None,
     ) -> ListFilter:
-        """The validated filter of :meth:`list` and :meth:`list_page`."""
+        """The validated filter of :meth:`list` and :meth:`list_page`; ``cursor`` (a page's
+        ``next_cursor``) resumes after that page's last row."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
-        return flt
+        return resumed(flt, "memories", cursor)
 
     list = listing(
         memory_filter,
@@ -185,7 +214,10 @@ class Records(TenantService):
         lambda store: store.count_memories,
         "Page[MemoryItem]",
         """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
-        match in all, and where the next page starts.""",
+        match in all, and where the next page starts (``next_offset``, and ``next_cursor``
+        to pass back as ``cursor=``, which stays right while memories are written).""",
+        "memories",
+        lambda store, m: (format_time(m.created_at), memory_place(store, m)),
     )
 
     def message_filter(
@@ -197,9 +229,12 @@ class Records(TenantService):
         until: Any = None,
         limit: int = 100,
         offset: int = 0,
+        cursor: str | None = None,
     ) -> ListFilter:
-        """The validated filter of :meth:`messages` and :meth:`messages_page`."""
-        return self.filter(user_id, session_id, since, until, limit, offset)
+        """The validated filter of :meth:`messages` and :meth:`messages_page`; ``cursor`` (a
+        page's ``next_cursor``) resumes after that page's last turn."""
+        flt = self.filter(user_id, session_id, since, until, limit, offset)
+        return resumed(flt, "messages", cursor)
 
     messages = listing(
         message_filter,
@@ -212,7 +247,10 @@ class Records(TenantService):
         lambda store: store.list_messages,
         lambda store: store.count_messages,
         "Page[Message]",
-        ":meth:`messages` as a :class:`~mnemo.memory.paging.Page`.",
+        ":meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in "
+        ":meth:`list_page`).",
+        "messages",
+        lambda _, m: (format_time(m.created_at), m.session_id, m.seq),
     )
 
     def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:
@@ -225,40 +263,70 @@ class Records(TenantService):
         """A user's sessions (conversations), the most recently active first."""
         return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
 
-    def users_page(self, *, limit: int = 100, offset: int = 0) -> Page[UserSummary]:
-        """:meth:`users` as a :class:`~mnemo.memory.paging.Page`."""
+    def users_page(
+        self, *, limit: int = 100, offset: int = 0, cursor: str | None = None
+    ) -> Page[UserSummary]:
+        """:meth:`users` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in
+        :meth:`list_page`)."""
         limit, offset = check_window(limit, offset)
+        at = cursors.resume(cursor, "users", self.tenant, {}, offset)
+        after = None if at is None else str(at.key[0])
         return page_of(
-            lambda n, at: self.store.list_users(self.tenant, n, at),
+            lambda n, _: self.store.list_users(self.tenant, n, offset, after=after),
             lambda: self.store.stats(self.tenant).users,
             limit,
-            offset,
+            offset if at is None else at.position,
+            lambda u, pos: cursors.mark("users", self.tenant, {}, (u.user_id,), pos),
         )
 
     def sessions_page(
-        self, user_id: str, *, limit: int = 100, offset: int = 0
+        self, user_id: str, *, limit: int = 100, offset: int = 0, cursor: str | None = None
     ) -> Page[SessionSummary]:
-        """:meth:`sessions` as a :class:`~mnemo.memory.paging.Page`."""
+        """:meth:`sessions` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in
+        :meth:`list_page`)."""
         limit, offset = check_window(limit, offset)
-        found = self.sessions(user_id)  # every one: a user has few
-        return page_of(lambda n, at: found[at : at + n], lambda: len(found), limit, offset)
+        every = self.sessions(user_id)  # every one: a user has few
+        query = {"user_id": user_id}
+        at = cursors.resume(cursor, "sessions", self.tenant, query, offset)
+        found = every if at is None else [s for s in every if _after_session(s, at.key)]
+        return page_of(
+            lambda n, _: found[offset : offset + n],
+            lambda: len(every),
+            limit,
+            offset if at is None else at.position,
+            lambda s, pos: cursors.mark(
+                "sessions", self.tenant, query, (format_time(s.last_at), s.session_id), pos
+            ),
+        )
 
     def jobs_page(
-        self, status: str | None = None, *, limit: int = 100, offset: int = 0
+        self,
+        status: str | None = None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        cursor: str | None = None,
     ) -> Page[Job]:
         """The tenant's background jobs, newest first, as a
-        :class:`~mnemo.memory.paging.Page`; the newest 10,000 can be paged through."""
+        :class:`~mnemo.memory.paging.Page`; by offset the newest 10,000 can be paged through,
+        by cursor (``cursor=`` as in :meth:`list_page`) every one."""
         if status is not None:
             status = check.job_status(status)
         limit, offset = check_window(limit, offset)
         if offset + limit > MAX_ROWS:
             raise ValidationError(f"jobs can be listed up to the newest {MAX_ROWS}")
+        query = {"status": status}
+        at = cursors.resume(cursor, "jobs", self.tenant, query, offset)
+        before = None if at is None else int(at.key[0])
         counts = self.store.stats(self.tenant).jobs
         return page_of(
-            lambda n, at: self.store.list_jobs(status, at + n, tenant=self.tenant)[at:],
+            lambda n, _: self.store.list_jobs(
+                status, offset + n, tenant=self.tenant, before=before
+            )[offset:],
             lambda: counts.get(status, 0) if status else sum(counts.values()),
             limit,
-            offset,
+            offset if at is None else at.position,
+            lambda j, pos: cursors.mark("jobs", self.tenant, query, (j.id,), pos),
         )
 
     def filter(

@@ -190,6 +190,16 @@ class VectorState:
     max_memory_rowid: int
 
 
+@dataclass(frozen=True)
+class Keyset:
+    """Where a page cursor resumes a listing: the rows after ``key`` (the sort key of the last
+    row of the page before, in the listing's order); ``position`` is how many rows came before
+    (the offset the page reports)."""
+
+    key: tuple[Any, ...]
+    position: int = 0
+
+
 @dataclass
 class ListFilter:
     """Filters of ``list``: all optional, combined with AND."""
@@ -205,3 +215,5 @@ class ListFilter:
     limit: int = 50
     offset: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Only the rows after this keyset position (a page cursor's); ``offset`` then counts from it.
+    after: Keyset | None = None

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
+from mnemo.memory.cursors import MAX_CHARS
 from mnemo.ui.access import Gate, Viewer
 from mnemo.ui.forms import read_form
 
@@ -24,6 +25,8 @@ def viewer(request: Request) -> Viewer:
 
 
 ViewerDep = Annotated[Viewer, Depends(viewer)]
+#: A listing page's ``cursor`` query parameter (the pager's next link carries it).
+Cursor = Annotated[str | None, Query(max_length=MAX_CHARS)]
 FormFields = Annotated[dict[str, str], Depends(read_form)]
 
 
@@ -43,4 +46,4 @@ def posted(request: Request, who: ViewerDep, fields: FormFields) -> Posted:
 
 PostedDep = Annotated[Posted, Depends(posted)]
 
-__all__ = ["FormFields", "Posted", "PostedDep", "ViewerDep", "gate", "posted", "viewer"]
+__all__ = ["Cursor", "FormFields", "Posted", "PostedDep", "ViewerDep", "gate", "posted", "viewer"]

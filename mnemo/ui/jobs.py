@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from mnemo.schemas import JOB_STATUSES, JobStatus
-from mnemo.ui.deps import PostedDep, ViewerDep
+from mnemo.ui.deps import Cursor, PostedDep, ViewerDep
 from mnemo.ui.render import linker, page
 
 router = APIRouter(include_in_schema=False)
@@ -23,6 +23,7 @@ def jobs_page(
     status: JobStatus | None = None,
     requeued: Annotated[int | None, Query(ge=0)] = None,
     offset: Annotated[int, Query(ge=0, le=10_000 - PAGE)] = 0,
+    cursor: Cursor = None,
 ) -> Response:
     """Jobs, newest first (optionally of one state), a page at a time, and the count of each
     state."""
@@ -30,7 +31,7 @@ def jobs_page(
         request,
         "jobs.html",
         who,
-        page=who.memory.jobs_page(status, limit=PAGE, offset=offset),
+        page=who.memory.jobs_page(status, limit=PAGE, offset=offset, cursor=cursor),
         counts=who.memory.stats().jobs,
         status=status or "",
         statuses=JOB_STATUSES,

@@ -12,7 +12,7 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.memory import records
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
-from mnemo.ui.deps import PostedDep, ViewerDep
+from mnemo.ui.deps import Cursor, PostedDep, ViewerDep
 from mnemo.ui.forms import tag_list, unit_number
 from mnemo.ui.render import linker, page
 
@@ -44,6 +44,7 @@ def memories_page(
     kind: FilterParam = None,
     include_deleted: bool = False,
     offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> Response:
     """Memories, newest first, filtered by user and kind."""
     listed = who.memory.list_page(
@@ -52,6 +53,7 @@ def memories_page(
         include_deleted=include_deleted,
         limit=PAGE,
         offset=offset,
+        cursor=cursor,
     )
     return page(
         request,

@@ -13,7 +13,7 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ids import MESSAGE_PREFIX
 from mnemo.schemas import Message, SessionSummary
 from mnemo.ui.access import Viewer
-from mnemo.ui.deps import PostedDep, ViewerDep
+from mnemo.ui.deps import Cursor, PostedDep, ViewerDep
 from mnemo.ui.render import linker, page
 
 router = APIRouter(include_in_schema=False)
@@ -26,9 +26,11 @@ Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 
 
 @router.get("/users")
-def users_page(request: Request, who: ViewerDep, offset: Offset = 0) -> Response:
+def users_page(
+    request: Request, who: ViewerDep, offset: Offset = 0, cursor: Cursor = None
+) -> Response:
     """The tenant's users with their counts, and what the store holds."""
-    listed = who.memory.users_page(limit=USERS_PAGE, offset=offset)
+    listed = who.memory.users_page(limit=USERS_PAGE, offset=offset, cursor=cursor)
     return page(request, "users.html", who, page=listed, stats=who.memory.stats())
 
 
@@ -73,10 +75,11 @@ def session_page(
     user_id: UserId,
     session_id: Annotated[str, Query(min_length=1, max_length=256)],
     offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> Response:
     """A conversation's turns, in order, a page at a time."""
     turns = who.memory.messages_page(
-        user_id, session_id=session_id, limit=TURNS_PAGE, offset=offset
+        user_id, session_id=session_id, limit=TURNS_PAGE, offset=offset, cursor=cursor
     )
     if not turns.total:
         raise NotFoundError(f"no session {session_id!r} of user {user_id!r}")

@@ -110,18 +110,24 @@ def test_list_reads_in_80_columns_and_says_how_to_go_on(db_path: str) -> None:
     assert "adopti\n" not in out and re.search(r"Caroline adopted a rescue dog named", out)
     shown = re.findall(r"mem_[0-9a-z]{26}", out)  # whole ids, as get/edit/delete take them
     assert shown == newest[:20]
-    hint = f"next page: mnemo list --user caroline --db {db_path} --offset 20"
-    assert out.splitlines()[-2:] == ["20 of 85 memories", hint]
+    # the next page's command pages by cursor (issue 24: it stays right under writes)
+    again = f"next page: mnemo list --user caroline --db {db_path} --cursor "
+    assert out.splitlines()[-2] == "20 of 85 memories"
+    assert out.splitlines()[-1].startswith(again)
+    token = out.splitlines()[-1].removeprefix(again)
 
-    page2 = mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--offset", "20")
+    page2 = mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--cursor", token)
     assert re.findall(r"mem_[0-9a-z]{26}", page2) == newest[20:40]
-    hint = f"next page: mnemo list --user caroline --db {db_path} --offset 40"
-    assert page2.splitlines()[-2:] == ["21-40 of 85 memories", hint]
+    assert page2.splitlines()[-2] == "21-40 of 85 memories"
+    assert page2.splitlines()[-1].startswith(again)
+    by_offset = mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--offset", "20")
+    assert re.findall(r"mem_[0-9a-z]{26}", by_offset) == newest[20:40]  # offsets still work
     last = mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--offset", "80")
     assert "81-85 of 85 memories" in last and "next page" not in last
 
     listed = json.loads(mnemo_at_80("list", "--user", "caroline", "--db", db_path, "--json"))
     assert (listed["total"], listed["offset"], listed["next_offset"]) == (85, 0, 20)
+    assert listed["next_cursor"] == token
     assert [m["id"] for m in listed["data"]] == newest[:20]
     got = mnemo_at_80("get", shown[0], "--db", db_path, "--json")
     assert json.loads(got)["id"] == newest[0]

@@ -50,9 +50,15 @@ class JobQueue(Protocol):
         ...
 
     def list_jobs(
-        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+        self,
+        status: str | None = None,
+        limit: int = 100,
+        tenant: str | None = None,
+        *,
+        before: int | None = None,
     ) -> list[Job]:
-        """Jobs (of ``tenant``, or every tenant), newest first."""
+        """Jobs (of ``tenant``, or every tenant), newest first; with ``before`` (a page
+        cursor's position), only jobs with a smaller id."""
         ...
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:

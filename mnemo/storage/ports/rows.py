@@ -57,6 +57,11 @@ class MemoryRows(Protocol):
         """One memory by id (deleted ones too), or None."""
         ...
 
+    def memory_rowid(self, tenant: str, memory_id: str) -> int | None:
+        """The store's sequence number of a memory (deleted ones too), which breaks ties of
+        ``created_at`` in the memory listing (a page cursor keeps it); None for none."""
+        ...
+
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
         ...
@@ -85,8 +90,11 @@ class MemoryRows(Protocol):
         """Erase every row of a user; returns counts per table."""
         ...
 
-    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
-        """The users of ``tenant`` by id, with their counts and last activity."""
+    def list_users(
+        self, tenant: str, limit: int = 100, offset: int = 0, *, after: str | None = None
+    ) -> list[UserSummary]:
+        """The users of ``tenant`` by id (only those after the id ``after``: a page cursor's
+        position), with their counts and last activity."""
         ...
 
     def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:

@@ -10,9 +10,11 @@ from mnemo.schemas import SessionSummary, UserSummary, parse_time
 from mnemo.storage.sql.tx import Tx
 
 
-def users(c: Tx, tenant: str, limit: int, offset: int) -> list[UserSummary]:
-    """The users of ``tenant`` by id, with their sessions, turns, live memories and last
-    activity."""
+def users(
+    c: Tx, tenant: str, limit: int, offset: int, after: str | None = None
+) -> list[UserSummary]:
+    """The users of ``tenant`` by id (those after the id ``after``, a page cursor's), with
+    their sessions, turns, live memories and last activity."""
     q = c.dialect.mark
     own = "x.tenant = u.tenant AND x.user_id = u.user_id"
     live = f"{own} AND x.deleted_at IS NULL"
@@ -23,10 +25,13 @@ def users(c: Tx, tenant: str, limit: int, offset: int) -> list[UserSummary]:
         f" (SELECT count(*) FROM memories x WHERE {live}) AS memories,"
         f" (SELECT max(x.created_at) FROM messages x WHERE {own}) AS last_turn,"
         f" (SELECT max(x.updated_at) FROM memories x WHERE {live}) AS last_memory"
-        f" FROM users u WHERE u.tenant = {q} ORDER BY u.user_id LIMIT {q} OFFSET {q}"
+        f" FROM users u WHERE u.tenant = {q}"
+        + ("" if after is None else f" AND u.user_id > {q}")
+        + f" ORDER BY u.user_id LIMIT {q} OFFSET {q}"
     )
+    args = [tenant] + ([] if after is None else [after])
     out = []
-    for r in c.execute(sql, (tenant, limit, offset)):
+    for r in c.execute(sql, (*args, limit, offset)):
         last = max((t for t in (r["last_turn"], r["last_memory"]) if t), default=None)
         out.append(
             UserSummary(

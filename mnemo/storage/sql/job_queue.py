@@ -71,11 +71,17 @@ class SQLJobQueue(SQLRole):
             return job_sql.fail(c, job_id, error, retry_in_s, owner, self.clock())
 
     def list_jobs(
-        self, status: str | None = None, limit: int = 100, tenant: str | None = None
+        self,
+        status: str | None = None,
+        limit: int = 100,
+        tenant: str | None = None,
+        *,
+        before: int | None = None,
     ) -> list[Job]:
-        """Jobs (of ``tenant``, or every tenant), newest first."""
+        """Jobs (of ``tenant``, or every tenant), newest first; with ``before``, only jobs
+        with a smaller id."""
         with self.tx.auto() as c:
-            return job_sql.listed(c, status, limit, tenant)
+            return job_sql.listed(c, status, limit, tenant, before)
 
     def requeue_dead_jobs(self, tenant: str | None = None) -> int:
         """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their

@@ -89,8 +89,11 @@ def fail(
     return _owned(c, sql, [status, error[:2000], run_after, format_time(now)], job_id, owner)
 
 
-def listed(c: Tx, status: str | None, limit: int, tenant: str | None = None) -> list[Job]:
-    """Jobs (of ``tenant``, or every tenant), newest first."""
+def listed(
+    c: Tx, status: str | None, limit: int, tenant: str | None = None, before: int | None = None
+) -> list[Job]:
+    """Jobs (of ``tenant``, or every tenant), newest first; with ``before``, only jobs with a
+    smaller id (a page cursor's position)."""
     q = c.dialect.mark
     where: list[str] = []
     args: list[Any] = []
@@ -98,6 +101,9 @@ def listed(c: Tx, status: str | None, limit: int, tenant: str | None = None) -> 
         if value:
             where.append(f"{col}={q}")
             args.append(value)
+    if before is not None:
+        where.append(f"rowid<{q}")
+        args.append(before)
     sql = f"SELECT {JOB_COLS} FROM jobs" + (" WHERE " + " AND ".join(where) if where else "")
     return [rows.job(r) for r in c.execute(sql + f" ORDER BY rowid DESC LIMIT {q}", [*args, limit])]
 

@@ -16,7 +16,7 @@ from typing import Any
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem
 from mnemo.storage.base import ListFilter, NewMemory
-from mnemo.storage.sql import rows
+from mnemo.storage.sql import keyset, rows
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
 from mnemo.storage.sql.user_lock import lock_user
@@ -77,6 +77,8 @@ def listed_where(flt: ListFilter, d: Dialect) -> tuple[str, list[Any]]:
 def listed(c: Tx, flt: ListFilter) -> list[MemoryItem]:
     """The memories ``flt`` selects, newest first, its window of them."""
     where, args = listed_where(flt, c.dialect)
+    after, after_args = keyset.memories_after(flt, c.dialect)
+    where, args = " AND ".join([where, *after]), [*args, *after_args]
     q = c.dialect.mark
     sql = (
         f"SELECT {MEMORY_COLS} FROM memories WHERE {where}"

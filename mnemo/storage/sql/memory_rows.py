@@ -18,7 +18,7 @@ from mnemo.schemas import (
     format_time,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.sql import directory, rows
+from mnemo.storage.sql import directory, keyset, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
@@ -112,6 +112,11 @@ class SQLMemoryRows(SQLRole):
         with self.tx.auto() as c:
             return mem_sql.find(c, tenant, memory_id)
 
+    def memory_rowid(self, tenant: str, memory_id: str) -> int | None:
+        """The rowid of a memory (deleted ones too), or None."""
+        with self.tx.auto() as c:
+            return keyset.memory_rowid(c, tenant, memory_id)
+
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
         with self.tx.auto() as c:
@@ -155,10 +160,13 @@ class SQLMemoryRows(SQLRole):
         with self.tx.write() as c:
             return stats_sql.delete_user(c, tenant, user_id)
 
-    def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
-        """The users of ``tenant`` by id, with their counts and last activity."""
+    def list_users(
+        self, tenant: str, limit: int = 100, offset: int = 0, *, after: str | None = None
+    ) -> list[UserSummary]:
+        """The users of ``tenant`` by id (after the id ``after``), with their counts and last
+        activity."""
         with self.tx.read() as c:
-            return directory.users(c, tenant, limit, offset)
+            return directory.users(c, tenant, limit, offset, after)
 
     def list_sessions(self, tenant: str, user_id: str) -> list[SessionSummary]:
         """A user's sessions, the most recently active first."""

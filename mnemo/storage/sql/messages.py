@@ -7,7 +7,7 @@ import json
 
 from mnemo.schemas import Message
 from mnemo.storage.base import ListFilter, NewMessage
-from mnemo.storage.sql import rows
+from mnemo.storage.sql import keyset, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -92,6 +92,8 @@ def listed(c: Tx, flt: ListFilter, order: str) -> list[Message]:
     """Messages matching ``flt`` in ``order`` (:data:`FORWARD` or :data:`BACKWARD`)."""
     q = c.dialect.mark
     where, args = rows.list_where(flt, c.dialect)
+    after, after_args = keyset.messages_after(flt, c.dialect, order == FORWARD)
+    where, args = [*where, *after], [*args, *after_args]
     sql = (
         f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
         f" ORDER BY {order} LIMIT {q} OFFSET {q}"
