@@ -16,8 +16,7 @@ def learn(turns: list[tuple[str, str]], speakers: tuple[str, str] = (JESS, SAM))
     evidence = Evidence()
     for speaker, text in turns:
         other = speakers[1] if speaker == speakers[0] else speakers[0]
-        evidence.read(text, speaker, other)
-        evidence.addressed(text, other)
+        evidence.addressed(evidence.read(text, speaker, other), other)
     return evidence.aliases(set(speakers))
 
 
