@@ -142,7 +142,9 @@ def learned(index: VectorIndex, store: SearchSource) -> dict[str, str]:
         if state.upto >= n:
             return state.aliases
         names = {code: name for name, code in list(index.speaker_names.items()) if name}
-        fresh = [p for p in range(state.upto, n) if index.tables[p] == 0 and index.name_codes[p]]
+        fresh = [
+            p for p in range(state.upto, n) if index.tables[p] == 0 and index.name_codes[p] in names
+        ]
         rows = store.fetch([index.ref(p) for p in fresh])
         waiting, state.waiting, state.upto = state.waiting, [], n
         read: list[tuple[int, NameCues]] = []
@@ -155,7 +157,8 @@ def learned(index: VectorIndex, store: SearchSource) -> dict[str, str]:
             if not cues.addressed:
                 continue
             if (to_code := addressee(index, p, n)) is not None:
-                state.evidence.addressed(cues, names[to_code])
+                if (to_name := names.get(to_code)) is not None:
+                    state.evidence.addressed(cues, to_name)
             elif p + _REACH >= n:
                 state.waiting.append((p, cues))  # its reply may still come
         state.aliases = state.evidence.aliases(set(names.values()))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from mnemo import Memory
 from mnemo.retrieval.aliases import Evidence
 from mnemo.retrieval.speakers import analyze
+from mnemo.text.vocatives import name_cues
 
 JESS, SAM = "jdoe84", "mkt_sam"
 
@@ -18,6 +19,19 @@ def learn(turns: list[tuple[str, str]], speakers: tuple[str, str] = (JESS, SAM))
         other = speakers[1] if speaker == speakers[0] else speakers[0]
         evidence.addressed(evidence.read(text, speaker, other), other)
     return evidence.aliases(set(speakers))
+
+
+def test_name_cues_read_the_words_around_each_name() -> None:
+    cues = name_cues("Thank you Sam! We drove through Lyon, France. How are you, Kim?")
+    assert cues.addressed == (("sam", 1.0), ("france", 0.5), ("kim", 0.5))
+    assert cues.inner == frozenset({"sam", "lyon", "france", "kim"})
+    cues = name_cues("Jess, my older sister Anna says hi. I'm Kim, by the way.")
+    assert cues.addressed == (("jess", 0.5),)  # a turn's opening name, before a comma
+    assert cues.others == ("anna",)
+    assert cues.own == (("kim", 0.5),)
+    assert name_cues("Hi, call me Jo.").own == (("jo", 1.0),)
+    # a sentence's first word tells nothing; all-capitals and one-letter words are no names
+    assert name_cues("Honestly it was fine. Wow. OK I agree.") == name_cues("")
 
 
 def test_vocatives_name_the_other_party() -> None:
