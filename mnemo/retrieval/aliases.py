@@ -145,7 +145,7 @@ def learned(index: VectorIndex, store: SearchSource) -> dict[str, str]:
         fresh = [
             p for p in range(state.upto, n) if index.tables[p] == 0 and index.name_codes[p] in names
         ]
-        rows = store.fetch([index.ref(p) for p in fresh])
+        rows = store.fetch([index.ref(p) for p in fresh]) if fresh else {}
         waiting, state.waiting, state.upto = state.waiting, [], n
         read: list[tuple[int, NameCues]] = []
         for p in fresh:
