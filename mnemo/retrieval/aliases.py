@@ -18,10 +18,11 @@ Evidence is summed over a user's turns. A name is an alias of speaker s when
 
 (consistent: mostly attributed to one speaker) and it is a proper noun in this user's text: it
 shows capitalised inside a sentence more often than it shows in lower case (so "Wow, ..." or
-"Honestly, ..." never qualify). A speaker's own name is never anyone's alias.
+"Honestly, ..." never qualify). A speaker's own name, and the greetings themselves, are never
+anyone's alias.
 
-Aliases are learned per vector index (one user's, one generation: any edit reloads the index
-and its aliases start over) and kept up to date incrementally: each search reads only the texts
+Aliases are learned per vector index (one user's, one generation: an erasure, update or
+re-embed reloads the index and its aliases start over) and kept up to date incrementally: each search reads only the texts
 of turns appended since the last one (:func:`learned`).
 """
 
