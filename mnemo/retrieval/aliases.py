@@ -18,12 +18,14 @@ Evidence is summed over a user's turns. A name is an alias of speaker s when
 
 (consistent: mostly attributed to one speaker) and it is a proper noun in this user's text: it
 shows capitalised inside a sentence more often than it shows in lower case (so "Wow, ..." or
-"Honestly, ..." never qualify). A speaker's own name, and the greetings themselves, are never
-anyone's alias.
+"Honestly, ..." never qualify), or, in a chat written in lower case, at least half of its
+lower-case uses are where names sit ("hey jess!", "jess, did you...") and it is no function
+word ("thanks again!"). A speaker's own name, and the greetings themselves, are never anyone's
+alias.
 
 Aliases are learned per vector index (one user's, one generation: an erasure, update or
-re-embed reloads the index and its aliases start over) and kept up to date incrementally: each search reads only the texts
-of turns appended since the last one (:func:`learned`).
+re-embed reloads the index and its aliases start over) and kept up to date incrementally: each
+search reads only the texts of turns appended since the last one (:func:`learned`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from mnemo.index.vectors import VectorIndex
+from mnemo.retrieval.lexical import STOPWORDS
 from mnemo.storage.ports.search import SearchSource
 from mnemo.text.vocatives import GREETINGS, NameCues, name_cues
 
@@ -60,6 +63,7 @@ class Evidence:
     pro: defaultdict[str, defaultdict[str, float]] = field(default_factory=_weights)
     con: defaultdict[str, defaultdict[str, float]] = field(default_factory=_weights)
     inner: Counter[str] = field(default_factory=Counter)
+    lowered: Counter[str] = field(default_factory=Counter)
     words: Counter[str] = field(default_factory=Counter)
 
     def read(self, text: str, speaker: str, addressee: str | None) -> NameCues:
@@ -70,6 +74,8 @@ class Evidence:
         cues = name_cues(text)
         self.words.update(_WORD.findall(text))
         self.inner.update(cues.inner)
+        self.lowered.update(cues.lowered)
+        self.lowered.update(cues.called)
         for name, weight in cues.own:
             self.pro[name][speaker] += weight
         for name in cues.inner - {n for n, _ in cues.own}:
@@ -85,12 +91,21 @@ class Evidence:
         for name, weight in cues.addressed:
             self.pro[name][addressee] += weight
 
+    def _proper(self, name: str) -> bool:
+        """Whether ``name`` is used as a name: capitalised inside sentences more often than
+        written in lower case, or, in lower case, at least half of its uses where names sit
+        ("hey jess!", "jess, did you...", "how are you, jess?") and no function word."""
+        lower = self.words[name]  # the counts are by exact form: these are lower-case uses
+        if self.inner[name] > lower:
+            return True
+        return 2 * self.lowered[name] >= lower > 0 and name not in STOPWORDS
+
     def aliases(self, speakers: set[str]) -> dict[str, str]:
         """Each alias the evidence supports -> its speaker (see the module docstring)."""
         out: dict[str, str] = {}
         taken = {w for s in speakers for w in _TOKEN.findall(s)} | _CUES
         for name, pro in self.pro.items():
-            if name in taken or self.inner[name] <= self.words[name]:  # words: lower case
+            if name in taken or not self._proper(name):
                 continue
             speaker, best = max(pro.items(), key=lambda kv: kv[1])
             net = best - self.con[name][speaker]

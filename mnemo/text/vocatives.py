@@ -13,6 +13,11 @@ Every capitalised word of a turn is read with the few words around it:
 * a name **inside a sentence** (after a word or a comma, not at a sentence start) is how a
   proper noun shows: "Wow" or "Honestly" open sentences, names also sit inside them.
 
+A chat written all in lower case gets one more cue: a lower-case word right after a greeting
+or thanks and before punctuation ("hey jess!", "thanks, sam.") is a vocative too (weight 1),
+unless it is a common way to address anyone ("hey guys!", "thanks man!"); whether it is a
+name is left to how the rest of the user's text uses it (see retrieval.aliases).
+
 No list of names is involved: only the words around a name.
 """
 
@@ -29,6 +34,13 @@ GREETINGS = """
     cheers good_morning good_night good_evening good_afternoon morning evening night good_luck
     take_care see_you see_ya welcome welcome_back sorry miss_you love_you happy_birthday dear
     """.split()  # noqa: SIM905
+#: Words used to address anyone, which are no one's name ("hey guys!", "thanks man.").
+_ADDRESS_WORDS = frozenset(
+    """
+    everyone everybody all guys man dude bro bruh mate babe baby honey hun love dear sweetie
+    buddy pal folks team girl girls boys friend friends sir madam there
+    """.split()  # noqa: SIM905
+)
 _RELATIONS = """
     sister brother sis bro mom mum mother dad father son daughter kid child baby wife husband
     partner spouse boyfriend girlfriend fiance fiancé fiancee fiancée friend buddy pal bestie
@@ -49,6 +61,14 @@ _VOCATIVE_AFTER = re.compile(r"\s*(?:[,.!?;:…)(]|$|-\s|[:;]-?[()DPp]|<3)")
 _OPENING_AFTER = re.compile(r"\s*[,!]\s")
 _CLOSING_AFTER = re.compile(r"\s*(?:[.!?…]+(?:\s|$)|$)")
 _MAYBE_SELF_AFTER = re.compile(r"\s*(?:[,.!]|$|here\b)")
+_LOWER_VOCATIVE = re.compile(  # opening a sentence: "no more night shifts?" calls no one
+    r"(?:^|(?<=[.!?] ))(?i:hey|hi|hiya|hello|heya|yo|howdy|thanks|thank\s+you|thx|ty|cheers"
+    r"|congrats|good\s+morning|good\s+night|morning|evening|night|bye)\s*,?\s+"
+    r"([^\W\d_]{2,})(?=\s*(?:[!?.,;]|$))",
+    re.MULTILINE,
+)
+_LOWER_OPENING = re.compile(r"^\s*([^\W\d_]{2,})\s*[,!]\s")
+_LOWER_CLOSING = re.compile(r",\s*([^\W\d_]{2,})\s*(?:[.!?…]+(?:\s|$)|$)")
 
 
 def _ends(words: list[str], phrases: frozenset[tuple[str, ...]]) -> bool:
@@ -86,6 +106,11 @@ class NameCues:
     others: tuple[str, ...]
     #: names capitalised inside a sentence
     inner: frozenset[str]
+    #: lower-case words a greeting addresses ("hey jess!"), also in ``addressed``
+    lowered: tuple[str, ...] = ()
+    #: lower-case words that open the turn or close a sentence after a comma ("jess, did
+    #: you...", "how are you, jess?"): where names sit (no evidence of whose)
+    called: tuple[str, ...] = ()
 
 
 def name_cues(text: str) -> NameCues:
@@ -124,7 +149,17 @@ def name_cues(text: str) -> NameCues:
             own.append((name, 0.5))
         if _relational(words):
             others.append(name)
-    return NameCues(tuple(addressed), tuple(own), tuple(others), frozenset(inner))
+    lowered = tuple(
+        w for w in _LOWER_VOCATIVE.findall(text) if w.islower() and w not in _ADDRESS_WORDS
+    )
+    addressed.extend((w, 1.0) for w in lowered)
+    called = tuple(
+        w
+        for pattern in (_LOWER_OPENING, _LOWER_CLOSING)
+        for w in pattern.findall(text)
+        if w.islower()
+    )
+    return NameCues(tuple(addressed), tuple(own), tuple(others), frozenset(inner), lowered, called)
 
 
 __all__ = ["GREETINGS", "NameCues", "is_name", "name_cues"]

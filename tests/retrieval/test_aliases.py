@@ -51,6 +51,17 @@ def test_one_weak_hint_is_not_enough() -> None:
     assert learn(turns) == {}
 
 
+def test_a_chat_in_lower_case_teaches_aliases_too() -> None:
+    turns = [
+        (SAM, "hey jess! how was the trip?"),
+        (JESS, "amazing, thanks man! no more night shifts?"),  # no one is called man or shifts
+        (SAM, "jess, did you go with the gym crowd?"),
+        (JESS, "yes. thanks sam."),
+        (SAM, "no more night shifts? that's great, jess."),
+    ]
+    assert learn(turns) == {"jess": JESS, "sam": SAM}
+
+
 def test_self_introductions_name_the_speaker() -> None:
     turns = [
         (JESS, "Hello! My name is Jessamine but call me Jess, everyone does."),
