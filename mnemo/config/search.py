@@ -3,7 +3,8 @@
 Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``cross_session_threshold``, ``global_user_id``, ``fusion``, ``rrf_k``, ``lexical_weight``,
 ``lexical_coverage_power``, ``dense_weight``, ``neighbor_weight``, ``neighbor_span``,
-``speaker_weight``, ``date_weight``, ``strip_speaker_names``, ``session_weight``,
+``speaker_weight``, ``date_weight``, ``strip_speaker_names``, ``speaker_aliases``,
+``session_weight``,
 ``key_chunk_words``, ``fact_keys``, ``key_weight``, ``min_similarity``, ``dense_window``,
 ``score_threshold``, ``recency_weight``, ``recency_tau_days``, ``reranker``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_relevance``,
@@ -91,6 +92,12 @@ class RetrievalSettings(SettingsGroup):
         True,
         description="Cut the speaker names a query mentions from the text embedded for the "
         "dense side (turns are embedded without their speaker name).",
+    )
+    speaker_aliases: bool = Field(
+        True,
+        description="Also know speakers by the names others call them in the conversation "
+        '("Hey Jess!", "Thanks, Sam", "call me Jess"; see retrieval.aliases), for the speaker '
+        "prior and name cutting.",
     )
     session_weight: float = Field(
         0.0,

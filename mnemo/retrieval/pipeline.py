@@ -47,7 +47,7 @@ from mnemo.config.embedding import EmbeddingSettings
 from mnemo.config.search import RetrievalSettings
 from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache
-from mnemo.retrieval import asof, coverage, fusion, speakers
+from mnemo.retrieval import aliases, asof, coverage, fusion, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
 from mnemo.retrieval.duplicates import Collapser, Kept
@@ -153,7 +153,11 @@ class Pipeline:
             newest = [t for _, index in scoped if (t := index.newest_turn()) is not None]
             req = replace(req, now=max(newest) if newest else time.time())
         names = sorted({n for _, index in scoped for n in index.names()})
-        about = speakers.analyze(req.query, names, s.strip_speaker_names)
+        learned: dict[str, str] = {}
+        if s.speaker_aliases and (s.speaker_weight > 0 or s.strip_speaker_names):
+            for _, index in reversed(scoped):  # the nearest scope's alias wins
+                learned.update(aliases.learned(index, self.store))
+        about = speakers.analyze(req.query, names, s.strip_speaker_names, learned)
         qvec = self.queries.vector(self.embedder, about.dense_text) if s.dense_weight > 0 else None
         retrievers = self.retrievers
         if store is not self.store:

@@ -9,6 +9,10 @@ general rules follow:
   shares one of two names and the name then swamps the meaning (LoCoMo R@10 .734 -> .775);
 * otherwise a query recalls what the user said, unless it asks for what the assistant said
   ("you told me", "our previous chat", "remind me").
+
+A speaker is also named by what others call them: "What are Jess's hobbies?" is about the
+speaker "jdoe84" when the conversation learned that alias (:mod:`mnemo.retrieval.aliases`);
+an alias is found and cut like the name it stands for.
 """
 
 from __future__ import annotations
@@ -40,20 +44,30 @@ class QuerySpeakers:
     dense_text: str  # the query with those names cut out, for the embedder
 
 
-def analyze(query: str, known_names: list[str], strip_names: bool = True) -> QuerySpeakers:
-    """Find the known speakers a query names (every word of a name must appear).
+def analyze(
+    query: str,
+    known_names: list[str],
+    strip_names: bool = True,
+    aliases: dict[str, str] | None = None,
+) -> QuerySpeakers:
+    """Find the known speakers a query names (every word of a name must appear), by their
+    name or by one of their ``aliases`` (lower-cased alias -> speaker name).
 
-    ``dense_text`` drops the named speakers' words (and a trailing possessive) when
+    ``dense_text`` drops the words naming them (and a trailing possessive) when
     ``strip_names``; it falls back to the query when nothing else would be left.
     """
+    aliases = aliases or {}
     words = {w.lower() for w in _WORD.findall(query)}
-    named = frozenset(
-        n for n in known_names if (parts := _WORD.findall(n)) and all(p in words for p in parts)
-    )
+    said = [
+        n
+        for n in [*known_names, *aliases]
+        if (parts := _WORD.findall(n)) and all(p in words for p in parts)
+    ]
+    named = frozenset(aliases.get(n, n) for n in said)
     role = "assistant" if _ASSISTANT_RECALL.search(query) else "user"
     text = query
     if named and strip_names:
-        drop = {p for n in named for p in _WORD.findall(n)}
+        drop = {p for n in said for p in _WORD.findall(n)}
         pattern = r"\b(?:" + "|".join(re.escape(p) for p in sorted(drop)) + r")\b"
         cut = re.sub(pattern + r"(?:'|’)?s?\b", " ", query, flags=re.IGNORECASE)
         cut = " ".join(_POSSESSIVE.sub("", cut).split())
