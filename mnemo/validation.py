@@ -225,6 +225,15 @@ def time_text(value: Any, field: str) -> str | None:
     return None if value is None else format_time(parse_time(value, field))
 
 
+def ttl_seconds(value: Any, field: str = "ttl_seconds") -> int:
+    """A time to live in whole seconds, > 0; ValidationError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        raise ValidationError(f"{field} must be a whole number of seconds, got {value!r}")
+    if value <= 0:
+        raise ValidationError(f"{field} must be > 0, got {value!r}")
+    return int(value)
+
+
 def messages(
     items: Any, max_chars: int, max_metadata_bytes: int = MAX_METADATA_BYTES
 ) -> list[MessageIn]:
@@ -253,6 +262,10 @@ def messages(
         fields["metadata"] = json_object(
             item.get("metadata"), f"{where}.metadata", max_metadata_bytes
         )
+        if item.get("expires_at") is not None:
+            fields["expires_at"] = parse_time(item["expires_at"], f"{where}.expires_at")
+        if item.get("ttl_seconds") is not None:
+            fields["ttl_seconds"] = ttl_seconds(item["ttl_seconds"], f"{where}.ttl_seconds")
         name = item.get("name")
         if name is not None:
             text(name, f"{where}.name")

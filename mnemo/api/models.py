@@ -68,6 +68,10 @@ class MemoryCreate(BaseModel):
     importance: float = 0.5
     confidence: float = 1.0
     created_at: str | None = None
+    expires_at: str | float | None = Field(
+        None, description="When it expires (ISO-8601 or epoch seconds); not with ttl_seconds."
+    )
+    ttl_seconds: int | None = Field(None, description="Expire this many seconds from now.")
 
 
 class MemoryPatch(BaseModel):
@@ -80,6 +84,9 @@ class MemoryPatch(BaseModel):
     metadata: dict[str, Any] | None = None
     importance: float | None = None
     confidence: float | None = None
+    expires_at: str | float | None = Field(None, description="A new expiry time.")
+    ttl_seconds: int | None = Field(None, description="A new expiry, seconds from now.")
+    clear_expiry: bool | None = Field(None, description="true: the memory never expires.")
 
 
 class MemoryPage(PageBody[MemoryItem]):
@@ -104,6 +111,12 @@ class MessagesCreate(BaseModel):
     user_id: str = Id
     session_id: str = Field("default", min_length=1, max_length=256)
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+    expires_at: str | float | None = Field(
+        None, description="When the turns expire (a turn's own expiry wins)."
+    )
+    ttl_seconds: int | None = Field(
+        None, description="Expire the turns this many seconds from now."
+    )
 
 
 class MessagesCreated(BaseModel):
@@ -172,6 +185,12 @@ class SessionList(BaseModel):
 
 class JobList(PageBody[Job]):
     """The tenant's background jobs, newest first."""
+
+
+class Swept(BaseModel):
+    """Expired rows removed for good, per table."""
+
+    swept: dict[str, int]
 
 
 class JobsRequeued(BaseModel):

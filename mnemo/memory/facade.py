@@ -222,9 +222,12 @@ class Memory:
         the user's newest turn, else the clock). Turns whose text is one of ``exclude`` (the
         request being answered) are left out.
         """
-        return self._searcher.search(
+        hits = self._searcher.search(
             query, user_id, session_id, limit, kinds, explain, now, exclude=exclude
         )
+        if self.settings.refresh_on_read and hits:
+            self.store.refresh_expiry(self.tenant, [h.id for h in hits])
+        return hits
 
     def context(
         self,
@@ -262,6 +265,13 @@ class Memory:
         counts = self.store.delete_user(self.tenant, user_id)
         self.pipeline.indexes.drop(self.tenant, user_id)
         return counts
+
+    def sweep(self) -> dict[str, int]:
+        """Remove this tenant's expired turns and memories for good, as erasure does (their
+        full-text rows, vectors, mirrored files and the memories' history go too); counts per
+        table (``messages``, ``memories``, ``history``, ...). Expired rows are already out of
+        every read; the sweep reclaims them. A worker runs it every ``sweep_interval_s``."""
+        return self.store.sweep(self.tenant)
 
     def drain(self, max_jobs: int | None = None) -> int:
         """Run this tenant's pending jobs inline until none is ready; returns how many ran."""

@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
-from mnemo.schemas import MEMORY_KINDS
+from mnemo.schemas import MEMORY_KINDS, format_time
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.postgres import bm25
 from mnemo.storage.sql.role import Samples
@@ -89,16 +89,17 @@ class PgSearch(SQLSearch):
         """BM25 candidates for a match expression over messages and memories (see
         :mod:`mnemo.storage.postgres.bm25`)."""
         out: list[tuple[Ref, float]] = []
+        now = format_time(self.clock())
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, match_terms(q.match))
             if not lexemes:
                 return []
             if q.messages:
-                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes)
+                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes, now)
                 ranked = bm25.ranked(found, q.limit, q.session_id, None)
                 out += [((MESSAGE, rowid), score) for rowid, score in ranked]
             if q.memory_kinds:
-                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes)
+                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes, now)
                 ranked = bm25.ranked(found, q.limit, q.session_id, q.memory_kinds)
                 out += [((MEMORY, rowid), score) for rowid, score in ranked]
         return out
@@ -106,11 +107,12 @@ class PgSearch(SQLSearch):
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the BM25 idf of the query's lexemes among the user's rows of each table
         (MESSAGE, MEMORY), as :meth:`lexical` scores them."""
+        now = format_time(self.clock())
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, terms)
             return {
-                MESSAGE: bm25.idf_total(c, "messages", tenant, user_id, lexemes),
-                MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes),
+                MESSAGE: bm25.idf_total(c, "messages", tenant, user_id, lexemes, now),
+                MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes, now),
             }
 
     def index_vectors(self, samples: Samples) -> None:
