@@ -28,6 +28,7 @@ from mnemo.errors import SchemaError, ValidationError
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
+from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
 from mnemo.memory.context_source import MemoryContextSource
 from mnemo.memory.documents import Documents
@@ -114,6 +115,7 @@ class Memory:
         )
         for tier in self._tiers():
             self.handlers.update(tier.handlers())
+        self.handlers[SWEEP] = self._sweep_job
         self._topics = Topics(self.topic_memory)
         self._searcher = Searcher(self.pipeline, self.settings)
         self._context = MemoryContextSource(
@@ -272,6 +274,12 @@ class Memory:
         table (``messages``, ``memories``, ``history``, ...). Expired rows are already out of
         every read; the sweep reclaims them. A worker runs it every ``sweep_interval_s``."""
         return self.store.sweep(self.tenant)
+
+    def _sweep_job(self, payload: dict[str, Any]) -> None:
+        """The handler of a periodic sweep job (see :mod:`mnemo.jobs.sweep`); what it removed
+        is logged (a handler's return value is its token usage, and a sweep uses none)."""
+        counts = self.store.sweep(None if payload.get("every_tenant") else self.tenant)
+        log.info("sweep: %s", counts)
 
     def drain(self, max_jobs: int | None = None) -> int:
         """Run this tenant's pending jobs inline until none is ready; returns how many ran."""

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mnemo import Memory
+from mnemo.jobs.runner import Worker
 from mnemo.storage.ports.store import Store
 from mnemo.storage.sqlite.store import SQLiteStore
 from tests.clock_support import FakeClock
@@ -128,3 +129,26 @@ def test_migration_adds_the_columns_to_an_old_store(db_path: str) -> None:
     assert "messages_user_expiry" in str(plan)
     with Memory(db_path, embedder="hashing") as mem:
         assert mem.get(item.id).expires_at is None
+
+
+def test_the_worker_queues_a_durable_sweep_job(clocked: tuple[Memory, FakeClock]) -> None:
+    """The worker queues a sweep job every ``sweep_interval_s`` (never two waiting); the job
+    sits in the durable queue, so a worker that dies before running it loses nothing: the
+    next drain (any worker) runs it."""
+    mem, clock = clocked
+    mem.add("a short lived note", user_id="u", ttl_seconds=10)
+    worker = Worker(mem.store, mem.handlers, mem.settings, tenant="default", clock=clock)
+    assert worker.sweeps.tick(worker.handlers) is False  # nothing expired yet: no job
+    assert mem.jobs() == []
+    clock.advance(11)
+    assert worker.sweeps.tick(worker.handlers) is False  # not due again yet
+    worker.sweeps.next = None
+    assert worker.sweeps.tick(worker.handlers) is True
+    [job] = mem.jobs("pending")
+    assert job.kind == "expiry.sweep"
+    # "crash": this worker never runs it; the job stays queued, and no second one is added
+    worker.sweeps.next = None
+    assert worker.sweeps.tick(worker.handlers) is False
+    assert mem.drain() == 1
+    assert scalar(mem, "SELECT count(*) FROM memories") == 0
+    assert [j.status for j in mem.jobs()] == ["done"]

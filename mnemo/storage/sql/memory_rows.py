@@ -169,6 +169,12 @@ class SQLMemoryRows(SQLRole):
             self.committed(lambda o: o.expired(swept.messages, swept.memories))
         return swept.counts
 
+    def next_expiry(self, tenant: str | None) -> datetime | None:
+        """When the first turn or memory of ``tenant`` (None: any) expires, or None."""
+        with self.tx.auto() as c:
+            first = sweep_sql.first_expiry(c, tenant)
+        return None if first is None else parse_time(first)
+
     def erase_expired(self, tenant: str | None, now: str) -> sweep_sql.Swept:
         """The sweep itself, in one transaction (a backend may erase more thoroughly)."""
         with self.tx.write() as c:

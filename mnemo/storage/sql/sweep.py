@@ -85,6 +85,20 @@ def sweep(c: Tx, tenant: str | None, now: str) -> Swept:
     return Swept(counts, messages, memories)
 
 
+def first_expiry(c: Tx, tenant: str | None) -> str | None:
+    """The earliest ``expires_at`` of ``tenant``'s turns and memories (None: of any tenant),
+    read from the expiry indexes; None when no row expires."""
+    q = c.dialect.mark
+    where, args = "expires_at IS NOT NULL", []
+    if tenant is not None:
+        where, args = f"tenant = {q} AND expires_at IS NOT NULL", [tenant]
+    found = [
+        c.execute(f"SELECT min(expires_at) FROM {table} WHERE {where}", args).fetchone()[0]
+        for table in ("messages", "memories")
+    ]
+    return min((f for f in found if f is not None), default=None)
+
+
 def refresh(c: Tx, tenant: str, ids: list[str], now: datetime) -> dict[str, str]:
     """Move the expiry of the live rows among ``ids`` (turns or memories of ``tenant``) that
     carry a ttl to ``now`` + that ttl; returns their new ``expires_at`` by id."""
@@ -118,4 +132,4 @@ def refresh(c: Tx, tenant: str, ids: list[str], now: datetime) -> dict[str, str]
     return out
 
 
-__all__ = ["CHUNK", "Swept", "refresh", "sweep"]
+__all__ = ["CHUNK", "Swept", "first_expiry", "refresh", "sweep"]
