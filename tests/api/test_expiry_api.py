@@ -31,13 +31,15 @@ def test_expiry_over_rest(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     old = expired_rows(db)
     with served(db, serve_worker=False) as (_, client):
-        made = client.post("/v1/memories", json={"content": "alarm code 1234", "user_id": "u",
-                                                  "ttl_seconds": 3600})  # fmt: skip
+        body = {"content": "alarm code 1234", "user_id": "u", "ttl_seconds": 3600}
+        made = client.post("/v1/memories", json=body)
         assert made.status_code == 201, made.text
         item = made.json()
         assert item["ttl_seconds"] == 3600 and item["expires_at"] is not None
-        sent = client.post("/v1/messages", json={"user_id": "u", "ttl_seconds": 600,
-                           "messages": [turn("hi"), turn("bye", expires_at="2999-01-01")]})  # fmt: skip
+        turns = [turn("hi"), turn("bye", expires_at="2999-01-01")]
+        sent = client.post(
+            "/v1/messages", json={"user_id": "u", "ttl_seconds": 600, "messages": turns}
+        )
         assert sent.status_code == 201, sent.text
         listed = client.get("/v1/messages", params={"user_id": "u"}).json()["data"]
         assert [m["ttl_seconds"] for m in listed] == [600, None]
