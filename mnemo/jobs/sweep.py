@@ -3,8 +3,9 @@
 A worker schedules one ``expiry.sweep`` job every ``sweep_interval_s`` (and when it starts)
 when some turn or memory has expired, unless a sweep is already waiting; the job runs like
 any other (claimed under a lease, retried, re-run after a crash), so a sweep that a crash
-interrupted is not lost, and a worker that restarts schedules the next one. The handler is the Memory's (``Memory.sweep``); a sweep is
-idempotent, so two queued at once cost a second, empty pass.
+interrupted is not lost, and a worker that restarts schedules the next one. The handler is
+the Memory's (``Memory.sweep``); a sweep is idempotent, so two queued at once cost a second,
+empty pass.
 """
 
 from __future__ import annotations
