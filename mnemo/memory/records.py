@@ -366,12 +366,15 @@ class Records(TenantService):
 
     def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory or profile fact, oldest first; NotFoundError for an
-        unknown id."""
+        unknown id (or an expired memory: it is gone, only the sweep has yet to reclaim it)."""
         if check.text(id, "id").startswith(PROFILE_PREFIX):
             return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
-        if self.store.get_memory(self.tenant, id) is None:
+        found = self.store.get_memory(self.tenant, id)
+        if found is None:
             raise NotFoundError(f"no memory with id {id!r}")
+        if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
+            raise NotFoundError(f"memory {id!r} expired")
         return self.store.history(self.tenant, id)
 
     @staticmethod

@@ -182,3 +182,12 @@ def test_without_refresh_a_read_does_not_extend(clocked: Clocked) -> None:
     assert mem.get(item.id).expires_at == item.expires_at
     clock.advance(11)
     assert mem.list(user_id="u") == []
+
+
+def test_an_expired_memory_has_no_history_to_show(clocked: Clocked) -> None:
+    mem, clock = clocked()
+    item = mem.add("a secret", user_id="u", ttl_seconds=5)
+    assert [h.event for h in mem.history(item.id)] == ["ADD"]
+    clock.advance(6)
+    with pytest.raises(NotFoundError, match="expired"):
+        mem.history(item.id)

@@ -140,20 +140,25 @@ class PgSearch(SQLSearch):
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
     ) -> list[tuple[Ref, float]]:
-        """Nearest live rows of a user by cosine via the HNSW index; (ref, cosine), best first.
+        """Nearest live (unexpired) rows of a user by cosine via the HNSW index; (ref, cosine),
+        best first.
 
         Approximate: the index is walked with pgvector's iterative scan so the user filter
         still fills ``limit`` rows. The pipeline keeps using the exact in-process index.
         """
         dim = len(query)
+        now = format_time(self.clock())
         dist = sql.SQL("embedding::vector({}) <=> %s").format(sql.Literal(dim))
         out: list[tuple[Ref, float]] = []
         with self.db.write() as c:
             c.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(40, limit))))
             for table, name in ((MESSAGE, "messages"), (MEMORY, "memories")):
-                where: sql.Composable = sql.SQL("tenant=%s AND user_id=%s AND embedder=%s")
-                args: list[Any] = [query, tenant, user_id, embedder]
+                where: sql.Composable = sql.SQL(
+                    "tenant=%s AND user_id=%s AND embedder=%s"
+                    " AND (expires_at IS NULL OR expires_at > %s)"
+                )
+                args: list[Any] = [query, tenant, user_id, embedder, now]
                 if table == MEMORY:
                     wanted = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
                     if not wanted:
