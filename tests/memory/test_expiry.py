@@ -191,3 +191,20 @@ def test_an_expired_memory_has_no_history_to_show(clocked: Clocked) -> None:
     clock.advance(6)
     with pytest.raises(NotFoundError, match="expired"):
         mem.history(item.id)
+
+
+def test_the_write_path_tiers_read_no_expired_turn(clocked: Clocked) -> None:
+    """Summaries, episodes and the profile read a session's turns through
+    ``session_messages``: an expired turn is not fed to them."""
+    mem, clock = clocked()
+    a, b = mem.add_messages(
+        [
+            {"role": "user", "content": "my PIN is 4410", "ttl_seconds": 5},
+            {"role": "user", "content": "I like jazz"},
+        ],
+        user_id="u",
+        session_id="s",
+    )
+    assert [m.id for m in mem.store.session_messages("default", "u", "s")] == [a, b]
+    clock.advance(6)
+    assert [m.id for m in mem.store.session_messages("default", "u", "s")] == [b]

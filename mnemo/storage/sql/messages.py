@@ -7,7 +7,7 @@ import json
 
 from mnemo.schemas import Message
 from mnemo.storage.base import ListFilter, NewMessage
-from mnemo.storage.sql import rows
+from mnemo.storage.sql import expiry, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -111,16 +111,24 @@ def counted(c: Tx, flt: ListFilter) -> int:
 
 
 def session(
-    c: Tx, tenant: str, user_id: str, session_id: str, after_seq: int, ids: list[str] | None
+    c: Tx,
+    tenant: str,
+    user_id: str,
+    session_id: str,
+    after_seq: int,
+    ids: list[str] | None,
+    live_at: str,
 ) -> list[Message]:
-    """Messages of one session after ``after_seq`` (or with the given ids), by seq."""
+    """Messages of one session after ``after_seq`` (or with the given ids), by seq; those
+    expired at ``live_at`` left out."""
     d = c.dialect
     q = d.mark
     sql = (
         f"SELECT {MESSAGE_COLS} FROM messages"
         f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND seq>{q}"
+        f" AND {expiry.live(d)}"
     )
-    args: list[object] = [tenant, user_id, session_id, after_seq]
+    args: list[object] = [tenant, user_id, session_id, after_seq, live_at]
     if ids is not None:
         if not ids:
             return []
