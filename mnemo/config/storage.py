@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from mnemo.config.group import SettingsGroup
-from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS
+from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS, MAX_TTL_SECONDS
 
 
 class StorageSettings(SettingsGroup):
@@ -72,6 +72,7 @@ class StorageSettings(SettingsGroup):
     default_ttl_seconds: int | None = Field(
         None,
         gt=0,
+        le=MAX_TTL_SECONDS,
         description="Time to live, in seconds, of a turn or memory written without "
         "`expires_at` or `ttl_seconds`; None: such rows never expire.",
     )

@@ -138,6 +138,9 @@ def test_update_sets_and_clears_expiry(clocked: Clocked) -> None:
         ({"ttl_seconds": -5}, "> 0"),
         ({"ttl_seconds": 1.5}, "whole number"),
         ({"ttl_seconds": True}, "whole number"),
+        ({"ttl_seconds": 10**30}, "at most"),
+        ({"ttl_seconds": float("nan")}, "whole number"),
+        ({"expires_at": 10**30}, "out of range"),
     ],
 )
 def test_bad_expiry_is_refused_and_writes_nothing(
