@@ -105,6 +105,9 @@ class MessageIn(BaseModel):
     name: str | None = None
     created_at: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: when this turn expires (any time form); or ``ttl_seconds`` from now; not both
+    expires_at: datetime | None = None
+    ttl_seconds: int | None = None
 
 
 class Message(BaseModel):
@@ -124,6 +127,10 @@ class Message(BaseModel):
     #: when eviction (``max_entries``, `agent-cli`) took the turn out of the working set: out of
     #: search and of the Markdown file store, kept in this event log
     evicted_at: datetime | None = None
+    #: when the turn expires (out of every read from then on, removed by ``sweep``); the ttl
+    #: it was given, if any (``refresh_on_read`` pushes ``expires_at`` to now + ttl)
+    expires_at: datetime | None = None
+    ttl_seconds: int | None = None
 
 
 class MemoryItem(BaseModel):
@@ -145,6 +152,9 @@ class MemoryItem(BaseModel):
     deleted_at: datetime | None = None
     access_count: int = 0
     last_accessed_at: datetime | None = None
+    #: when the memory expires, and the ttl it was given (see :class:`Message`)
+    expires_at: datetime | None = None
+    ttl_seconds: int | None = None
 
 
 class HistoryEntry(BaseModel):

@@ -225,6 +225,28 @@ def time_text(value: Any, field: str) -> str | None:
     return None if value is None else format_time(parse_time(value, field))
 
 
+#: The longest time to live accepted: 1000 years, in seconds.
+MAX_TTL_SECONDS = 1000 * 366 * 86_400
+
+
+def ttl_seconds(value: Any, field: str = "ttl_seconds") -> int:
+    """A time to live in whole seconds, in [1, :data:`MAX_TTL_SECONDS`]; ValidationError
+    otherwise."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or value != value  # NaN
+        or value in (float("inf"), float("-inf"))
+        or value != int(value)
+    ):
+        raise ValidationError(f"{field} must be a whole number of seconds, got {value!r}")
+    if value <= 0:
+        raise ValidationError(f"{field} must be > 0, got {value!r}")
+    if value > MAX_TTL_SECONDS:
+        raise ValidationError(f"{field} must be at most {MAX_TTL_SECONDS} (1000 years)")
+    return int(value)
+
+
 def messages(
     items: Any, max_chars: int, max_metadata_bytes: int = MAX_METADATA_BYTES
 ) -> list[MessageIn]:
@@ -253,6 +275,10 @@ def messages(
         fields["metadata"] = json_object(
             item.get("metadata"), f"{where}.metadata", max_metadata_bytes
         )
+        if item.get("expires_at") is not None:
+            fields["expires_at"] = parse_time(item["expires_at"], f"{where}.expires_at")
+        if item.get("ttl_seconds") is not None:
+            fields["ttl_seconds"] = ttl_seconds(item["ttl_seconds"], f"{where}.ttl_seconds")
         name = item.get("name")
         if name is not None:
             text(name, f"{where}.name")

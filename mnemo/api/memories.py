@@ -26,6 +26,7 @@ from mnemo.api.models import (
     SearchRequest,
     SearchResults,
     SessionList,
+    Swept,
     UserPage,
 )
 from mnemo.memory import cursors, records
@@ -116,7 +117,7 @@ def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
     responses=links.UPDATED_MEMORY,
 )
 def update_memory(memory_id: str, body: MemoryPatch, mem: MemoryDep) -> MemoryItem:
-    """Change a memory's content, tags, metadata, importance or confidence."""
+    """Change a memory's content, tags, metadata, importance, confidence or expiry."""
     mem.get_memory(memory_id)
     return mem.update(memory_id, **body.model_dump(exclude_none=True))
 
@@ -171,6 +172,8 @@ def add_messages(
         user_id=body.user_id,
         session_id=body.session_id,
         idempotency_key=idempotency_key,
+        expires_at=body.expires_at,
+        ttl_seconds=body.ttl_seconds,
     )
     state.metrics.turns.inc(len(ids))
     return MessagesCreated(ids=ids)
@@ -246,6 +249,13 @@ def profile(
 def erase_user(user_id: str, mem: MemoryDep) -> ErasedResponse:
     """Erase every row of a user in the caller's tenant."""
     return ErasedResponse(user_id=user_id, deleted=mem.delete_user(user_id))
+
+
+@router.post("/sweep", response_model=Swept, tags=["jobs"])
+def sweep(mem: MemoryDep) -> Swept:
+    """Remove the tenant's expired turns and memories for good (full-text rows, vectors,
+    files and history too); the worker also does it every `sweep_interval_s`."""
+    return Swept(swept=mem.sweep())
 
 
 @router.get("/topics", tags=["topics"])

@@ -17,6 +17,7 @@ from mnemo.schemas import (
     SessionSummary,
     UserSummary,
 )
+from mnemo.validation import MAX_TTL_SECONDS
 
 T = TypeVar("T")
 
@@ -73,6 +74,14 @@ class MemoryCreate(BaseModel):
     importance: float = 0.5
     confidence: float = 1.0
     created_at: str | None = None
+    expires_at: str | None = Field(
+        None,
+        description="When it expires (ISO-8601, in the future); not with ttl_seconds.",
+        json_schema_extra={"format": "date-time"},
+    )
+    ttl_seconds: int | None = Field(
+        None, ge=1, le=MAX_TTL_SECONDS, description="Expire this many seconds from now."
+    )
 
 
 class MemoryPatch(BaseModel):
@@ -85,6 +94,13 @@ class MemoryPatch(BaseModel):
     metadata: dict[str, Any] | None = None
     importance: float | None = None
     confidence: float | None = None
+    expires_at: str | None = Field(
+        None, description="A new expiry time (ISO-8601).", json_schema_extra={"format": "date-time"}
+    )
+    ttl_seconds: int | None = Field(
+        None, ge=1, le=MAX_TTL_SECONDS, description="A new expiry, seconds from now."
+    )
+    clear_expiry: bool | None = Field(None, description="true: the memory never expires.")
 
 
 class MemoryPage(PageBody[MemoryItem]):
@@ -109,6 +125,14 @@ class MessagesCreate(BaseModel):
     user_id: str = Id
     session_id: str = Field("default", min_length=1, max_length=256)
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+    expires_at: str | None = Field(
+        None,
+        description="When the turns expire (ISO-8601; a turn's own expiry wins).",
+        json_schema_extra={"format": "date-time"},
+    )
+    ttl_seconds: int | None = Field(
+        None, ge=1, le=MAX_TTL_SECONDS, description="Expire the turns this many seconds from now."
+    )
 
 
 class MessagesCreated(BaseModel):
@@ -185,6 +209,12 @@ class SessionList(BaseModel):
 
 class JobList(PageBody[Job]):
     """The tenant's background jobs, newest first."""
+
+
+class Swept(BaseModel):
+    """Expired rows removed for good, per table."""
+
+    swept: dict[str, int]
 
 
 class JobsRequeued(BaseModel):

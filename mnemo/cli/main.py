@@ -76,6 +76,12 @@ def add(
     tag: Annotated[list[str] | None, typer.Option(help="Tag (repeatable).")] = None,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    ttl: Annotated[
+        int | None, typer.Option("--ttl", help="Expire after this many seconds.")
+    ] = None,
+    expires_at: Annotated[
+        str | None, typer.Option("--expires-at", help="Expire at this time (ISO-8601).")
+    ] = None,
 ) -> None:
     """Add a memory, or a conversation turn when --role is given."""
 
@@ -83,10 +89,24 @@ def add(
         with open_memory(db, embedder) as mem:
             if role is not None:
                 turn = {"role": role, "content": text, "name": name}
-                ids = mem.add_messages([turn], user_id=user, session_id=session or "default")
+                ids = mem.add_messages(
+                    [turn],
+                    user_id=user,
+                    session_id=session or "default",
+                    expires_at=expires_at,
+                    ttl_seconds=ttl,
+                )
                 console.print(ids[0])
             else:
-                item = mem.add(text, user_id=user, session_id=session, kind=kind, tags=tag)
+                item = mem.add(
+                    text,
+                    user_id=user,
+                    session_id=session,
+                    kind=kind,
+                    tags=tag,
+                    expires_at=expires_at,
+                    ttl_seconds=ttl,
+                )
                 console.print(item.id)
 
     guarded(run)
@@ -288,6 +308,7 @@ def _mount_store() -> None:
     app.command("edit")(records.edit)
     app.command("delete")(records.delete)
     app.command("forget-user")(records.forget_user)
+    app.command("sweep")(records.sweep)
     app.command("stats")(status.stats)
     app.command("jobs")(status.jobs)
 

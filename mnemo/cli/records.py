@@ -18,6 +18,7 @@ from mnemo.cli.common import (
     EmbedderOpt,
     JsonOpt,
     console,
+    err,
     guarded,
     open_existing,
 )
@@ -277,4 +278,30 @@ def forget_user(
     guarded(run)
 
 
-__all__ = ["delete", "edit", "forget_user", "get", "list_", "memories_table", "print_json"]
+def sweep(as_json: JsonOpt = False, db: DbOpt = None, embedder: EmbedderOpt = None) -> None:
+    """Remove expired turns and memories for good (full-text rows, vectors, files and the
+    memories' history go too); a worker also does it every `sweep_interval_s`."""
+
+    def run() -> None:
+        with open_existing(db, embedder) as mem:
+            err.print(f"sweeping expired rows of tenant {mem.tenant!r}...")
+            counts = mem.sweep()
+        if as_json:
+            print_json({"swept": counts})
+        else:
+            parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing expired"
+            console.print(f"swept: {parts}")
+
+    guarded(run)
+
+
+__all__ = [
+    "delete",
+    "edit",
+    "forget_user",
+    "get",
+    "list_",
+    "memories_table",
+    "print_json",
+    "sweep",
+]

@@ -3,7 +3,8 @@
 Names in this group: ``path``, ``database_url``, ``database_pool_size``, ``tenant``,
 ``busy_timeout_ms``, ``synchronous``, ``max_content_chars``, ``reembed_on_open``,
 ``repair_on_open``, ``max_metadata_bytes``, ``max_tags``, ``max_tag_chars``,
-``idempotency_ttl_s``. There is no common prefix: the names predate the grouping and are kept.
+``idempotency_ttl_s``, ``default_ttl_seconds``, ``refresh_on_read``, ``sweep_interval_s``.
+There is no common prefix: the names predate the grouping and are kept.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from mnemo.config.group import SettingsGroup
-from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS
+from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS, MAX_TTL_SECONDS
 
 
 class StorageSettings(SettingsGroup):
@@ -67,6 +68,24 @@ class StorageSettings(SettingsGroup):
         gt=0,
         description="How long an idempotency key (HTTP `Idempotency-Key`) is remembered, in "
         "seconds: a retry within it returns the first result and writes nothing.",
+    )
+    default_ttl_seconds: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_TTL_SECONDS,
+        description="Time to live, in seconds, of a turn or memory written without "
+        "`expires_at` or `ttl_seconds`; None: such rows never expire.",
+    )
+    refresh_on_read: bool = Field(
+        False,
+        description="A read (a search hit, `get`, `list`) of a turn or memory written with a "
+        "ttl moves its expiry to now + that ttl.",
+    )
+    sweep_interval_s: float | None = Field(
+        3600,
+        gt=0,
+        description="How often a worker removes expired turns and memories for good "
+        "(`mnemo sweep` does it once), in seconds; None: never in the background.",
     )
 
 

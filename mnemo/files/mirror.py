@@ -61,6 +61,16 @@ class FileMirror:
         if save:
             self.snapshot.save()
 
+    def erase(self, entries: list[layout.Entry]) -> None:
+        """Erase the files of entries for good, their ``deleted/`` copies too."""
+        with self.snapshot.lock:  # as in remove(): forget and erase in one step for the watcher
+            for entry in entries:
+                rel = layout.relpath(entry)
+                self.snapshot.forget(str(rel))
+                (self.root / rel).unlink(missing_ok=True)
+                (self.root / layout.deleted_path(rel)).unlink(missing_ok=True)
+        self.snapshot.save()
+
     def remove_user(self, user_id: str) -> None:
         """Erase a user's folders (live and ``deleted/``) after ``delete_user``: erasure is
         not a soft delete."""
@@ -142,3 +152,11 @@ class MirrorObserver:
         """Erase the user's folders."""
         if tenant == self.tenant:
             self._safely(user_id, self.mirror.remove_user, user_id)
+
+    def expired(self, messages: list[Message], memories: list[MemoryItem]) -> None:
+        """Erase the files (live and ``deleted/``) of swept turns and memories: a sweep is
+        not a soft delete."""
+        entries = [layout.from_message(m) for m in messages if m.tenant == self.tenant]
+        entries += [layout.from_memory(i) for i in memories if i.tenant == self.tenant]
+        if entries:
+            self._safely("expired entries", self.mirror.erase, entries)

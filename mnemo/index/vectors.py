@@ -58,6 +58,10 @@ class VectorIndex:
         #: a label per row that retrieval computes from the row's text and caches here
         #: (-1 until computed; rows are never edited in place, a change reloads the index)
         self.labels = np.zeros(0, dtype=np.int8)
+        #: epoch seconds each row expires at (inf: never), and how many rows do expire: the
+        #: expiry mask is built only when some do (see :meth:`mask`)
+        self.expires = np.zeros(0, dtype=np.float64)
+        self.expiring = 0
         self.session_names: dict[str | None, int] = {}
         self.kind_names: dict[str, int] = {}
         self.role_names: dict[str | None, int] = {None: 0}
@@ -112,6 +116,7 @@ class VectorIndex:
         self.rowids[sl] = rows.rowids
         self.times[sl] = rows.times
         self.labels[sl] = -1
+        self.expires[sl] = rows.expires if len(rows.expires) else np.inf
         self.session_codes[sl] = [
             self.session_names.setdefault(s, len(self.session_names)) for s in rows.sessions
         ]
@@ -128,6 +133,7 @@ class VectorIndex:
         for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
             self.pos[(t, r)] = self.n + i
         self._append_keys(rows, dim)
+        self.expiring += int(np.isfinite(rows.expires).sum())
         self.n += m
 
     def _append_keys(self, rows: VectorRows, dim: int) -> None:
@@ -164,20 +170,37 @@ class VectorIndex:
         self.role_codes = grow(self.role_codes, (capacity,))
         self.name_codes = grow(self.name_codes, (capacity,))
         self.labels = grow(self.labels, (capacity,))
+        self.expires = grow(self.expires, (capacity,))
 
-    def mask(self, session_id: str | None, kinds: tuple[str, ...] | None) -> np.ndarray | None:
-        """Boolean row mask for a session and a set of kinds; None means every row."""
-        mask: np.ndarray | None = None
+    def mask(
+        self,
+        session_id: str | None,
+        kinds: tuple[str, ...] | None,
+        *,
+        live_at: float | None = None,
+    ) -> np.ndarray | None:
+        """Boolean row mask for a session and a set of kinds, leaving out rows expired at
+        ``live_at`` (epoch seconds; a single integer test when no row expires); None means
+        every row."""
         n = self.n  # read once: another thread may append rows meanwhile
+        mask = self.live(n, live_at)
         if session_id is not None:
             code = self.session_names.get(session_id, -1)
-            mask = self.session_codes[:n] == code
+            smask = self.session_codes[:n] == code
+            mask = smask if mask is None else mask & smask
         if kinds is not None:
             names = self.kind_names  # one dict even if another thread resets the index
             codes = [names[k] for k in kinds if k in names]
             kmask = np.isin(self.kind_codes[:n], codes)
             mask = kmask if mask is None else mask & kmask
         return mask
+
+    def live(self, n: int, live_at: float | None) -> np.ndarray | None:
+        """Rows of the first ``n`` not expired at ``live_at``; None when none can be (no time
+        given, or no row expires)."""
+        if live_at is None or not self.expiring:
+            return None
+        return np.asarray(self.expires[:n] > live_at)
 
     def most_recent(self, mask: np.ndarray | None, count: int) -> np.ndarray:
         """``mask`` narrowed to its ``count`` rows of latest time (ties: the later written).

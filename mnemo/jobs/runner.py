@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any
 
 from mnemo.config.settings import Settings
+from mnemo.jobs.sweep import SweepSchedule
 from mnemo.llm.base import Usage
 from mnemo.redact import mask_credentials
 from mnemo.schemas import Job
@@ -263,6 +264,9 @@ class Worker:
         self.errors = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.sweeps = SweepSchedule(
+            store, settings.sweep_interval_s, tenant, settings.tenant, clock
+        )
 
     @property
     def running(self) -> bool:
@@ -291,6 +295,7 @@ class Worker:
         try:
             while not self._stop.is_set():
                 try:
+                    self.sweeps.tick(self.handlers)
                     ran = self._drain(keeper)
                 except Exception:  # a store failure must not end the worker; it is logged
                     self.errors += 1

@@ -92,9 +92,17 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         importance: Annotated[
             UnitInterval, Field(description="0..1; profile-grade facts ~0.8.")
         ] = 0.5,
+        expires_at: Annotated[
+            str | None,
+            Field(description="When it expires (ISO-8601); not with ttl_seconds."),
+        ] = None,
+        ttl_seconds: Annotated[
+            int | None, Field(description="Expire this many seconds from now.")
+        ] = None,
     ) -> Remembered:
         """Store something about a user: either `content` (one memory, a fact by default) or
         `turns` (conversation turns; the background tiers distil facts from them later).
+        `expires_at` or `ttl_seconds` makes it expire (gone from recall from then on).
         Returns the new ids."""
         with tool_errors():
             if (content is None) == (turns is None):
@@ -102,7 +110,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             mem = memory(ctx)
             if turns is not None:
                 rows = [t.model_dump(exclude_none=True) for t in turns]
-                ids = mem.add_messages(rows, user_id=user_id, session_id=session_id or "default")
+                ids = mem.add_messages(
+                    rows,
+                    user_id=user_id,
+                    session_id=session_id or "default",
+                    expires_at=expires_at,
+                    ttl_seconds=ttl_seconds,
+                )
                 return Remembered(ids=ids)
             assert content is not None
             item = mem.add(
@@ -112,6 +126,8 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 kind=kind,
                 tags=tags,
                 importance=importance,
+                expires_at=expires_at,
+                ttl_seconds=ttl_seconds,
             )
             return Remembered(ids=[item.id], memory=item)
 

@@ -28,6 +28,7 @@ from mnemo.errors import SchemaError, ValidationError
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
+from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
 from mnemo.memory.asof import PastContextSource
 from mnemo.memory.context_source import MemoryContextSource
@@ -116,6 +117,7 @@ class Memory:
         )
         for tier in self._tiers():
             self.handlers.update(tier.handlers())
+        self.handlers[SWEEP] = self._sweep_job
         self._topics = Topics(self.topic_memory)
         self._searcher = Searcher(self.pipeline, self.settings, self.store.clock)
         self._context = MemoryContextSource(
@@ -227,9 +229,12 @@ class Memory:
         clock) answers from what was known then: later turns and memories left out, changed
         ones in their version then (docs/memory-model.md); ``now`` then defaults to it.
         """
-        return self._searcher.search(
+        hits = self._searcher.search(
             query, user_id, session_id, limit, kinds, explain, now, exclude=exclude, as_of=as_of
         )
+        if self.settings.refresh_on_read and hits:
+            self.store.refresh_expiry(self.tenant, [h.id for h in hits])
+        return hits
 
     def context(
         self,
@@ -278,6 +283,19 @@ class Memory:
         counts = self.store.delete_user(self.tenant, user_id)
         self.pipeline.indexes.drop(self.tenant, user_id)
         return counts
+
+    def sweep(self) -> dict[str, int]:
+        """Remove this tenant's expired turns and memories for good, as erasure does (their
+        full-text rows, vectors, mirrored files and the memories' history go too); counts per
+        table (``messages``, ``memories``, ``history``, ...). Expired rows are already out of
+        every read; the sweep reclaims them. A worker runs it every ``sweep_interval_s``."""
+        return self.store.sweep(self.tenant)
+
+    def _sweep_job(self, payload: dict[str, Any]) -> None:
+        """The handler of a periodic sweep job (see :mod:`mnemo.jobs.sweep`); what it removed
+        is logged (a handler's return value is its token usage, and a sweep uses none)."""
+        counts = self.store.sweep(None if payload.get("every_tenant") else self.tenant)
+        log.info("sweep: %s", counts)
 
     def drain(self, max_jobs: int | None = None) -> int:
         """Run this tenant's pending jobs inline until none is ready; returns how many ran."""

@@ -16,6 +16,7 @@ from mnemo import validation as check
 from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.memory import cursors
+from mnemo.memory.expiry import Expiry, expired, resolve
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.listing import listing, paged
 from mnemo.memory.paging import MAX_ROWS, Page, check_window, page_of
@@ -99,8 +100,14 @@ class Records(TenantService):
         created_at: Any = None,
         actor: str = "api",
         idempotency_key: str | None = None,
+        expires_at: Any = None,
+        ttl_seconds: int | None = None,
     ) -> MemoryItem:
         """Store one memory (a fact by default) and record ADD in its history.
+
+        ``expires_at`` (a time) or ``ttl_seconds`` (from now) makes it expire: out of every
+        read from then on, removed by ``sweep`` (see :mod:`mnemo.memory.expiry`); neither
+        given, the ``default_ttl_seconds`` setting applies.
 
         With ``idempotency_key``, a retry of the same call (same key, same arguments) within
         ``idempotency_ttl_s`` writes nothing and returns the memory the first call stored;
@@ -119,6 +126,7 @@ class Records(TenantService):
             check.unit_float(confidence, "confidence"),
         )
         given_time = check.time_text(created_at, "created_at")
+        expiry = self.expiry(expires_at, ttl_seconds)
         memory_id = new_id(MEMORY_PREFIX)
         if idempotency_key is not None:
             request = {
@@ -126,6 +134,8 @@ class Records(TenantService):
                 "kind": kind, "tags": row_tags, "metadata": meta, "importance": imp,
                 "confidence": conf, "sources": list(source_message_ids or []),
                 "created_at": given_time,
+                **({} if expires_at is None else {"expires_at": expiry.expires_at}),
+                **({} if ttl_seconds is None else {"ttl_seconds": expiry.ttl_seconds}),
             }  # fmt: skip
             reserved = Keys(self.store.idempotency, self.settings)
             memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
@@ -150,6 +160,8 @@ class Records(TenantService):
             content_hash=hashes[0],
             embedder=self.embed.id,
             embedding=vectors[0],
+            expires_at=expiry.expires_at,
+            ttl_seconds=expiry.ttl_seconds,
         )
         try:
             return self.store.add_memory(row, actor)
@@ -171,7 +183,19 @@ class Records(TenantService):
                 raise NotFoundError(f"memory {id!r} was deleted (its history keeps it)")
         if found is None:
             raise NotFoundError(f"no memory or message with id {id!r}")
+        if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
+            raise NotFoundError(f"{id!r} expired at {format_time(found.expires_at)}")
+        if self.settings.refresh_on_read and found.ttl_seconds is not None:
+            moved = self.store.refresh_expiry(self.tenant, [found.id])
+            if found.id in moved:
+                found = found.model_copy(update={"expires_at": moved[found.id]})
         return found
+
+    def expiry(self, expires_at: Any, ttl_seconds: Any, where: str = "") -> Expiry:
+        """The checked expiry of a write now (by the store clock); the default ttl applies
+        when neither is given (see :mod:`mnemo.memory.expiry`)."""
+        now = self.store.clock()
+        return resolve(expires_at, ttl_seconds, now, self.settings.default_ttl_seconds, where)
 
     def get_memory(self, id: str) -> MemoryItem:
         """A live memory by id; NotFoundError for anything else (a turn id, an unknown or a
@@ -350,6 +374,7 @@ class Records(TenantService):
             session_id=session_id,
             since=check.time_text(since, "since"),
             until=check.time_text(until, "until"),
+            refresh=self.settings.refresh_on_read,
             limit=limit,
             offset=offset,
         )
@@ -365,10 +390,24 @@ class Records(TenantService):
         confidence: float | None = None,
         actor: str = "api",
         source_message_ids: Sequence[str] | None = None,
+        expires_at: Any = None,
+        ttl_seconds: int | None = None,
+        clear_expiry: bool = False,
     ) -> MemoryItem:
-        """Change a live memory; a new content is re-embedded. Records UPDATE in history."""
+        """Change a live memory; a new content is re-embedded. Records UPDATE in history.
+
+        ``expires_at`` or ``ttl_seconds`` sets a new expiry; ``clear_expiry=True`` removes it
+        (the memory then never expires)."""
         self._memory_id(id)
         changes: dict[str, Any] = {}
+        if clear_expiry is True and (expires_at is not None or ttl_seconds is not None):
+            raise ValidationError("give clear_expiry or a new expiry, not both")
+        if clear_expiry is True:
+            changes.update(expires_at=None, ttl_seconds=None)
+        elif clear_expiry is not False:
+            raise ValidationError(f"clear_expiry must be true or false, got {clear_expiry!r}")
+        elif expires_at is not None or ttl_seconds is not None:
+            changes.update(vars(resolve(expires_at, ttl_seconds, self.store.clock())))
         if content is not None:
             changes["content"] = check.content(content, self.settings.max_content_chars)
             hashes, vectors = self.embed([changes["content"]])
@@ -395,12 +434,15 @@ class Records(TenantService):
 
     def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory or profile fact, oldest first; NotFoundError for an
-        unknown id."""
+        unknown id (or an expired memory: it is gone, only the sweep has yet to reclaim it)."""
         if check.text(id, "id").startswith(PROFILE_PREFIX):
             return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
-        if self.store.get_memory(self.tenant, id) is None:
+        found = self.store.get_memory(self.tenant, id)
+        if found is None:
             raise NotFoundError(f"no memory with id {id!r}")
+        if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
+            raise NotFoundError(f"memory {id!r} expired")
         return self.store.history(self.tenant, id)
 
     @staticmethod

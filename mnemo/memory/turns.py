@@ -14,6 +14,7 @@ from mnemo.errors import StorageError, ValidationError
 from mnemo.ids import MESSAGE_PREFIX, new_id
 from mnemo.index import keys
 from mnemo.index.embed import Embedding
+from mnemo.memory.expiry import Expiry, resolve
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.tenant import TenantService
 from mnemo.schemas import MessageIn, fill_times, format_time, utcnow
@@ -84,6 +85,8 @@ class TurnWriter(TenantService):
         *,
         ids: Sequence[str] | None = None,
         idempotency_key: str | None = None,
+        expires_at: Any = None,
+        ttl_seconds: int | None = None,
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
@@ -98,11 +101,17 @@ class TurnWriter(TenantService):
         With ``idempotency_key``, a retry of the same call within ``idempotency_ttl_s``
         writes nothing and returns the first call's ids; the same key with other turns is a
         ValidationError (see :mod:`mnemo.memory.idempotency`).
+
+        ``expires_at`` (a time) or ``ttl_seconds`` (from now) makes the turns expire (out of
+        every read from then on, removed by ``sweep``); a turn's own ``expires_at`` or
+        ``ttl_seconds`` key wins over them; with none, ``default_ttl_seconds`` applies (see
+        :mod:`mnemo.memory.expiry`).
         """
         user_id = check.identifier(user_id, "user_id")
         session_id = check.identifier(session_id, "session_id")
         s = self.settings
         turns = check.messages(messages, s.max_content_chars, s.max_metadata_bytes)
+        call = resolve(expires_at, ttl_seconds, self.store.clock(), s.default_ttl_seconds)
         chosen = _chosen_ids(ids, len(turns))
         if idempotency_key is not None:
             if chosen is not None:
@@ -112,13 +121,15 @@ class TurnWriter(TenantService):
                 "user_id": user_id,
                 "session_id": session_id,
                 "turns": [t.model_dump(mode="json") for t in turns],
+                **({} if expires_at is None else {"expires_at": call.expires_at}),
+                **({} if ttl_seconds is None else {"ttl_seconds": call.ttl_seconds}),
             }
             reserved = Keys(self.store.idempotency, self.settings)
             chosen = reserved.reserve(idempotency_key, user_id, request, len(turns), MESSAGE_PREFIX)
             if self.store.get_message(self.tenant, chosen[0]) is not None:
                 return chosen  # the first call's turns: nothing is written again
         try:
-            return self._write([(user_id, session_id, turns, chosen)], progress)[0]
+            return self._write([(user_id, session_id, turns, chosen)], progress, call)[0]
         except StorageError:
             if idempotency_key is None or chosen is None:
                 raise
@@ -148,10 +159,22 @@ class TurnWriter(TenantService):
         ]
         return self._write(checked, progress)
 
-    def _write(self, checked: Sequence[Checked], progress: Progress | None) -> list[list[str]]:
+    def _write(
+        self, checked: Sequence[Checked], progress: Progress | None, call: Expiry | None = None
+    ) -> list[list[str]]:
         """Embed the turns of every validated batch together, then write each batch (under
-        its chosen ids, if any) in its own transaction."""
+        its chosen ids, if any) in its own transaction; each turn expires as it says, else
+        as ``call`` (else by the default ttl)."""
         turns = [t for _, _, batch_turns, _ in checked for t in batch_turns]
+        clock, default = self.store.clock(), self.settings.default_ttl_seconds
+        call = call or resolve(None, None, clock, default)
+        expiries = [
+            call
+            if t.expires_at is None and t.ttl_seconds is None
+            else resolve(t.expires_at, t.ttl_seconds, clock, None, f"messages[{i}].")
+            for i, t in enumerate(turns)
+        ]
+        expiry_of = iter(expiries)
         texts = [embed_text(t.content, t.name) for t in turns]
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
@@ -182,6 +205,7 @@ class TurnWriter(TenantService):
                     embedder=self.embed.id,
                     embedding=v,
                     key_vectors=kv,
+                    **vars(next(expiry_of)),
                 )
                 for i, ((t, h, v, kv), at) in enumerate(
                     zip(islice(vectors_of, len(batch_turns)), times, strict=True)

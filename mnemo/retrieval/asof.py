@@ -169,6 +169,11 @@ class PastSource:
             (MEMORY, v.rowid): v.fields for vs in versions.values() for v in vs
         }
 
+    @property
+    def clock(self) -> Clock:
+        """The store's clock."""
+        return self.store.clock
+
     def lexical(
         self,
         tenant: str,

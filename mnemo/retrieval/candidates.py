@@ -180,7 +180,7 @@ class Retrievers:
     ) -> None:
         """The scope's dense candidates: cosine (blended with the best key's) at least
         ``min_similarity``, among the ``dense_window`` newest vectors when that is set."""
-        mask = index.mask(scope.session_id, req.kinds)
+        mask = index.mask(scope.session_id, req.kinds, live_at=self.store.clock().timestamp())
         if self.settings.dense_window is not None:
             mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity

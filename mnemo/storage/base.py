@@ -43,6 +43,9 @@ class NewMessage:
     #: Extra index keys (k, dim) of a long user turn (see mnemo.index.keys); (0, dim) for none,
     #: None when not computed.
     key_vectors: np.ndarray | None = None
+    #: when the turn expires (stored time text) and the ttl it was given, if any
+    expires_at: str | None = None
+    ttl_seconds: int | None = None
 
 
 @dataclass
@@ -64,6 +67,9 @@ class NewMemory:
     content_hash: str
     embedder: str | None
     embedding: np.ndarray | None
+    #: when the memory expires (stored time text) and the ttl it was given, if any
+    expires_at: str | None = None
+    ttl_seconds: int | None = None
 
 
 @dataclass
@@ -170,6 +176,8 @@ class VectorRows:
     #: Extra index keys (see mnemo.index.keys): float32 (k, dim), and the row each belongs to.
     key_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     key_owners: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: float64 epoch seconds each row expires at (inf: never); empty when no row expires
+    expires: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
 
 
 @dataclass(frozen=True)
@@ -212,6 +220,10 @@ class ListFilter:
     since: str | None = None
     until: str | None = None
     include_deleted: bool = False
+    #: rows expired at this time (stored time text) are left out; None: the store's clock
+    live_at: str | None = None
+    #: refresh the expiry of listed rows that carry a ttl (``refresh_on_read``)
+    refresh: bool = False
     limit: int = 50
     offset: int = 0
     extra: dict[str, Any] = field(default_factory=dict)

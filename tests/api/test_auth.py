@@ -64,6 +64,7 @@ def routes(mem_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[str,
         ("GET", "/v1/users/u1/sessions", None, None),
         ("GET", "/v1/jobs", None, None),
         ("POST", "/v1/jobs/requeue-dead", None, None),
+        ("POST", "/v1/sweep", None, None),
         (
             "POST",
             "/query",

@@ -29,6 +29,9 @@ class Heard:
     def user_erased(self, tenant: str, user_id: str) -> None:
         self.events.append(("erased", tenant, user_id))
 
+    def expired(self, messages: list[Message], memories: list[MemoryItem]) -> None:
+        self.events.append(("expired", [m.content for m in messages + memories]))
+
 
 def test_observers_hear_each_committed_write(mem: Memory) -> None:
     heard = Heard()

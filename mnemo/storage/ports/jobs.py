@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from mnemo.schemas import Job
@@ -13,6 +14,11 @@ class JobQueue(Protocol):
 
     def enqueue(self, jobs: list[NewJob]) -> None:
         """Add jobs outside a turn write."""
+        ...
+
+    def next_expiry(self, tenant: str | None) -> datetime | None:
+        """When the first turn or memory of ``tenant`` (None: of any tenant) expires (or
+        expired): what the periodic sweep job waits for; None when none expires."""
         ...
 
     def claim_job(

@@ -32,6 +32,10 @@ class WriteObserver(Protocol):
         """Every row of a user was erased."""
         ...
 
+    def expired(self, messages: list[Message], memories: list[MemoryItem]) -> None:
+        """Expired turns and memories were swept (erased for good)."""
+        ...
+
 
 class Observable(Protocol):
     """A store that tells observers about its committed writes."""

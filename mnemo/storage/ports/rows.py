@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
 
 from mnemo.schemas import (
@@ -88,6 +89,16 @@ class MemoryRows(Protocol):
 
     def delete_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """Erase every row of a user; returns counts per table."""
+        ...
+
+    def sweep(self, tenant: str | None) -> dict[str, int]:
+        """Erase the turns and memories of ``tenant`` (None: every tenant) expired by the
+        store clock, with what hangs off them; counts per table."""
+        ...
+
+    def refresh_expiry(self, tenant: str, ids: list[str]) -> dict[str, datetime]:
+        """Move the expiry of the live rows among ``ids`` that carry a ttl to now + ttl;
+        their new ``expires_at`` by id."""
         ...
 
     def list_users(

@@ -7,10 +7,16 @@ from typing import Any, Protocol
 import numpy as np
 
 from mnemo.storage.base import MemoryVersion, Ref, VectorRows, VectorState
+from mnemo.storage.clock import Clock
 
 
 class SearchSource(Protocol):
     """Candidates, vectors and row fields for the retrieval pipeline and the vector index."""
+
+    @property
+    def clock(self) -> Clock:
+        """The store's clock: rows expired by it are out of every read."""
+        ...
 
     def lexical(
         self,

@@ -77,13 +77,22 @@ def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
     return list(row["lx"]) if row else []
 
 
-def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]) -> MatchingRows:
-    """Every (live) row of the user in ``table`` holding a lexeme, and the user's statistics.
+def live(table: str) -> str:
+    """The condition of a live row of ``table``: not deleted (memories) or evicted (turns),
+    and not expired at ``%(now)s``."""
+    kept = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
+    return f"{kept} AND (expires_at IS NULL OR expires_at > %(now)s)"
+
+
+def candidates(
+    c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str], now: str
+) -> MatchingRows:
+    """Every live row of the user in ``table`` holding a lexeme (not expired at ``now``), and
+    the user's statistics.
 
     Term frequency is the number of positions of the lexeme in the row's ``fts``; length is
     the row's lexeme count (``length(fts)``), for rows and for the mean alike.
     """
-    live = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
     kind = "kind" if table == "memories" else "'message'"
     query = sql.SQL(
         "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q"
@@ -97,8 +106,8 @@ def candidates(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str
         " ORDER BY l.i) AS tf"
         " FROM {t} m, q, stats WHERE m.tenant = %(tenant)s AND m.user_id = %(user)s"
         " AND m.fts @@ q.q AND {live}"
-    ).format(t=sql.Identifier(table), live=sql.SQL(live), kind=sql.SQL(kind))
-    args: dict[str, Any] = {"lx": lexemes, "tenant": tenant, "user": user_id}
+    ).format(t=sql.Identifier(table), live=sql.SQL(live(table)), kind=sql.SQL(kind))
+    args: dict[str, Any] = {"lx": lexemes, "tenant": tenant, "user": user_id, "now": now}
     rows = c.execute(query, args).fetchall()
     n = len(rows)
     first = rows[0] if rows else {"n": 0, "avg_len": 0}
@@ -133,15 +142,16 @@ def ranked(
     return [(int(cands.rowids[i]), float(scores[i])) for i in order]
 
 
-def idf_total(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]) -> float:
+def idf_total(
+    c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str], now: str
+) -> float:
     """Sum over ``lexemes`` of their idf among the user's live rows of ``table``: the
     statistics :func:`ranked` scores with (``N`` the user's live rows, ``df`` those holding
     the lexeme)."""
     if not lexemes:
         return 0.0
-    live = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
     mine = sql.SQL("tenant = %(tenant)s AND user_id = %(user)s AND {live}").format(
-        live=sql.SQL(live)
+        live=sql.SQL(live(table))
     )
     query = sql.SQL(
         "SELECT (SELECT count(*) FROM {t} WHERE {mine}) AS n,"
@@ -149,7 +159,8 @@ def idf_total(c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str]
         " AND fts @@ to_tsquery('simple', quote_literal(l.l)))"
         " FROM unnest(%(lx)s::text[]) WITH ORDINALITY AS l(l, i) ORDER BY l.i) AS df"
     ).format(t=sql.Identifier(table), mine=mine)
-    row = c.execute(query, {"lx": lexemes, "tenant": tenant, "user": user_id}).fetchone()
+    args = {"lx": lexemes, "tenant": tenant, "user": user_id, "now": now}
+    row = c.execute(query, args).fetchone()
     if row is None:
         return 0.0
     df = np.array(row["df"], dtype=np.float64)

@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
-from mnemo.schemas import MEMORY_KINDS
+from mnemo.schemas import MEMORY_KINDS, format_time
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.postgres import bm25
 from mnemo.storage.sql.role import Samples
@@ -89,16 +89,17 @@ class PgSearch(SQLSearch):
         """BM25 candidates for a match expression over messages and memories (see
         :mod:`mnemo.storage.postgres.bm25`)."""
         out: list[tuple[Ref, float]] = []
+        now = format_time(self.clock())
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, match_terms(q.match))
             if not lexemes:
                 return []
             if q.messages:
-                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes)
+                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes, now)
                 ranked = bm25.ranked(found, q.limit, q.session_id, None)
                 out += [((MESSAGE, rowid), score) for rowid, score in ranked]
             if q.memory_kinds:
-                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes)
+                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes, now)
                 ranked = bm25.ranked(found, q.limit, q.session_id, q.memory_kinds)
                 out += [((MEMORY, rowid), score) for rowid, score in ranked]
         return out
@@ -106,11 +107,12 @@ class PgSearch(SQLSearch):
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the BM25 idf of the query's lexemes among the user's rows of each table
         (MESSAGE, MEMORY), as :meth:`lexical` scores them."""
+        now = format_time(self.clock())
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, terms)
             return {
-                MESSAGE: bm25.idf_total(c, "messages", tenant, user_id, lexemes),
-                MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes),
+                MESSAGE: bm25.idf_total(c, "messages", tenant, user_id, lexemes, now),
+                MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes, now),
             }
 
     def index_vectors(self, samples: Samples) -> None:
@@ -138,20 +140,25 @@ class PgSearch(SQLSearch):
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
     ) -> list[tuple[Ref, float]]:
-        """Nearest live rows of a user by cosine via the HNSW index; (ref, cosine), best first.
+        """Nearest live (unexpired) rows of a user by cosine via the HNSW index; (ref, cosine),
+        best first.
 
         Approximate: the index is walked with pgvector's iterative scan so the user filter
         still fills ``limit`` rows. The pipeline keeps using the exact in-process index.
         """
         dim = len(query)
+        now = format_time(self.clock())
         dist = sql.SQL("embedding::vector({}) <=> %s").format(sql.Literal(dim))
         out: list[tuple[Ref, float]] = []
         with self.db.write() as c:
             c.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(40, limit))))
             for table, name in ((MESSAGE, "messages"), (MEMORY, "memories")):
-                where: sql.Composable = sql.SQL("tenant=%s AND user_id=%s AND embedder=%s")
-                args: list[Any] = [query, tenant, user_id, embedder]
+                where: sql.Composable = sql.SQL(
+                    "tenant=%s AND user_id=%s AND embedder=%s"
+                    " AND (expires_at IS NULL OR expires_at > %s)"
+                )
+                args: list[Any] = [query, tenant, user_id, embedder, now]
                 if table == MEMORY:
                     wanted = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
                     if not wanted:

@@ -57,7 +57,8 @@ class SQLConversationStore(SQLRole):
     ) -> list[Message]:
         """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
         with self.tx.auto() as c:
-            return msg_sql.session(c, tenant, user_id, session_id, after_seq, ids)
+            now = format_time(self.clock())
+            return msg_sql.session(c, tenant, user_id, session_id, after_seq, ids, now)
 
     def evict_oldest(
         self,

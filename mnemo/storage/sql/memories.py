@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from mnemo.errors import NotFoundError
-from mnemo.schemas import MemoryItem
+from mnemo.schemas import MemoryItem, format_time
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.sql import keyset, rows
 from mnemo.storage.sql.dialect import Dialect
@@ -25,7 +25,7 @@ from mnemo.storage.sql.user_lock import lock_user
 MEMORY_COLS = (
     "rowid, id, tenant, user_id, session_id, kind, content, tags, metadata, importance,"
     " confidence, source_message_ids, created_at, updated_at, valid_until, deleted_at,"
-    " access_count, last_accessed_at"
+    " access_count, last_accessed_at, expires_at, ttl_seconds"
 )
 INSERT_COLUMNS = (
     "id",
@@ -44,8 +44,19 @@ INSERT_COLUMNS = (
     "content_hash",
     "embedder",
     "embedding",
+    "expires_at",
+    "ttl_seconds",
 )
-FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
+FIELDS = (
+    "content",
+    "tags",
+    "metadata",
+    "importance",
+    "confidence",
+    "session_id",
+    "expires_at",
+    "ttl_seconds",
+)
 JSON_FIELDS = ("tags", "metadata", "source_message_ids")
 HISTORY_COLUMNS = (
     "tenant",
@@ -161,6 +172,8 @@ def insert(c: Tx, row: NewMemory, actor: str, sources: list[str], now: str) -> M
             row.content_hash,
             row.embedder,
             d.vector(row.embedding),
+            row.expires_at,
+            row.ttl_seconds,
         ),
     )
     _tags(c, rowid, row.tags)
@@ -178,8 +191,11 @@ def update(
     sources: list[str],
     now: str,
 ) -> MemoryItem:
-    """Apply ``changes`` to a live memory and record UPDATE in history."""
+    """Apply ``changes`` to a live memory (not expired at ``now``) and record UPDATE in
+    history."""
     old = live(c, tenant, memory_id)
+    if old.expires_at is not None and format_time(old.expires_at) <= now:
+        raise NotFoundError(f"memory {memory_id!r} expired")
     d = c.dialect
     q = d.mark
     sets, args = [f"updated_at = {q}"], [now]

@@ -6,7 +6,8 @@ observers once it has committed (:class:`~mnemo.storage.ports.observer.WriteObse
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 from mnemo.schemas import (
     HistoryEntry,
@@ -16,16 +17,20 @@ from mnemo.schemas import (
     Stats,
     UserSummary,
     format_time,
+    parse_time,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.sql import directory, keyset, rows
+from mnemo.storage.sql import directory, expiry, keyset, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql import messages as msg_sql
 from mnemo.storage.sql import search as search_sql
 from mnemo.storage.sql import stats as stats_sql
+from mnemo.storage.sql import sweep as sweep_sql
 from mnemo.storage.sql.role import SQLRole
+
+R = TypeVar("R", MemoryItem, Message)
 
 
 class SQLMemoryRows(SQLRole):
@@ -120,27 +125,65 @@ class SQLMemoryRows(SQLRole):
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
         with self.tx.auto() as c:
-            return mem_sql.listed(c, flt)
+            found = mem_sql.listed(c, expiry.at_clock(flt, self.clock))
+        return self.refreshed(flt.tenant, found) if flt.refresh else found
 
     def count_memories(self, flt: ListFilter) -> int:
         """How many memories match ``flt`` (its limit and offset aside)."""
         with self.tx.auto() as c:
-            return mem_sql.counted(c, flt)
+            return mem_sql.counted(c, expiry.at_clock(flt, self.clock))
 
     def count_messages(self, flt: ListFilter) -> int:
         """How many messages match ``flt`` (its limit and offset aside)."""
         with self.tx.auto() as c:
-            return msg_sql.counted(c, flt)
+            return msg_sql.counted(c, expiry.at_clock(flt, self.clock))
 
     def list_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, in conversation order."""
         with self.tx.auto() as c:
-            return msg_sql.listed(c, flt, msg_sql.FORWARD)
+            found = msg_sql.listed(c, expiry.at_clock(flt, self.clock), msg_sql.FORWARD)
+        return self.refreshed(flt.tenant, found) if flt.refresh else found
 
     def recent_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, newest first (the tail of a conversation)."""
         with self.tx.auto() as c:
-            return msg_sql.listed(c, flt, msg_sql.BACKWARD)
+            return msg_sql.listed(c, expiry.at_clock(flt, self.clock), msg_sql.BACKWARD)
+
+    def refresh_expiry(self, tenant: str, ids: list[str]) -> dict[str, datetime]:
+        """Move the expiry of the live turns and memories among ``ids`` that carry a ttl to
+        now + ttl (``refresh_on_read``); their new ``expires_at`` by id."""
+        if not ids:
+            return {}
+        with self.tx.write() as c:
+            moved = sweep_sql.refresh(c, tenant, ids, self.clock())
+        return {id: parse_time(at) for id, at in moved.items()}
+
+    def refreshed(self, tenant: str, items: list[R]) -> list[R]:
+        """``items`` with the expiry of those carrying a ttl refreshed (see
+        :meth:`refresh_expiry`)."""
+        moved = self.refresh_expiry(tenant, [i.id for i in items if i.ttl_seconds is not None])
+        return [
+            i.model_copy(update={"expires_at": moved[i.id]}) if i.id in moved else i for i in items
+        ]
+
+    def sweep(self, tenant: str | None) -> dict[str, int]:
+        """Remove the turns and memories of ``tenant`` (None: every tenant) expired by the
+        store clock for good; counts per table."""
+        swept = self.erase_expired(tenant, format_time(self.clock()))
+        if swept.messages or swept.memories:
+            self.committed(lambda o: o.expired(swept.messages, swept.memories))
+        return swept.counts
+
+    def next_expiry(self, tenant: str | None) -> datetime | None:
+        """When the first turn or memory of ``tenant`` (None: any) expires, or None."""
+        with self.tx.auto() as c:
+            first = sweep_sql.first_expiry(c, tenant)
+        return None if first is None else parse_time(first)
+
+    def erase_expired(self, tenant: str | None, now: str) -> sweep_sql.Swept:
+        """The sweep itself, in one transaction (a backend may erase more thoroughly)."""
+        with self.tx.write() as c:
+            return sweep_sql.sweep(c, tenant, now)
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Every recorded change of a memory, oldest first."""
@@ -177,7 +220,7 @@ class SQLMemoryRows(SQLRole):
         """Counts of users, sessions, messages, memories by kind and jobs by status."""
         with self.tx.read() as c:
             embedder = next(iter(search_sql.embedders(c)), None)
-            return stats_sql.stats(c, tenant, embedder, self.location)
+            return stats_sql.stats(c, tenant, embedder, self.location, format_time(self.clock()))
 
 
 __all__ = ["SQLMemoryRows"]

@@ -7,14 +7,14 @@ import json
 
 from mnemo.schemas import Message
 from mnemo.storage.base import ListFilter, NewMessage
-from mnemo.storage.sql import keyset, rows
+from mnemo.storage.sql import expiry, keyset, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
 #: Columns a Message is read from.
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
-    " topic_id, evicted_at"
+    " topic_id, evicted_at, expires_at, ttl_seconds"
 )
 INSERT_COLUMNS = (
     "id",
@@ -31,6 +31,8 @@ INSERT_COLUMNS = (
     "embedder",
     "embedding",
     "key_vectors",
+    "expires_at",
+    "ttl_seconds",
 )
 #: Orders of :func:`listed`: conversation order, and newest first.
 FORWARD = "created_at, session_id, seq"
@@ -73,6 +75,8 @@ def insert(c: Tx, new: list[NewMessage], now: str) -> list[Message]:
                 m.embedder,
                 d.vector(m.embedding),
                 rows.key_blob(m.key_vectors),
+                m.expires_at,
+                m.ttl_seconds,
             )
         )
         out.append(rows.message_from_new(m, seq))
@@ -109,16 +113,24 @@ def counted(c: Tx, flt: ListFilter) -> int:
 
 
 def session(
-    c: Tx, tenant: str, user_id: str, session_id: str, after_seq: int, ids: list[str] | None
+    c: Tx,
+    tenant: str,
+    user_id: str,
+    session_id: str,
+    after_seq: int,
+    ids: list[str] | None,
+    live_at: str,
 ) -> list[Message]:
-    """Messages of one session after ``after_seq`` (or with the given ids), by seq."""
+    """Messages of one session after ``after_seq`` (or with the given ids), by seq; those
+    expired at ``live_at`` left out."""
     d = c.dialect
     q = d.mark
     sql = (
         f"SELECT {MESSAGE_COLS} FROM messages"
         f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND seq>{q}"
+        f" AND {expiry.live(d)}"
     )
-    args: list[object] = [tenant, user_id, session_id, after_seq]
+    args: list[object] = [tenant, user_id, session_id, after_seq, live_at]
     if ids is not None:
         if not ids:
             return []

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
+from mnemo.storage.sql import expiry
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Row
 
@@ -45,7 +46,7 @@ def later(now: datetime, seconds: float) -> datetime:
 
 def message(r: Row) -> Message:
     """A Message from a ``messages`` row."""
-    return record(Message, r, ("metadata",), ("created_at", "evicted_at"))
+    return record(Message, r, ("metadata",), ("created_at", "evicted_at", "expires_at"))
 
 
 def message_from_new(m: NewMessage, seq: int) -> Message:
@@ -61,12 +62,14 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
         content=m.content,
         created_at=parse_time(m.created_at),
         metadata=m.metadata,
+        expires_at=parse_time(m.expires_at) if m.expires_at else None,
+        ttl_seconds=m.ttl_seconds,
     )
 
 
 def memory(r: Row) -> MemoryItem:
     """A MemoryItem from a ``memories`` row."""
-    times = ("created_at", "updated_at", "deleted_at", "last_accessed_at")
+    times = ("created_at", "updated_at", "deleted_at", "last_accessed_at", "expires_at")
     return record(MemoryItem, r, ("tags", "metadata", "source_message_ids"), times)
 
 
@@ -103,7 +106,8 @@ def list_where(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
     if flt.until is not None:
         where.append(f"created_at < {q}")
         args.append(flt.until)
-    return where, args
+    live, at = expiry.list_condition(flt, d)
+    return where + live, args + at
 
 
 def epoch_seconds(stamps: list[str]) -> np.ndarray:
@@ -133,9 +137,20 @@ def packed_keys(blobs: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([m for m in mats if len(m)]), np.concatenate(owners)
 
 
+def expiry_seconds(stamps: list[str | None]) -> np.ndarray:
+    """Epoch seconds of optional stored times (None: never, as +inf); empty when every one is
+    None, so rows that never expire cost nothing."""
+    if all(s is None for s in stamps):
+        return np.zeros(0, np.float64)
+    out = np.full(len(stamps), np.inf)
+    held = [(i, s) for i, s in enumerate(stamps) if s is not None]
+    out[[i for i, _ in held]] = epoch_seconds([s for _, s in held])
+    return out
+
+
 def vector_rows(rows: list[Row]) -> VectorRows:
-    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys) rows into
-    arrays."""
+    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys, expires_at) rows
+    into arrays."""
     data = [tuple(r) for r in rows]  # plain tuples: indexed at C speed below
     n = len(data)
     if n == 0:
@@ -161,6 +176,7 @@ def vector_rows(rows: list[Row]) -> VectorRows:
         names=[r[7] for r in data],
         key_vectors=key_vectors,
         key_owners=key_owners,
+        expires=expiry_seconds([r[9] for r in data]),
     )
 
 

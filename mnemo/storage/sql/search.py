@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.schemas import MEMORY_KINDS
+from mnemo.schemas import MEMORY_KINDS, format_time
 from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.sql import asof as asof_sql
-from mnemo.storage.sql import rows
+from mnemo.storage.sql import expiry, rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.role import SQLRole
@@ -141,29 +141,31 @@ class SQLSearch(SQLRole):
             where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
             messages = c.execute(
                 "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
-                f" key_vectors FROM messages WHERE {where} AND evicted_at IS NULL"
+                f" key_vectors, expires_at FROM messages WHERE {where} AND evicted_at IS NULL"
                 " ORDER BY rowid",  # the user index's own order: no sort
                 (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
             ).fetchall()
             memories = c.execute(
-                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL"
-                f" FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
+                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
+                f" expires_at FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
                 (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
             ).fetchall()
         return rows.vector_rows(messages + memories)
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
-        """Hit fields of the given refs (those still present); see
+        """Hit fields of the given refs (those still present and not expired); see
         :func:`mnemo.storage.sql.rows.fetched`."""
         out: dict[Ref, dict[str, Any]] = {}
+        now = format_time(self.clock())
         with self.tx.auto() as c:
             for table, name in TABLES.items():
                 for chunk in chunks([r for t, r in refs if t == table]):
                     sql = (
                         f"SELECT {HIT_COLUMNS[table]} FROM {name}"
                         f" WHERE rowid IN ({c.dialect.marks(len(chunk))})"
+                        f" AND {expiry.live(c.dialect)}"
                     )
-                    for r in c.execute(sql, chunk):
+                    for r in c.execute(sql, [*chunk, now]):
                         out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
         return out
 

@@ -4,6 +4,7 @@ erasure of a user (which reports what it removed per table)."""
 from __future__ import annotations
 
 from mnemo.schemas import Stats
+from mnemo.storage.sql.expiry import live as live_at
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -24,27 +25,31 @@ USER_TABLES = (
 )
 
 
-def stats(c: Tx, tenant: str, embedder: str | None, location: str) -> Stats:
-    """Counts of users, sessions, messages, memories by kind and jobs by status."""
+def stats(c: Tx, tenant: str, embedder: str | None, location: str, now: str) -> Stats:
+    """Counts of users, sessions, messages, memories by kind and jobs by status (turns and
+    memories expired at ``now`` left out)."""
     d = c.dialect
     q = d.mark
+    live = live_at(d)
 
-    def one(sql: str) -> int:
-        return int(c.execute(sql, (tenant,)).fetchone()[0])
+    def one(sql: str, *more: str) -> int:
+        return int(c.execute(sql, (tenant, *more)).fetchone()[0])
 
-    def grouped(sql: str) -> dict[str, int]:
-        return {r[0]: int(r[1]) for r in c.execute(sql, (tenant,))}
+    def grouped(sql: str, *more: str) -> dict[str, int]:
+        return {r[0]: int(r[1]) for r in c.execute(sql, (tenant, *more))}
 
     return Stats(
         users=one(f"SELECT count(*) FROM users WHERE tenant={q}"),
         sessions=one(
             "SELECT count(*) FROM (SELECT DISTINCT user_id, session_id"
-            f" FROM messages WHERE tenant={q}) s"
+            f" FROM messages WHERE tenant={q} AND {live}) s",
+            now,
         ),
-        messages=one(f"SELECT count(*) FROM messages WHERE tenant={q}"),
+        messages=one(f"SELECT count(*) FROM messages WHERE tenant={q} AND {live}", now),
         memories=grouped(
             f"SELECT kind, count(*) FROM memories WHERE tenant={q}"
-            " AND deleted_at IS NULL GROUP BY kind"
+            f" AND deleted_at IS NULL AND {live} GROUP BY kind",
+            now,
         ),
         jobs=grouped(f"SELECT status, count(*) FROM jobs WHERE tenant={q} GROUP BY status"),
         embedder=embedder,

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from mnemo.schemas import format_time
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
+from mnemo.storage.sql import expiry
+from mnemo.storage.sql.dialect import SQLITE
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 from mnemo.storage.sqlite import fts_stats
 from mnemo.storage.sqlite.conn import Connections
@@ -35,12 +38,15 @@ class SQLiteSearch(SQLSearch):
         else:
             query = f'owner : "{owner_token(q.tenant, q.user_id)}" AND ({q.match})'
         out: list[tuple[Ref, float]] = []
+        now = format_time(self.clock())
         if q.messages:
             sql = (
                 "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
                 " WHERE messages_fts MATCH ?"
             )
-            args: list[Any] = [query]
+            sql += " AND f.rowid NOT IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
+            sql += " AND expires_at <= ?)"  # the user's expired turns: an index range, often empty
+            args: list[Any] = [query, q.tenant, q.user_id, now]
             if q.session_id is not None:
                 sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
                 sql += " AND session_id=?)"
@@ -53,7 +59,8 @@ class SQLiteSearch(SQLSearch):
                 " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
                 f" AND m.kind IN ({','.join('?' * len(q.memory_kinds))})"
             )
-            args = [query, *q.memory_kinds]
+            sql += f" AND {expiry.live(SQLITE, 'm.expires_at')}"
+            args = [query, *q.memory_kinds, now]
             if q.session_id is not None:
                 sql += " AND m.session_id = ?"
                 args.append(q.session_id)

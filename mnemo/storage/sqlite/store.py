@@ -12,6 +12,7 @@ from mnemo.errors import StorageError
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.store import SQLStore
+from mnemo.storage.sql.sweep import Swept, sweep
 from mnemo.storage.sqlite import jobs
 from mnemo.storage.sqlite.conn import Connections
 from mnemo.storage.sqlite.erasure import checkpoint, purge_fts, secure_delete
@@ -57,6 +58,17 @@ class SQLiteStore(SQLiteSearch, SQLStore):
                 purge_fts(c)
             checkpoint(self.db.get())
         return counts
+
+    def erase_expired(self, tenant: str | None, now: str) -> Swept:
+        """The sweep, leaving none of the swept text in the file (as :meth:`erase_user`)."""
+        with secure_delete(self.db.get()):
+            with self.tx.write() as c:
+                swept = sweep(c, tenant, now)
+                if swept.messages or swept.memories:
+                    purge_fts(c)
+            if swept.messages or swept.memories:
+                checkpoint(self.db.get())
+        return swept
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file ('ok' when sound)."""
