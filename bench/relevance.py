@@ -10,7 +10,8 @@ One run gives every number of docs/evaluation.md's "Relevance a caller can trust
 3. calibration: the logistic model of ``mnemo.retrieval.relevance`` fitted on one split and
    checked on the other (both ways), and the shipped coefficients on each: Brier score, log
    loss, ECE over 10 equal-count bins, reliability tables; ``--fit`` refits on both splits
-   (each split weighing the same) and writes ``mnemo/retrieval/relevance_model.py``;
+   (each split weighing the same) and writes ``mnemo/retrieval/relevance_model.py`` (run
+   ``ruff format`` on it afterwards); ``--embedder NAME`` fits another embedder;
 4. context side by side, in the same run: every question's ``Memory.context`` (1500 tokens)
    today (both floors 0), with the default floors (``min_relevance``, ``min_top_relevance``)
    and with each floor alone: items and tokens injected and the share of evidence turns the
@@ -96,18 +97,20 @@ def lme_key(kind: str | None, meta: dict[str, Any], session: str | None) -> str 
     return turn_key(session, index)
 
 
-def store_path(work: Path, name: str, embedder: str) -> str:
-    """The store of a split for an embedder (the default one keeps the plain name)."""
-    return str(work / (f"{name}.db" if embedder == "local" else f"{name}-{embedder}.db"))
+def store(work: Path, name: str, embedder: str, ingest: Callable[[Memory], object]) -> str:
+    """The path of a split's store for an embedder (the default one keeps the plain name),
+    ingested by ``ingest`` unless it is already there."""
+    db = str(work / (f"{name}.db" if embedder == "local" else f"{name}-{embedder}.db"))
+    if not Path(db).exists():
+        with Memory(db, embedder=embedder) as mem:
+            ingest(mem)
+    return db
 
 
 def locomo_split(path: str, work: Path, embedder: str) -> Split:
     """LoCoMo dev: questions of categories 1-4, and category 5 as unanswerable."""
     data = load_locomo(path)
-    db = store_path(work, "locomo", embedder)
-    if not Path(db).exists():
-        with Memory(db, embedder=embedder) as mem:
-            ingest_locomo(mem, data)
+    db = store(work, "locomo", embedder, lambda mem: ingest_locomo(mem, data))
     ended = {c.sample_id: c.ended_at for c in data.conversations}
     texts = {
         (c.sample_id, t.dia_id): t.content for c in data.conversations for s in c.sessions
@@ -133,10 +136,7 @@ def locomo_split(path: str, work: Path, embedder: str) -> Split:
 def lme_split(path: str, work: Path, embedder: str) -> Split:
     """LongMemEval_S dev: every question in its own haystack (``_abs`` ones unanswerable)."""
     data = load_longmemeval(path)
-    db = store_path(work, "longmemeval", embedder)
-    if not Path(db).exists():
-        with Memory(db, embedder=embedder) as mem:
-            ingest_longmemeval(mem, data)
+    db = store(work, "longmemeval", embedder, lambda mem: ingest_longmemeval(mem, data))
     asks = []
     for q in data.questions:
         texts = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The default embedder (the one ``bench/relevance.py`` fits first).
+#: The embedder whose coefficients serve embedders that have none of their own.
 DEFAULT_EMBEDDER = "onnx:all-MiniLM-L6-v2-q8"
 #: Per embedder id: intercept, coefficients, and how many hits they were fitted on.
 MODELS: dict[str, dict[str, Any]] = {
