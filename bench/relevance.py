@@ -212,8 +212,8 @@ def predict(beta: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-(x @ beta))))
 
 
-def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, Any]:
-    """Brier score, log loss, ECE over ``bins`` equal-count bins, and the reliability table."""
+def reliability(p: np.ndarray, y: np.ndarray, bins: int) -> tuple[list[dict[str, Any]], float]:
+    """The reliability table over ``bins`` equal-count bins of ``p``, and its ECE."""
     order = np.argsort(p, kind="stable")
     table, ece = [], 0.0
     for chunk in np.array_split(order, bins):
@@ -222,6 +222,14 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, Any]:
         mean_p, rate = float(p[chunk].mean()), float(y[chunk].mean())
         ece += len(chunk) / len(p) * abs(mean_p - rate)
         table.append({"n": len(chunk), "mean_p": round(mean_p, 4), "observed": round(rate, 4)})
+    return table, ece
+
+
+def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, Any]:
+    """Brier score, log loss, ECE over ``bins`` equal-count bins, the reliability table, and
+    the table of the top tenth of ``p`` in ``bins`` bins of its own (where the evidence is)."""
+    table, ece = reliability(p, y, bins)
+    top = p >= np.quantile(p, 0.9)
     q = np.clip(p, 1e-12, 1 - 1e-12)
     return {
         "n": len(p),
@@ -231,6 +239,7 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, Any]:
         "log_loss": round(float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q))), 5),
         "ece": round(ece, 5),
         "reliability": table,
+        "reliability_top_tenth": reliability(p[top], y[top], bins)[0],
     }
 
 
