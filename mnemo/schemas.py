@@ -167,8 +167,10 @@ class Hit(BaseModel):
     ``greeting``; see ``mnemo.text.turn_kinds``; None for memories); ``duplicates`` lists the
     ids of the candidates that said the same thing and were collapsed into this hit.
     ``relevance`` is calibrated: the fitted probability, in [0, 1], that the hit is evidence
-    for the query (see ``mnemo.retrieval.relevance``); unlike ``score`` it is comparable
-    across queries and stores, and context assembly injects no hit below ``min_relevance``.
+    for the query (see ``mnemo.retrieval.relevance``; None for an embedder without fitted
+    coefficients); unlike ``score`` and ``scores["relevance"]`` (the fused relevance, one
+    stage of the ranking) it is comparable across queries and stores, and context assembly
+    injects no hit below ``min_relevance``.
     """
 
     id: str
