@@ -176,6 +176,11 @@ class Hit(BaseModel):
     ``turn_kind`` says what a turn is (``statement``, ``question``, ``non_answer``,
     ``greeting``; see ``mnemo.text.turn_kinds``; None for memories); ``duplicates`` lists the
     ids of the candidates that said the same thing and were collapsed into this hit.
+    ``relevance`` is calibrated: the fitted probability, in [0, 1], that the hit is evidence
+    for the query (see ``mnemo.retrieval.relevance``; None for an embedder without fitted
+    coefficients); unlike ``score`` and ``scores["relevance"]`` (the fused relevance, one
+    stage of the ranking) it is comparable across queries and stores, and context assembly
+    injects no hit below ``min_relevance``.
     """
 
     id: str
@@ -192,6 +197,7 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     turn_kind: str | None = None
     duplicates: list[str] = Field(default_factory=list)
+    relevance: float | None = None
 
 
 ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
@@ -345,6 +351,8 @@ class ContextItem(BaseModel):
     updated_at: datetime | None = None
     session_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: a recalled hit's calibrated relevance (``Hit.relevance``)
+    relevance: float | None = None
 
 
 class ContextSection(BaseModel):

@@ -27,6 +27,8 @@ _SEED_RANKING: dict[str, Any] = {
     "reply_weight": 0.0,
     "duplicate_similarity": 1.0,
     "source_similarity": 1.0,
+    "min_relevance": 0.0,
+    "min_top_relevance": 0.0,
 }
 
 #: The settings each preset lays over the defaults, by preset name (``default`` changes none).

@@ -9,7 +9,8 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``score_threshold``, ``recency_weight``, ``recency_tau_days``, ``reranker``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_relevance``,
 ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``, ``question_prior``, ``non_answer_prior``,
-``greeting_prior``, ``reply_weight``, ``duplicate_similarity``, ``source_similarity``.
+``greeting_prior``, ``reply_weight``, ``duplicate_similarity``, ``source_similarity``,
+``min_relevance``, ``min_top_relevance``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -224,6 +225,23 @@ class RetrievalSettings(SettingsGroup):
         le=1,
         description="A memory and the turn it was distilled from collapse into one hit when "
         "their cosine is at least this.",
+    )
+    min_relevance: float = Field(
+        0.002,
+        ge=0,
+        le=1,
+        description="Context assembly (and so the proxy) injects no hit whose calibrated "
+        "relevance (hit.relevance, the fitted probability that it is evidence for the query; "
+        "see retrieval.relevance) is below this; search still returns every hit, ranked as "
+        "before. 0 turns the floor off (the seed presets).",
+    )
+    min_top_relevance: float = Field(
+        0.04,
+        ge=0,
+        le=1,
+        description="Context assembly injects no hit at all when the best hit's calibrated "
+        "relevance is below this: a query about something the store never discussed gets an "
+        "empty context (see evaluation.md); 0 turns it off (the seed presets).",
     )
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
     mmr_lambda: float = Field(

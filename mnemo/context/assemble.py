@@ -56,13 +56,17 @@ def build_context(
     counter: TokenCounter | None = None,
     exclude: Sequence[str] = (),
     now: datetime | float | str | None = None,
+    min_relevance: float | None = None,
+    min_top_relevance: float | None = None,
 ) -> ContextBundle:
     """Assemble the context of ``query`` for ``source.settings.preset`` within
     ``budget_tokens``; ``recency_weight`` and ``score_threshold`` override the settings for
     this call's searches (they travel on each search request). ``exclude`` holds the texts of
     the request being answered: turns saying exactly these are not recalled (the model reads
     them in the request); ``now`` is the reference time of recency (default: the user's
-    newest turn)."""
+    newest turn); ``min_relevance`` and ``min_top_relevance`` override the settings of those
+    names for this call: no hit whose calibrated relevance (``hit.relevance``) is below the
+    first is injected, and none at all when the best hit's is below the second."""
     req = _request(query, user_id, session_id, budget_tokens, location, include_history, top_k)
     req.overrides = {
         k: check.unit_float(v, k)
@@ -75,6 +79,10 @@ def build_context(
         req.overrides["exclude"] = list(exclude)
     if now is not None:
         req.overrides["now"] = now
+    if min_relevance is not None:
+        req.min_relevance = check.unit_float(min_relevance, "min_relevance")
+    if min_top_relevance is not None:
+        req.min_top_relevance = check.unit_float(min_top_relevance, "min_top_relevance")
     layout = LAYOUTS.get(source.settings.preset, LAYOUTS["default"])
     sections = layout.gather(source, req)
     count = counter or source.token_counter()

@@ -24,6 +24,10 @@ class ContextRequest:
     include_history: bool = True
     top_k: int | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: this call's floors on ``hit.relevance``, per hit and on the best hit (None: the
+    #: ``min_relevance`` and ``min_top_relevance`` settings)
+    min_relevance: float | None = None
+    min_top_relevance: float | None = None
     #: the layout's structured bundle, copied to ``ContextBundle.data`` (`llmplatform`)
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -42,10 +46,26 @@ def search(
     kinds: Sequence[str] | None,
     query: str = "",
 ) -> list[Hit]:
-    """The source's search with the request's per-call overrides (recency weight, threshold)."""
-    return source.search(
+    """The source's search with the request's per-call overrides (recency weight, threshold),
+    without the hits whose calibrated relevance is below the floors (:func:`above_floor`)."""
+    hits = source.search(
         query or req.query, req.user_id, req.session_id, limit, kinds, **req.overrides
     )
+    s = source.settings
+    floor = s.min_relevance if req.min_relevance is None else req.min_relevance
+    top = s.min_top_relevance if req.min_top_relevance is None else req.min_top_relevance
+    return above_floor(hits, floor, top)
+
+
+def above_floor(hits: Sequence[Hit], floor: float, top: float = 0.0) -> list[Hit]:
+    """The hits worth injecting, in their order: none when the best ``relevance`` is below
+    ``top``, else those whose ``relevance`` is at least ``floor``. A hit without a relevance
+    counts as relevant; 0 turns either floor off."""
+    if top > 0 and hits and all(h.relevance is not None and h.relevance < top for h in hits):
+        return []
+    if floor <= 0:
+        return list(hits)
+    return [h for h in hits if h.relevance is None or h.relevance >= floor]
 
 
 def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None) -> ContextItem:
@@ -66,6 +86,7 @@ def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = N
         created_at=hit.created_at,
         session_id=hit.session_id,
         metadata=hit.metadata,
+        relevance=hit.relevance,
     )
 
 

@@ -37,6 +37,11 @@ class Recalled(BaseModel):
     kind: str = Field(description="message (a stored turn), fact, episode, summary, note, ...")
     content: str
     score: float = Field(description="Final relevance score; higher is better.")
+    relevance: float | None = Field(
+        default=None,
+        description="Calibrated relevance in [0, 1]: the fitted probability that this hit is "
+        "evidence for the query; unlike score, comparable across queries.",
+    )
     created_at: datetime
     session_id: str | None = None
     role: str | None = None

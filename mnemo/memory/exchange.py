@@ -151,6 +151,7 @@ class Exchange:
                 "content": i.content,
                 "created_at": i.created_at.isoformat() if i.created_at else None,
                 "score": i.score,
+                "relevance": i.relevance,
             }
             for i in self.bundle.hits()
         ]

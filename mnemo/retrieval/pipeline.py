@@ -21,7 +21,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    keeps a meaningful recency), else from the clock;
 5. optional MMR over embedding cosine, then the top ``limit`` distinct hits: duplicates
    collapse into the best-ranked of them (``hit.duplicates``; see ``retrieval.duplicates``) and
-   turns whose text is in the request being answered (``exclude``) are left out.
+   turns whose text is in the request being answered (``exclude``) are left out;
+6. ``hit.relevance``: the calibrated probability that the hit is evidence, from its scores
+   and its place (``retrieval.relevance``); it changes no ranking.
 
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
@@ -49,6 +51,7 @@ from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache
 from mnemo.retrieval import aliases, asof, coverage, fusion, speakers
 from mnemo.retrieval import hits as hit_rows
+from mnemo.retrieval import relevance as calibrated
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
 from mnemo.retrieval.duplicates import Collapser, Kept
 from mnemo.retrieval.mmr import mmr_select
@@ -125,6 +128,8 @@ class Pipeline:
         #: whether turn kinds are needed at all (the seeds' presets turn every use off)
         self.uses_kinds = any(sig.active and sig.needs_kinds for sig in self.signals)
         self.retrievers = Retrievers(store, settings, self.uses_kinds)
+        #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
+        self.calibration = calibrated.model_for(embedder.id)
 
     def scopes(self, req: RetrievalRequest) -> list[Scope]:
         """The scopes a request searches, nearest first."""
@@ -237,6 +242,7 @@ class Pipeline:
                 scores["recency"] = float(rec[i])
             kind = cands.kinds.get(ref) if ref[0] == MESSAGE else None
             hits.append(hit_rows.to_hit(ref, row, float(final[i]), scores, kind, kept.duplicates))
+        calibrated.attach(hits, self.calibration)
         return hits
 
     def _distinct(

@@ -1,0 +1,113 @@
+"""Calibrated relevance: the fitted probability that a hit is evidence for its query.
+
+A hit's ``score`` is relative: min-max fusion gives the best candidate of any search a high
+score, even when nothing in the store is about the query. ``hit.relevance`` is absolute: a
+logistic model of the scores every hit already carries (``hit.scores``) and its position,
+
+    p = 1 / (1 + exp(-(b0 + sum_i b_i * x_i)))
+
+with the features
+
+* ``cosine``    = ``scores["dense"]``, the query's cosine to the hit (0 when the hit came
+  from BM25 alone);
+* ``no_cosine`` = 1 when the hit has no cosine (BM25 alone), else 0;
+* ``bm25``      = ln(1 + ``scores["lexical"]``), 0 without a BM25 match;
+* ``fused``     = ``scores["relevance"]``, the fused relevance after the ranking signals;
+* ``speaker``   = ln ``scores["speaker_prior"]`` (0 when the prior did not apply);
+* ``date``      = ln ``scores["date_prior"]`` (0 when the prior did not apply);
+* ``position``  = ln(1 + i), i the hit's place in the ranking (0 for the first).
+
+The coefficients are fitted per embedder (a cosine means something else for each) by
+``bench/relevance.py`` on the development splits, with sign constraints that make ``p``
+non-decreasing in ``cosine``, ``bm25``, ``fused``, ``speaker`` and ``date`` and
+non-increasing in ``position``; they live in :mod:`mnemo.retrieval.relevance_model`. An
+embedder without coefficients of its own (``hashing``, ``openai``, a model not fitted yet)
+gets no relevance (None): a cosine of another model means something else, so it is left
+uncalibrated, and the floors of context assembly then keep its hits; fit it with
+``bench/relevance.py --embedder NAME --fit``. The label
+is "this hit is one of the query's evidence turns", so ``p`` is a precision: an answerable
+question's best hit typically gets .2 to .6, a query about something the store never
+discussed less than .01.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mnemo.retrieval.relevance_model import MODELS
+from mnemo.schemas import Hit
+
+#: The model's features, in the order of its coefficients.
+FEATURES: tuple[str, ...] = ("cosine", "no_cosine", "bm25", "fused", "speaker", "date", "position")
+#: Signs the fit is held to: +1 non-decreasing, -1 non-increasing, 0 free.
+SIGNS: dict[str, int] = {
+    "cosine": 1,
+    "no_cosine": 0,
+    "bm25": 1,
+    "fused": 1,
+    "speaker": 1,
+    "date": 1,
+    "position": -1,
+}
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """A fitted logistic model: ``intercept`` and one coefficient per feature name."""
+
+    intercept: float
+    coef: Mapping[str, float]
+
+    def logit(self, x: Mapping[str, float]) -> float:
+        """b0 + sum_i b_i * x_i (features missing from ``coef`` weigh 0)."""
+        return self.intercept + sum(self.coef.get(k, 0.0) * v for k, v in x.items())
+
+    def probability(self, scores: Mapping[str, float], position: int) -> float:
+        """p = sigmoid(logit(features(scores, position))), in [0, 1]."""
+        return sigmoid(self.logit(features(scores, position)))
+
+
+def sigmoid(z: float) -> float:
+    """1 / (1 + exp(-z)), computed without overflow for large |z|."""
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def features(scores: Mapping[str, float], position: int) -> dict[str, float]:
+    """The model's features of a hit with per-stage ``scores`` at ``position`` (see the
+    module docstring)."""
+    cosine = scores.get("dense")
+    bm25 = scores.get("lexical")
+    return {
+        "cosine": float(cosine) if cosine is not None else 0.0,
+        "no_cosine": 1.0 if cosine is None else 0.0,
+        "bm25": math.log1p(max(float(bm25), 0.0)) if bm25 is not None else 0.0,
+        "fused": float(scores.get("relevance", 0.0)),
+        "speaker": math.log(max(float(scores.get("speaker_prior", 1.0)), 1e-9)),
+        "date": math.log(max(float(scores.get("date_prior", 1.0)), 1e-9)),
+        "position": math.log1p(max(position, 0)),
+    }
+
+
+def model_for(embedder_id: str) -> RelevanceModel | None:
+    """The coefficients fitted for ``embedder_id`` (None when it has none)."""
+    fitted = MODELS.get(embedder_id)
+    if fitted is None:
+        return None
+    return RelevanceModel(float(fitted["intercept"]), dict(fitted["coef"]))
+
+
+def attach(hits: Sequence[Hit], model: RelevanceModel | None) -> None:
+    """Set each hit's ``relevance`` from its scores and its place in ``hits`` (left None
+    without a model)."""
+    if model is None:
+        return
+    for i, hit in enumerate(hits):
+        hit.relevance = round(model.probability(hit.scores, i), 6)
+
+
+__all__ = ["FEATURES", "SIGNS", "RelevanceModel", "attach", "features", "model_for", "sigmoid"]

@@ -1,0 +1,25 @@
+"""Coefficients of :mod:`mnemo.retrieval.relevance` per embedder id (written by
+``bench/relevance.py --fit``; do not edit by hand)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The embedder whose coefficients serve embedders that have none of their own.
+DEFAULT_EMBEDDER = "onnx:all-MiniLM-L6-v2-q8"
+#: Per embedder id: intercept, coefficients, and how many hits they were fitted on.
+MODELS: dict[str, dict[str, Any]] = {
+    "onnx:all-MiniLM-L6-v2-q8": {
+        "intercept": -7.9823,
+        "coef": {
+            "cosine": 6.8029,
+            "no_cosine": 0.537,
+            "bm25": 0.1618,
+            "fused": 0.9326,
+            "speaker": 5.7441,
+            "date": 1.4608,
+            "position": -0.6525,
+        },
+        "fitted_on": {"locomo": 76000, "longmemeval": 2400},
+    }
+}
