@@ -124,6 +124,8 @@ class Message(BaseModel):
     #: when eviction (``max_entries``, `agent-cli`) took the turn out of the working set: out of
     #: search and of the Markdown file store, kept in this event log
     evicted_at: datetime | None = None
+    #: the agent the turn is private to; None when shared by every agent serving the user
+    agent_id: str | None = None
 
 
 class MemoryItem(BaseModel):
@@ -145,6 +147,8 @@ class MemoryItem(BaseModel):
     deleted_at: datetime | None = None
     access_count: int = 0
     last_accessed_at: datetime | None = None
+    #: the agent the memory is private to; None when shared by every agent serving the user
+    agent_id: str | None = None
 
 
 class HistoryEntry(BaseModel):
@@ -182,6 +186,8 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     turn_kind: str | None = None
     duplicates: list[str] = Field(default_factory=list)
+    #: the agent the item is private to; None when shared
+    agent_id: str | None = None
 
 
 ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
@@ -205,6 +211,8 @@ class ProfileFact(BaseModel):
     observed_at: datetime | None = None
     created_at: datetime
     updated_at: datetime
+    #: the agent the fact is private to; None when shared
+    agent_id: str | None = None
 
 
 class Document(BaseModel):

@@ -29,6 +29,7 @@ from mnemo.index import keys
 from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.llm import create_chat_model
+from mnemo.memory.agent_context import AgentContextSource
 from mnemo.memory.context_source import MemoryContextSource
 from mnemo.memory.documents import Documents
 from mnemo.memory.files import Files, mirrored
@@ -40,6 +41,7 @@ from mnemo.retrieval.pipeline import Pipeline, QueryCache
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import ContextBundle, Hit, Job, Stats
 from mnemo.storage import open_store
+from mnemo.storage.agent_scope import agent as check_agent
 from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.facts import tier as fact_tier
@@ -205,7 +207,7 @@ class Memory:
     def search(
         self,
         query: str,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         limit: int | None = None,
         kinds: Sequence[str] | None = None,
@@ -213,6 +215,7 @@ class Memory:
         now: datetime | float | str | None = None,
         *,
         exclude: Sequence[str] = (),
+        agent_id: str | None = None,
     ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
@@ -220,25 +223,40 @@ class Memory:
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
         ranks too. ``now`` sets the reference time for recency and relative dates (default:
         the user's newest turn, else the clock). Turns whose text is one of ``exclude`` (the
-        request being answered) are left out.
+        request being answered) are left out. ``agent_id`` narrows the search to what that
+        agent sees: with ``user_id``, the user's shared items and those private to the agent;
+        alone, the agent's own memories (see docs/memory-model.md, "Scopes").
         """
         return self._searcher.search(
-            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude
-        )
+            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude,
+            agent_id=agent_id,
+        )  # fmt: skip
 
     def context(
         self,
         query: str,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         budget_tokens: int = 1500,
+        *,
+        agent_id: str | None = None,
         **options: Any,
     ) -> ContextBundle:
         """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
         format; ``bundle.render()`` is the text. Options: see
-        :func:`mnemo.context.assemble.build_context`.
+        :func:`mnemo.context.assemble.build_context`. ``agent_id`` assembles it from what
+        that agent sees (with no ``user_id``: its own memories; ``bundle.user_id`` then holds
+        the agent id); topics are left out of an agent's context.
         """
-        return build_context(self._context, query, user_id, session_id, budget_tokens, **options)
+        agent_id = check_agent(agent_id)
+        if agent_id is None:
+            user_id = check.identifier(user_id, "user_id")
+            return build_context(
+                self._context, query, user_id, session_id, budget_tokens, **options
+            )
+        source = AgentContextSource(self._context, user_id, agent_id)
+        shown = agent_id if user_id is None else user_id
+        return build_context(source, query, shown, session_id, budget_tokens, **options)
 
     # ---- topics (`topics`) ----------------------------------------------------------------
     add_user_message = forward("_topics", Topics.add_user_message)
@@ -256,6 +274,16 @@ class Memory:
     stop_files = forward("_files", Files.stop_files)
 
     # ---- users, jobs, lifecycle ------------------------------------------------------------
+    def delete_agent(self, agent_id: str) -> dict[str, int]:
+        """Erase every row tagged with an agent: its own memories and the items private to it
+        in every user (turns, memories, profile facts, their FTS rows, vectors, history and
+        mirrored files); shared items stay. Returns counts by table."""
+        agent_id = check.identifier(agent_id, "agent_id")
+        counts, users = self.store.delete_agent(self.tenant, agent_id)
+        for user_id in users:
+            self.pipeline.indexes.drop(self.tenant, user_id)
+        return counts
+
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase every row of a user: messages, memories, FTS rows, vectors, history, jobs."""
         user_id = check.identifier(user_id, "user_id")

@@ -29,6 +29,7 @@ from mnemo.schemas import (
     format_time,
     utcnow,
 )
+from mnemo.storage.agent_scope import check_visible, list_scope, write_scope
 from mnemo.storage.base import ListFilter, NewMemory
 
 #: The message of an update that changes nothing.
@@ -60,7 +61,7 @@ class Records(TenantService):
     def add(
         self,
         content: str,
-        user_id: str,
+        user_id: str | None = None,
         *,
         kind: str = "fact",
         session_id: str | None = None,
@@ -72,8 +73,13 @@ class Records(TenantService):
         created_at: Any = None,
         actor: str = "api",
         idempotency_key: str | None = None,
+        agent_id: str | None = None,
     ) -> MemoryItem:
         """Store one memory (a fact by default) and record ADD in its history.
+
+        ``agent_id`` makes it private to that agent (within ``user_id``), or, without a
+        user, the agent's own memory; without it the memory is shared by every agent serving
+        the user (see :mod:`mnemo.storage.agent_scope`).
 
         With ``idempotency_key``, a retry of the same call (same key, same arguments) within
         ``idempotency_ttl_s`` writes nothing and returns the memory the first call stored;
@@ -81,7 +87,7 @@ class Records(TenantService):
         :mod:`mnemo.memory.idempotency`).
         """
         text = check.content(content, self.settings.max_content_chars)
-        user_id = check.identifier(user_id, "user_id")
+        user_id, agent_id = write_scope(user_id, agent_id)
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
         row_tags = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
@@ -100,6 +106,8 @@ class Records(TenantService):
                 "confidence": conf, "sources": list(source_message_ids or []),
                 "created_at": given_time,
             }  # fmt: skip
+            if agent_id is not None:
+                request["agent_id"] = agent_id
             reserved = Keys(self.store.idempotency, self.settings)
             memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
             first = self.store.get_memory(self.tenant, memory_id)
@@ -123,6 +131,7 @@ class Records(TenantService):
             content_hash=hashes[0],
             embedder=self.embed.id,
             embedding=vectors[0],
+            agent_id=agent_id,
         )
         try:
             return self.store.add_memory(row, actor)
@@ -132,8 +141,11 @@ class Records(TenantService):
                 raise
             return first  # a concurrent call with the same key stored it first
 
-    def get(self, id: str) -> MemoryItem | Message:
-        """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""
+    def get(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryItem | Message:
+        """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise,
+        and for one outside the scope of ``user_id``/``agent_id`` when either is given."""
         check.text(id, "id")
         found: MemoryItem | Message | None = None
         if id.startswith(MESSAGE_PREFIX):
@@ -144,12 +156,16 @@ class Records(TenantService):
                 raise NotFoundError(f"memory {id!r} was deleted (its history keeps it)")
         if found is None:
             raise NotFoundError(f"no memory or message with id {id!r}")
+        check_visible(found, user_id, agent_id, "memory or message")
         return found
 
-    def get_memory(self, id: str) -> MemoryItem:
+    def get_memory(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryItem:
         """A live memory by id; NotFoundError for anything else (a turn id, an unknown or a
-        deleted memory, another tenant's)."""
-        found = self.get(memory_id(check.text(id, "id")))
+        deleted memory, another tenant's, one outside the scope of ``user_id``/``agent_id``
+        when either is given)."""
+        found = self.get(memory_id(check.text(id, "id")), user_id=user_id, agent_id=agent_id)
         assert isinstance(found, MemoryItem)  # what a memory id names
         return found
 
@@ -165,9 +181,11 @@ class Records(TenantService):
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
+        agent_id: str | None = None,
     ) -> ListFilter:
         """The validated filter of :meth:`list` and :meth:`list_page`."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
+        flt.user_id, flt.agents = list_scope(user_id, agent_id)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
@@ -177,7 +195,8 @@ class Records(TenantService):
         memory_filter,
         lambda store: store.list_memories,
         "builtins.list[MemoryItem]",
-        "Memories, newest first, filtered by user, session, kind, tag and [since, until).",
+        "Memories, newest first, filtered by user, session, kind, tag and [since, until);"
+        " ``agent_id`` narrows to what that agent sees (see mnemo.storage.agent_scope).",
     )
     list_page = paged(
         memory_filter,
@@ -197,15 +216,19 @@ class Records(TenantService):
         until: Any = None,
         limit: int = 100,
         offset: int = 0,
+        agent_id: str | None = None,
     ) -> ListFilter:
         """The validated filter of :meth:`messages` and :meth:`messages_page`."""
-        return self.filter(user_id, session_id, since, until, limit, offset)
+        flt = self.filter(user_id, session_id, since, until, limit, offset)
+        flt.user_id, flt.agents = list_scope(user_id, agent_id)
+        return flt
 
     messages = listing(
         message_filter,
         lambda store: store.list_messages,
         "builtins.list[Message]",
-        "Stored turns in conversation order, filtered by user, session and [since, until).",
+        "Stored turns in conversation order, filtered by user, session and [since, until);"
+        " ``agent_id`` narrows to what that agent sees (see mnemo.storage.agent_scope).",
     )
     messages_page = paged(
         message_filter,

@@ -240,6 +240,8 @@ class Pipeline:
                 row = rows.get(refs[i])
                 if row is None or collapse.excluded(row["content"]):
                     continue  # erased meanwhile, or already in the request
+                if req.agents is not None and not req.agents.sees(row["agent_id"]):
+                    continue  # another agent's private row (a neighbour of a candidate)
                 loc = cands.located.get(refs[i])
                 vector = loc[0].matrix[loc[1]] if loc is not None else None
                 sources = row.get("source_message_ids") or []

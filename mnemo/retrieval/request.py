@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemo.storage.agent_scope import AgentView
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -21,7 +23,8 @@ class RetrievalRequest:
     name for this one search (a per-call option of context assembly). ``now`` is the reference
     time of recency and relative dates (None: the user's newest turn, else the clock);
     ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
-    turns, which are left out of the hits.
+    turns, which are left out of the hits. ``agents`` narrows every scope to the rows that
+    agent view sees (None: every row; see :mod:`mnemo.storage.agent_scope`).
     """
 
     query: str
@@ -34,6 +37,7 @@ class RetrievalRequest:
     recency_weight: float | None = None
     score_threshold: float | None = None
     exclude: frozenset[str] = frozenset()
+    agents: AgentView | None = None
 
 
 __all__ = ["RetrievalRequest", "Scope"]

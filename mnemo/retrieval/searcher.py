@@ -12,6 +12,7 @@ from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import Hit, parse_time
+from mnemo.storage.agent_scope import read_scope
 
 if TYPE_CHECKING:
     from mnemo.config.settings import Settings
@@ -29,7 +30,7 @@ class Searcher:
     def search(
         self,
         query: str,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         limit: int | None = None,
         kinds: Sequence[str] | None = None,
@@ -39,6 +40,7 @@ class Searcher:
         recency_weight: float | None = None,
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
+        agent_id: str | None = None,
     ) -> list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates collapse into ``hit.duplicates``).
@@ -47,10 +49,11 @@ class Searcher:
         ranks too. ``now`` sets the reference time for recency and relative dates (default:
         the user's newest turn, else the clock). ``recency_weight`` and ``score_threshold``
         override the settings for this search; turns whose text is one of ``exclude`` (the
-        request being answered) are left out.
+        request being answered) are left out. ``agent_id`` narrows the search to what that
+        agent sees (see :mod:`mnemo.storage.agent_scope`).
         """
         query = check.query(query)
-        user_id = check.identifier(user_id, "user_id")
+        user_id, agents = read_scope(user_id, agent_id)
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
         n = self.settings.search_limit if limit is None else limit
@@ -73,6 +76,7 @@ class Searcher:
             recency_weight=recency_weight,
             score_threshold=score_threshold,
             exclude=exclusion_keys(exclude),
+            agents=agents,
         )
         hits = self.pipeline.search(req)
         if not explain:

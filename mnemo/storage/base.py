@@ -18,6 +18,7 @@ import numpy as np
 from mnemo.schemas import (
     ProfileFact,
 )
+from mnemo.storage.agent_scope import AgentView
 
 MESSAGE = 0
 MEMORY = 1
@@ -43,6 +44,8 @@ class NewMessage:
     #: Extra index keys (k, dim) of a long user turn (see mnemo.index.keys); (0, dim) for none,
     #: None when not computed.
     key_vectors: np.ndarray | None = None
+    #: The agent the turn is private to (None: shared by the user's agents).
+    agent_id: str | None = None
 
 
 @dataclass
@@ -64,6 +67,8 @@ class NewMemory:
     content_hash: str
     embedder: str | None
     embedding: np.ndarray | None
+    #: The agent the memory is private to (None: shared by the user's agents).
+    agent_id: str | None = None
 
 
 @dataclass
@@ -82,6 +87,7 @@ class NewProfileFact:
     observed_at: str | None = None
     observed_seq: int = 0
     note: dict[str, Any] | None = None  # recorded with the history entry (e.g. a fallback)
+    agent_id: str | None = None  # the agent of its source turn (None: shared)
 
 
 ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "NONE"]
@@ -170,6 +176,8 @@ class VectorRows:
     #: Extra index keys (see mnemo.index.keys): float32 (k, dim), and the row each belongs to.
     key_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     key_owners: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: Each row's agent (None: shared); empty when not loaded (every row shared).
+    agents: list[str | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -196,3 +204,5 @@ class ListFilter:
     limit: int = 50
     offset: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Which rows by their agent (see mnemo.storage.agent_scope); None: every row.
+    agents: AgentView | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from mnemo.schemas import HistoryEntry, Message, ProfileFact
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 
 
@@ -20,8 +21,10 @@ class ConversationStore(Protocol):
         min_importance: float | None = None,
         category: str | None = None,
         key: str | None = None,
+        agents: AgentView | None = None,
     ) -> list[ProfileFact]:
-        """A user's profile facts: active ones by importance, then inactive history."""
+        """A user's profile facts: active ones by importance, then inactive history; only
+        those the agent view ``agents`` sees (None: every one)."""
         ...
 
     def put_profile_fact(

@@ -85,6 +85,11 @@ class MemoryRows(Protocol):
         """Erase every row of a user; returns counts per table."""
         ...
 
+    def delete_agent(self, tenant: str, agent_id: str) -> tuple[dict[str, int], list[str]]:
+        """Erase every row tagged with an agent; returns counts per table and the user keys
+        that held them."""
+        ...
+
     def list_users(self, tenant: str, limit: int = 100, offset: int = 0) -> list[UserSummary]:
         """The users of ``tenant`` by id, with their counts and last activity."""
         ...

@@ -12,7 +12,7 @@ from mnemo.storage.sql.tx import Tx
 
 def users(c: Tx, tenant: str, limit: int, offset: int) -> list[UserSummary]:
     """The users of ``tenant`` by id, with their sessions, turns, live memories and last
-    activity."""
+    activity; the reserved key of agents' own memories (``""``) is no user."""
     q = c.dialect.mark
     own = "x.tenant = u.tenant AND x.user_id = u.user_id"
     live = f"{own} AND x.deleted_at IS NULL"
@@ -23,7 +23,8 @@ def users(c: Tx, tenant: str, limit: int, offset: int) -> list[UserSummary]:
         f" (SELECT count(*) FROM memories x WHERE {live}) AS memories,"
         f" (SELECT max(x.created_at) FROM messages x WHERE {own}) AS last_turn,"
         f" (SELECT max(x.updated_at) FROM memories x WHERE {live}) AS last_memory"
-        f" FROM users u WHERE u.tenant = {q} ORDER BY u.user_id LIMIT {q} OFFSET {q}"
+        f" FROM users u WHERE u.tenant = {q} AND u.user_id <> '' ORDER BY u.user_id"
+        f" LIMIT {q} OFFSET {q}"
     )
     out = []
     for r in c.execute(sql, (tenant, limit, offset)):

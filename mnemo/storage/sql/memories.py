@@ -25,7 +25,7 @@ from mnemo.storage.sql.user_lock import lock_user
 MEMORY_COLS = (
     "rowid, id, tenant, user_id, session_id, kind, content, tags, metadata, importance,"
     " confidence, source_message_ids, created_at, updated_at, valid_until, deleted_at,"
-    " access_count, last_accessed_at"
+    " access_count, last_accessed_at, agent_id"
 )
 INSERT_COLUMNS = (
     "id",
@@ -44,6 +44,7 @@ INSERT_COLUMNS = (
     "content_hash",
     "embedder",
     "embedding",
+    "agent_id",
 )
 FIELDS = ("content", "tags", "metadata", "importance", "confidence", "session_id")
 JSON_FIELDS = ("tags", "metadata", "source_message_ids")
@@ -159,6 +160,7 @@ def insert(c: Tx, row: NewMemory, actor: str, sources: list[str], now: str) -> M
             row.content_hash,
             row.embedder,
             d.vector(row.embedding),
+            row.agent_id,
         ),
     )
     _tags(c, rowid, row.tags)

@@ -14,7 +14,7 @@ from mnemo.storage.sql.tx import Tx
 #: Columns a Message is read from.
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
-    " topic_id, evicted_at"
+    " topic_id, evicted_at, agent_id"
 )
 INSERT_COLUMNS = (
     "id",
@@ -31,6 +31,7 @@ INSERT_COLUMNS = (
     "embedder",
     "embedding",
     "key_vectors",
+    "agent_id",
 )
 #: Orders of :func:`listed`: conversation order, and newest first.
 FORWARD = "created_at, session_id, seq"
@@ -73,6 +74,7 @@ def insert(c: Tx, new: list[NewMessage], now: str) -> list[Message]:
                 m.embedder,
                 d.vector(m.embedding),
                 rows.key_blob(m.key_vectors),
+                m.agent_id,
             )
         )
         out.append(rows.message_from_new(m, seq))

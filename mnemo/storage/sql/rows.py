@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
+from mnemo.storage.sql.agents import add_agent_where
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Row
 
@@ -61,6 +62,7 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
         content=m.content,
         created_at=parse_time(m.created_at),
         metadata=m.metadata,
+        agent_id=m.agent_id,
     )
 
 
@@ -103,6 +105,7 @@ def list_where(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
     if flt.until is not None:
         where.append(f"created_at < {q}")
         args.append(flt.until)
+    add_agent_where(flt.agents, d, where, args)
     return where, args
 
 
@@ -134,8 +137,8 @@ def packed_keys(blobs: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def vector_rows(rows: list[Row]) -> VectorRows:
-    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys) rows into
-    arrays."""
+    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys, agent) rows
+    into arrays."""
     data = [tuple(r) for r in rows]  # plain tuples: indexed at C speed below
     n = len(data)
     if n == 0:
@@ -161,6 +164,7 @@ def vector_rows(rows: list[Row]) -> VectorRows:
         names=[r[7] for r in data],
         key_vectors=key_vectors,
         key_owners=key_owners,
+        agents=[r[9] for r in data],
     )
 
 
@@ -180,4 +184,5 @@ def fetched(is_message: bool, r: Row) -> dict[str, Any]:
         "tags": [] if is_message else json.loads(r["tags"]),
         "source_message_ids": [] if is_message else json.loads(r["source_message_ids"]),
         "seq": r["seq"] if is_message else None,
+        "agent_id": r["agent_id"],
     }

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.schemas import MEMORY_KINDS
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
 from mnemo.storage.sql import rows
 from mnemo.storage.sql import stats as stats_sql
@@ -30,9 +31,10 @@ from mnemo.storage.sql.tx import Tx
 CHUNK = 500
 #: The columns a search hit is built from (:func:`mnemo.storage.sql.rows.fetched`), by table.
 HIT_COLUMNS = {
-    MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq",
+    MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq,"
+    " agent_id",
     MEMORY: "rowid, id, kind, content, created_at, user_id, session_id, metadata, tags,"
-    " source_message_ids",
+    " source_message_ids, agent_id",
 }
 #: The full-text tables' row tables, by ref table.
 TABLES = {MESSAGE: "messages", MEMORY: "memories"}
@@ -64,7 +66,8 @@ def chunks(values: list[Any]) -> list[list[Any]]:
 @dataclass(frozen=True)
 class LexicalQuery:
     """One full-text search of a user's rows: ``match`` in the backend's syntax, at most
-    ``limit`` rows of each table, messages when ``messages``, memories of ``memory_kinds``."""
+    ``limit`` rows of each table, messages when ``messages``, memories of ``memory_kinds``,
+    the rows ``agents`` sees (None: every row)."""
 
     tenant: str
     user_id: str
@@ -73,6 +76,7 @@ class LexicalQuery:
     session_id: str | None
     messages: bool
     memory_kinds: list[str]
+    agents: AgentView | None = None
 
 
 class SQLSearch(SQLRole):
@@ -87,11 +91,14 @@ class SQLSearch(SQLRole):
         limit: int,
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
+        *,
+        agents: AgentView | None = None,
     ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
+        rows ``agents`` sees (None: every row of the user)."""
         memory_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
         messages = kinds is None or "message" in kinds
-        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds)
+        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds, agents)
         out = self.bm25(q)
         out.sort(key=lambda x: -x[1])
         return out[:limit]
@@ -140,13 +147,13 @@ class SQLSearch(SQLRole):
             where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
             messages = c.execute(
                 "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
-                f" key_vectors FROM messages WHERE {where} AND evicted_at IS NULL"
+                f" key_vectors, agent_id FROM messages WHERE {where} AND evicted_at IS NULL"
                 " ORDER BY rowid",  # the user index's own order: no sort
                 (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
             ).fetchall()
             memories = c.execute(
-                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL"
-                f" FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
+                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
+                f" agent_id FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
                 (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
             ).fetchall()
         return rows.vector_rows(messages + memories)

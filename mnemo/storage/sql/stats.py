@@ -36,10 +36,10 @@ def stats(c: Tx, tenant: str, embedder: str | None, location: str) -> Stats:
         return {r[0]: int(r[1]) for r in c.execute(sql, (tenant,))}
 
     return Stats(
-        users=one(f"SELECT count(*) FROM users WHERE tenant={q}"),
+        users=one(f"SELECT count(*) FROM users WHERE tenant={q} AND user_id <> ''"),
         sessions=one(
             "SELECT count(*) FROM (SELECT DISTINCT user_id, session_id"
-            f" FROM messages WHERE tenant={q}) s"
+            f" FROM messages WHERE tenant={q} AND user_id <> '') s"
         ),
         messages=one(f"SELECT count(*) FROM messages WHERE tenant={q}"),
         memories=grouped(
