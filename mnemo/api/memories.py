@@ -12,6 +12,7 @@ from fastapi import APIRouter, Header, Query
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
 from mnemo.api.models import (
+    AgentErasedResponse,
     ContextRequestBody,
     ErasedResponse,
     ErrorBody,
@@ -39,6 +40,16 @@ router = APIRouter(prefix="/v1", responses=ERRORS)
 
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
+#: The agent whose view a read takes (see docs/memory-model.md, "Scopes").
+AgentQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=256,
+        description="Only what this agent sees: the user's shared items and those private "
+        "to it (without user_id: its own memories).",
+    ),
+]
 
 
 IdempotencyKey = Annotated[
@@ -79,6 +90,7 @@ def list_memories(
     until: str | None = None,
     limit: Limit = 50,
     offset: Offset = 0,
+    agent_id: AgentQuery = None,
 ) -> MemoryPage:
     """Memories, newest first, filtered and paginated."""
     page = mem.list_page(
@@ -90,14 +102,17 @@ def list_memories(
         until=until,
         limit=limit,
         offset=offset,
+        agent_id=agent_id,
     )
     return MemoryPage.of(page)
 
 
 @router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
-def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
-    """One live memory."""
-    return mem.get_memory(memory_id)
+def get_memory(
+    memory_id: str, mem: MemoryDep, user_id: str | None = None, agent_id: AgentQuery = None
+) -> MemoryItem:
+    """One live memory; with `user_id` and/or `agent_id`, a 404 unless it is in that scope."""
+    return mem.get_memory(memory_id, user_id=user_id, agent_id=agent_id)
 
 
 @router.patch(
@@ -129,8 +144,9 @@ def memory_history(memory_id: str, mem: MemoryDep) -> HistoryList:
 def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
     """The memories and turns most relevant to a query, best first."""
     hits = mem.search(
-        body.query, body.user_id, body.session_id, body.limit, body.kinds, body.explain
-    )
+        body.query, body.user_id, body.session_id, body.limit, body.kinds, body.explain,
+        agent_id=body.agent_id,
+    )  # fmt: skip
     return SearchResults(data=hits)
 
 
@@ -155,6 +171,7 @@ def add_messages(
         user_id=body.user_id,
         session_id=body.session_id,
         idempotency_key=idempotency_key,
+        agent_id=body.agent_id,
     )
     state.metrics.turns.inc(len(ids))
     return MessagesCreated(ids=ids)
@@ -169,11 +186,13 @@ def list_messages(
     until: str | None = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    agent_id: AgentQuery = None,
 ) -> MessagePage:
     """Stored turns in conversation order, filtered and paginated."""
     page = mem.messages_page(
-        user_id, session_id=session_id, since=since, until=until, limit=limit, offset=offset
-    )
+        user_id, session_id=session_id, since=since, until=until, limit=limit, offset=offset,
+        agent_id=agent_id,
+    )  # fmt: skip
     return MessagePage.of(page)
 
 
@@ -188,6 +207,7 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         budget,
         location=body.location,
         top_k=body.top_k,
+        agent_id=body.agent_id,
     )
 
 
@@ -208,10 +228,11 @@ def profile(
     user_id: str,
     mem: MemoryDep,
     min_importance: Annotated[float | None, Query(ge=0, le=1)] = None,
+    agent_id: AgentQuery = None,
 ) -> ProfileResponse:
     """The user's active profile facts (empty until the profile tier has run); by default
     stage 1 of retrieval: importance >= ``profile_context_min_importance`` (`tiered`)."""
-    facts = mem.profile_view(user_id, min_importance=min_importance)
+    facts = mem.profile_view(user_id, min_importance=min_importance, agent_id=agent_id)
     return ProfileResponse(user_id=user_id, facts=[f.model_dump(mode="json") for f in facts])
 
 
@@ -219,6 +240,13 @@ def profile(
 def erase_user(user_id: str, mem: MemoryDep) -> ErasedResponse:
     """Erase every row of a user in the caller's tenant."""
     return ErasedResponse(user_id=user_id, deleted=mem.delete_user(user_id))
+
+
+@router.delete("/agents/{agent_id}", response_model=AgentErasedResponse, tags=["users"])
+def erase_agent(agent_id: str, mem: MemoryDep) -> AgentErasedResponse:
+    """Erase every row tagged with an agent in the caller's tenant: its own memories and the
+    items private to it in every user (shared items stay)."""
+    return AgentErasedResponse(agent_id=agent_id, deleted=mem.delete_agent(agent_id))
 
 
 @router.get("/topics", tags=["topics"])

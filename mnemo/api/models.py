@@ -21,6 +21,21 @@ from mnemo.schemas import (
 T = TypeVar("T")
 
 Id = Field(min_length=1, max_length=256)
+#: A user id that may be left out when an ``agent_id`` is given (an agent's own memory).
+UserId = Field(
+    None,
+    min_length=1,
+    max_length=256,
+    description="The user; may be left out when `agent_id` is given (the agent's own memory).",
+)
+#: The agent an item is private to, or whose view a read takes (see docs/memory-model.md).
+AgentId = Field(
+    None,
+    min_length=1,
+    max_length=256,
+    description="The agent: on a write, the item is private to it (its own without a user); "
+    "on a read, what it sees (the user's shared items and its own).",
+)
 #: A page's fields besides its rows, copied as they are into the response body.
 PAGE_POSITION = {"total", "limit", "offset", "next_offset"}
 
@@ -60,7 +75,7 @@ class MemoryCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str
-    user_id: str = Id
+    user_id: str | None = UserId
     kind: str = "fact"
     session_id: str | None = None
     tags: list[str] | None = None
@@ -68,6 +83,7 @@ class MemoryCreate(BaseModel):
     importance: float = 0.5
     confidence: float = 1.0
     created_at: str | None = None
+    agent_id: str | None = AgentId
 
 
 class MemoryPatch(BaseModel):
@@ -101,9 +117,10 @@ class MessagesCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    user_id: str = Id
+    user_id: str | None = UserId
     session_id: str = Field("default", min_length=1, max_length=256)
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+    agent_id: str | None = AgentId
 
 
 class MessagesCreated(BaseModel):
@@ -113,14 +130,15 @@ class MessagesCreated(BaseModel):
 
 
 class UserQuery(BaseModel):
-    """The start of every request body that asks about one user: the text, the user and
-    optionally the session."""
+    """The start of every request body that asks about one user (or agent): the text, the
+    user and optionally the session and the agent whose view it takes."""
 
     model_config = ConfigDict(extra="forbid")
 
     query: str
-    user_id: str = Id
+    user_id: str | None = UserId
     session_id: str | None = None
+    agent_id: str | None = AgentId
 
 
 class SearchRequest(UserQuery):
@@ -156,6 +174,13 @@ class ErasedResponse(BaseModel):
     """Rows erased per table."""
 
     user_id: str
+    deleted: dict[str, int]
+
+
+class AgentErasedResponse(BaseModel):
+    """Rows of one agent erased per table."""
+
+    agent_id: str
     deleted: dict[str, int]
 
 

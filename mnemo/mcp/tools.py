@@ -41,6 +41,14 @@ SessionId = Annotated[
     str | None, Field(description="Conversation (session) id; omit for any session.")
 ]
 MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
+AgentId = Annotated[
+    str | None,
+    Field(
+        description="The agent: stores the memory private to it; reads what it sees (the "
+        "user's shared memories and its own). Omit for shared memories and the whole user.",
+        min_length=1,
+    ),
+]
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -80,6 +88,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         importance: Annotated[
             UnitInterval, Field(description="0..1; profile-grade facts ~0.8.")
         ] = 0.5,
+        agent_id: AgentId = None,
     ) -> Remembered:
         """Store something about a user: either `content` (one memory, a fact by default) or
         `turns` (conversation turns; the background tiers distil facts from them later).
@@ -90,7 +99,9 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             mem = memory(ctx)
             if turns is not None:
                 rows = [t.model_dump(exclude_none=True) for t in turns]
-                ids = mem.add_messages(rows, user_id=user_id, session_id=session_id or "default")
+                ids = mem.add_messages(
+                    rows, user_id=user_id, session_id=session_id or "default", agent_id=agent_id
+                )
                 return Remembered(ids=ids)
             assert content is not None
             item = mem.add(
@@ -100,6 +111,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 kind=kind,
                 tags=tags,
                 importance=importance,
+                agent_id=agent_id,
             )
             return Remembered(ids=[item.id], memory=item)
 
@@ -113,11 +125,12 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         kinds: Annotated[
             list[HitKind] | None, Field(description="Only hits of these kinds.")
         ] = None,
+        agent_id: AgentId = None,
     ) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
-            hits = memory(ctx).search(query, user_id, session_id, limit, kinds)
+            hits = memory(ctx).search(query, user_id, session_id, limit, kinds, agent_id=agent_id)
             return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
 
     @server.tool(annotations=READ)
@@ -129,11 +142,14 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         budget_tokens: Annotated[
             int, Field(ge=16, le=100_000, description="Token budget of the block.")
         ] = 1500,
+        agent_id: AgentId = None,
     ) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
-            bundle = memory(ctx).context(query, user_id, session_id, budget_tokens)
+            bundle = memory(ctx).context(
+                query, user_id, session_id, budget_tokens, agent_id=agent_id
+            )
             return PromptContext.of(bundle)
 
     @server.tool(annotations=READ)
@@ -147,20 +163,30 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         offset: Annotated[
             int, Field(ge=0, description="Skip this many (the previous page's next_offset).")
         ] = 0,
+        agent_id: AgentId = None,
     ) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
         there are, `next_offset` where the next page starts (null on the last)."""
         with tool_errors():
             page = memory(ctx).list_page(
-                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit, offset=offset
-            )
+                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit, offset=offset,
+                agent_id=agent_id,
+            )  # fmt: skip
             return MemoryList.of(page)
 
     @server.tool(annotations=READ)
-    def get_memory(memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
-        """Fetch one live memory by id."""
+    def get_memory(
+        memory_id: MemoryId,
+        ctx: Ctx,
+        user_id: Annotated[
+            str | None, Field(description="Only if it is this user's.", min_length=1)
+        ] = None,
+        agent_id: AgentId = None,
+    ) -> MemoryItem:
+        """Fetch one live memory by id (with `user_id`/`agent_id`: only if it is in that
+        scope)."""
         with tool_errors():
-            return memory(ctx).get_memory(memory_id)
+            return memory(ctx).get_memory(memory_id, user_id=user_id, agent_id=agent_id)
 
     @server.tool(annotations=CHANGE)
     def update_memory(
@@ -206,12 +232,15 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             UnitInterval | None,
             Field(description="Only facts this important (default: the stage-1 floor)."),
         ] = None,
+        agent_id: AgentId = None,
     ) -> Profile:
         """A user's profile: stable facts (identity, preferences, constraints, instructions)
         distilled from conversations, most important first. Empty until the profile tier has
         run on the user's turns."""
         with tool_errors():
-            facts = memory(ctx).profile_view(user_id, min_importance=min_importance)
+            facts = memory(ctx).profile_view(
+                user_id, min_importance=min_importance, agent_id=agent_id
+            )
             return Profile(user_id=user_id, facts=facts)
 
     @server.tool(annotations=CHANGE)
