@@ -17,9 +17,9 @@ import typer
 from rich.markup import escape
 
 from mnemo.cli.common import (
+    AgentOpt,
     DbOpt,
     EmbedderOpt,
-    UserOpt,
     console,
     err,
     guarded,
@@ -65,7 +65,9 @@ def main(
 @app.command()
 def add(
     text: Annotated[str, typer.Argument(help="The memory (or, with --role, the turn).")],
-    user: UserOpt,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Session id.")] = None,
     role: Annotated[
         str | None, typer.Option(help="Store a conversation turn with this role.")
@@ -75,17 +77,23 @@ def add(
     tag: Annotated[list[str] | None, typer.Option(help="Tag (repeatable).")] = None,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    agent: AgentOpt = None,
 ) -> None:
-    """Add a memory, or a conversation turn when --role is given."""
+    """Add a memory, or a conversation turn when --role is given; with --agent, private to
+    that agent (without --user: the agent's own memory)."""
 
     def run() -> None:
         with open_memory(db, embedder) as mem:
             if role is not None:
                 turn = {"role": role, "content": text, "name": name}
-                ids = mem.add_messages([turn], user_id=user, session_id=session or "default")
+                ids = mem.add_messages(
+                    [turn], user_id=user, session_id=session or "default", agent_id=agent
+                )
                 console.print(ids[0])
             else:
-                item = mem.add(text, user_id=user, session_id=session, kind=kind, tags=tag)
+                item = mem.add(
+                    text, user_id=user, session_id=session, kind=kind, tags=tag, agent_id=agent
+                )
                 console.print(item.id)
 
     guarded(run)
@@ -94,7 +102,9 @@ def add(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to recall.")],
-    user: UserOpt,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Session id.")] = None,
     limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
     kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
@@ -102,13 +112,15 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    agent: AgentOpt = None,
 ) -> None:
-    """Search a user's memories and turns."""
+    """Search a user's memories and turns (with --agent, what that agent sees)."""
 
     def find(mem: Memory) -> list[Hit]:
         return mem.search(
-            query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
-        )
+            query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain,
+            agent_id=agent,
+        )  # fmt: skip
 
     show_result(
         db,
@@ -276,6 +288,7 @@ def _mount_store() -> None:
     app.command("edit")(records.edit)
     app.command("delete")(records.delete)
     app.command("forget-user")(records.forget_user)
+    app.command("forget-agent")(records.forget_agent)
     app.command("stats")(status.stats)
     app.command("jobs")(status.jobs)
 
