@@ -44,14 +44,17 @@ def memories_page(
     kind: FilterParam = None,
     include_deleted: bool = False,
     offset: Offset = 0,
+    agent_id: FilterParam = None,
 ) -> Response:
-    """Memories, newest first, filtered by user and kind."""
+    """Memories, newest first, filtered by user, kind and agent (what that agent sees; alone,
+    its own memories)."""
     listed = who.memory.list_page(
         user_id or None,
         kind=kind or None,
         include_deleted=include_deleted,
         limit=PAGE,
         offset=offset,
+        agent_id=agent_id or None,
     )
     return page(
         request,
@@ -60,6 +63,7 @@ def memories_page(
         page=listed,
         user_id=user_id or "",
         kind=kind or "",
+        agent_id=agent_id or "",
         kinds=MEMORY_KINDS,
         include_deleted=include_deleted,
     )
