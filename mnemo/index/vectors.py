@@ -270,10 +270,13 @@ class VectorIndex:
             self.role_codes[a] == self.role_codes[b] and self.name_codes[a] == self.name_codes[b]
         )
 
-    def newest_turn(self) -> float | None:
-        """Epoch seconds of the newest turn (memories left out), or None without turns."""
+    def newest_turn(self, *, agents: AgentView | None = None) -> float | None:
+        """Epoch seconds of the newest turn (memories left out; with ``agents``, of the turns
+        that view sees), or None without turns."""
         n = self.n
         turns = self.tables[:n] == 0
+        if agents is not None:
+            turns &= self.agent_mask(agents, n)
         return float(self.times[:n][turns].max()) if turns.any() else None
 
     def names(self) -> list[str]:

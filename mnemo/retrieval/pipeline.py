@@ -144,7 +144,9 @@ class Pipeline:
             for scope in self.scopes(req)
         ]
         if req.now is None:
-            newest = [t for _, index in scoped if (t := index.newest_turn()) is not None]
+            newest = [
+                t for _, index in scoped if (t := index.newest_turn(agents=req.agents)) is not None
+            ]
             req = replace(req, now=max(newest) if newest else time.time())
         names = sorted({n for _, index in scoped for n in index.names()})
         about = speakers.analyze(req.query, names, s.strip_speaker_names)

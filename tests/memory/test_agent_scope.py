@@ -185,3 +185,19 @@ def test_delete_agent_erases_its_rows_and_keeps_shared_ones(mem: Memory) -> None
     assert kept == {ids["shared_mem"], ids["b_mem"]}
     assert {f.agent_id for f in mem.profile(USER)} <= {None}
     assert len(mem.messages(USER)) == 2
+
+
+def test_another_agents_turns_do_not_move_the_reference_time(mem: Memory) -> None:
+    mem.add_messages(
+        [{"role": "user", "content": "I like hiking", "created_at": "2024-01-01T00:00:00Z"}], USER
+    )
+    mem.add_messages(
+        [{"role": "user", "content": "beta notes", "created_at": "2025-06-01T00:00:00Z"}],
+        USER,
+        agent_id="beta",
+    )
+    alpha = mem.search("hiking", USER, agent_id="alpha", explain=True)
+    assert alpha[0].content == "I like hiking"
+    assert alpha[0].scores["recency"] == pytest.approx(1.0)  # aged from its own newest turn
+    owner = mem.search("hiking", USER, explain=True)
+    assert owner[0].scores["recency"] < 0.99  # the user's newest turn is beta's
