@@ -201,3 +201,20 @@ def test_another_agents_turns_do_not_move_the_reference_time(mem: Memory) -> Non
     assert alpha[0].scores["recency"] == pytest.approx(1.0)  # aged from its own newest turn
     owner = mem.search("hiking", USER, explain=True)
     assert owner[0].scores["recency"] < 0.99  # the user's newest turn is beta's
+
+
+def test_add_batches_takes_an_agent_per_batch(mem: Memory) -> None:
+    from mnemo import TurnBatch
+
+    turn = [{"role": "user", "content": "batch turn about kayaks"}]
+    ids = mem.add_batches(
+        [
+            TurnBatch(turn, USER, "s1"),
+            TurnBatch(turn, USER, "s2", agent_id="alpha"),
+            TurnBatch(turn, None, "s3", agent_id="beta"),
+        ]
+    )
+    got = [mem.get(i[0]) for i in ids]
+    assert [(m.user_id, m.agent_id) for m in got] == [(USER, None), (USER, "alpha"), ("", "beta")]
+    with pytest.raises(ValidationError, match="user_id or agent_id is required"):
+        mem.add_batches([TurnBatch(turn, None, "s4")])
