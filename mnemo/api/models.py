@@ -28,6 +28,13 @@ UserId = Field(
     max_length=256,
     description="The user; may be left out when `agent_id` is given (the agent's own memory).",
 )
+#: A body that names a user, an agent or both (what the schema says of one that takes either).
+USER_OR_AGENT: dict[str, Any] = {
+    "anyOf": [
+        {"required": ["user_id"], "properties": {"user_id": {"type": "string"}}},
+        {"required": ["agent_id"], "properties": {"agent_id": {"type": "string"}}},
+    ]
+}
 #: The agent an item is private to, or whose view a read takes (see docs/memory-model.md).
 AgentId = Field(
     None,
@@ -72,7 +79,7 @@ class PageBody(BaseModel, Generic[T]):
 class MemoryCreate(BaseModel):
     """A memory to store."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
     content: str
     user_id: str | None = UserId
@@ -115,7 +122,7 @@ class HistoryList(BaseModel):
 class MessagesCreate(BaseModel):
     """Turns to store for one user and session."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
     user_id: str | None = UserId
     session_id: str = Field("default", min_length=1, max_length=256)
@@ -133,7 +140,7 @@ class UserQuery(BaseModel):
     """The start of every request body that asks about one user (or agent): the text, the
     user and optionally the session and the agent whose view it takes."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
     query: str
     user_id: str | None = UserId
