@@ -131,6 +131,8 @@ class Message(BaseModel):
     #: it was given, if any (``refresh_on_read`` pushes ``expires_at`` to now + ttl)
     expires_at: datetime | None = None
     ttl_seconds: int | None = None
+    #: the agent the turn is private to; None when shared by every agent serving the user
+    agent_id: str | None = None
 
 
 class MemoryItem(BaseModel):
@@ -155,6 +157,8 @@ class MemoryItem(BaseModel):
     #: when the memory expires, and the ttl it was given (see :class:`Message`)
     expires_at: datetime | None = None
     ttl_seconds: int | None = None
+    #: the agent the memory is private to; None when shared by every agent serving the user
+    agent_id: str | None = None
 
 
 class HistoryEntry(BaseModel):
@@ -198,6 +202,8 @@ class Hit(BaseModel):
     turn_kind: str | None = None
     duplicates: list[str] = Field(default_factory=list)
     relevance: float | None = None
+    #: the agent the item is private to; None when shared
+    agent_id: str | None = None
 
 
 ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
@@ -223,6 +229,8 @@ class ProfileFact(BaseModel):
     updated_at: datetime
     #: when a newer value replaced this one (None while current); see "as of" reads
     superseded_at: datetime | None = None
+    #: the agent the fact is private to; None when shared
+    agent_id: str | None = None
 
 
 class Document(BaseModel):

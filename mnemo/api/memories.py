@@ -12,6 +12,7 @@ from fastapi import APIRouter, Header, Query
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
 from mnemo.api.models import (
+    AgentErasedResponse,
     ContextRequestBody,
     ErasedResponse,
     ErrorBody,
@@ -45,6 +46,16 @@ Cursor = Annotated[
     Query(
         max_length=cursors.MAX_CHARS,
         description="A page's `next_cursor`: the page after it (not with `offset`).",
+    ),
+]
+#: The agent whose view a read takes (see docs/memory-model.md, "Scopes").
+AgentQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=256,
+        description="Only what this agent sees: the user's shared items and those private "
+        "to it (without user_id: its own memories).",
     ),
 ]
 
@@ -88,6 +99,7 @@ def list_memories(
     limit: Limit = 50,
     offset: Offset = 0,
     cursor: Cursor = None,
+    agent_id: AgentQuery = None,
 ) -> MemoryPage:
     """Memories, newest first, filtered and paginated."""
     page = mem.list_page(
@@ -100,14 +112,17 @@ def list_memories(
         limit=limit,
         offset=offset,
         cursor=cursor,
+        agent_id=agent_id,
     )
     return MemoryPage.of(page)
 
 
 @router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
-def get_memory(memory_id: str, mem: MemoryDep) -> MemoryItem:
-    """One live memory."""
-    return mem.get_memory(memory_id)
+def get_memory(
+    memory_id: str, mem: MemoryDep, user_id: str | None = None, agent_id: AgentQuery = None
+) -> MemoryItem:
+    """One live memory; with `user_id` and/or `agent_id`, a 404 unless it is in that scope."""
+    return mem.get_memory(memory_id, user_id=user_id, agent_id=agent_id)
 
 
 @router.patch(
@@ -147,6 +162,7 @@ def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
         body.explain,
         body.now,
         as_of=body.as_of,
+        agent_id=body.agent_id,
     )
     return SearchResults(data=hits)
 
@@ -174,6 +190,7 @@ def add_messages(
         idempotency_key=idempotency_key,
         expires_at=body.expires_at,
         ttl_seconds=body.ttl_seconds,
+        agent_id=body.agent_id,
     )
     state.metrics.turns.inc(len(ids))
     return MessagesCreated(ids=ids)
@@ -189,6 +206,7 @@ def list_messages(
     limit: Limit = 100,
     offset: Offset = 0,
     cursor: Cursor = None,
+    agent_id: AgentQuery = None,
 ) -> MessagePage:
     """Stored turns in conversation order, filtered and paginated."""
     page = mem.messages_page(
@@ -199,6 +217,7 @@ def list_messages(
         limit=limit,
         offset=offset,
         cursor=cursor,
+        agent_id=agent_id,
     )
     return MessagePage.of(page)
 
@@ -216,6 +235,7 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         top_k=body.top_k,
         now=body.now,
         as_of=body.as_of,
+        agent_id=body.agent_id,
     )
 
 
@@ -238,10 +258,11 @@ def profile(
     user_id: str,
     mem: MemoryDep,
     min_importance: Annotated[float | None, Query(ge=0, le=1)] = None,
+    agent_id: AgentQuery = None,
 ) -> ProfileResponse:
     """The user's active profile facts (empty until the profile tier has run); by default
     stage 1 of retrieval: importance >= ``profile_context_min_importance`` (`tiered`)."""
-    facts = mem.profile_view(user_id, min_importance=min_importance)
+    facts = mem.profile_view(user_id, min_importance=min_importance, agent_id=agent_id)
     return ProfileResponse(user_id=user_id, facts=[f.model_dump(mode="json") for f in facts])
 
 
@@ -249,6 +270,13 @@ def profile(
 def erase_user(user_id: str, mem: MemoryDep) -> ErasedResponse:
     """Erase every row of a user in the caller's tenant."""
     return ErasedResponse(user_id=user_id, deleted=mem.delete_user(user_id))
+
+
+@router.delete("/agents/{agent_id}", response_model=AgentErasedResponse, tags=["users"])
+def erase_agent(agent_id: str, mem: MemoryDep) -> AgentErasedResponse:
+    """Erase every row tagged with an agent in the caller's tenant: its own memories and the
+    items private to it in every user (shared items stay)."""
+    return AgentErasedResponse(agent_id=agent_id, deleted=mem.delete_agent(agent_id))
 
 
 @router.post("/sweep", response_model=Swept, tags=["jobs"])

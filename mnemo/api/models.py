@@ -22,6 +22,28 @@ from mnemo.validation import MAX_TTL_SECONDS
 T = TypeVar("T")
 
 Id = Field(min_length=1, max_length=256)
+#: A user id that may be left out when an ``agent_id`` is given (an agent's own memory).
+UserId = Field(
+    None,
+    min_length=1,
+    max_length=256,
+    description="The user; may be left out when `agent_id` is given (the agent's own memory).",
+)
+#: A body that names a user, an agent or both (what the schema says of one that takes either).
+USER_OR_AGENT: dict[str, Any] = {
+    "anyOf": [
+        {"required": ["user_id"], "properties": {"user_id": {"type": "string"}}},
+        {"required": ["agent_id"], "properties": {"agent_id": {"type": "string"}}},
+    ]
+}
+#: The agent an item is private to, or whose view a read takes (see docs/memory-model.md).
+AgentId = Field(
+    None,
+    min_length=1,
+    max_length=256,
+    description="The agent: on a write, the item is private to it (its own without a user); "
+    "on a read, what it sees (the user's shared items and its own).",
+)
 #: A page's fields besides its rows, copied as they are into the response body.
 PAGE_POSITION = {"total", "limit", "offset", "next_offset", "next_cursor"}
 
@@ -63,10 +85,10 @@ class PageBody(BaseModel, Generic[T]):
 class MemoryCreate(BaseModel):
     """A memory to store."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
     content: str
-    user_id: str = Id
+    user_id: str | None = UserId
     kind: str = "fact"
     session_id: str | None = None
     tags: list[str] | None = None
@@ -82,6 +104,7 @@ class MemoryCreate(BaseModel):
     ttl_seconds: int | None = Field(
         None, ge=1, le=MAX_TTL_SECONDS, description="Expire this many seconds from now."
     )
+    agent_id: str | None = AgentId
 
 
 class MemoryPatch(BaseModel):
@@ -120,9 +143,9 @@ class HistoryList(BaseModel):
 class MessagesCreate(BaseModel):
     """Turns to store for one user and session."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
-    user_id: str = Id
+    user_id: str | None = UserId
     session_id: str = Field("default", min_length=1, max_length=256)
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
     expires_at: str | None = Field(
@@ -133,6 +156,7 @@ class MessagesCreate(BaseModel):
     ttl_seconds: int | None = Field(
         None, ge=1, le=MAX_TTL_SECONDS, description="Expire the turns this many seconds from now."
     )
+    agent_id: str | None = AgentId
 
 
 class MessagesCreated(BaseModel):
@@ -142,14 +166,15 @@ class MessagesCreated(BaseModel):
 
 
 class UserQuery(BaseModel):
-    """The start of every request body that asks about one user: the text, the user and
-    optionally the session."""
+    """The start of every request body that asks about one user (or agent): the text, the
+    user and optionally the session and the agent whose view it takes."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
     query: str
-    user_id: str = Id
+    user_id: str | None = UserId
     session_id: str | None = None
+    agent_id: str | None = AgentId
 
 
 class SearchRequest(UserQuery):
@@ -193,6 +218,13 @@ class ErasedResponse(BaseModel):
     """Rows erased per table."""
 
     user_id: str
+    deleted: dict[str, int]
+
+
+class AgentErasedResponse(BaseModel):
+    """Rows of one agent erased per table."""
+
+    agent_id: str
     deleted: dict[str, int]
 
 

@@ -33,6 +33,15 @@ EmbedderOpt = Annotated[
     ),
 ]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.")]
+#: ``--agent``: the agent an item is private to, or whose view a read takes.
+AgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        help="Agent id: a write is private to it (its own without --user); a read sees the "
+        "user's shared items and the agent's own.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, UserOpt
+from mnemo.cli.common import AgentOpt, DbOpt, EmbedderOpt
 from mnemo.cli.records import show_result
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
@@ -33,7 +33,9 @@ NowOpt = Annotated[
 
 def context(
     query: Annotated[str, typer.Argument(help="The message the prompt answers.")],
-    user: UserOpt,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Session id.")] = None,
     budget: Annotated[int, typer.Option(help="Token budget of the block.")] = 1500,
     as_of: AsOfOpt = None,
@@ -43,11 +45,13 @@ def context(
     ] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    agent: AgentOpt = None,
 ) -> None:
-    """Print the memory block a prompt about QUERY gets (the preset's layout)."""
+    """Print the memory block a prompt about QUERY gets (the preset's layout; with --agent,
+    from what that agent sees)."""
 
     def build(mem: Memory) -> ContextBundle:
-        return mem.context(query, user, session, budget, now=now, as_of=as_of)
+        return mem.context(query, user, session, budget, now=now, as_of=as_of, agent_id=agent)
 
     show_result(db, embedder, as_json, build, lambda b: escape(b.render()))
 

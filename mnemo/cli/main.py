@@ -17,9 +17,9 @@ import typer
 from rich.markup import escape
 
 from mnemo.cli.common import (
+    AgentOpt,
     DbOpt,
     EmbedderOpt,
-    UserOpt,
     console,
     err,
     guarded,
@@ -66,7 +66,9 @@ def main(
 @app.command()
 def add(
     text: Annotated[str, typer.Argument(help="The memory (or, with --role, the turn).")],
-    user: UserOpt,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Session id.")] = None,
     role: Annotated[
         str | None, typer.Option(help="Store a conversation turn with this role.")
@@ -82,8 +84,10 @@ def add(
     expires_at: Annotated[
         str | None, typer.Option("--expires-at", help="Expire at this time (ISO-8601).")
     ] = None,
+    agent: AgentOpt = None,
 ) -> None:
-    """Add a memory, or a conversation turn when --role is given."""
+    """Add a memory, or a conversation turn when --role is given; with --agent, private to
+    that agent (without --user: the agent's own memory)."""
 
     def run() -> None:
         with open_memory(db, embedder) as mem:
@@ -95,6 +99,7 @@ def add(
                     session_id=session or "default",
                     expires_at=expires_at,
                     ttl_seconds=ttl,
+                    agent_id=agent,
                 )
                 console.print(ids[0])
             else:
@@ -106,6 +111,7 @@ def add(
                     tags=tag,
                     expires_at=expires_at,
                     ttl_seconds=ttl,
+                    agent_id=agent,
                 )
                 console.print(item.id)
 
@@ -115,7 +121,9 @@ def add(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to recall.")],
-    user: UserOpt,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Session id.")] = None,
     limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
     kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
@@ -125,8 +133,9 @@ def search(
     embedder: EmbedderOpt = None,
     as_of: AsOfOpt = None,
     now: NowOpt = None,
+    agent: AgentOpt = None,
 ) -> None:
-    """Search a user's memories and turns."""
+    """Search a user's memories and turns (with --agent, what that agent sees)."""
 
     def find(mem: Memory) -> list[Hit]:
         return mem.search(
@@ -138,6 +147,7 @@ def search(
             explain=explain,
             now=now,
             as_of=as_of,
+            agent_id=agent,
         )
 
     show_result(
@@ -309,6 +319,7 @@ def _mount_store() -> None:
     app.command("delete")(records.delete)
     app.command("forget-user")(records.forget_user)
     app.command("sweep")(records.sweep)
+    app.command("forget-agent")(records.forget_agent)
     app.command("stats")(status.stats)
     app.command("jobs")(status.jobs)
 

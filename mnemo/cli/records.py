@@ -1,6 +1,6 @@
-"""Commands over single memories and users: ``mnemo list``, ``get``, ``history``, ``edit``,
-``delete`` and ``forget-user``. The read-only ones never create a store (see
-:func:`mnemo.cli.common.require_store`)."""
+"""Commands over single memories, users and agents: ``mnemo list``, ``get``, ``history``,
+``edit``, ``delete``, ``forget-user``, ``forget-agent`` and ``sweep``. The read-only ones
+never create a store (see :func:`mnemo.cli.common.require_store`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mnemo.cli.common import (
+    AgentOpt,
     DbOpt,
     EmbedderOpt,
     JsonOpt,
@@ -70,7 +71,8 @@ def _jsonable(value: Any) -> Any:
 def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -> Table:
     """A table of memories that reads in 80 columns: the date, kind and (with ``users``) user
     stay narrow, and the content takes the rest of the width, with the memory's full id (what
-    ``mnemo get/edit/delete`` take) and its tags on a dim line under it."""
+    ``mnemo get/edit/delete`` take), the agent it is private to and its tags on a dim line
+    under it."""
     table = Table(title=title)
     table.add_column("created", no_wrap=True)
     table.add_column("kind", no_wrap=True)
@@ -79,6 +81,8 @@ def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -
     table.add_column("memory", overflow="fold", ratio=1)
     for m in items:
         under = Text(m.id, style="dim")
+        if m.agent_id is not None:
+            under.append(f" · agent {m.agent_id}", style="dim")
         if m.tags:
             under.append(" · " + ", ".join(f"#{t}" for t in m.tags), style="dim")
         cell = Text(m.content)
@@ -135,14 +139,17 @@ def list_(
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    agent: AgentOpt = None,
 ) -> None:
     """List live memories, newest first, a page at a time: it says how many there are
     ("20 of 85") and how to get the next page (`--cursor TOKEN`, which stays right while
     memories are written; `--offset N` works too); `--json` prints `data`, `total`,
-    `next_offset` and `next_cursor`."""
+    `next_offset` and `next_cursor`. `--agent` lists what that agent sees (alone: its own
+    memories)."""
 
     given = (
         ("--user", user),
+        ("--agent", agent),
         ("--session", session),
         ("--kind", kind),
         ("--tag", tag),
@@ -159,6 +166,7 @@ def list_(
                 limit=limit,
                 offset=offset,
                 cursor=cursor,
+                agent_id=agent,
             )
         if as_json:
             print_json(page_json(page))
@@ -168,15 +176,18 @@ def list_(
             + [f"{flag} {shlex.quote(value)}" for flag, value in given if value is not None]
             + ([f"--limit {limit}"] if limit != DEFAULT_LIMIT else [])
         )
-        console.print(memories_table(page.items, title(user), users=user is None))
+        console.print(memories_table(page.items, title(user, agent), users=user is None))
         console.print(page_footer(page, again), soft_wrap=True, highlight=False)
 
     guarded(run)
 
 
-def title(user: str | None) -> str:
-    """The list's title: whose memories it shows."""
-    return "memories" if user is None else f"memories of {user}"
+def title(user: str | None, agent: str | None = None) -> str:
+    """The list's title: whose memories it shows (as which agent sees them)."""
+    whose = "memories" if user is None else f"memories of {user}"
+    if agent is not None:
+        whose = f"{whose} seen by agent {agent}" if user else f"own memories of agent {agent}"
+    return whose
 
 
 def get(
@@ -184,9 +195,16 @@ def get(
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="Only if it is this user's.")
+    ] = None,
+    agent: AgentOpt = None,
 ) -> None:
-    """Show one memory (mem_...) or stored turn (msg_...)."""
-    show_result(db, embedder, as_json, lambda mem: mem.get(id), record_table)
+    """Show one memory (mem_...) or stored turn (msg_...); with --user/--agent, only if it
+    is in that scope."""
+    show_result(
+        db, embedder, as_json, lambda mem: mem.get(id, user_id=user, agent_id=agent), record_table
+    )
 
 
 def history(
@@ -259,21 +277,47 @@ def forget_user(
     embedder: EmbedderOpt = None,
 ) -> None:
     """Erase every row of a user (turns, memories, profile, history, jobs) for good."""
+    erase("user", user, yes, as_json, db, embedder, lambda mem: mem.delete_user(user))
+
+
+def forget_agent(
+    agent: Annotated[str, typer.Argument(help="The agent to erase.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    embedder: EmbedderOpt = None,
+) -> None:
+    """Erase every row tagged with an agent (its own memories and what is private to it in
+    every user: turns, memories, profile facts, history) for good; shared items stay."""
+    erase("agent", agent, yes, as_json, db, embedder, lambda mem: mem.delete_agent(agent))
+
+
+def erase(
+    what: str,
+    name: str,
+    yes: bool,
+    as_json: bool,
+    db: str | None,
+    embedder: str | None,
+    delete: Callable[[Memory], dict[str, int]],
+) -> None:
+    """Erase the ``what`` (user or agent) ``name`` with ``delete`` after a confirmation
+    (unless ``yes``), then print what went, per table."""
 
     def run() -> None:
         with open_existing(db, embedder) as mem:
             if not yes:
                 typer.confirm(
-                    f"Erase everything about user {user!r} in tenant {mem.tenant!r} from "
-                    f"{mem.store.location}? This cannot be undone",
+                    f"Erase everything {'about' if what == 'user' else 'of'} {what} {name!r} in "
+                    f"tenant {mem.tenant!r} from {mem.store.location}? This cannot be undone",
                     abort=True,
                 )
-            counts = mem.delete_user(user)
+            counts = delete(mem)
         if as_json:
-            print_json({"user_id": user, "deleted": counts})
+            print_json({f"{what}_id": name, "deleted": counts})
         else:
             parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing"
-            console.print(f"erased user {user!r}: {parts}")
+            console.print(f"erased {what} {name!r}: {parts}")
 
     guarded(run)
 
@@ -298,6 +342,7 @@ def sweep(as_json: JsonOpt = False, db: DbOpt = None, embedder: EmbedderOpt = No
 __all__ = [
     "delete",
     "edit",
+    "forget_agent",
     "forget_user",
     "get",
     "list_",

@@ -68,6 +68,12 @@ class Entry:
         return self.kind == "turn"
 
 
+def has_file(row: MemoryItem | Message) -> bool:
+    """Whether the file store holds ``row``: shared rows do; a row private to an agent (or an
+    agent's own memory) stays in the database only, since a file has no agent scope."""
+    return row.agent_id is None and row.user_id != ""
+
+
 def segment(value: str) -> str:
     """An id as one safe path segment: percent-encoded, never ``.``/``..``, at most
     ``MAX_SEGMENT_BYTES`` (ASCII) bytes.

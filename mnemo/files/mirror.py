@@ -117,8 +117,8 @@ class MirrorObserver:
             log.exception("file store: could not mirror %s (startup reconcile repairs it)", what)
 
     def messages_written(self, messages: list[Message]) -> None:
-        """Write the files of stored turns."""
-        mine = [m for m in messages if m.tenant == self.tenant]
+        """Write the files of stored turns (the shared ones)."""
+        mine = [m for m in messages if m.tenant == self.tenant and layout.has_file(m)]
         if mine:
             self._safely("turns", self._messages, mine)
 
@@ -128,9 +128,10 @@ class MirrorObserver:
         self.mirror.snapshot.save()
 
     def memories_written(self, items: list[MemoryItem]) -> None:
-        """Write (or move to ``deleted/``) the file of each memory added, changed or deleted."""
+        """Write (or move to ``deleted/``) the file of each memory added, changed or deleted
+        (the shared ones: :func:`~mnemo.files.layout.has_file`)."""
         for item in items:
-            if item.tenant == self.tenant:
+            if item.tenant == self.tenant and layout.has_file(item):
                 self._safely(item.id, self.mirror.memory, item)
 
     def evicted(self, tenant: str, user_id: str, session_id: str) -> None:

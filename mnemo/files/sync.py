@@ -34,6 +34,7 @@ from mnemo.files import layout
 from mnemo.files.mirror import FileMirror
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import ListFilter
 from mnemo.storage.ports.rows import MemoryRows
 
@@ -58,10 +59,14 @@ def all_rows(
     store: MemoryRows, tenant: str, user_id: str | None = None
 ) -> Iterator[MemoryItem | Message]:
     """Every memory (deleted ones too) and every turn of a tenant (or one of its users),
-    page by page."""
+    page by page: the shared ones, those the file store holds (see
+    :func:`~mnemo.files.layout.has_file`)."""
+    shared = AgentView(None)
     offset = 0
     while True:
-        flt = ListFilter(tenant, user_id, include_deleted=True, limit=PAGE, offset=offset)
+        flt = ListFilter(
+            tenant, user_id, include_deleted=True, limit=PAGE, offset=offset, agents=shared
+        )
         page = store.list_memories(flt)
         yield from page
         if len(page) < PAGE:
@@ -69,7 +74,8 @@ def all_rows(
         offset += PAGE
     offset = 0
     while True:
-        msgs = store.list_messages(ListFilter(tenant, user_id, limit=PAGE, offset=offset))
+        flt = ListFilter(tenant, user_id, limit=PAGE, offset=offset, agents=shared)
+        msgs = store.list_messages(flt)
         yield from msgs
         if len(msgs) < PAGE:
             break

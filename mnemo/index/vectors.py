@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.index.keys import blend_keys
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import VectorRows, VectorState
 from mnemo.storage.ports.search import SearchSource
 
@@ -55,6 +56,8 @@ class VectorIndex:
         self.times = np.zeros(0, dtype=np.float64)
         self.role_codes = np.zeros(0, dtype=np.int8)
         self.name_codes = np.zeros(0, dtype=np.int32)
+        #: each row's agent (code 0: shared), see mnemo.storage.agent_scope
+        self.agent_codes = np.zeros(0, dtype=np.int32)
         #: a label per row that retrieval computes from the row's text and caches here
         #: (-1 until computed; rows are never edited in place, a change reloads the index)
         self.labels = np.zeros(0, dtype=np.int8)
@@ -66,6 +69,7 @@ class VectorIndex:
         self.kind_names: dict[str, int] = {}
         self.role_names: dict[str | None, int] = {None: 0}
         self.speaker_names: dict[str | None, int] = {None: 0}
+        self.agent_names: dict[str | None, int] = {None: 0}
         self.pos: dict[tuple[int, int], int] = {}
         # extra keys of long turns (see index.keys) and the row position owning each
         self.k = 0
@@ -130,6 +134,10 @@ class VectorIndex:
             self.speaker_names.setdefault(n.strip().lower() if n else None, len(self.speaker_names))
             for n in names
         ]
+        agents = rows.agents or [None] * m
+        self.agent_codes[sl] = [
+            self.agent_names.setdefault(a, len(self.agent_names)) for a in agents
+        ]
         for i, (t, r) in enumerate(zip(rows.tables.tolist(), rows.rowids.tolist(), strict=True)):
             self.pos[(t, r)] = self.n + i
         self._append_keys(rows, dim)
@@ -169,6 +177,7 @@ class VectorIndex:
         self.times = grow(self.times, (capacity,))
         self.role_codes = grow(self.role_codes, (capacity,))
         self.name_codes = grow(self.name_codes, (capacity,))
+        self.agent_codes = grow(self.agent_codes, (capacity,))
         self.labels = grow(self.labels, (capacity,))
         self.expires = grow(self.expires, (capacity,))
 
@@ -178,10 +187,11 @@ class VectorIndex:
         kinds: tuple[str, ...] | None,
         *,
         live_at: float | None = None,
+        agents: AgentView | None = None,
     ) -> np.ndarray | None:
-        """Boolean row mask for a session and a set of kinds, leaving out rows expired at
-        ``live_at`` (epoch seconds; a single integer test when no row expires); None means
-        every row."""
+        """Boolean row mask for a session, a set of kinds and the rows an agent view sees,
+        leaving out rows expired at ``live_at`` (epoch seconds; a single integer test when no
+        row expires); None means every row."""
         n = self.n  # read once: another thread may append rows meanwhile
         mask = self.live(n, live_at)
         if session_id is not None:
@@ -193,6 +203,9 @@ class VectorIndex:
             codes = [names[k] for k in kinds if k in names]
             kmask = np.isin(self.kind_codes[:n], codes)
             mask = kmask if mask is None else mask & kmask
+        if agents is not None:
+            amask = self.agent_mask(agents, n)
+            mask = amask if mask is None else mask & amask
         return mask
 
     def live(self, n: int, live_at: float | None) -> np.ndarray | None:
@@ -201,6 +214,12 @@ class VectorIndex:
         if live_at is None or not self.expiring:
             return None
         return np.asarray(self.expires[:n] > live_at)
+
+    def agent_mask(self, view: AgentView, n: int) -> np.ndarray:
+        """The first ``n`` rows that ``view`` sees (shared rows have code 0)."""
+        names = dict(self.agent_names)  # a copy: another thread may add agents meanwhile
+        codes = [code for agent, code in names.items() if view.sees(agent)]
+        return np.isin(self.agent_codes[:n], codes)
 
     def most_recent(self, mask: np.ndarray | None, count: int) -> np.ndarray:
         """``mask`` narrowed to its ``count`` rows of latest time (ties: the later written).
@@ -252,18 +271,25 @@ class VectorIndex:
         top = top[np.argsort(-sims[top], kind="stable")]
         return top, sims[top]
 
-    def neighbors(self, position: int, span: int = 1) -> list[int]:
-        """Positions within ``span`` of ``position`` that hold turns of the same session.
+    def neighbors(
+        self, position: int, span: int = 1, *, agents: AgentView | None = None
+    ) -> list[int]:
+        """Positions within ``span`` of ``position`` that hold turns of the same session
+        (that the agent view ``agents`` sees, when given).
 
         Turns of a session are written in order, so index order is conversation order.
         """
         code = self.session_codes[position]
         lo, hi = max(position - span, 0), min(position + span + 1, self.n)
-        return [
+        near = [
             p
             for p in range(lo, hi)
             if p != position and self.session_codes[p] == code and self.tables[p] == 0
         ]
+        if agents is None:
+            return near
+        seen = self.agent_mask(agents, hi)
+        return [p for p in near if seen[p]]
 
     def same_speaker(self, a: int, b: int) -> bool:
         """True when the rows at positions ``a`` and ``b`` have the same role and name."""
@@ -271,10 +297,13 @@ class VectorIndex:
             self.role_codes[a] == self.role_codes[b] and self.name_codes[a] == self.name_codes[b]
         )
 
-    def newest_turn(self) -> float | None:
-        """Epoch seconds of the newest turn (memories left out), or None without turns."""
+    def newest_turn(self, *, agents: AgentView | None = None) -> float | None:
+        """Epoch seconds of the newest turn (memories left out; with ``agents``, of the turns
+        that view sees), or None without turns."""
         n = self.n
         turns = self.tables[:n] == 0
+        if agents is not None:
+            turns &= self.agent_mask(agents, n)
         return float(self.times[:n][turns].max()) if turns.any() else None
 
     def names(self) -> list[str]:

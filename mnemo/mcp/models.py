@@ -46,6 +46,7 @@ class Recalled(BaseModel):
     session_id: str | None = None
     role: str | None = None
     name: str | None = None
+    agent_id: str | None = Field(None, description="The agent it is private to; null: shared.")
 
     @classmethod
     def of(cls, hit: Hit) -> Recalled:

@@ -42,6 +42,14 @@ SessionId = Annotated[
     str | None, Field(description="Conversation (session) id; omit for any session.")
 ]
 MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
+AgentId = Annotated[
+    str | None,
+    Field(
+        description="The agent: stores the memory private to it; reads what it sees (the "
+        "user's shared memories and its own). Omit for shared memories and the whole user.",
+        min_length=1,
+    ),
+]
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
 AsOf = Annotated[
     str | None,
@@ -99,6 +107,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         ttl_seconds: Annotated[
             int | None, Field(description="Expire this many seconds from now.")
         ] = None,
+        agent_id: AgentId = None,
     ) -> Remembered:
         """Store something about a user: either `content` (one memory, a fact by default) or
         `turns` (conversation turns; the background tiers distil facts from them later).
@@ -116,6 +125,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                     session_id=session_id or "default",
                     expires_at=expires_at,
                     ttl_seconds=ttl_seconds,
+                    agent_id=agent_id,
                 )
                 return Remembered(ids=ids)
             assert content is not None
@@ -128,6 +138,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 importance=importance,
                 expires_at=expires_at,
                 ttl_seconds=ttl_seconds,
+                agent_id=agent_id,
             )
             return Remembered(ids=[item.id], memory=item)
 
@@ -143,12 +154,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         ] = None,
         as_of: AsOf = None,
         now: Now = None,
+        agent_id: AgentId = None,
     ) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
             hits = memory(ctx).search(
-                query, user_id, session_id, limit, kinds, now=now, as_of=as_of
+                query, user_id, session_id, limit, kinds, now=now, as_of=as_of, agent_id=agent_id
             )
             return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
 
@@ -163,12 +175,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         ] = 1500,
         as_of: AsOf = None,
         now: Now = None,
+        agent_id: AgentId = None,
     ) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
             bundle = memory(ctx).context(
-                query, user_id, session_id, budget_tokens, now=now, as_of=as_of
+                query, user_id, session_id, budget_tokens, now=now, as_of=as_of, agent_id=agent_id
             )
             return PromptContext.of(bundle)
 
@@ -190,6 +203,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 description="The previous page's next_cursor (instead of offset).",
             ),
         ] = None,
+        agent_id: AgentId = None,
     ) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
         there are, `next_cursor` (or `next_offset`) where the next page starts (null on the
@@ -203,14 +217,23 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 limit=limit,
                 offset=offset,
                 cursor=cursor,
+                agent_id=agent_id,
             )
             return MemoryList.of(page)
 
     @server.tool(annotations=READ)
-    def get_memory(memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
-        """Fetch one live memory by id."""
+    def get_memory(
+        memory_id: MemoryId,
+        ctx: Ctx,
+        user_id: Annotated[
+            str | None, Field(description="Only if it is this user's.", min_length=1)
+        ] = None,
+        agent_id: AgentId = None,
+    ) -> MemoryItem:
+        """Fetch one live memory by id (with `user_id`/`agent_id`: only if it is in that
+        scope)."""
         with tool_errors():
-            return memory(ctx).get_memory(memory_id)
+            return memory(ctx).get_memory(memory_id, user_id=user_id, agent_id=agent_id)
 
     @server.tool(annotations=CHANGE)
     def update_memory(
@@ -256,12 +279,15 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             UnitInterval | None,
             Field(description="Only facts this important (default: the stage-1 floor)."),
         ] = None,
+        agent_id: AgentId = None,
     ) -> Profile:
         """A user's profile: stable facts (identity, preferences, constraints, instructions)
         distilled from conversations, most important first. Empty until the profile tier has
         run on the user's turns."""
         with tool_errors():
-            facts = memory(ctx).profile_view(user_id, min_importance=min_importance)
+            facts = memory(ctx).profile_view(
+                user_id, min_importance=min_importance, agent_id=agent_id
+            )
             return Profile(user_id=user_id, facts=facts)
 
     @server.tool(annotations=CHANGE)

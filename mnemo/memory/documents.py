@@ -9,6 +9,7 @@ from typing import Any
 from mnemo import validation as check
 from mnemo.memory.tenant import TenantService
 from mnemo.schemas import Document, ProfileFact
+from mnemo.storage.agent_scope import read_scope
 from mnemo.tiers.facts import documents as doc_tier
 
 
@@ -56,17 +57,19 @@ class Documents(TenantService):
     # ---- profile ------------------------------------------------------------------------
     def profile(
         self,
-        user_id: str,
+        user_id: str | None = None,
         *,
         min_importance: float | None = None,
         include_inactive: bool = False,
         category: str | None = None,
+        agent_id: str | None = None,
     ) -> builtins.list[ProfileFact]:
         """A user's profile facts: the active ones, most important first (then by category
         and key). ``min_importance=settings.profile_context_min_importance`` (0.5) is stage 1
         of retrieval (`tiered`);
-        ``include_inactive`` appends replaced values, oldest first."""
-        user_id = check.identifier(user_id, "user_id")
+        ``include_inactive`` appends replaced values, oldest first. ``agent_id`` narrows it
+        to what that agent sees (see :mod:`mnemo.storage.agent_scope`)."""
+        user_id, agents = read_scope(user_id, agent_id)
         floor = (
             None if min_importance is None else check.unit_float(min_importance, "min_importance")
         )
@@ -78,13 +81,18 @@ class Documents(TenantService):
             include_inactive=include_inactive,
             min_importance=floor,
             category=category,
+            agents=agents,
         )
 
     def profile_view(
-        self, user_id: str, *, min_importance: float | None = None
+        self,
+        user_id: str | None = None,
+        *,
+        min_importance: float | None = None,
+        agent_id: str | None = None,
     ) -> builtins.list[ProfileFact]:
         """The active profile facts a surface shows (REST, MCP): importance >=
         ``min_importance``, by default stage 1's floor, ``profile_context_min_importance``."""
         if min_importance is None:
             min_importance = self.settings.profile_context_min_importance
-        return self.profile(user_id, min_importance=min_importance)
+        return self.profile(user_id, min_importance=min_importance, agent_id=agent_id)

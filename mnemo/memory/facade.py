@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from mnemo import validation as check
 from mnemo.config.settings import Settings
 from mnemo.context.assemble import build_context
+from mnemo.context.source import ContextSource
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.errors import SchemaError, ValidationError
 from mnemo.index import keys
@@ -30,8 +31,11 @@ from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
+from mnemo.memory.agent_asof import PastAgentContextSource
+from mnemo.memory.agent_context import AgentContextSource
 from mnemo.memory.asof import PastContextSource
 from mnemo.memory.context_source import MemoryContextSource
+from mnemo.memory.directory import Directory
 from mnemo.memory.documents import Documents
 from mnemo.memory.files import Files, mirrored
 from mnemo.memory.forward import forward
@@ -43,6 +47,7 @@ from mnemo.retrieval.pipeline import Pipeline, QueryCache
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import ContextBundle, Hit, Job, Stats
 from mnemo.storage import open_store
+from mnemo.storage.agent_scope import agent as check_agent
 from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.facts import tier as fact_tier
@@ -108,6 +113,7 @@ class Memory:
         self.handlers: dict[str, job_runner.Handler] = {}
         self._turns = TurnWriter(self.store, self.settings, self.embedding, self.handlers)
         self._records = Records(self.store, self.settings, self.embedding)
+        self._directory = Directory(self.store, self.settings, self.embedding)
         self._documents = Documents(self.store, self.settings, self.embedding)
         self.conversation = ConversationTiers(
             self.store, self.embedder, self.settings, chat=self.chat
@@ -193,14 +199,14 @@ class Memory:
     get_memory = forward("_records", Records.get_memory)
     list = forward("_records", Records.list)
     messages = forward("_records", Records.messages)
-    users = forward("_records", Records.users)
-    sessions = forward("_records", Records.sessions)
+    users = forward("_directory", Directory.users)
+    sessions = forward("_directory", Directory.sessions)
     # the same listings a page at a time, with their totals (mnemo.Page)
     list_page = forward("_records", Records.list_page)
     messages_page = forward("_records", Records.messages_page)
-    users_page = forward("_records", Records.users_page)
-    sessions_page = forward("_records", Records.sessions_page)
-    jobs_page = forward("_records", Records.jobs_page)
+    users_page = forward("_directory", Directory.users_page)
+    sessions_page = forward("_directory", Directory.sessions_page)
+    jobs_page = forward("_directory", Directory.jobs_page)
     history = forward("_records", Records.history)
     documents = forward("_documents", Documents.documents)
     profile = forward("_documents", Documents.profile)
@@ -209,7 +215,7 @@ class Memory:
     def search(
         self,
         query: str,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         limit: int | None = None,
         kinds: Sequence[str] | None = None,
@@ -218,6 +224,7 @@ class Memory:
         *,
         exclude: Sequence[str] = (),
         as_of: datetime | float | str | None = None,
+        agent_id: str | None = None,
     ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
@@ -228,10 +235,14 @@ class Memory:
         request being answered) are left out. ``as_of`` (any time, not after the store's
         clock) answers from what was known then: later turns and memories left out, changed
         ones in their version then (docs/memory-model.md); ``now`` then defaults to it.
+        ``agent_id`` narrows the search to what that agent sees: with ``user_id``, the user's
+        shared items and those private to the agent; alone, the agent's own memories (see
+        docs/memory-model.md, "Scopes").
         """
         hits = self._searcher.search(
-            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude, as_of=as_of
-        )
+            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude,
+            as_of=as_of, agent_id=agent_id,
+        )  # fmt: skip
         if self.settings.refresh_on_read and hits:
             self.store.refresh_expiry(self.tenant, [h.id for h in hits])
         return hits
@@ -239,27 +250,39 @@ class Memory:
     def context(
         self,
         query: str,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         budget_tokens: int = 1500,
         *,
         as_of: datetime | float | str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> ContextBundle:
         """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
         format; ``bundle.render()`` is the text. Options: see
         :func:`mnemo.context.assemble.build_context`. ``as_of`` assembles it from what was
         known then (:class:`~mnemo.memory.asof.PastContextSource`); ``now`` defaults to it.
+        ``agent_id`` assembles it from what that agent sees (with no ``user_id``: its own
+        memories; ``bundle.user_id`` then holds the agent id); topics are left out of an
+        agent's context. Both given: what that agent saw then.
         """
         at = as_of_time(as_of, self.store.clock)
-        if at is None:
-            return build_context(
-                self._context, query, user_id, session_id, budget_tokens, **options
-            )
-        if options.get("now") is None:
+        agent_id = check_agent(agent_id)
+        if at is not None and options.get("now") is None:
             options["now"] = at
-        past = PastContextSource(self._context, at)
-        return build_context(past, query, user_id, session_id, budget_tokens, **options)
+        if agent_id is None:
+            user_id = check.identifier(user_id, "user_id")
+            whole: ContextSource = (
+                self._context if at is None else PastContextSource(self._context, at)
+            )
+            return build_context(whole, query, user_id, session_id, budget_tokens, **options)
+        source: ContextSource = (
+            AgentContextSource(self._context, user_id, agent_id)
+            if at is None
+            else PastAgentContextSource(self._context, at, user_id, agent_id)
+        )
+        shown = agent_id if user_id is None else user_id
+        return build_context(source, query, shown, session_id, budget_tokens, **options)
 
     # ---- topics (`topics`) ----------------------------------------------------------------
     add_user_message = forward("_topics", Topics.add_user_message)
@@ -277,6 +300,16 @@ class Memory:
     stop_files = forward("_files", Files.stop_files)
 
     # ---- users, jobs, lifecycle ------------------------------------------------------------
+    def delete_agent(self, agent_id: str) -> dict[str, int]:
+        """Erase every row tagged with an agent: its own memories and the items private to it
+        in every user (turns, memories, profile facts, their FTS rows, vectors, history and
+        mirrored files); shared items stay. Returns counts by table."""
+        agent_id = check.identifier(agent_id, "agent_id")
+        counts, users = self.store.delete_agent(self.tenant, agent_id)
+        for user_id in users:
+            self.pipeline.indexes.drop(self.tenant, user_id)
+        return counts
+
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase every row of a user: messages, memories, FTS rows, vectors, history, jobs."""
         user_id = check.identifier(user_id, "user_id")

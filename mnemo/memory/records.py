@@ -1,6 +1,6 @@
-"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history; who is in
-the tenant (its users and their sessions); and the paged listings every surface shows
-(:class:`~mnemo.memory.paging.Page`: memories, turns, users, sessions, jobs).
+"""Memory CRUD of :class:`mnemo.Memory`: add, get, list, update, delete, history; and the
+paged listings of memories and turns every surface shows (:class:`~mnemo.memory.paging.Page`;
+users, sessions and jobs: :mod:`mnemo.memory.directory`).
 
 The rules the surfaces (REST, MCP, web UI, CLI) share live here once: what a memory id is
 (:func:`memory_id`), which memory is live (:meth:`Records.get_memory`), that an update must
@@ -19,18 +19,11 @@ from mnemo.memory import cursors
 from mnemo.memory.expiry import Expiry, expired, resolve
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.listing import listing, paged
-from mnemo.memory.paging import MAX_ROWS, Page, check_window, page_of
+from mnemo.memory.paging import Page as Page  # named by the listings' annotations
+from mnemo.memory.paging import check_window
 from mnemo.memory.tenant import TenantService
-from mnemo.schemas import (
-    HistoryEntry,
-    Job,
-    MemoryItem,
-    Message,
-    SessionSummary,
-    UserSummary,
-    format_time,
-    utcnow,
-)
+from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
+from mnemo.storage.agent_scope import check_visible, list_scope, write_scope
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.store import Store
 
@@ -67,13 +60,6 @@ def memory_place(store: Store, item: MemoryItem) -> int:
     return ERASED_PLACE if found is None else found
 
 
-def _after_session(s: SessionSummary, key: tuple[Any, ...]) -> bool:
-    """Whether session ``s`` comes after the sort key ``(last_at, session_id)`` in the
-    sessions' order (the most recently active first, then by id)."""
-    last = format_time(s.last_at)
-    return last < key[0] or (last == key[0] and s.session_id > str(key[1]))
-
-
 def check_changes(changes: dict[str, Any]) -> dict[str, Any]:
     """``changes`` when it changes at least one field; ValidationError otherwise."""
     if not changes:
@@ -88,7 +74,7 @@ class Records(TenantService):
     def add(
         self,
         content: str,
-        user_id: str,
+        user_id: str | None = None,
         *,
         kind: str = "fact",
         session_id: str | None = None,
@@ -102,6 +88,7 @@ class Records(TenantService):
         idempotency_key: str | None = None,
         expires_at: Any = None,
         ttl_seconds: int | None = None,
+        agent_id: str | None = None,
     ) -> MemoryItem:
         """Store one memory (a fact by default) and record ADD in its history.
 
@@ -109,13 +96,17 @@ class Records(TenantService):
         read from then on, removed by ``sweep`` (see :mod:`mnemo.memory.expiry`); neither
         given, the ``default_ttl_seconds`` setting applies.
 
+        ``agent_id`` makes it private to that agent (within ``user_id``), or, without a
+        user, the agent's own memory; without it the memory is shared by every agent serving
+        the user (see :mod:`mnemo.storage.agent_scope`).
+
         With ``idempotency_key``, a retry of the same call (same key, same arguments) within
         ``idempotency_ttl_s`` writes nothing and returns the memory the first call stored;
         the same key with other arguments is a ValidationError (see
         :mod:`mnemo.memory.idempotency`).
         """
         text = check.content(content, self.settings.max_content_chars)
-        user_id = check.identifier(user_id, "user_id")
+        user_id, agent_id = write_scope(user_id, agent_id)
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
         row_tags = check.tags(tags, self.settings.max_tags, self.settings.max_tag_chars)
@@ -137,6 +128,8 @@ class Records(TenantService):
                 **({} if expires_at is None else {"expires_at": expiry.expires_at}),
                 **({} if ttl_seconds is None else {"ttl_seconds": expiry.ttl_seconds}),
             }  # fmt: skip
+            if agent_id is not None:
+                request["agent_id"] = agent_id
             reserved = Keys(self.store.idempotency, self.settings)
             memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
             first = self.store.get_memory(self.tenant, memory_id)
@@ -162,6 +155,7 @@ class Records(TenantService):
             embedding=vectors[0],
             expires_at=expiry.expires_at,
             ttl_seconds=expiry.ttl_seconds,
+            agent_id=agent_id,
         )
         try:
             return self.store.add_memory(row, actor)
@@ -171,8 +165,11 @@ class Records(TenantService):
                 raise
             return first  # a concurrent call with the same key stored it first
 
-    def get(self, id: str) -> MemoryItem | Message:
-        """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise."""
+    def get(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryItem | Message:
+        """A memory (``mem_...``) or a message (``msg_...``) by id; NotFoundError otherwise,
+        and for one outside the scope of ``user_id``/``agent_id`` when either is given."""
         check.text(id, "id")
         found: MemoryItem | Message | None = None
         if id.startswith(MESSAGE_PREFIX):
@@ -183,6 +180,7 @@ class Records(TenantService):
                 raise NotFoundError(f"memory {id!r} was deleted (its history keeps it)")
         if found is None:
             raise NotFoundError(f"no memory or message with id {id!r}")
+        check_visible(found, user_id, agent_id, "memory or message")
         if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
             raise NotFoundError(f"{id!r} expired at {format_time(found.expires_at)}")
         if self.settings.refresh_on_read and found.ttl_seconds is not None:
@@ -197,10 +195,13 @@ class Records(TenantService):
         now = self.store.clock()
         return resolve(expires_at, ttl_seconds, now, self.settings.default_ttl_seconds, where)
 
-    def get_memory(self, id: str) -> MemoryItem:
+    def get_memory(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryItem:
         """A live memory by id; NotFoundError for anything else (a turn id, an unknown or a
-        deleted memory, another tenant's)."""
-        found = self.get(memory_id(check.text(id, "id")))
+        deleted memory, another tenant's, one outside the scope of ``user_id``/``agent_id``
+        when either is given)."""
+        found = self.get(memory_id(check.text(id, "id")), user_id=user_id, agent_id=agent_id)
         assert isinstance(found, MemoryItem)  # what a memory id names
         return found
 
@@ -217,10 +218,12 @@ class Records(TenantService):
         offset: int = 0,
         include_deleted: bool = False,
         cursor: str | None = None,
+        agent_id: str | None = None,
     ) -> ListFilter:
         """The validated filter of :meth:`list` and :meth:`list_page`; ``cursor`` (a page's
         ``next_cursor``) resumes after that page's last row."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
+        flt.user_id, flt.agents = list_scope(user_id, agent_id)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
@@ -230,7 +233,8 @@ class Records(TenantService):
         memory_filter,
         lambda store: store.list_memories,
         "builtins.list[MemoryItem]",
-        "Memories, newest first, filtered by user, session, kind, tag and [since, until).",
+        "Memories, newest first, filtered by user, session, kind, tag and [since, until);"
+        " ``agent_id`` narrows to what that agent sees (see mnemo.storage.agent_scope).",
     )
     list_page = paged(
         memory_filter,
@@ -254,17 +258,20 @@ class Records(TenantService):
         limit: int = 100,
         offset: int = 0,
         cursor: str | None = None,
+        agent_id: str | None = None,
     ) -> ListFilter:
         """The validated filter of :meth:`messages` and :meth:`messages_page`; ``cursor`` (a
         page's ``next_cursor``) resumes after that page's last turn."""
         flt = self.filter(user_id, session_id, since, until, limit, offset)
+        flt.user_id, flt.agents = list_scope(user_id, agent_id)
         return resumed(flt, "messages", cursor)
 
     messages = listing(
         message_filter,
         lambda store: store.list_messages,
         "builtins.list[Message]",
-        "Stored turns in conversation order, filtered by user, session and [since, until).",
+        "Stored turns in conversation order, filtered by user, session and [since, until);"
+        " ``agent_id`` narrows to what that agent sees (see mnemo.storage.agent_scope).",
     )
     messages_page = paged(
         message_filter,
@@ -276,82 +283,6 @@ class Records(TenantService):
         "messages",
         lambda _, m: (format_time(m.created_at), m.session_id, m.seq),
     )
-
-    def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:
-        """The tenant's users by id, with their sessions, turns, live memories and last
-        activity."""
-        flt = self.filter(None, None, limit=limit, offset=offset)
-        return self.store.list_users(self.tenant, flt.limit, flt.offset)
-
-    def sessions(self, user_id: str) -> builtins.list[SessionSummary]:
-        """A user's sessions (conversations), the most recently active first."""
-        return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
-
-    def users_page(
-        self, *, limit: int = 100, offset: int = 0, cursor: str | None = None
-    ) -> Page[UserSummary]:
-        """:meth:`users` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in
-        :meth:`list_page`)."""
-        limit, offset = check_window(limit, offset)
-        at = cursors.resume(cursor, "users", self.tenant, {}, offset)
-        after = None if at is None else str(at.key[0])
-        return page_of(
-            lambda n, _: self.store.list_users(self.tenant, n, offset, after=after),
-            lambda: self.store.stats(self.tenant).users,
-            limit,
-            offset if at is None else at.position,
-            lambda u, pos: cursors.mark("users", self.tenant, {}, (u.user_id,), pos),
-        )
-
-    def sessions_page(
-        self, user_id: str, *, limit: int = 100, offset: int = 0, cursor: str | None = None
-    ) -> Page[SessionSummary]:
-        """:meth:`sessions` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in
-        :meth:`list_page`)."""
-        limit, offset = check_window(limit, offset)
-        every = self.sessions(user_id)  # every one: a user has few
-        query = {"user_id": user_id}
-        at = cursors.resume(cursor, "sessions", self.tenant, query, offset)
-        found = every if at is None else [s for s in every if _after_session(s, at.key)]
-        return page_of(
-            lambda n, _: found[offset : offset + n],
-            lambda: len(every),
-            limit,
-            offset if at is None else at.position,
-            lambda s, pos: cursors.mark(
-                "sessions", self.tenant, query, (format_time(s.last_at), s.session_id), pos
-            ),
-        )
-
-    def jobs_page(
-        self,
-        status: str | None = None,
-        *,
-        limit: int = 100,
-        offset: int = 0,
-        cursor: str | None = None,
-    ) -> Page[Job]:
-        """The tenant's background jobs, newest first, as a
-        :class:`~mnemo.memory.paging.Page`; by offset the newest 10,000 can be paged through,
-        by cursor (``cursor=`` as in :meth:`list_page`) every one."""
-        if status is not None:
-            status = check.job_status(status)
-        limit, offset = check_window(limit, offset)
-        if offset + limit > MAX_ROWS:
-            raise ValidationError(f"jobs can be listed up to the newest {MAX_ROWS}")
-        query = {"status": status}
-        at = cursors.resume(cursor, "jobs", self.tenant, query, offset)
-        before = None if at is None else int(at.key[0])
-        counts = self.store.stats(self.tenant).jobs
-        return page_of(
-            lambda n, _: self.store.list_jobs(
-                status, offset + n, tenant=self.tenant, before=before
-            )[offset:],
-            lambda: counts.get(status, 0) if status else sum(counts.values()),
-            limit,
-            offset if at is None else at.position,
-            lambda j, pos: cursors.mark("jobs", self.tenant, query, (j.id,), pos),
-        )
 
     def filter(
         self,

@@ -18,12 +18,14 @@ from mnemo.memory.expiry import Expiry, resolve
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.tenant import TenantService
 from mnemo.schemas import MessageIn, fill_times, format_time, utcnow
+from mnemo.storage.agent_scope import write_scope
 from mnemo.storage.base import NewJob, NewMessage
 from mnemo.storage.ports.store import Store
 
 Progress = Callable[[int], None]
-#: A validated batch: user id, session id, its turns and the ids chosen for them (or None).
-Checked = tuple[str, str, list[MessageIn], list[str] | None]
+#: A validated batch: user id, session id, its turns, the ids chosen for them (or None) and
+#: the agent they are private to (or None: shared).
+Checked = tuple[str, str, list[MessageIn], list[str] | None, str | None]
 
 
 def embed_text(content: str, name: str | None = None) -> str:
@@ -58,8 +60,10 @@ class TurnBatch:
     """One session's turns for :meth:`TurnWriter.add_batches` (items as in ``add_messages``)."""
 
     messages: Sequence[dict[str, Any]]
-    user_id: str
+    user_id: str | None
     session_id: str = "default"
+    #: the agent the turns are private to (None: shared; see mnemo.storage.agent_scope)
+    agent_id: str | None = None
 
 
 class TurnWriter(TenantService):
@@ -79,7 +83,7 @@ class TurnWriter(TenantService):
     def add_messages(
         self,
         messages: Sequence[dict[str, Any]],
-        user_id: str,
+        user_id: str | None = None,
         session_id: str = "default",
         progress: Progress | None = None,
         *,
@@ -87,6 +91,7 @@ class TurnWriter(TenantService):
         idempotency_key: str | None = None,
         expires_at: Any = None,
         ttl_seconds: int | None = None,
+        agent_id: str | None = None,
     ) -> list[str]:
         """Store turns with their embeddings in one transaction; returns their ids.
 
@@ -106,8 +111,12 @@ class TurnWriter(TenantService):
         every read from then on, removed by ``sweep``); a turn's own ``expires_at`` or
         ``ttl_seconds`` key wins over them; with none, ``default_ttl_seconds`` applies (see
         :mod:`mnemo.memory.expiry`).
+
+        ``agent_id`` makes the turns private to that agent (within ``user_id``; without a
+        user, the agent's own); what the tiers derive from them is private to it too (see
+        :mod:`mnemo.storage.agent_scope`).
         """
-        user_id = check.identifier(user_id, "user_id")
+        user_id, agent_id = write_scope(user_id, agent_id)
         session_id = check.identifier(session_id, "session_id")
         s = self.settings
         turns = check.messages(messages, s.max_content_chars, s.max_metadata_bytes)
@@ -124,12 +133,15 @@ class TurnWriter(TenantService):
                 **({} if expires_at is None else {"expires_at": call.expires_at}),
                 **({} if ttl_seconds is None else {"ttl_seconds": call.ttl_seconds}),
             }
+            if agent_id is not None:
+                request["agent_id"] = agent_id
             reserved = Keys(self.store.idempotency, self.settings)
             chosen = reserved.reserve(idempotency_key, user_id, request, len(turns), MESSAGE_PREFIX)
             if self.store.get_message(self.tenant, chosen[0]) is not None:
                 return chosen  # the first call's turns: nothing is written again
         try:
-            return self._write([(user_id, session_id, turns, chosen)], progress, call)[0]
+            checked: list[Checked] = [(user_id, session_id, turns, chosen, agent_id)]
+            return self._write(checked, progress, call)[0]
         except StorageError:
             if idempotency_key is None or chosen is None:
                 raise
@@ -148,15 +160,12 @@ class TurnWriter(TenantService):
         batch is validated before anything is embedded or written.
         """
         s = self.settings
-        checked = [
-            (
-                check.identifier(b.user_id, "user_id"),
-                check.identifier(b.session_id, "session_id"),
-                check.messages(b.messages, s.max_content_chars, s.max_metadata_bytes),
-                None,
-            )
-            for b in batches
-        ]
+        checked: list[Checked] = []
+        for b in batches:
+            user_id, agent_id = write_scope(b.user_id, b.agent_id)
+            session_id = check.identifier(b.session_id, "session_id")
+            turns = check.messages(b.messages, s.max_content_chars, s.max_metadata_bytes)
+            checked.append((user_id, session_id, turns, None, agent_id))
         return self._write(checked, progress)
 
     def _write(
@@ -165,7 +174,7 @@ class TurnWriter(TenantService):
         """Embed the turns of every validated batch together, then write each batch (under
         its chosen ids, if any) in its own transaction; each turn expires as it says, else
         as ``call`` (else by the default ttl)."""
-        turns = [t for _, _, batch_turns, _ in checked for t in batch_turns]
+        turns = [t for _, _, batch_turns, _, _ in checked for t in batch_turns]
         clock, default = self.store.clock(), self.settings.default_ttl_seconds
         call = call or resolve(None, None, clock, default)
         expiries = [
@@ -188,7 +197,7 @@ class TurnWriter(TenantService):
         now = utcnow()
         vectors_of = iter(zip(turns, hashes, vectors, key_vectors, strict=True))
         out: list[list[str]] = []
-        for user_id, session_id, batch_turns, chosen in checked:
+        for user_id, session_id, batch_turns, chosen, agent_id in checked:
             times = fill_times([t.created_at for t in batch_turns], now)
             rows = [
                 NewMessage(
@@ -206,6 +215,7 @@ class TurnWriter(TenantService):
                     embedding=v,
                     key_vectors=kv,
                     **vars(next(expiry_of)),
+                    agent_id=agent_id,
                 )
                 for i, ((t, h, v, kv), at) in enumerate(
                     zip(islice(vectors_of, len(batch_turns)), times, strict=True)

@@ -27,6 +27,7 @@ import numpy as np
 from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.schemas import format_time, parse_time
+from mnemo.storage.agent_scope import AGENT_USER
 
 #: Column type names (SQLite declared types, PostgreSQL udt names) by kind.
 KINDS: dict[str, frozenset[str]] = {
@@ -59,8 +60,9 @@ JSON_COLUMNS: dict[str, type] = {
 }
 #: Tables whose ``content`` is bounded by ``max_content_chars``, as the facade bounds it.
 BOUNDED_CONTENT = ("messages", "memories")
-#: Columns that hold ids and must be valid ids when set.
-ID_COLUMNS = ("tenant", "user_id", "session_id")
+#: Columns that hold ids and must be valid ids when set (``user_id`` may also be the reserved
+#: key of agents' own memories, see mnemo.storage.agent_scope).
+ID_COLUMNS = ("tenant", "user_id", "session_id", "agent_id")
 #: Text columns holding a time in storage form (besides every ``*_at`` column).
 TIME_COLUMNS = ("at", "run_after", "lease_until", "valid_until")
 
@@ -78,6 +80,13 @@ def _json_column(shape: type) -> Rule:
         check.json_value(parsed, field)
 
     return parse
+
+
+def _user_key(value: str, field: str) -> None:
+    """ValidationError unless ``value`` is a user id or the reserved key of agents' own
+    memories (``""``)."""
+    if value != AGENT_USER:
+        check.identifier(value, field)
 
 
 def _stored_time(value: str, field: str) -> None:
@@ -133,7 +142,7 @@ class RowChecks:
             if kind == "text":
                 rules.append(check.text)
                 if col in ID_COLUMNS:
-                    rules.append(check.identifier)
+                    rules.append(_user_key if col == "user_id" else check.identifier)
                 if col == "content" and table in BOUNDED_CONTENT:
                     rules.append(self._content)
                 if col in JSON_COLUMNS:

@@ -39,6 +39,7 @@ from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import query_terms
 from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.schemas import format_time, parse_time
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
 from mnemo.storage.ports.search import SearchSource
@@ -105,6 +106,7 @@ def past_index(
     kinds = {code: name for name, code in index.kind_names.items()}
     roles = {code: name for name, code in index.role_names.items()}
     speakers = {code: name for name, code in index.speaker_names.items()}
+    agents = {code: name for name, code in index.agent_names.items()}
     owners = index.key_owners[: index.k]
     # each row's new position, -1 when left out; keys of rows appended meanwhile (>= n) too
     new_pos = np.full(n + 1, -1, np.int64)
@@ -121,6 +123,8 @@ def past_index(
         names=[speakers[int(c)] for c in index.name_codes[kept]],
         key_vectors=index.key_matrix[keyed].copy(),
         key_owners=new_pos[owners[keyed]],
+        expires=index.expires[kept].copy(),
+        agents=[agents[int(c)] for c in index.agent_codes[kept]],
     )
     return VectorIndex.of(rows, versions)
 
@@ -146,6 +150,7 @@ def version_rows(versions: list[MemoryVersion], embed: Embedding) -> VectorRows:
         vectors=np.asarray(vectors, np.float32),
         roles=[None] * len(versions),
         names=[None] * len(versions),
+        agents=[v.fields.get("agent_id") for v in versions],
     )
 
 
@@ -182,13 +187,15 @@ class PastSource:
         limit: int,
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
+        *,
+        agents: AgentView | None = None,
     ) -> list[tuple[Ref, float]]:
         """The store's BM25 candidates held by the user's past index, plus the user's
-        versions at T that hold a query term, best first."""
+        versions at T that hold a query term (those ``agents`` sees), best first."""
         index = self.indexes[user_id]
         n = limit
         while True:
-            got = self.store.lexical(tenant, user_id, match, n, session_id, kinds)
+            got = self.store.lexical(tenant, user_id, match, n, session_id, kinds, agents=agents)
             # held by the past index, and not a memory changed since (scored on today's text)
             out = [(r, score) for r, score in got if r in index.pos and r not in self.fields]
             if len(out) >= limit or len(got) < n or n >= MAX_LEXICAL_FACTOR * limit:
@@ -203,6 +210,8 @@ class PastSource:
             if session_id is not None and v.fields["session_id"] != session_id:
                 continue
             if kinds is not None and v.fields["kind"] not in kinds:
+                continue
+            if agents is not None and not agents.sees(v.fields.get("agent_id")):
                 continue
             score = version_bm25(self.query, v.fields["content"], ceiling)
             if score > 0:

@@ -101,7 +101,13 @@ class Retrievers:
 
                 def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
                     return self.store.lexical(
-                        req.tenant, scope.user_id, match, n, scope.session_id, req.kinds
+                        req.tenant,
+                        scope.user_id,
+                        match,
+                        n,
+                        scope.session_id,
+                        req.kinds,
+                        agents=req.agents,
                     )
 
                 ceiling = self._ceiling(req, scope, terms, ceilings)
@@ -180,7 +186,12 @@ class Retrievers:
     ) -> None:
         """The scope's dense candidates: cosine (blended with the best key's) at least
         ``min_similarity``, among the ``dense_window`` newest vectors when that is set."""
-        mask = index.mask(scope.session_id, req.kinds, live_at=self.store.clock().timestamp())
+        mask = index.mask(
+            scope.session_id,
+            req.kinds,
+            live_at=self.store.clock().timestamp(),
+            agents=req.agents,
+        )
         if self.settings.dense_window is not None:
             mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity

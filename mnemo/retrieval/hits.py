@@ -38,4 +38,5 @@ def to_hit(
         scores=scores,
         turn_kind=turn_kind,
         duplicates=duplicates or [],
+        agent_id=row.get("agent_id"),
     )

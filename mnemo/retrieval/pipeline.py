@@ -155,7 +155,9 @@ class Pipeline:
         if req.as_of is not None:
             store, scoped = asof.the_past(self.store, self.embedder, req, scoped)
         if req.now is None:
-            newest = [t for _, index in scoped if (t := index.newest_turn()) is not None]
+            newest = [
+                t for _, index in scoped if (t := index.newest_turn(agents=req.agents)) is not None
+            ]
             req = replace(req, now=max(newest) if newest else time.time())
         names = sorted({n for _, index in scoped for n in index.names()})
         learned: dict[str, str] = {}
@@ -268,6 +270,8 @@ class Pipeline:
                 row = rows.get(refs[i])
                 if row is None or collapse.excluded(row["content"]):
                     continue  # erased meanwhile, or already in the request
+                if req.agents is not None and not req.agents.sees(row["agent_id"]):
+                    continue  # another agent's private row (a neighbour of a candidate)
                 loc = cands.located.get(refs[i])
                 vector = loc[0].matrix[loc[1]] if loc is not None else None
                 sources = row.get("source_message_ids") or []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemo.storage.agent_scope import AgentView
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -22,7 +24,8 @@ class RetrievalRequest:
     time of recency and relative dates (None: the user's newest turn, else the clock);
     ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
     turns, which are left out of the hits; ``as_of``, when set, is the time the search answers
-    as of (:mod:`mnemo.retrieval.asof`).
+    as of (:mod:`mnemo.retrieval.asof`). ``agents`` narrows every scope to the rows that
+    agent view sees (None: every row; see :mod:`mnemo.storage.agent_scope`).
     """
 
     query: str
@@ -38,6 +41,7 @@ class RetrievalRequest:
     #: answer as of this time (epoch seconds, and its stored form): see retrieval.asof
     as_of: float | None = None
     as_of_text: str | None = None
+    agents: AgentView | None = None
 
 
 __all__ = ["RetrievalRequest", "Scope"]

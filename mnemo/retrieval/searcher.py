@@ -13,6 +13,7 @@ from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import Hit, format_time, parse_time
+from mnemo.storage.agent_scope import read_scope
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class Searcher:
     def search(
         self,
         query: str,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         limit: int | None = None,
         kinds: Sequence[str] | None = None,
@@ -44,6 +45,7 @@ class Searcher:
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
         as_of: datetime | float | str | None = None,
+        agent_id: str | None = None,
     ) -> list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates collapse into ``hit.duplicates``).
@@ -54,10 +56,11 @@ class Searcher:
         override the settings for this search; turns whose text is one of ``exclude`` (the
         request being answered) are left out. ``as_of`` answers from what was known at that
         time (see :mod:`mnemo.retrieval.asof`; not after the store's clock) and is then the
-        default ``now``.
+        default ``now``. ``agent_id`` narrows the search to what that agent sees (see
+        :mod:`mnemo.storage.agent_scope`).
         """
         query = check.query(query)
-        user_id = check.identifier(user_id, "user_id")
+        user_id, agents = read_scope(user_id, agent_id)
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
         n = self.settings.search_limit if limit is None else limit
@@ -85,6 +88,7 @@ class Searcher:
             exclude=exclusion_keys(exclude),
             as_of=None if past is None else past.timestamp(),
             as_of_text=None if past is None else format_time(past),
+            agents=agents,
         )
         hits = self.pipeline.search(req)
         if not explain:

@@ -18,6 +18,7 @@ import numpy as np
 from mnemo.schemas import (
     ProfileFact,
 )
+from mnemo.storage.agent_scope import AgentView
 
 MESSAGE = 0
 MEMORY = 1
@@ -46,6 +47,8 @@ class NewMessage:
     #: when the turn expires (stored time text) and the ttl it was given, if any
     expires_at: str | None = None
     ttl_seconds: int | None = None
+    #: The agent the turn is private to (None: shared by the user's agents).
+    agent_id: str | None = None
 
 
 @dataclass
@@ -70,6 +73,8 @@ class NewMemory:
     #: when the memory expires (stored time text) and the ttl it was given, if any
     expires_at: str | None = None
     ttl_seconds: int | None = None
+    #: The agent the memory is private to (None: shared by the user's agents).
+    agent_id: str | None = None
 
 
 @dataclass
@@ -88,6 +93,7 @@ class NewProfileFact:
     observed_at: str | None = None
     observed_seq: int = 0
     note: dict[str, Any] | None = None  # recorded with the history entry (e.g. a fallback)
+    agent_id: str | None = None  # the agent of its source turn (None: shared)
 
 
 ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "NONE"]
@@ -178,6 +184,8 @@ class VectorRows:
     key_owners: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: float64 epoch seconds each row expires at (inf: never); empty when no row expires
     expires: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+    #: Each row's agent (None: shared); empty when not loaded (every row shared).
+    agents: list[str | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -229,3 +237,5 @@ class ListFilter:
     extra: dict[str, Any] = field(default_factory=dict)
     #: Only the rows after this keyset position (a page cursor's); ``offset`` then counts from it.
     after: Keyset | None = None
+    #: Which rows by their agent (see mnemo.storage.agent_scope); None: every row.
+    agents: AgentView | None = None

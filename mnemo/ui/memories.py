@@ -45,8 +45,10 @@ def memories_page(
     include_deleted: bool = False,
     offset: Offset = 0,
     cursor: Cursor = None,
+    agent_id: FilterParam = None,
 ) -> Response:
-    """Memories, newest first, filtered by user and kind."""
+    """Memories, newest first, filtered by user, kind and agent (what that agent sees; alone,
+    its own memories)."""
     listed = who.memory.list_page(
         user_id or None,
         kind=kind or None,
@@ -54,6 +56,7 @@ def memories_page(
         limit=PAGE,
         offset=offset,
         cursor=cursor,
+        agent_id=agent_id or None,
     )
     return page(
         request,
@@ -62,6 +65,7 @@ def memories_page(
         page=listed,
         user_id=user_id or "",
         kind=kind or "",
+        agent_id=agent_id or "",
         kinds=MEMORY_KINDS,
         include_deleted=include_deleted,
     )

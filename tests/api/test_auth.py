@@ -80,6 +80,7 @@ def routes(mem_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[str,
             None,
             {"user_id": "u1", "messages": [{"role": "user", "content": "b"}]},
         ),
+        ("DELETE", "/v1/agents/a1", None, None),
         ("DELETE", "/v1/users/u1", None, None),
         ("GET", "/v1/models", None, None),
     ]
@@ -89,7 +90,12 @@ def test_every_route_is_covered(two_tenants: Any) -> None:
     a, *_ = two_tenants
     spec = a.get("/openapi.json").json()["paths"]
     covered = {
-        (m, p.replace("mem_x", "{memory_id}").replace("/u1", "/{user_id}"))
+        (
+            m,
+            p.replace("mem_x", "{memory_id}")
+            .replace("/u1", "/{user_id}")
+            .replace("/a1", "/{agent_id}"),
+        )
         for m, p, *_ in routes("mem_x")
     }
     for path, ops in spec.items():
@@ -101,6 +107,8 @@ def test_every_route_is_covered(two_tenants: Any) -> None:
 def test_tenant_b_never_sees_or_changes_tenant_a(two_tenants: Any) -> None:
     a, b, _, up = two_tenants
     item = seed_a(a)
+    agents = {"user_id": "u1", "agent_id": "a1", "content": SECRET}
+    private = a.post("/v1/memories", json=agents).json()
     for method, path, params, body in routes(item["id"]):
         if path == "/v1/models":
             assert all(SECRET not in r.body.decode() for r in up.requests)  # nothing of A upstream
@@ -118,6 +126,7 @@ def test_tenant_b_never_sees_or_changes_tenant_a(two_tenants: Any) -> None:
     hits = a.post("/v1/search", json={"user_id": "u1", "query": "launch code 4521"}).json()["data"]
     assert SECRET in {h["content"] for h in hits}
     assert "b's own fact" not in a.get("/v1/memories").text
+    assert a.get(f"/v1/memories/{private['id']}").json()["agent_id"] == "a1"  # B's delete_agent
 
 
 def test_keys_are_required_once_they_exist(two_tenants: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from mnemo.schemas import HistoryEntry, Message, ProfileFact
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 
 
@@ -21,9 +22,11 @@ class ConversationStore(Protocol):
         category: str | None = None,
         key: str | None = None,
         as_of: str | None = None,
+        agents: AgentView | None = None,
     ) -> list[ProfileFact]:
         """A user's profile facts: active ones by importance, then inactive history; with
-        ``as_of`` (a stored time), the facts current then."""
+        ``as_of`` (a stored time), the facts current then; only those the agent view
+        ``agents`` sees (None: every one)."""
         ...
 
     def put_profile_fact(

@@ -101,6 +101,11 @@ class MemoryRows(Protocol):
         their new ``expires_at`` by id."""
         ...
 
+    def delete_agent(self, tenant: str, agent_id: str) -> tuple[dict[str, int], list[str]]:
+        """Erase every row tagged with an agent; returns counts per table and the user keys
+        that held them."""
+        ...
+
     def list_users(
         self, tenant: str, limit: int = 100, offset: int = 0, *, after: str | None = None
     ) -> list[UserSummary]:

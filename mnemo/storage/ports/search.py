@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
 
@@ -26,8 +27,11 @@ class SearchSource(Protocol):
         limit: int,
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
+        *,
+        agents: AgentView | None = None,
     ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
+        rows ``agents`` sees (None: every row of the user)."""
         ...
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:

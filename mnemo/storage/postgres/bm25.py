@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from psycopg import sql
 
+from mnemo.storage.agent_scope import AgentView
+
 if TYPE_CHECKING:
     from mnemo.storage.postgres.conn import Conn
 
@@ -65,6 +67,7 @@ class MatchingRows:
     doc_len: np.ndarray
     n_docs: int
     avg_len: float
+    agents: list[str | None] | None = None  # each row's agent (None: shared)
 
 
 def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
@@ -99,7 +102,7 @@ def candidates(
         " FROM unnest(%(lx)s::text[]) l),"
         " stats AS (SELECT count(*) AS n, coalesce(avg(length(fts)), 0) AS avg_len FROM {t}"
         " WHERE tenant = %(tenant)s AND user_id = %(user)s AND {live})"
-        " SELECT m.rowid, m.session_id, {kind} AS kind,"
+        " SELECT m.rowid, m.session_id, {kind} AS kind, m.agent_id,"
         " length(m.fts) AS dl, stats.n, stats.avg_len,"
         " ARRAY(SELECT coalesce((SELECT array_length(u.positions, 1) FROM unnest(m.fts) u"
         " WHERE u.lexeme = l.l), 0) FROM unnest(%(lx)s::text[]) WITH ORDINALITY AS l(l, i)"
@@ -119,13 +122,20 @@ def candidates(
         doc_len=np.fromiter((r["dl"] for r in rows), dtype=np.float64, count=n),
         n_docs=int(first["n"]),
         avg_len=float(first["avg_len"]),
+        agents=[r["agent_id"] for r in rows],
     )
 
 
 def ranked(
-    cands: MatchingRows, limit: int, session_id: str | None, kinds: list[str] | None
+    cands: MatchingRows,
+    limit: int,
+    session_id: str | None,
+    kinds: list[str] | None,
+    *,
+    agents: AgentView | None = None,
 ) -> list[tuple[int, float]]:
-    """(rowid, BM25) of the best ``limit`` candidates in the session and kinds, best first.
+    """(rowid, BM25) of the best ``limit`` candidates in the session and kinds that the
+    agent view ``agents`` sees (None: every one), best first.
 
     Document frequencies count every candidate of the user (the filters only choose which
     rows are returned), as FTS5's statistics cover its whole table.
@@ -137,6 +147,8 @@ def ranked(
         keep &= np.array([s == session_id for s in cands.sessions], dtype=bool)
     if kinds is not None:
         keep &= np.array([k in kinds for k in cands.kinds], dtype=bool)
+    if agents is not None and cands.agents is not None:
+        keep &= np.array([agents.sees(a) for a in cands.agents], dtype=bool)
     idx = np.flatnonzero(keep)
     order = idx[np.lexsort((cands.rowids[idx], -scores[idx]))][:limit]
     return [(int(cands.rowids[i]), float(scores[i])) for i in order]

@@ -18,19 +18,24 @@ from typing import Any
 
 from mnemo.storage.base import MemoryVersion
 from mnemo.storage.sql.dialect import Dialect
+from mnemo.storage.sql.expiry import live
 from mnemo.storage.sql.tx import Tx
 
 
-def memory_versions(c: Tx, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:
+def memory_versions(
+    c: Tx, tenant: str, user_id: str, at: str, *, live_at: str
+) -> list[MemoryVersion]:
     """The memories of a user created at or before ``at`` that were updated or deleted after
-    it, each in its version current at ``at``."""
+    it, each in its version current at ``at``; a memory expired at ``live_at`` (the store
+    clock's now) is left out, as every read leaves it out."""
     q = c.dialect.mark
     found = c.execute(
-        "SELECT m.rowid, m.id, m.created_at, m.user_id, m.source_message_ids, h.old"
+        "SELECT m.rowid, m.id, m.created_at, m.user_id, m.source_message_ids, m.agent_id, h.old"
         " FROM history h JOIN memories m ON m.tenant = h.tenant AND m.id = h.memory_id"
         f" WHERE h.tenant={q} AND h.user_id={q} AND h.event IN ('UPDATE', 'DELETE')"
-        f" AND h.at > {q} AND m.created_at <= {q} ORDER BY h.rowid",
-        (tenant, user_id, at, at),
+        f" AND h.at > {q} AND m.created_at <= {q} AND {live(c.dialect, 'm.expires_at')}"
+        " ORDER BY h.rowid",
+        (tenant, user_id, at, at, live_at),
     ).fetchall()
     out: dict[int, MemoryVersion] = {}
     for r in found:
@@ -45,6 +50,7 @@ def memory_versions(c: Tx, tenant: str, user_id: str, at: str) -> list[MemoryVer
                 "content": old["content"],
                 "created_at": r["created_at"],
                 "user_id": r["user_id"],
+                "agent_id": r["agent_id"],  # an item's agent never changes
                 "session_id": old.get("session_id"),
                 "role": None,
                 "name": None,

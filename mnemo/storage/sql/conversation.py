@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mnemo.schemas import HistoryEntry, Message, ProfileFact, format_time
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql import messages as msg_sql
@@ -25,12 +26,22 @@ class SQLConversationStore(SQLRole):
         category: str | None = None,
         key: str | None = None,
         as_of: str | None = None,
+        agents: AgentView | None = None,
     ) -> list[ProfileFact]:
         """A user's profile facts: active ones by importance, then inactive history; with
-        ``as_of`` (a stored time), the facts current then."""
+        ``as_of`` (a stored time), the facts current then; only those the agent view
+        ``agents`` sees (None: every one)."""
         with self.tx.auto() as c:
             return profile_sql.select_facts(
-                c, tenant, user_id, include_inactive, min_importance, category, key, as_of
+                c,
+                tenant,
+                user_id,
+                include_inactive,
+                min_importance,
+                category,
+                key,
+                as_of,
+                agents=agents,
             )
 
     def put_profile_fact(

@@ -14,7 +14,8 @@ def users(
     c: Tx, tenant: str, limit: int, offset: int, after: str | None = None
 ) -> list[UserSummary]:
     """The users of ``tenant`` by id (those after the id ``after``, a page cursor's), with
-    their sessions, turns, live memories and last activity."""
+    their sessions, turns, live memories and last activity; the reserved key of agents' own
+    memories (``""``) is no user."""
     q = c.dialect.mark
     own = "x.tenant = u.tenant AND x.user_id = u.user_id"
     live = f"{own} AND x.deleted_at IS NULL"
@@ -25,7 +26,7 @@ def users(
         f" (SELECT count(*) FROM memories x WHERE {live}) AS memories,"
         f" (SELECT max(x.created_at) FROM messages x WHERE {own}) AS last_turn,"
         f" (SELECT max(x.updated_at) FROM memories x WHERE {live}) AS last_memory"
-        f" FROM users u WHERE u.tenant = {q}"
+        f" FROM users u WHERE u.tenant = {q} AND u.user_id <> ''"
         + ("" if after is None else f" AND u.user_id > {q}")
         + f" ORDER BY u.user_id LIMIT {q} OFFSET {q}"
     )

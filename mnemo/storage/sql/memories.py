@@ -25,7 +25,7 @@ from mnemo.storage.sql.user_lock import lock_user
 MEMORY_COLS = (
     "rowid, id, tenant, user_id, session_id, kind, content, tags, metadata, importance,"
     " confidence, source_message_ids, created_at, updated_at, valid_until, deleted_at,"
-    " access_count, last_accessed_at, expires_at, ttl_seconds"
+    " access_count, last_accessed_at, expires_at, ttl_seconds, agent_id"
 )
 INSERT_COLUMNS = (
     "id",
@@ -46,6 +46,7 @@ INSERT_COLUMNS = (
     "embedding",
     "expires_at",
     "ttl_seconds",
+    "agent_id",
 )
 FIELDS = (
     "content",
@@ -174,6 +175,7 @@ def insert(c: Tx, row: NewMemory, actor: str, sources: list[str], now: str) -> M
             d.vector(row.embedding),
             row.expires_at,
             row.ttl_seconds,
+            row.agent_id,
         ),
     )
     _tags(c, rowid, row.tags)

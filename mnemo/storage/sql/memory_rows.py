@@ -20,7 +20,7 @@ from mnemo.schemas import (
     parse_time,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.sql import directory, expiry, keyset, rows
+from mnemo.storage.sql import agent_erasure, directory, expiry, keyset, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
@@ -197,6 +197,17 @@ class SQLMemoryRows(SQLRole):
         counts = self.erase_user(tenant, user_id)
         self.committed(lambda o: o.user_erased(tenant, user_id))
         return counts
+
+    def delete_agent(self, tenant: str, agent_id: str) -> tuple[dict[str, int], list[str]]:
+        """Erase every row tagged with an agent (see :mod:`mnemo.storage.sql.agent_erasure`);
+        counts per table and the user keys that held them."""
+        return self.erase_agent(tenant, agent_id)
+
+    def erase_agent(self, tenant: str, agent_id: str) -> tuple[dict[str, int], list[str]]:
+        """The agent's erasure itself, in one transaction (a backend may erase more
+        thoroughly)."""
+        with self.tx.write() as c:
+            return agent_erasure.delete_agent(c, tenant, agent_id)
 
     def erase_user(self, tenant: str, user_id: str) -> dict[str, int]:
         """The erasure itself, in one transaction (a backend may erase more thoroughly)."""

@@ -14,7 +14,7 @@ from mnemo.storage.sql.tx import Tx
 #: Columns a Message is read from.
 MESSAGE_COLS = (
     "rowid, id, tenant, user_id, session_id, seq, role, name, content, created_at, metadata,"
-    " topic_id, evicted_at, expires_at, ttl_seconds"
+    " topic_id, evicted_at, expires_at, ttl_seconds, agent_id"
 )
 INSERT_COLUMNS = (
     "id",
@@ -33,6 +33,7 @@ INSERT_COLUMNS = (
     "key_vectors",
     "expires_at",
     "ttl_seconds",
+    "agent_id",
 )
 #: Orders of :func:`listed`: conversation order, and newest first.
 FORWARD = "created_at, session_id, seq"
@@ -77,6 +78,7 @@ def insert(c: Tx, new: list[NewMessage], now: str) -> list[Message]:
                 rows.key_blob(m.key_vectors),
                 m.expires_at,
                 m.ttl_seconds,
+                m.agent_id,
             )
         )
         out.append(rows.message_from_new(m, seq))

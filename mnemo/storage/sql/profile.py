@@ -10,7 +10,9 @@ import json
 from typing import Any
 
 from mnemo.schemas import ProfileFact
+from mnemo.storage.agent_scope import AgentView, exactly
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
+from mnemo.storage.sql.agents import add_agent_where, agent_where
 from mnemo.storage.sql.asof import current_fact
 from mnemo.storage.sql.rows import record
 from mnemo.storage.sql.tx import Row, Tx
@@ -40,10 +42,13 @@ def select_facts(
     category: str | None,
     key: str | None,
     as_of: str | None = None,
+    *,
+    agents: AgentView | None = None,
 ) -> list[ProfileFact]:
     """Facts of a user: active ones by importance (then key), history rows after, oldest first.
     With ``as_of``, the facts current at that time instead of the active ones (see
-    :func:`mnemo.storage.sql.asof.current_fact`), listed as active."""
+    :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those the agent view
+    ``agents`` sees (None: every one)."""
     q = c.dialect.mark
     where = [f"tenant = {q}", f"user_id = {q}"]
     args: list[Any] = [tenant, user_id]
@@ -60,6 +65,7 @@ def select_facts(
         if value is not None:
             where.append(f"{col} = {q}")
             args.append(value)
+    add_agent_where(agents, c.dialect, where, args)
     sql = (
         f"SELECT * FROM profile_facts WHERE {' AND '.join(where)}"
         " ORDER BY active DESC, CASE WHEN active = 1 THEN -importance ELSE 0 END,"
@@ -83,10 +89,11 @@ def put_fact(
     done = c.execute(f"SELECT * FROM profile_facts WHERE id={q}", (row.id,)).fetchone()
     if done is not None:  # this very candidate was applied before: a re-run changes nothing
         return "NONE", profile_fact(done)
+    same_agent, agent_args = agent_where(exactly(row.agent_id), d)
     cur = c.execute(
         f"SELECT * FROM profile_facts WHERE tenant={q} AND user_id={q} AND category={q}"
-        f" AND key={q} AND active=1",
-        (row.tenant, row.user_id, row.category, row.key),
+        f" AND key={q} AND active=1 AND {same_agent}",
+        (row.tenant, row.user_id, row.category, row.key, *agent_args),
     ).fetchone()
     old = profile_fact(cur) if cur else None
     decision = decide(old, int(cur["observed_seq"]) if cur else 0)
@@ -111,7 +118,7 @@ def put_fact(
     c.execute(
         "INSERT INTO profile_facts (id, tenant, user_id, category, key, value, confidence,"
         " importance, active, source_message_ids, created_at, updated_at, observed_at,"
-        f" observed_seq) VALUES ({d.marks(8)}, 1, {d.marks(5)})",
+        f" observed_seq, agent_id) VALUES ({d.marks(8)}, 1, {d.marks(6)})",
         (
             row.id,
             row.tenant,
@@ -126,6 +133,7 @@ def put_fact(
             now,
             row.observed_at,
             row.observed_seq,
+            row.agent_id,
         ),
     )
     new = _fact(c, row.id)

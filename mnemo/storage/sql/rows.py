@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
 from mnemo.storage.sql import expiry
+from mnemo.storage.sql.agents import add_agent_where
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Row
 
@@ -64,6 +65,7 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
         metadata=m.metadata,
         expires_at=parse_time(m.expires_at) if m.expires_at else None,
         ttl_seconds=m.ttl_seconds,
+        agent_id=m.agent_id,
     )
 
 
@@ -106,6 +108,7 @@ def list_where(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
     if flt.until is not None:
         where.append(f"created_at < {q}")
         args.append(flt.until)
+    add_agent_where(flt.agents, d, where, args)
     live, at = expiry.list_condition(flt, d)
     return where + live, args + at
 
@@ -149,7 +152,8 @@ def expiry_seconds(stamps: list[str | None]) -> np.ndarray:
 
 
 def vector_rows(rows: list[Row]) -> VectorRows:
-    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys, expires_at) rows
+    """Pack (table, rowid, session, kind, created_at, blob, role, name, keys, expires_at,
+    agent) rows
     into arrays."""
     data = [tuple(r) for r in rows]  # plain tuples: indexed at C speed below
     n = len(data)
@@ -177,6 +181,7 @@ def vector_rows(rows: list[Row]) -> VectorRows:
         key_vectors=key_vectors,
         key_owners=key_owners,
         expires=expiry_seconds([r[9] for r in data]),
+        agents=[r[10] for r in data],
     )
 
 
@@ -196,4 +201,5 @@ def fetched(is_message: bool, r: Row) -> dict[str, Any]:
         "tags": [] if is_message else json.loads(r["tags"]),
         "source_message_ids": [] if is_message else json.loads(r["source_message_ids"]),
         "seq": r["seq"] if is_message else None,
+        "agent_id": r["agent_id"],
     }

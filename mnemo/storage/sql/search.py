@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.schemas import MEMORY_KINDS, format_time
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.sql import asof as asof_sql
 from mnemo.storage.sql import expiry, rows
@@ -31,9 +32,10 @@ from mnemo.storage.sql.tx import Tx
 CHUNK = 500
 #: The columns a search hit is built from (:func:`mnemo.storage.sql.rows.fetched`), by table.
 HIT_COLUMNS = {
-    MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq",
+    MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq,"
+    " agent_id",
     MEMORY: "rowid, id, kind, content, created_at, user_id, session_id, metadata, tags,"
-    " source_message_ids",
+    " source_message_ids, agent_id",
 }
 #: The full-text tables' row tables, by ref table.
 TABLES = {MESSAGE: "messages", MEMORY: "memories"}
@@ -65,7 +67,8 @@ def chunks(values: list[Any]) -> list[list[Any]]:
 @dataclass(frozen=True)
 class LexicalQuery:
     """One full-text search of a user's rows: ``match`` in the backend's syntax, at most
-    ``limit`` rows of each table, messages when ``messages``, memories of ``memory_kinds``."""
+    ``limit`` rows of each table, messages when ``messages``, memories of ``memory_kinds``,
+    the rows ``agents`` sees (None: every row)."""
 
     tenant: str
     user_id: str
@@ -74,6 +77,7 @@ class LexicalQuery:
     session_id: str | None
     messages: bool
     memory_kinds: list[str]
+    agents: AgentView | None = None
 
 
 class SQLSearch(SQLRole):
@@ -88,11 +92,14 @@ class SQLSearch(SQLRole):
         limit: int,
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
+        *,
+        agents: AgentView | None = None,
     ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
+        rows ``agents`` sees (None: every row of the user)."""
         memory_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
         messages = kinds is None or "message" in kinds
-        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds)
+        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds, agents)
         out = self.bm25(q)
         out.sort(key=lambda x: -x[1])
         return out[:limit]
@@ -141,13 +148,15 @@ class SQLSearch(SQLRole):
             where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
             messages = c.execute(
                 "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
-                f" key_vectors, expires_at FROM messages WHERE {where} AND evicted_at IS NULL"
+                f" key_vectors, expires_at, agent_id FROM messages WHERE {where}"
+                " AND evicted_at IS NULL"
                 " ORDER BY rowid",  # the user index's own order: no sort
                 (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
             ).fetchall()
             memories = c.execute(
                 "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
-                f" expires_at FROM memories WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
+                " expires_at, agent_id FROM memories"
+                f" WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
                 (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
             ).fetchall()
         return rows.vector_rows(messages + memories)
@@ -220,7 +229,9 @@ class SQLSearch(SQLRole):
         """A user's memories created at or before ``at`` and changed after it, each in its
         version current at ``at`` (see :mod:`mnemo.storage.sql.asof`)."""
         with self.tx.read() as c:
-            return asof_sql.memory_versions(c, tenant, user_id, at)
+            return asof_sql.memory_versions(
+                c, tenant, user_id, at, live_at=format_time(self.clock())
+            )
 
     def embedders_in_use(self) -> list[str]:
         """Distinct embedder ids of stored vectors."""

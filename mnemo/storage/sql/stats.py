@@ -39,10 +39,10 @@ def stats(c: Tx, tenant: str, embedder: str | None, location: str, now: str) -> 
         return {r[0]: int(r[1]) for r in c.execute(sql, (tenant, *more))}
 
     return Stats(
-        users=one(f"SELECT count(*) FROM users WHERE tenant={q}"),
+        users=one(f"SELECT count(*) FROM users WHERE tenant={q} AND user_id <> ''"),
         sessions=one(
             "SELECT count(*) FROM (SELECT DISTINCT user_id, session_id"
-            f" FROM messages WHERE tenant={q} AND {live}) s",
+            f" FROM messages WHERE tenant={q} AND user_id <> '' AND {live}) s",
             now,
         ),
         messages=one(f"SELECT count(*) FROM messages WHERE tenant={q} AND {live}", now),

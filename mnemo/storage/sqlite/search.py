@@ -12,6 +12,7 @@ from typing import Any
 from mnemo.schemas import format_time
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.sql import expiry
+from mnemo.storage.sql.agents import agent_where
 from mnemo.storage.sql.dialect import SQLITE
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 from mnemo.storage.sqlite import fts_stats
@@ -51,6 +52,10 @@ class SQLiteSearch(SQLSearch):
                 sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
                 sql += " AND session_id=?)"
                 args += [q.tenant, q.user_id, q.session_id]
+            seen, more = agent_where(q.agents, SQLITE, "m.agent_id")
+            if seen:
+                sql += f" AND EXISTS (SELECT 1 FROM messages m WHERE m.rowid = f.rowid AND {seen})"
+                args += more
             sql += " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"
             out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
         if q.memory_kinds:
@@ -64,6 +69,10 @@ class SQLiteSearch(SQLSearch):
             if q.session_id is not None:
                 sql += " AND m.session_id = ?"
                 args.append(q.session_id)
+            seen, more = agent_where(q.agents, SQLITE, "m.agent_id")
+            if seen:
+                sql += f" AND {seen}"
+                args += more
             sql += " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?"
             out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
         return out

@@ -7,12 +7,16 @@ SQLStore`; this module opens the file, migrates it and adds the :class:`SQLiteSe
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from typing import TypeVar
 
 from mnemo.errors import StorageError
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
+from mnemo.storage.sql import agent_erasure
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.store import SQLStore
 from mnemo.storage.sql.sweep import Swept, sweep
+from mnemo.storage.sql.tx import Tx
 from mnemo.storage.sqlite import jobs
 from mnemo.storage.sqlite.conn import Connections
 from mnemo.storage.sqlite.erasure import checkpoint, purge_fts, secure_delete
@@ -20,6 +24,8 @@ from mnemo.storage.sqlite.fts_repair import repair_fts
 from mnemo.storage.sqlite.search import SQLiteSearch, owner_token
 from mnemo.storage.sqlite.tables import SQLiteTableRows
 from mnemo.storage.sqlite.tx import SQLiteTransactions
+
+T = TypeVar("T")
 
 
 class SQLiteStore(SQLiteSearch, SQLStore):
@@ -52,12 +58,22 @@ class SQLiteStore(SQLiteSearch, SQLStore):
         old page images. The merge rewrites both full-text indexes, so erasure takes time in
         proportion to the store's full text.
         """
+        return self._erased(lambda c: stats_sql.delete_user(c, tenant, user_id))
+
+    def erase_agent(self, tenant: str, agent_id: str) -> tuple[dict[str, int], list[str]]:
+        """Erase every row tagged with an agent, leaving none of its text in the file (as
+        :meth:`erase_user` does)."""
+        return self._erased(lambda c: agent_erasure.delete_agent(c, tenant, agent_id))
+
+    def _erased(self, erase: Callable[[Tx], T]) -> T:
+        """Run ``erase`` in a write transaction under ``secure_delete``, merge the full-text
+        indexes in it, then checkpoint the WAL (see :meth:`erase_user`)."""
         with secure_delete(self.db.get()):
             with self.tx.write() as c:
-                counts = stats_sql.delete_user(c, tenant, user_id)
+                out = erase(c)
                 purge_fts(c)
             checkpoint(self.db.get())
-        return counts
+        return out
 
     def erase_expired(self, tenant: str | None, now: str) -> Swept:
         """The sweep, leaving none of the swept text in the file (as :meth:`erase_user`)."""

@@ -18,6 +18,7 @@ from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
 from mnemo.redact import mask_credentials
 from mnemo.schemas import MemoryItem, Message, format_time
+from mnemo.storage.agent_scope import MixedAgents, derived_agent
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.unions import ConversationTierStore
 
@@ -115,9 +116,11 @@ def write_memory(
     created_at: str,
     actor: str,
     importance: float = 0.5,
+    agent_id: str | None = None,
 ) -> MemoryItem | None:
     """Embed and store a memory under ``memory_id`` unless that id exists (deleted or not);
-    returns the new memory, or None when it was already written."""
+    returns the new memory, or None when it was already written. ``agent_id``: the agent of
+    its source turns (None: shared)."""
     if ctx.store.get_memory(ctx.tenant, memory_id) is not None:
         return None
     text = content[: ctx.settings.max_content_chars]
@@ -138,6 +141,7 @@ def write_memory(
         content_hash=content_hash(text),
         embedder=ctx.embedder.id,
         embedding=vector,
+        agent_id=agent_id,
     )
     return ctx.store.add_memory(row, actor)
 
@@ -153,8 +157,15 @@ def write_turns_memory(
 ) -> None:
     """:func:`write_memory` of a memory made from ``turns`` (one session's, in order): their
     user and session, the turns as sources, the last turn's time, ``metadata`` plus the
-    ``message_count`` and the answer's note, and the answer's actor."""
+    ``message_count`` and the answer's note, the answer's actor, and the agent of the turns
+    (:func:`~mnemo.storage.agent_scope.derived_agent`: nothing is written from turns private
+    to different agents)."""
     last = turns[-1]
+    try:
+        agent_id = derived_agent(m.agent_id for m in turns)
+    except MixedAgents as exc:
+        log.info("%s %s not written: %s", kind, memory_id, exc)
+        return
     write_memory(
         ctx,
         memory_id=memory_id,
@@ -166,6 +177,7 @@ def write_turns_memory(
         sources=[m.id for m in turns],
         created_at=format_time(last.created_at),
         actor=answer.actor,
+        agent_id=agent_id,
     )
 
 

@@ -147,6 +147,7 @@ def apply(
         observed_at=observed[0],
         observed_seq=observed[1],
         note={**answer.note(), "pattern": candidate.pattern},
+        agent_id=message.agent_id,  # a private turn's fact is private to its agent
     )
 
     def rule(old: ProfileFact | None, old_seq: int) -> ProfileDecision:

@@ -36,6 +36,7 @@ from mnemo.index.vectors import IndexCache
 from mnemo.llm import ChatModel, Usage
 from mnemo.redact import mask_credentials
 from mnemo.schemas import Message, format_time
+from mnemo.storage.agent_scope import derived_agent, exactly
 from mnemo.storage.base import (
     DocumentChunks,
     FactBatch,
@@ -78,6 +79,13 @@ class Unit:
     def ids(self) -> list[str]:
         """Message ids of the unit (the facts' provenance)."""
         return [self.user.id] + ([self.reply.id] if self.reply else [])
+
+    @property
+    def agent_id(self) -> str | None:
+        """The agent its facts are private to: its turns' (None: shared; see
+        :func:`~mnemo.storage.agent_scope.derived_agent`). Facts of a unit are reconciled
+        only with facts of the same agent, so a private turn never changes a shared fact."""
+        return derived_agent([self.user.agent_id, self.reply.agent_id if self.reply else None])
 
 
 @dataclass
@@ -178,7 +186,8 @@ class FactTier:
         )
         for later in self.store.list_messages(flt):
             if later.seq == m.seq + 1:
-                return later if later.role == "assistant" else None
+                private = {a for a in (m.agent_id, later.agent_id) if a is not None}
+                return later if later.role == "assistant" and len(private) < 2 else None
         return None
 
     def process(self, unit: Unit, job: JobState) -> Usage:
@@ -194,10 +203,10 @@ class FactTier:
         if facts:
             _, vectors = self.vectors(facts, job)
             chunks = self.store.document_chunks(self.tenant, unit.user.user_id, self.embedder_id)
-            facts, neighbours = self.screen(unit.user.user_id, facts, vectors, chunks, run)
+            facts, neighbours = self.screen(unit, facts, vectors, chunks, run)
             if facts:
                 decisions = self.decide(facts, neighbours, run)
-                decisions = self.screen_decisions(unit.user.user_id, decisions, chunks, run)
+                decisions = self.screen_decisions(unit, decisions, chunks, run)
         job.pending += [TurnRun(i, run.actor, run.note) for i in unit.ids]
         changes: list[Decision] = [d for d in decisions if not isinstance(d, Keep)]
         if changes or run.usage.total_tokens or run.actor == "llm":
@@ -240,7 +249,7 @@ class FactTier:
                 chat, user.content, when, s.fact_max_per_turn, self.limits
             )
         _, vec = self.vectors([user.content], job)
-        near = self.nearest(user.user_id, vec[0], s.fact_context_k)
+        near = self.nearest(user.user_id, vec[0], s.fact_context_k, unit.agent_id)
         existing = [n.text for n, _ in near if n.similarity >= s.min_similarity]
         docs = self.store.list_documents(self.tenant, user.user_id, user.session_id)
         context = "\n\n".join(d.content for d in docs)[: s.max_content_chars]
@@ -249,15 +258,17 @@ class FactTier:
 
     # ---- 2. dedupe ------------------------------------------------------------------------
     def nearest(
-        self, user_id: str, vector: np.ndarray, k: int
+        self, user_id: str, vector: np.ndarray, k: int, agent_id: str | None = None
     ) -> list[tuple[Neighbour, np.ndarray]]:
-        """The user's ``k`` live facts nearest to ``vector``, with their vectors."""
+        """The user's ``k`` live facts of ``agent_id`` (None: the shared ones) nearest to
+        ``vector``, with their vectors."""
         if k <= 0:
             return []
         index = self.indexes.get(self.store, self.tenant, user_id, self.embedder_id)
         if index.n == 0 or index.matrix.shape[1] != len(vector):
             return []
-        pos, sims = index.search(vector, k, index.mask(None, ("fact",)))
+        mask = index.mask(None, ("fact",), agents=exactly(agent_id))
+        pos, sims = index.search(vector, k, mask)
         refs = [index.ref(int(p)) for p in pos]
         rows = self.store.fetch(refs)
         out = []
@@ -269,7 +280,7 @@ class FactTier:
 
     def screen(
         self,
-        user_id: str,
+        unit: Unit,
         facts: list[str],
         vectors: np.ndarray,
         chunks: DocumentChunks,
@@ -278,9 +289,10 @@ class FactTier:
         """Candidates that are not duplicates, each with its nearest existing facts."""
         threshold = self.settings.fact_dedupe_threshold
         kept: dict[str, list[Neighbour]] = {}
+        user_id, agent_id = unit.user.user_id, unit.agent_id
         for i in dedupe.first_of_near_copies(vectors, threshold):
             fact, vec = facts[i], vectors[i]
-            near = self.nearest(user_id, vec, self.settings.fact_reconcile_k)
+            near = self.nearest(user_id, vec, self.settings.fact_reconcile_k, agent_id)
             if near and near[0][0].similarity >= threshold:
                 run.notes.append(f"duplicate of {near[0][0].memory_id}: {fact[:80]}")
                 continue
@@ -290,19 +302,23 @@ class FactTier:
                 continue
             shown = [n for n, _ in near]
             seen = {n.memory_id for n in shown}
-            shown += [n for n in self.same_subject(user_id, fact) if n.memory_id not in seen]
+            same = self.same_subject(user_id, fact, agent_id)
+            shown += [n for n in same if n.memory_id not in seen]
             kept[fact] = shown
         return list(kept), kept
 
-    def same_subject(self, user_id: str, fact: str) -> list[Neighbour]:
+    def same_subject(self, user_id: str, fact: str, agent_id: str | None = None) -> list[Neighbour]:
         """The user's live facts about the state ``fact`` sets or ends (where they live,
         who they work for...; :func:`fact_subjects.subject_key`), newest first, however far
         their vectors are: a move must find the old home even when it is not among the
-        nearest facts. Empty for a fact about no such state."""
+        nearest facts. Only facts of ``agent_id`` (None: the shared ones). Empty for a fact
+        about no such state."""
         wanted = {k[0] for k in _keys(fact)}
         if not wanted:
             return []
-        flt = ListFilter(self.tenant, user_id, kind="fact", limit=SUBJECT_SCAN)
+        flt = ListFilter(
+            self.tenant, user_id, kind="fact", limit=SUBJECT_SCAN, agents=exactly(agent_id)
+        )
         return [
             Neighbour(m.id, m.content, 0.0)
             for m in self.store.list_memories(flt)
@@ -334,7 +350,7 @@ class FactTier:
         return reconcile_by_rules(facts, neighbours)
 
     def screen_decisions(
-        self, user_id: str, decisions: list[Decision], chunks: DocumentChunks, run: Run
+        self, unit: Unit, decisions: list[Decision], chunks: DocumentChunks, run: Run
     ) -> list[Decision]:
         """Drop ADDs and UPDATEs whose text is out of bounds, ADDs that repeat an existing
         fact, a document or an earlier ADD (the LLM may reword a new fact into a copy)."""
@@ -348,7 +364,7 @@ class FactTier:
                 continue
             if isinstance(d, Add):
                 _, vec = self.vectors([d.text], run.job)
-                near = self.nearest(user_id, vec[0], 1)
+                near = self.nearest(unit.user.user_id, vec[0], 1, unit.agent_id)
                 dup_fact = bool(near) and near[0][0].similarity >= threshold
                 dup_add = any(float(v @ vec[0]) >= threshold for v in added)
                 if dup_fact or dup_add or dedupe.in_documents(d.text, vec[0], chunks, threshold):
@@ -400,6 +416,7 @@ class FactTier:
             content_hash=digest,
             embedder=self.embedder_id,
             embedding=vector,
+            agent_id=unit.agent_id,
         )
 
 
