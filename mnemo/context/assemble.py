@@ -33,11 +33,13 @@ from datetime import datetime
 from typing import Any
 
 from mnemo import validation as check
+from mnemo.context.filtered import narrowed
 from mnemo.context.items import ContextRequest, clip
 from mnemo.context.layouts import LAYOUTS, Layout, expand_query
 from mnemo.context.source import ContextSource
 from mnemo.context.tokens import TokenCounter
 from mnemo.errors import ValidationError
+from mnemo.filters import parse_where
 from mnemo.schemas import ContextBundle, ContextSection
 
 
@@ -56,13 +58,17 @@ def build_context(
     counter: TokenCounter | None = None,
     exclude: Sequence[str] = (),
     now: datetime | float | str | None = None,
+    filters: Any = None,
 ) -> ContextBundle:
     """Assemble the context of ``query`` for ``source.settings.preset`` within
     ``budget_tokens``; ``recency_weight`` and ``score_threshold`` override the settings for
     this call's searches (they travel on each search request). ``exclude`` holds the texts of
     the request being answered: turns saying exactly these are not recalled (the model reads
     them in the request); ``now`` is the reference time of recency (default: the user's
-    newest turn)."""
+    newest turn). ``filters`` (mem0's syntax, :mod:`mnemo.filters`) goes to every search the
+    layout runs; profile facts stay only when it accepts them
+    (:mod:`mnemo.context.filtered`)."""
+    where = parse_where(filters)
     req = _request(query, user_id, session_id, budget_tokens, location, include_history, top_k)
     req.overrides = {
         k: check.unit_float(v, k)
@@ -75,8 +81,10 @@ def build_context(
         req.overrides["exclude"] = list(exclude)
     if now is not None:
         req.overrides["now"] = now
+    if where is not None:
+        req.overrides["filters"] = where
     layout = LAYOUTS.get(source.settings.preset, LAYOUTS["default"])
-    sections = layout.gather(source, req)
+    sections = narrowed(layout.gather(source, req), where)
     count = counter or source.token_counter()
     text, tokens, dropped = fit(sections, layout, req, count)
     return ContextBundle(

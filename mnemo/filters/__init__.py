@@ -49,7 +49,7 @@ top k and a search whose filter matches 500 rows still returns a full page:
 
 from mnemo.filters.evaluate import matches
 from mnemo.filters.nodes import EVERYTHING, And, Condition, Field, Filter, Not, Or
-from mnemo.filters.parse import parse_filter
+from mnemo.filters.parse import parse_filter, parse_where
 from mnemo.filters.sql import MEMORIES, MESSAGES, Columns, Fragment, to_sql
 
 __all__ = [
@@ -66,5 +66,6 @@ __all__ = [
     "Or",
     "matches",
     "parse_filter",
+    "parse_where",
     "to_sql",
 ]

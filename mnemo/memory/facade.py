@@ -181,6 +181,7 @@ class Memory:
     add = forward("_records", Records.add)
     update = forward("_records", Records.update)
     delete = forward("_records", Records.delete)
+    delete_all = forward("_records", Records.delete_all)
     attach_document = forward("_documents", Documents.attach_document)
     detach_document = forward("_documents", Documents.detach_document)
 
@@ -188,6 +189,7 @@ class Memory:
     get = forward("_records", Records.get)
     get_memory = forward("_records", Records.get_memory)
     list = forward("_records", Records.list)
+    count = forward("_records", Records.count)
     messages = forward("_records", Records.messages)
     users = forward("_records", Records.users)
     sessions = forward("_records", Records.sessions)
@@ -213,6 +215,7 @@ class Memory:
         now: datetime | float | str | None = None,
         *,
         exclude: Sequence[str] = (),
+        filters: Mapping[str, Any] | None = None,
     ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
@@ -220,10 +223,12 @@ class Memory:
         Every hit carries each stage's score in ``hit.scores``; ``explain=True`` keeps the
         ranks too. ``now`` sets the reference time for recency and relative dates (default:
         the user's newest turn, else the clock). Turns whose text is one of ``exclude`` (the
-        request being answered) are left out.
+        request being answered) are left out. ``filters`` (mem0's syntax, see
+        docs/memory-model.md) keeps only the memories and turns that match, applied in the
+        store before ranking takes its top k.
         """
         return self._searcher.search(
-            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude
+            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude, filters=filters
         )
 
     def context(

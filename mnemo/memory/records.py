@@ -14,6 +14,7 @@ from typing import Any
 
 from mnemo import validation as check
 from mnemo.errors import NotFoundError, StorageError, ValidationError
+from mnemo.filters import parse_where
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.listing import listing, paged
@@ -165,19 +166,23 @@ class Records(TenantService):
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
+        filters: Any = None,
     ) -> ListFilter:
         """The validated filter of :meth:`list` and :meth:`list_page`."""
+        where = parse_where(filters)
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
+        flt.where = where
         return flt
 
     list = listing(
         memory_filter,
         lambda store: store.list_memories,
         "builtins.list[MemoryItem]",
-        "Memories, newest first, filtered by user, session, kind, tag and [since, until).",
+        """Memories, newest first, filtered by user, session, kind, tag, [since, until) and
+        ``filters`` (mem0's syntax, :mod:`mnemo.filters`).""",
     )
     list_page = paged(
         memory_filter,
@@ -197,15 +202,20 @@ class Records(TenantService):
         until: Any = None,
         limit: int = 100,
         offset: int = 0,
+        filters: Any = None,
     ) -> ListFilter:
         """The validated filter of :meth:`messages` and :meth:`messages_page`."""
-        return self.filter(user_id, session_id, since, until, limit, offset)
+        where = parse_where(filters)
+        flt = self.filter(user_id, session_id, since, until, limit, offset)
+        flt.where = where
+        return flt
 
     messages = listing(
         message_filter,
         lambda store: store.list_messages,
         "builtins.list[Message]",
-        "Stored turns in conversation order, filtered by user, session and [since, until).",
+        """Stored turns in conversation order, filtered by user, session, [since, until)
+        and ``filters`` (a turn's kind is ``message``; it has no tags).""",
     )
     messages_page = paged(
         message_filter,
@@ -214,6 +224,32 @@ class Records(TenantService):
         "Page[Message]",
         ":meth:`messages` as a :class:`~mnemo.memory.paging.Page`.",
     )
+
+    def count(self, user_id: str, *, session_id: str | None = None, filters: Any = None) -> int:
+        """How many live memories of the user (of one session) match ``filters`` (mem0's
+        syntax, :mod:`mnemo.filters`; None: all): the ``total`` :meth:`list_page` shows."""
+        return self.store.count_memories(self._selected(user_id, session_id, filters))
+
+    def delete_all(
+        self,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        filters: Any = None,
+        actor: str = "api",
+    ) -> int:
+        """Soft-delete every live memory of the user (of one session) that matches
+        ``filters``, as :meth:`delete` does each one (it leaves search and listing, history
+        records DELETE), in one transaction; returns how many. Turns are the event log and
+        stay; erase a user with ``delete_user``."""
+        return len(self.store.delete_memories(self._selected(user_id, session_id, filters), actor))
+
+    def _selected(self, user_id: str, session_id: str | None, filters: Any) -> ListFilter:
+        """The listing filter of :meth:`count` and :meth:`delete_all` (a user is required)."""
+        where = parse_where(filters)
+        flt = self.filter(check.identifier(user_id, "user_id"), session_id)
+        flt.where = where
+        return flt
 
     def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[UserSummary]:
         """The tenant's users by id, with their sessions, turns, live memories and last

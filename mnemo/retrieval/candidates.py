@@ -39,6 +39,22 @@ class Candidates:
     located: dict[Ref, tuple[VectorIndex, int]] = field(default_factory=dict)
     #: what each turn is (see text.turn_kinds); memories are statements
     kinds: dict[Ref, TurnKind] = field(default_factory=dict)
+    #: with a filter, the rowids that match it in each table (MESSAGE, MEMORY), every scope's
+    matching: dict[int, np.ndarray] | None = None
+
+    def admitted(self, scores: dict[Ref, float]) -> dict[Ref, float]:
+        """``scores`` of the refs the search's filter admits (all of them without one): a
+        signal may bring in a ref that was no candidate (a neighbouring turn)."""
+        if self.matching is None:
+            return scores
+        refs = list(scores)
+        keep = np.zeros(len(refs), dtype=bool)
+        tables = np.array([r[0] for r in refs], dtype=np.int64)
+        rowids = np.array([r[1] for r in refs], dtype=np.int64)
+        for table, ids in self.matching.items():
+            here = tables == table
+            keep[here] = np.isin(rowids[here], ids)
+        return {ref: scores[ref] for ref, k in zip(refs, keep.tolist(), strict=True) if k}
 
 
 def classify(store: SearchSource, refs: set[Ref], cands: Candidates) -> None:
@@ -97,11 +113,18 @@ class Retrievers:
         match = lexical.match_expression(terms)
         ceilings: dict[str, dict[int, float]] = {}
         for scope, index in scoped:
+            allowed = self._matching(req, scope, index, cands)
             if match is not None and self.lexical_on:
 
                 def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
                     return self.store.lexical(
-                        req.tenant, scope.user_id, match, n, scope.session_id, req.kinds
+                        req.tenant,
+                        scope.user_id,
+                        match,
+                        n,
+                        scope.session_id,
+                        req.kinds,
+                        where=req.filter,
                     )
 
                 ceiling = self._ceiling(req, scope, terms, ceilings)
@@ -110,12 +133,26 @@ class Retrievers:
                     c = coverage.coverage(score, ceiling.get(ref[0], 0.0))
                     cands.covered[ref] = max(c, cands.covered.get(ref, -np.inf))
             if qvec is not None:
-                self._dense(index, qvec, scope, req, pool, cands)
+                self._dense(index, qvec, scope, req, pool, cands, allowed)
             self._locate(index, cands)
         if self.uses_kinds:
             cands.lexical = self._statement_pool(cands.lexical, cands, pool)
             cands.dense = self._statement_pool(cands.dense, cands, pool)
         return cands
+
+    def _matching(
+        self, req: RetrievalRequest, scope: Scope, index: VectorIndex, cands: Candidates
+    ) -> np.ndarray | None:
+        """With a filter: the rows of the scope's user that match it, recorded on ``cands``,
+        and the mask of them in ``index``; None without a filter."""
+        if req.filter is None:
+            return None
+        rowids = self.store.matching_rowids(req.tenant, scope.user_id, req.filter)
+        known = cands.matching or {}
+        cands.matching = {
+            t: np.union1d(known.get(t, np.zeros(0, np.int64)), ids) for t, ids in rowids.items()
+        }
+        return index.matching(rowids)
 
     def _ceiling(
         self,
@@ -177,10 +214,14 @@ class Retrievers:
         req: RetrievalRequest,
         pool: int,
         cands: Candidates,
+        allowed: np.ndarray | None = None,
     ) -> None:
         """The scope's dense candidates: cosine (blended with the best key's) at least
-        ``min_similarity``, among the ``dense_window`` newest vectors when that is set."""
+        ``min_similarity``, among the ``dense_window`` newest vectors when that is set, and
+        among the ``allowed`` rows (a filter's) when given."""
         mask = index.mask(scope.session_id, req.kinds)
+        if allowed is not None:  # before the window and the top k
+            mask = allowed if mask is None else mask[: len(allowed)] & allowed[: len(mask)]
         if self.settings.dense_window is not None:
             mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity

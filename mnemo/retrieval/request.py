@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemo.filters.nodes import Filter
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -21,7 +23,9 @@ class RetrievalRequest:
     name for this one search (a per-call option of context assembly). ``now`` is the reference
     time of recency and relative dates (None: the user's newest turn, else the clock);
     ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
-    turns, which are left out of the hits.
+    turns, which are left out of the hits. ``filter``, when set, is the parsed filter
+    (:mod:`mnemo.filters`) every candidate must match, applied by the store before each
+    retriever takes its top k.
     """
 
     query: str
@@ -34,6 +38,7 @@ class RetrievalRequest:
     recency_weight: float | None = None
     score_threshold: float | None = None
     exclude: frozenset[str] = frozenset()
+    filter: Filter | None = None
 
 
 __all__ = ["RetrievalRequest", "Scope"]

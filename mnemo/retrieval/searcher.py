@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mnemo import validation as check
 from mnemo.errors import ValidationError
+from mnemo.filters import parse_where
 from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
@@ -39,6 +40,7 @@ class Searcher:
         recency_weight: float | None = None,
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
+        filters: Any = None,
     ) -> list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates collapse into ``hit.duplicates``).
@@ -47,8 +49,11 @@ class Searcher:
         ranks too. ``now`` sets the reference time for recency and relative dates (default:
         the user's newest turn, else the clock). ``recency_weight`` and ``score_threshold``
         override the settings for this search; turns whose text is one of ``exclude`` (the
-        request being answered) are left out.
+        request being answered) are left out. ``filters`` (mem0's syntax, see
+        :mod:`mnemo.filters`) keeps only the memories and turns that match, applied in the
+        store before each retriever takes its candidates.
         """
+        where = parse_where(filters)
         query = check.query(query)
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
@@ -73,6 +78,7 @@ class Searcher:
             recency_weight=recency_weight,
             score_threshold=score_threshold,
             exclude=exclusion_keys(exclude),
+            filter=where,
         )
         hits = self.pipeline.search(req)
         if not explain:

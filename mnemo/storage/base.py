@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from mnemo.filters.nodes import Filter
 from mnemo.schemas import (
     ProfileFact,
 )
@@ -196,3 +197,5 @@ class ListFilter:
     limit: int = 50
     offset: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: a parsed filter (:mod:`mnemo.filters`) the rows must also match; None: no filter
+    where: Filter | None = None

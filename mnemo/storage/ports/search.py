@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mnemo.filters.nodes import Filter
 from mnemo.storage.base import Ref, VectorRows, VectorState
 
 
@@ -20,8 +21,16 @@ class SearchSource(Protocol):
         limit: int,
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
+        *,
+        where: Filter | None = None,
     ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better. With
+        ``where``, only rows matching that filter (applied before the limit)."""
+        ...
+
+    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
+        """The sorted rowids of the user's live rows in each table (MESSAGE, MEMORY) that
+        match the filter ``where``."""
         ...
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:

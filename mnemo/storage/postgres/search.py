@@ -94,11 +94,11 @@ class PgSearch(SQLSearch):
             if not lexemes:
                 return []
             if q.messages:
-                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes)
+                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes, q.where)
                 ranked = bm25.ranked(found, q.limit, q.session_id, None)
                 out += [((MESSAGE, rowid), score) for rowid, score in ranked]
             if q.memory_kinds:
-                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes)
+                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes, q.where)
                 ranked = bm25.ranked(found, q.limit, q.session_id, q.memory_kinds)
                 out += [((MEMORY, rowid), score) for rowid, score in ranked]
         return out

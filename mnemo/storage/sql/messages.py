@@ -7,7 +7,7 @@ import json
 
 from mnemo.schemas import Message
 from mnemo.storage.base import ListFilter, NewMessage
-from mnemo.storage.sql import rows
+from mnemo.storage.sql import filtering, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -92,18 +92,20 @@ def listed(c: Tx, flt: ListFilter, order: str) -> list[Message]:
     """Messages matching ``flt`` in ``order`` (:data:`FORWARD` or :data:`BACKWARD`)."""
     q = c.dialect.mark
     where, args = rows.list_where(flt, c.dialect)
+    extra, extra_args = filtering.narrowing(flt.where, c.dialect, filtering.MESSAGES)
     sql = (
-        f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
+        f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}{extra}"
         f" ORDER BY {order} LIMIT {q} OFFSET {q}"
     )
-    return [rows.message(r) for r in c.execute(sql, [*args, flt.limit, flt.offset])]
+    return [rows.message(r) for r in c.execute(sql, [*args, *extra_args, flt.limit, flt.offset])]
 
 
 def counted(c: Tx, flt: ListFilter) -> int:
     """How many messages ``flt`` selects (its limit and offset aside)."""
     where, args = rows.list_where(flt, c.dialect)
-    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}"
-    return int(c.execute(sql, args).fetchone()[0])
+    extra, extra_args = filtering.narrowing(flt.where, c.dialect, filtering.MESSAGES)
+    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}{extra}"
+    return int(c.execute(sql, [*args, *extra_args]).fetchone()[0])
 
 
 def session(

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from mnemo.filters import Filter
 from mnemo.schemas import MEMORY_KINDS
 from mnemo.storage.base import MEMORY, MESSAGE, Ref, VectorRows, VectorState
-from mnemo.storage.sql import rows
+from mnemo.storage.sql import filtering, rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.role import SQLRole
@@ -73,6 +74,8 @@ class LexicalQuery:
     session_id: str | None
     messages: bool
     memory_kinds: list[str]
+    #: a parsed filter the rows must match (None: none), applied before the limit
+    where: Filter | None = None
 
 
 class SQLSearch(SQLRole):
@@ -87,11 +90,15 @@ class SQLSearch(SQLRole):
         limit: int,
         session_id: str | None = None,
         kinds: tuple[str, ...] | None = None,
+        *,
+        where: Filter | None = None,
     ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better."""
+        """BM25 candidates for an FTS query, best first; scores are higher-is-better. With
+        ``where``, only rows matching that filter, ranked among themselves (the filter
+        applies before the limit)."""
         memory_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
         messages = kinds is None or "message" in kinds
-        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds)
+        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds, where)
         out = self.bm25(q)
         out.sort(key=lambda x: -x[1])
         return out[:limit]
@@ -100,6 +107,12 @@ class SQLSearch(SQLRole):
         """The backend's BM25 candidates of each table ``q`` asks for (messages first), each
         table's best first; scores are higher-is-better."""
         raise NotImplementedError
+
+    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
+        """The sorted rowids of the user's live rows in each table (MESSAGE, MEMORY) that
+        match the filter ``where``: what the in-process vector index is masked with."""
+        with self.tx.read() as c:
+            return filtering.matching_rowids(c, tenant, user_id, where)
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""

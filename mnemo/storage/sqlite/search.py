@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
+from mnemo.storage.sql import filtering
+from mnemo.storage.sql.dialect import SQLITE
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 from mnemo.storage.sqlite import fts_stats
 from mnemo.storage.sqlite.conn import Connections
@@ -41,10 +43,15 @@ class SQLiteSearch(SQLSearch):
                 " WHERE messages_fts MATCH ?"
             )
             args: list[Any] = [query]
-            if q.session_id is not None:
+            extra, extra_args = filtering.narrowing(q.where, SQLITE, filtering.MESSAGES)
+            if q.session_id is not None or extra:
                 sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
-                sql += " AND session_id=?)"
-                args += [q.tenant, q.user_id, q.session_id]
+                args += [q.tenant, q.user_id]
+                if q.session_id is not None:
+                    sql += " AND session_id=?"
+                    args.append(q.session_id)
+                sql += f"{extra})"
+                args += extra_args
             sql += " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"
             out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
         if q.memory_kinds:
@@ -57,6 +64,10 @@ class SQLiteSearch(SQLSearch):
             if q.session_id is not None:
                 sql += " AND m.session_id = ?"
                 args.append(q.session_id)
+            columns = filtering.MEMORIES.aliased("m")
+            extra, extra_args = filtering.narrowing(q.where, SQLITE, columns)
+            sql += extra
+            args += extra_args
             sql += " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?"
             out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
         return out
