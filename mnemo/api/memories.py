@@ -11,14 +11,18 @@ from fastapi import APIRouter, Header, Query
 
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
+from mnemo.api.filter_param import FiltersParam, filter_json
 from mnemo.api.models import (
     ContextRequestBody,
     ErasedResponse,
     ErrorBody,
     HistoryList,
+    MemoriesDeleted,
+    MemoryCount,
     MemoryCreate,
     MemoryPage,
     MemoryPatch,
+    MemorySelection,
     MessagePage,
     MessagesCreate,
     MessagesCreated,
@@ -79,8 +83,9 @@ def list_memories(
     until: str | None = None,
     limit: Limit = 50,
     offset: Offset = 0,
+    filters: FiltersParam = None,
 ) -> MemoryPage:
-    """Memories, newest first, filtered and paginated."""
+    """Memories, newest first, filtered and paginated; ``filters`` holds a filter as JSON."""
     page = mem.list_page(
         user_id,
         session_id=session_id,
@@ -90,8 +95,24 @@ def list_memories(
         until=until,
         limit=limit,
         offset=offset,
+        filters=filter_json(filters),
     )
     return MemoryPage.of(page)
+
+
+@router.post("/memories/count", response_model=MemoryCount, tags=["memories"])
+def count_memories(body: MemorySelection, mem: MemoryDep) -> MemoryCount:
+    """How many live memories of a user (of a session) match ``filters``."""
+    n = mem.count(body.user_id, session_id=body.session_id, filters=body.filters)
+    return MemoryCount(count=n)
+
+
+@router.post("/memories/delete", response_model=MemoriesDeleted, tags=["memories"])
+def delete_memories(body: MemorySelection, mem: MemoryDep) -> MemoriesDeleted:
+    """Soft-delete every live memory of a user (of a session) that matches ``filters`` (all of
+    them without one), each as ``DELETE /v1/memories/{id}`` does; turns stay."""
+    deleted = mem.delete_all(body.user_id, session_id=body.session_id, filters=body.filters)
+    return MemoriesDeleted(deleted=deleted)
 
 
 @router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
@@ -129,7 +150,13 @@ def memory_history(memory_id: str, mem: MemoryDep) -> HistoryList:
 def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
     """The memories and turns most relevant to a query, best first."""
     hits = mem.search(
-        body.query, body.user_id, body.session_id, body.limit, body.kinds, body.explain
+        body.query,
+        body.user_id,
+        body.session_id,
+        body.limit,
+        body.kinds,
+        body.explain,
+        filters=body.filters,
     )
     return SearchResults(data=hits)
 
@@ -169,10 +196,18 @@ def list_messages(
     until: str | None = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    filters: FiltersParam = None,
 ) -> MessagePage:
-    """Stored turns in conversation order, filtered and paginated."""
+    """Stored turns in conversation order, filtered and paginated; ``filters`` holds a
+    filter as JSON."""
     page = mem.messages_page(
-        user_id, session_id=session_id, since=since, until=until, limit=limit, offset=offset
+        user_id,
+        session_id=session_id,
+        since=since,
+        until=until,
+        limit=limit,
+        offset=offset,
+        filters=filter_json(filters),
     )
     return MessagePage.of(page)
 
@@ -188,6 +223,7 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         budget,
         location=body.location,
         top_k=body.top_k,
+        filters=body.filters,
     )
 
 

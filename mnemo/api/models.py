@@ -123,12 +123,22 @@ class UserQuery(BaseModel):
     session_id: str | None = None
 
 
+#: The ``filters`` field of the bodies that take one (docs/memory-model.md, "Filters").
+FILTERS = Field(
+    None,
+    description='A filter in mem0\'s syntax: {"key": value}, {"key": {"gte": 3}}, '
+    '{"AND": [...]}, {"OR": [...]}, {"NOT": ...}; keys: metadata keys, tags, kind, '
+    "created_at, updated_at, session_id, agent_id. A bad one is a 422 naming its part.",
+)
+
+
 class SearchRequest(UserQuery):
     """A search over one user's memories and turns."""
 
     limit: int | None = Field(None, ge=1, le=1000)
     kinds: list[str] | None = None
     explain: bool = False
+    filters: dict[str, Any] | None = FILTERS
 
 
 class SearchResults(BaseModel):
@@ -143,6 +153,30 @@ class ContextRequestBody(UserQuery):
     budget_tokens: int | None = Field(None, ge=50, le=1_000_000)
     location: str | None = None
     top_k: int | None = Field(None, ge=0, le=1000)
+    filters: dict[str, Any] | None = FILTERS
+
+
+class MemorySelection(BaseModel):
+    """The live memories of one user (of one session) that match ``filters`` (all of them
+    without one): what ``/v1/memories/count`` counts and ``/v1/memories/delete`` deletes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str = Id
+    session_id: str | None = None
+    filters: dict[str, Any] | None = FILTERS
+
+
+class MemoryCount(BaseModel):
+    """How many live memories match."""
+
+    count: int
+
+
+class MemoriesDeleted(BaseModel):
+    """How many memories were soft-deleted (each keeps its history)."""
+
+    deleted: int
 
 
 class ProfileResponse(BaseModel):

@@ -79,6 +79,8 @@ def routes(mem_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[str,
             None,
             {"user_id": "u1", "messages": [{"role": "user", "content": "b"}]},
         ),
+        ("POST", "/v1/memories/count", None, {"user_id": "u1", "filters": {"kind": "fact"}}),
+        ("POST", "/v1/memories/delete", None, {"user_id": "u1", "filters": {"kind": "fact"}}),
         ("DELETE", "/v1/users/u1", None, None),
         ("GET", "/v1/models", None, None),
     ]
