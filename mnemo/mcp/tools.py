@@ -42,6 +42,15 @@ SessionId = Annotated[
 ]
 MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
+Filters = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description='Only memories/turns matching this filter (mem0 syntax): {"key": value}, '
+        '{"key": {"gte": 3}} (eq ne gt gte lt lte in nin contains icontains exists), '
+        '{"AND": [...]}, {"OR": [...]}, {"NOT": {...}}; keys: metadata keys, tags, kind, '
+        "created_at, updated_at, session_id."
+    ),
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -113,11 +122,12 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         kinds: Annotated[
             list[HitKind] | None, Field(description="Only hits of these kinds.")
         ] = None,
+        filters: Filters = None,
     ) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
-            hits = memory(ctx).search(query, user_id, session_id, limit, kinds)
+            hits = memory(ctx).search(query, user_id, session_id, limit, kinds, filters=filters)
             return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
 
     @server.tool(annotations=READ)
@@ -129,11 +139,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         budget_tokens: Annotated[
             int, Field(ge=16, le=100_000, description="Token budget of the block.")
         ] = 1500,
+        filters: Filters = None,
     ) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
-            bundle = memory(ctx).context(query, user_id, session_id, budget_tokens)
+            mem = memory(ctx)
+            bundle = mem.context(query, user_id, session_id, budget_tokens, filters=filters)
             return PromptContext.of(bundle)
 
     @server.tool(annotations=READ)
@@ -147,12 +159,20 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         offset: Annotated[
             int, Field(ge=0, description="Skip this many (the previous page's next_offset).")
         ] = 0,
+        filters: Filters = None,
     ) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
-        there are, `next_offset` where the next page starts (null on the last)."""
+        there are (how many match `filters`), `next_offset` where the next page starts (null
+        on the last)."""
         with tool_errors():
             page = memory(ctx).list_page(
-                user_id, session_id=session_id, kind=kind, tag=tag, limit=limit, offset=offset
+                user_id,
+                session_id=session_id,
+                kind=kind,
+                tag=tag,
+                limit=limit,
+                offset=offset,
+                filters=filters,
             )
             return MemoryList.of(page)
 
