@@ -26,6 +26,7 @@ from mnemo.cli.common import (
     open_memory,
 )
 from mnemo.cli.failures import OneLineErrors
+from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
 from mnemo.cli.tables import hits_table
@@ -99,15 +100,22 @@ def search(
     limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
     kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
     explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
+    filter_: FilterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
-    """Search a user's memories and turns."""
+    """Search a user's memories and turns (`--filter JSON`: only those that match)."""
 
     def find(mem: Memory) -> list[Hit]:
         return mem.search(
-            query, user_id=user, session_id=session, limit=limit, kinds=kinds, explain=explain
+            query,
+            user_id=user,
+            session_id=session,
+            limit=limit,
+            kinds=kinds,
+            explain=explain,
+            filters=filter_arg(filter_),
         )
 
     show_result(
@@ -265,7 +273,7 @@ def demo(
 
 
 def _mount_store() -> None:
-    from mnemo.cli import records, status
+    from mnemo.cli import records, selection, status
     from mnemo.cli import store as cli_store
 
     for name in ("export", "migrate", "reembed", "repair"):
@@ -276,6 +284,8 @@ def _mount_store() -> None:
     app.command("edit")(records.edit)
     app.command("delete")(records.delete)
     app.command("forget-user")(records.forget_user)
+    app.command("count")(selection.count)
+    app.command("delete-all")(selection.delete_all)
     app.command("stats")(status.stats)
     app.command("jobs")(status.jobs)
 

@@ -21,6 +21,7 @@ from mnemo.cli.common import (
     guarded,
     open_existing,
 )
+from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.memory.paging import Page
 from mnemo.schemas import HistoryEntry, MemoryItem, Message
 
@@ -127,26 +128,35 @@ def list_(
     offset: Annotated[
         int, typer.Option(min=0, help="Start at this position (the list prints the next one).")
     ] = 0,
+    filter_: FilterOpt = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
     """List live memories, newest first, a page at a time: it says how many there are
     ("20 of 85") and how to get the next page (`--offset N`); `--json` prints `data`, `total`
-    and `next_offset`."""
+    and `next_offset`; `--filter JSON` keeps those that match a filter."""
 
     given = (
         ("--user", user),
         ("--session", session),
         ("--kind", kind),
         ("--tag", tag),
+        ("--filter", filter_),
         ("--db", db),
     )
 
     def run() -> None:
+        filters = filter_arg(filter_)
         with open_existing(db, embedder) as mem:
             page = mem.list_page(
-                user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset
+                user,
+                session_id=session,
+                kind=kind,
+                tag=tag,
+                limit=limit,
+                offset=offset,
+                filters=filters,
             )
         if as_json:
             print_json(page_json(page))
