@@ -13,6 +13,7 @@ from mnemo.memory import records
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
 from mnemo.ui.deps import PostedDep, ViewerDep
+from mnemo.ui.filter_box import filter_json
 from mnemo.ui.forms import tag_list, unit_number
 from mnemo.ui.render import linker, page
 
@@ -21,6 +22,8 @@ PAGE = 50
 ACTOR = "ui"
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 FilterParam = Annotated[str | None, Query(max_length=256)]
+#: The filter box: a filter as JSON (mem0's syntax); its size is checked by the filter's limits.
+WhereParam = Annotated[str | None, Query(alias="filter", max_length=65_536)]
 
 
 def provenance(mem: Memory, ids: list[str]) -> list[tuple[str, Message | None]]:
@@ -44,25 +47,29 @@ def memories_page(
     kind: FilterParam = None,
     include_deleted: bool = False,
     offset: Offset = 0,
+    where: WhereParam = None,
 ) -> Response:
-    """Memories, newest first, filtered by user and kind."""
-    listed = who.memory.list_page(
-        user_id or None,
-        kind=kind or None,
-        include_deleted=include_deleted,
-        limit=PAGE,
-        offset=offset,
-    )
-    return page(
-        request,
-        "memories.html",
-        who,
-        page=listed,
-        user_id=user_id or "",
-        kind=kind or "",
-        kinds=MEMORY_KINDS,
-        include_deleted=include_deleted,
-    )
+    """Memories, newest first, filtered by user, kind and the filter box (a filter as JSON;
+    a bad one is shown above the list, which stays empty, with status 422)."""
+    form: dict[str, Any] = {
+        "user_id": user_id or "",
+        "kind": kind or "",
+        "kinds": MEMORY_KINDS,
+        "include_deleted": include_deleted,
+        "where": where or "",
+    }
+    try:
+        listed = who.memory.list_page(
+            user_id or None,
+            kind=kind or None,
+            include_deleted=include_deleted,
+            limit=PAGE,
+            offset=offset,
+            filters=filter_json(where),
+        )
+    except ValidationError as exc:
+        return page(request, "memories.html", who, code=422, page=None, error=str(exc), **form)
+    return page(request, "memories.html", who, page=listed, error=None, **form)
 
 
 @router.get("/memories/{memory_id}")
