@@ -7,12 +7,11 @@ the parameter; the filter itself is checked by the ``Memory`` call it goes to.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import Query
 
-from mnemo.errors import ValidationError
+from mnemo.filters.text import filter_from_json
 
 FiltersParam = Annotated[
     str | None,
@@ -24,17 +23,9 @@ FiltersParam = Annotated[
 
 
 def filter_json(text: str | None) -> dict[str, Any] | None:
-    """The filter object held by a ``filters`` query parameter (None when absent or empty);
+    """The filter object a ``filters`` query parameter holds (None when absent or empty);
     ValidationError when it is not a JSON object."""
-    if text is None or not text.strip():
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ValidationError(f"filters: not JSON ({exc})") from None
-    if not isinstance(value, dict):
-        raise ValidationError(f"filters must be a JSON object, got {type(value).__name__}")
-    return value
+    return filter_from_json(text, "filters")
 
 
 __all__ = ["FiltersParam", "filter_json"]

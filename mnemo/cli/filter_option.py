@@ -8,13 +8,12 @@ Text that is not a JSON object, and a filter ``Memory`` refuses, end the command
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from mnemo.errors import ValidationError
+from mnemo.filters.text import filter_from_json
 
 FilterOpt = Annotated[
     str | None,
@@ -30,17 +29,9 @@ SessionOpt = Annotated[str | None, typer.Option("--session", help="Only this ses
 def filter_arg(text: str | None) -> dict[str, Any] | None:
     """The filter object ``--filter`` holds (read from the file after ``@``); None without
     one. ValidationError when it is not a JSON object (OSError for an unreadable file)."""
-    if text is None:
-        return None
-    if text.startswith("@"):
+    if text is not None and text.startswith("@"):
         text = Path(text[1:]).expanduser().read_text(encoding="utf-8")
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise ValidationError(f"--filter: not JSON ({exc})") from None
-    if not isinstance(value, dict):
-        raise ValidationError(f"--filter must be a JSON object, got {type(value).__name__}")
-    return value
+    return filter_from_json(text, "--filter")
 
 
 __all__ = ["FilterOpt", "SessionOpt", "filter_arg"]

@@ -16,7 +16,7 @@ import numpy as np
 
 from mnemo.config.search import RetrievalSettings
 from mnemo.index.vectors import VectorIndex
-from mnemo.retrieval import coverage, lexical
+from mnemo.retrieval import coverage, filtered, lexical
 from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.retrieval.talk import STATEMENT, is_talk
 from mnemo.storage.base import MESSAGE, Ref
@@ -39,22 +39,6 @@ class Candidates:
     located: dict[Ref, tuple[VectorIndex, int]] = field(default_factory=dict)
     #: what each turn is (see text.turn_kinds); memories are statements
     kinds: dict[Ref, TurnKind] = field(default_factory=dict)
-    #: with a filter, the rowids that match it in each table (MESSAGE, MEMORY), every scope's
-    matching: dict[int, np.ndarray] | None = None
-
-    def admitted(self, scores: dict[Ref, float]) -> dict[Ref, float]:
-        """``scores`` of the refs the search's filter admits (all of them without one): a
-        signal may bring in a ref that was no candidate (a neighbouring turn)."""
-        if self.matching is None:
-            return scores
-        refs = list(scores)
-        keep = np.zeros(len(refs), dtype=bool)
-        tables = np.array([r[0] for r in refs], dtype=np.int64)
-        rowids = np.array([r[1] for r in refs], dtype=np.int64)
-        for table, ids in self.matching.items():
-            here = tables == table
-            keep[here] = np.isin(rowids[here], ids)
-        return {ref: scores[ref] for ref, k in zip(refs, keep.tolist(), strict=True) if k}
 
 
 def classify(store: SearchSource, refs: set[Ref], cands: Candidates) -> None:
@@ -113,7 +97,6 @@ class Retrievers:
         match = lexical.match_expression(terms)
         ceilings: dict[str, dict[int, float]] = {}
         for scope, index in scoped:
-            allowed = self._matching(req, scope, index, cands)
             if match is not None and self.lexical_on:
 
                 def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
@@ -133,26 +116,23 @@ class Retrievers:
                     c = coverage.coverage(score, ceiling.get(ref[0], 0.0))
                     cands.covered[ref] = max(c, cands.covered.get(ref, -np.inf))
             if qvec is not None:
-                self._dense(index, qvec, scope, req, pool, cands, allowed)
+                self._dense(index, qvec, scope, req, pool, cands)
             self._locate(index, cands)
         if self.uses_kinds:
             cands.lexical = self._statement_pool(cands.lexical, cands, pool)
             cands.dense = self._statement_pool(cands.dense, cands, pool)
         return cands
 
-    def _matching(
-        self, req: RetrievalRequest, scope: Scope, index: VectorIndex, cands: Candidates
-    ) -> np.ndarray | None:
-        """With a filter: the rows of the scope's user that match it, recorded on ``cands``,
-        and the mask of them in ``index``; None without a filter."""
+    def admitted(
+        self, req: RetrievalRequest, cands: Candidates, scores: dict[Ref, float]
+    ) -> dict[Ref, float]:
+        """``scores`` of the refs the search's filter admits (all of them without one): the
+        candidates matched it; a ref a signal brought in is asked about
+        (:func:`mnemo.retrieval.filtered.admitted`)."""
         if req.filter is None:
-            return None
-        rowids = self.store.matching_rowids(req.tenant, scope.user_id, req.filter)
-        known = cands.matching or {}
-        cands.matching = {
-            t: np.union1d(known.get(t, np.zeros(0, np.int64)), ids) for t, ids in rowids.items()
-        }
-        return index.matching(rowids)
+            return scores
+        known = set(cands.lexical) | set(cands.dense)
+        return filtered.admitted(self.store, req.tenant, req.filter, scores, known)
 
     def _ceiling(
         self,
@@ -214,20 +194,29 @@ class Retrievers:
         req: RetrievalRequest,
         pool: int,
         cands: Candidates,
-        allowed: np.ndarray | None = None,
     ) -> None:
         """The scope's dense candidates: cosine (blended with the best key's) at least
-        ``min_similarity``, among the ``dense_window`` newest vectors when that is set, and
-        among the ``allowed`` rows (a filter's) when given."""
+        ``min_similarity``, among the ``dense_window`` newest vectors when that is set; with
+        a filter, the nearest rows that match it (:mod:`mnemo.retrieval.filtered`; under a
+        window, the window is taken among the matching rows)."""
         mask = index.mask(scope.session_id, req.kinds)
-        if allowed is not None:  # before the window and the top k
+        where = None if req.filter is None else (req.tenant, scope.user_id, req.filter)
+        if where is not None and self.settings.dense_window is not None:
+            allowed = index.matching(self.store.matching_rowids(*where))
             mask = allowed if mask is None else mask[: len(allowed)] & allowed[: len(mask)]
+            where = None  # the mask holds the filter
         if self.settings.dense_window is not None:
             mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity
+        weight = self.settings.key_weight
 
         def cosine(n: int) -> list[tuple[Ref, float]]:
-            positions, sims = index.search(qvec, n, mask, self.settings.key_weight)
+            if where is None:
+                positions, sims = index.search(qvec, n, mask, weight)
+            else:
+                positions, sims = filtered.nearest_matching(
+                    self.store, index, qvec, n, mask, weight, where
+                )
             out = []
             for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
                 if sim >= floor:

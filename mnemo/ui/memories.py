@@ -9,11 +9,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from mnemo.errors import NotFoundError, ValidationError
+from mnemo.filters.text import filter_from_json
 from mnemo.memory import records
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
 from mnemo.ui.deps import PostedDep, ViewerDep
-from mnemo.ui.filter_box import filter_json
 from mnemo.ui.forms import tag_list, unit_number
 from mnemo.ui.render import linker, page
 
@@ -65,7 +65,7 @@ def memories_page(
             include_deleted=include_deleted,
             limit=PAGE,
             offset=offset,
-            filters=filter_json(where),
+            filters=filter_from_json(where, "filter"),
         )
     except ValidationError as exc:
         return page(request, "memories.html", who, code=422, page=None, error=str(exc), **form)

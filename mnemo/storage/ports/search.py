@@ -39,6 +39,11 @@ class SearchSource(Protocol):
         would score."""
         ...
 
+    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` (rows of ``tenant``) that are live and match the filter
+        ``where``, evaluated on those rows only."""
+        ...
+
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         ...

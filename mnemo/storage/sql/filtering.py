@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.filters import EVERYTHING, MEMORIES, MESSAGES, Columns, Filter, to_sql
-from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
 
@@ -22,6 +22,8 @@ COLUMNS = {MESSAGE: MESSAGES, MEMORY: MEMORIES}
 #: The condition that keeps a table's live rows, by ref table.
 LIVE = {MESSAGE: "evicted_at IS NULL", MEMORY: "deleted_at IS NULL"}
 _TABLES = {MESSAGE: "messages", MEMORY: "memories"}
+#: Rowids per ``IN (...)`` list.
+CHUNK = 500
 
 
 def narrowing(where: Filter | None, d: Dialect, columns: Columns) -> tuple[str, list[Any]]:
@@ -47,4 +49,32 @@ def matching_rowids(c: Tx, tenant: str, user_id: str, where: Filter) -> dict[int
     return out
 
 
-__all__ = ["COLUMNS", "LIVE", "MEMORIES", "MESSAGES", "matching_rowids", "narrowing"]
+def matching_among(c: Tx, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
+    """The refs among ``refs`` (rows of ``tenant``) that are live and match ``where``; the
+    filter is evaluated on those rows only."""
+    q = c.dialect.mark
+    out: set[Ref] = set()
+    for table, name in _TABLES.items():
+        extra, args = narrowing(where, c.dialect, COLUMNS[table])
+        wanted = list(dict.fromkeys(r for t, r in refs if t == table))
+        for start in range(0, len(wanted), CHUNK):
+            part = wanted[start : start + CHUNK]
+            found = c.execute(
+                f"SELECT rowid FROM {name} WHERE tenant={q} AND {LIVE[table]}"
+                f" AND rowid IN ({c.dialect.marks(len(part))}){extra}",
+                [tenant, *part, *args],
+            ).fetchall()
+            out.update((table, r[0]) for r in found)
+    return out
+
+
+__all__ = [
+    "CHUNK",
+    "COLUMNS",
+    "LIVE",
+    "MEMORIES",
+    "MESSAGES",
+    "matching_among",
+    "matching_rowids",
+    "narrowing",
+]

@@ -114,6 +114,12 @@ class SQLSearch(SQLRole):
         with self.tx.read() as c:
             return filtering.matching_rowids(c, tenant, user_id, where)
 
+    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` (rows of ``tenant``) that are live and match the filter
+        ``where``, evaluated on those rows only."""
+        with self.tx.read() as c:
+            return filtering.matching_among(c, tenant, where, refs)
+
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""
         with self.tx.auto() as c:
