@@ -8,6 +8,7 @@ parameters (see :func:`mnemo.filters.to_sql`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,11 +27,23 @@ _TABLES = {MESSAGE: "messages", MEMORY: "memories"}
 CHUNK = 500
 
 
+def stored_json(columns: Columns) -> Columns:
+    """``columns`` reading metadata and tags from PostgreSQL's jsonb copies (migration 0012:
+    ``metadata_jsonb``, ``tags_jsonb``), which a filter reads without a cast per row."""
+    meta, tags = columns.metadata, columns.tags
+    return replace(
+        columns,
+        metadata=None if meta is None else f"{meta}_jsonb",
+        tags=None if tags is None else f"{tags}_jsonb",
+    )
+
+
 def narrowing(where: Filter | None, d: Dialect, columns: Columns) -> tuple[str, list[Any]]:
-    """``" AND (fragment)"`` and its parameters for ``where``; ``("", [])`` without one."""
+    """``" AND (fragment)"`` and its parameters for ``where``; ``("", [])`` without one. On
+    PostgreSQL the fragment reads the jsonb copies of the JSON columns (:func:`stored_json`)."""
     if where is None or where == EVERYTHING:
         return "", []
-    frag = to_sql(where, d, columns)
+    frag = to_sql(where, d, stored_json(columns) if d.name == "postgresql" else columns)
     return f" AND ({frag.sql})", list(frag.params)
 
 
@@ -77,4 +90,5 @@ __all__ = [
     "matching_among",
     "matching_rowids",
     "narrowing",
+    "stored_json",
 ]
