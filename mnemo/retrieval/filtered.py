@@ -1,30 +1,25 @@
-"""Dense candidates under a filter: the best matching vectors, found without evaluating the
-filter on every row of the user when it is not selective.
+"""Dense candidates under a filter: the nearest matching vectors, found best first.
 
-The in-process index holds every vector of the user. :func:`nearest_matching` walks it best
-first: it takes the ``m`` nearest rows (``m`` = 4 x what is asked, at least 256), asks the
-store which of them match (:meth:`~mnemo.storage.ports.search.SearchSource.matching_among`,
-the filter evaluated on those rows only) and keeps them in cosine order. While fewer than
-asked match it takes 4 x more; past :data:`SCAN_AT` rows it asks the store for every
-matching row of the user once (``matching_rowids``) and searches the index masked by them.
-Either way the result is exactly the ``n`` nearest matching rows: a row left out is farther
-than every row kept. A filter that matches 10% of the rows costs one small lookup; a filter
-that matches almost nothing costs one scan.
+The in-process index holds every vector of the user. :func:`nearest_matching` walks it with
+:func:`mnemo.filters.walk.best_matching`: the nearest rows, asked about in the store
+(:meth:`~mnemo.storage.ports.search.SearchSource.matching_among`, the filter evaluated on
+those rows only), widened while too few match; past ``walk.SCAN_AT`` rows, the index masked
+by every matching row of the user (``matching_rowids``). The result is exactly the ``n``
+nearest matching rows either way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from mnemo.filters import Filter
+from mnemo.filters import Filter, walk
 from mnemo.index.vectors import VectorIndex
 from mnemo.storage.base import Ref
 from mnemo.storage.ports.search import SearchSource
 
-#: Nearest rows first looked at, per row asked for (then 4 x more each round).
-WIDEN = 4
-#: Rows looked at past which the matching rows of the user are listed once instead.
-SCAN_AT = 4096
+Found = tuple[int, float]
 
 
 def nearest_matching(
@@ -39,19 +34,29 @@ def nearest_matching(
     """Positions and cosines of the ``n`` rows of ``index`` (within ``mask``) nearest to
     ``query`` that match the filter; ``where`` is (tenant, user id, filter)."""
     tenant, user_id, tree = where
-    m = max(WIDEN * n, 256)
-    while m <= SCAN_AT:
-        positions, sims = index.search(query, m, mask, key_weight)
-        refs = [index.ref(int(p)) for p in positions]
+
+    def found(positions: np.ndarray, sims: np.ndarray) -> list[Found]:
+        return list(zip(positions.tolist(), sims.tolist(), strict=True))
+
+    def ranked(m: int) -> list[Found]:
+        return found(*index.search(query, m, mask, key_weight))
+
+    def keep(rows: Sequence[Found]) -> list[bool]:
+        refs = [index.ref(p) for p, _ in rows]
         ok = store.matching_among(tenant, tree, refs)
-        keep = np.array([i for i, r in enumerate(refs) if r in ok], dtype=np.int64)[:n]
-        if len(keep) == n or len(positions) < m:
-            return positions[keep], sims[keep]
-        m *= WIDEN
-    allowed = index.matching(store.matching_rowids(tenant, user_id, tree))
-    if mask is not None:
-        allowed = mask[: len(allowed)] & allowed[: len(mask)]
-    return index.search(query, n, allowed, key_weight)
+        return [ref in ok for ref in refs]
+
+    def scan() -> list[Found]:
+        allowed = index.matching(store.matching_rowids(tenant, user_id, tree))
+        if mask is not None:
+            allowed = mask[: len(allowed)] & allowed[: len(mask)]
+        return found(*index.search(query, n, allowed, key_weight))
+
+    rows = walk.best_matching(ranked, keep, n, scan)
+    return (
+        np.array([p for p, _ in rows], dtype=np.int64),
+        np.array([s for _, s in rows], dtype=np.float32),
+    )
 
 
 def admitted(
@@ -65,4 +70,4 @@ def admitted(
     return {ref: v for ref, v in scores.items() if ref in known or ref in ok}
 
 
-__all__ = ["SCAN_AT", "WIDEN", "admitted", "nearest_matching"]
+__all__ = ["admitted", "nearest_matching"]

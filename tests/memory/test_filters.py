@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mnemo import AsyncMemory, Memory, ValidationError
+from mnemo.filters import walk
 from mnemo.ids import MEMORY_PREFIX, new_id
-from mnemo.retrieval import filtered
 from mnemo.schemas import format_time, utcnow
 from mnemo.storage.base import FactBatch, NewMemory
 
@@ -87,11 +87,11 @@ def test_a_filtered_search_returns_a_full_page_of_matching_hits(
 def test_the_widening_walk_and_the_full_scan_agree(
     crowded: tuple[Memory, set[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The dense side walks the index best first and widens (retrieval.filtered); past
-    SCAN_AT rows it lists every matching row once. Both give the same hits."""
+    """Each retriever reads its ranking best first and widens (mnemo.filters.walk); past
+    SCAN_AT rows it runs the filtered ranking once. Both give the same hits."""
     mem, blue = crowded
     walked = mem.search("coffee beans", user_id="crowd", limit=20, filters={"team": "blue"})
-    monkeypatch.setattr(filtered, "SCAN_AT", 0)  # straight to the scan
+    monkeypatch.setattr(walk, "SCAN_AT", 0)  # straight to the scan
     scanned = mem.search("coffee beans", user_id="crowd", limit=20, filters={"team": "blue"})
     assert [h.id for h in scanned] == [h.id for h in walked]
     assert len(scanned) == 20 and {h.id for h in scanned} <= blue

@@ -7,8 +7,10 @@ the rest of the search port are the shared :class:`~mnemo.storage.sql.search.SQL
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from mnemo.filters import Filter, walk
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.sql import filtering
 from mnemo.storage.sql.dialect import SQLITE
@@ -22,6 +24,9 @@ def owner_token(tenant: str, user_id: str) -> str:
     return "o" + (tenant + "\x1f" + user_id).encode("utf-8").hex().upper()
 
 
+Found = list[tuple[Ref, float]]
+
+
 class SQLiteSearch(SQLSearch):
     """:class:`~mnemo.storage.ports.search.SearchSource` over one SQLite file (the search role
     of :class:`~mnemo.storage.sqlite.store.SQLiteStore`)."""
@@ -29,7 +34,9 @@ class SQLiteSearch(SQLSearch):
     db: Connections
 
     def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS5 query over messages and memories."""
+        """BM25 candidates for an FTS5 query over messages and memories. With a filter, each
+        table's best matching rows are read best first (:func:`mnemo.filters.walk.best_matching`:
+        the unfiltered ranking's rows asked about, the filtered query once past its limit)."""
         c = self.db.get()
         owners = c.execute("SELECT tenant, user_id FROM users LIMIT 2").fetchall()
         if [tuple(o) for o in owners] == [(q.tenant, q.user_id)]:
@@ -37,13 +44,43 @@ class SQLiteSearch(SQLSearch):
         else:
             query = f'owner : "{owner_token(q.tenant, q.user_id)}" AND ({q.match})'
         out: list[tuple[Ref, float]] = []
-        if q.messages:
+        for table, wanted in ((MESSAGE, q.messages), (MEMORY, bool(q.memory_kinds))):
+            if wanted:
+                out += self._table(c, table, q, query)
+        return out
+
+    def _table(self, c: Any, table: int, q: LexicalQuery, query: str) -> Found:
+        """One table's BM25 candidates (see :meth:`bm25`)."""
+
+        def ranked(limit: int, where: Filter | None = None) -> Found:
+            sql, args = self._statement(table, q, query, where)
+            return [((table, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
+
+        tree = q.where
+        if tree is None:
+            return ranked(q.limit)
+
+        def keep(rows: Sequence[tuple[Ref, float]]) -> list[bool]:
+            ok = self.matching_among(q.tenant, tree, [ref for ref, _ in rows])
+            return [ref in ok for ref, _ in rows]
+
+        def scan() -> Found:
+            return ranked(q.limit, tree)
+
+        return walk.best_matching(ranked, keep, q.limit, scan)
+
+    @staticmethod
+    def _statement(
+        table: int, q: LexicalQuery, query: str, where: Filter | None
+    ) -> tuple[str, list[Any]]:
+        """The FTS5 query of one table (its ``LIMIT ?`` last, unbound) and its arguments."""
+        if table == MESSAGE:
             sql = (
                 "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
                 " WHERE messages_fts MATCH ?"
             )
             args: list[Any] = [query]
-            extra, extra_args = filtering.narrowing(q.where, SQLITE, filtering.MESSAGES)
+            extra, extra_args = filtering.narrowing(where, SQLITE, filtering.MESSAGES)
             if q.session_id is not None or extra:
                 sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
                 args += [q.tenant, q.user_id]
@@ -52,25 +89,18 @@ class SQLiteSearch(SQLSearch):
                     args.append(q.session_id)
                 sql += f"{extra})"
                 args += extra_args
-            sql += " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"
-            out += [((MESSAGE, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
-        if q.memory_kinds:
-            sql = (
-                "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
-                " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
-                f" AND m.kind IN ({','.join('?' * len(q.memory_kinds))})"
-            )
-            args = [query, *q.memory_kinds]
-            if q.session_id is not None:
-                sql += " AND m.session_id = ?"
-                args.append(q.session_id)
-            columns = filtering.MEMORIES.aliased("m")
-            extra, extra_args = filtering.narrowing(q.where, SQLITE, columns)
-            sql += extra
-            args += extra_args
-            sql += " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?"
-            out += [((MEMORY, r[0]), r[1]) for r in c.execute(sql, [*args, q.limit])]
-        return out
+            return sql + " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?", args
+        sql = (
+            "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
+            " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
+            f" AND m.kind IN ({','.join('?' * len(q.memory_kinds))})"
+        )
+        args = [query, *q.memory_kinds]
+        if q.session_id is not None:
+            sql += " AND m.session_id = ?"
+            args.append(q.session_id)
+        extra, extra_args = filtering.narrowing(where, SQLITE, filtering.MEMORIES.aliased("m"))
+        return sql + extra + " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?", args + extra_args
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the bm25 idf of the query's terms in each full-text table (MESSAGE, MEMORY).
