@@ -24,7 +24,7 @@ COLUMNS = {MESSAGE: MESSAGES, MEMORY: MEMORIES}
 LIVE = {MESSAGE: "evicted_at IS NULL", MEMORY: "deleted_at IS NULL"}
 _TABLES = {MESSAGE: "messages", MEMORY: "memories"}
 #: Rowids per ``IN (...)`` list.
-CHUNK = 500
+CHUNK = 4096
 
 
 def stored_json(columns: Columns) -> Columns:
@@ -72,10 +72,10 @@ def matching_among(c: Tx, tenant: str, where: Filter, refs: list[Ref]) -> set[Re
         wanted = list(dict.fromkeys(r for t, r in refs if t == table))
         for start in range(0, len(wanted), CHUNK):
             part = wanted[start : start + CHUNK]
-            found = c.execute(
-                f"SELECT rowid FROM {name} WHERE tenant={q} AND {LIVE[table]}"
-                f" AND rowid IN ({c.dialect.marks(len(part))}){extra}",
-                [tenant, *part, *args],
+            found = c.execute(  # looked up by rowid, never by the tenant's index
+                f"SELECT rowid FROM {name} WHERE rowid IN ({c.dialect.marks(len(part))})"
+                f" AND {c.dialect.unindexed('tenant')}={q} AND {LIVE[table]}{extra}",
+                [*part, tenant, *args],
             ).fetchall()
             out.update((table, r[0]) for r in found)
     return out
