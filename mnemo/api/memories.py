@@ -11,15 +11,19 @@ from fastapi import APIRouter, Header, Query
 
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
+from mnemo.api.filter_param import FiltersParam, filter_json
 from mnemo.api.models import (
     AgentErasedResponse,
     ContextRequestBody,
     ErasedResponse,
     ErrorBody,
     HistoryList,
+    MemoriesDeleted,
+    MemoryCount,
     MemoryCreate,
     MemoryPage,
     MemoryPatch,
+    MemorySelection,
     MessagePage,
     MessagesCreate,
     MessagesCreated,
@@ -100,8 +104,9 @@ def list_memories(
     offset: Offset = 0,
     cursor: Cursor = None,
     agent_id: AgentQuery = None,
+    filters: FiltersParam = None,
 ) -> MemoryPage:
-    """Memories, newest first, filtered and paginated."""
+    """Memories, newest first, filtered and paginated; ``filters`` holds a filter as JSON."""
     page = mem.list_page(
         user_id,
         session_id=session_id,
@@ -113,8 +118,31 @@ def list_memories(
         offset=offset,
         cursor=cursor,
         agent_id=agent_id,
+        filters=filter_json(filters),
     )
     return MemoryPage.of(page)
+
+
+@router.post("/memories/count", response_model=MemoryCount, tags=["memories"])
+def count_memories(body: MemorySelection, mem: MemoryDep) -> MemoryCount:
+    """How many live memories of a user (of a session, in an agent's view) match ``filters``;
+    ``agent_id`` alone: the agent's own memories."""
+    n = mem.count(
+        body.user_id, agent_id=body.agent_id, session_id=body.session_id, filters=body.filters
+    )
+    return MemoryCount(count=n)
+
+
+@router.post("/memories/delete", response_model=MemoriesDeleted, tags=["memories"])
+def delete_memories(body: MemorySelection, mem: MemoryDep) -> MemoriesDeleted:
+    """Soft-delete every live memory of a user (of a session) that matches ``filters`` (all of
+    them without one), each as ``DELETE /v1/memories/{id}`` does; turns stay. With
+    ``agent_id``: only the user's items private to that agent (never the shared ones); alone,
+    the agent's own memories."""
+    deleted = mem.delete_all(
+        body.user_id, agent_id=body.agent_id, session_id=body.session_id, filters=body.filters
+    )
+    return MemoriesDeleted(deleted=deleted)
 
 
 @router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
@@ -163,6 +191,7 @@ def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
         body.now,
         as_of=body.as_of,
         agent_id=body.agent_id,
+        filters=body.filters,
     )
     return SearchResults(data=hits)
 
@@ -207,8 +236,10 @@ def list_messages(
     offset: Offset = 0,
     cursor: Cursor = None,
     agent_id: AgentQuery = None,
+    filters: FiltersParam = None,
 ) -> MessagePage:
-    """Stored turns in conversation order, filtered and paginated."""
+    """Stored turns in conversation order, filtered and paginated; ``filters`` holds a
+    filter as JSON."""
     page = mem.messages_page(
         user_id,
         session_id=session_id,
@@ -218,6 +249,7 @@ def list_messages(
         offset=offset,
         cursor=cursor,
         agent_id=agent_id,
+        filters=filter_json(filters),
     )
     return MessagePage.of(page)
 
@@ -236,6 +268,7 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
         now=body.now,
         as_of=body.as_of,
         agent_id=body.agent_id,
+        filters=body.filters,
     )
 
 

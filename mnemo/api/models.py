@@ -177,6 +177,15 @@ class UserQuery(BaseModel):
     agent_id: str | None = AgentId
 
 
+#: The ``filters`` field of the bodies that take one (docs/memory-model.md, "Filters").
+FILTERS = Field(
+    None,
+    description='A filter in mem0\'s syntax: {"key": value}, {"key": {"gte": 3}}, '
+    '{"AND": [...]}, {"OR": [...]}, {"NOT": ...}; keys: metadata keys, tags, kind, '
+    "created_at, updated_at, session_id, agent_id. A bad one is a 422 naming its part.",
+)
+
+
 class SearchRequest(UserQuery):
     """A search over one user's memories and turns."""
 
@@ -187,6 +196,7 @@ class SearchRequest(UserQuery):
     as_of: str | float | None = None
     #: the reference time of recency (default: ``as_of``, else the user's newest turn)
     now: str | float | None = None
+    filters: dict[str, Any] | None = FILTERS
 
 
 class SearchResults(BaseModel):
@@ -205,6 +215,34 @@ class ContextRequestBody(UserQuery):
     as_of: str | float | None = None
     #: the reference time of recency (default: ``as_of``, else the user's newest turn)
     now: str | float | None = None
+    filters: dict[str, Any] | None = FILTERS
+
+
+class MemorySelection(BaseModel):
+    """The live memories of one user (of one session) that match ``filters`` (all of them
+    without one): what ``/v1/memories/count`` counts and ``/v1/memories/delete`` deletes.
+    ``agent_id`` alone: the agent's own memories. ``user_id`` and ``agent_id``: count counts
+    what the agent sees of the user (as listing does), delete deletes only the user's items
+    private to that agent, never the shared ones (docs/memory-model.md, "Scopes")."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
+
+    user_id: str | None = UserId
+    session_id: str | None = None
+    agent_id: str | None = AgentId
+    filters: dict[str, Any] | None = FILTERS
+
+
+class MemoryCount(BaseModel):
+    """How many live memories match."""
+
+    count: int
+
+
+class MemoriesDeleted(BaseModel):
+    """How many memories were soft-deleted (each keeps its history)."""
+
+    deleted: int
 
 
 class ProfileResponse(BaseModel):

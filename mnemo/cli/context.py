@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from mnemo.cli.common import AgentOpt, DbOpt, EmbedderOpt
+from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
@@ -40,6 +41,7 @@ def context(
     budget: Annotated[int, typer.Option(help="Token budget of the block.")] = 1500,
     as_of: AsOfOpt = None,
     now: NowOpt = None,
+    filter_: FilterOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole bundle as JSON.")
     ] = False,
@@ -48,10 +50,20 @@ def context(
     agent: AgentOpt = None,
 ) -> None:
     """Print the memory block a prompt about QUERY gets (the preset's layout; with --agent,
-    from what that agent sees)."""
+    from what that agent sees; `--filter JSON`: only memories and turns that match, profile
+    facts only if the filter accepts kind profile)."""
 
     def build(mem: Memory) -> ContextBundle:
-        return mem.context(query, user, session, budget, now=now, as_of=as_of, agent_id=agent)
+        return mem.context(
+            query,
+            user,
+            session,
+            budget,
+            now=now,
+            as_of=as_of,
+            agent_id=agent,
+            filters=filter_arg(filter_),
+        )
 
     show_result(db, embedder, as_json, build, lambda b: escape(b.render()))
 

@@ -27,6 +27,7 @@ from mnemo.cli.common import (
 )
 from mnemo.cli.context import AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
+from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
 from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
 from mnemo.cli.tables import hits_table
@@ -128,6 +129,7 @@ def search(
     limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
     kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
     explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
+    filter_: FilterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
@@ -135,7 +137,8 @@ def search(
     now: NowOpt = None,
     agent: AgentOpt = None,
 ) -> None:
-    """Search a user's memories and turns (with --agent, what that agent sees)."""
+    """Search a user's memories and turns (with --agent, what that agent sees; `--filter JSON`:
+    only those that match)."""
 
     def find(mem: Memory) -> list[Hit]:
         return mem.search(
@@ -148,6 +151,7 @@ def search(
             now=now,
             as_of=as_of,
             agent_id=agent,
+            filters=filter_arg(filter_),
         )
 
     show_result(
@@ -306,7 +310,7 @@ def demo(
 
 def _mount_store() -> None:
     from mnemo.cli import context as context_cli
-    from mnemo.cli import records, status
+    from mnemo.cli import records, selection, status
     from mnemo.cli import store as cli_store
 
     for name in ("export", "migrate", "reembed", "repair"):
@@ -320,6 +324,8 @@ def _mount_store() -> None:
     app.command("forget-user")(records.forget_user)
     app.command("sweep")(records.sweep)
     app.command("forget-agent")(records.forget_agent)
+    app.command("count")(selection.count)
+    app.command("delete-all")(selection.delete_all)
     app.command("stats")(status.stats)
     app.command("jobs")(status.jobs)
 

@@ -23,6 +23,7 @@ from mnemo.cli.common import (
     guarded,
     open_existing,
 )
+from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.memory.paging import Page
 from mnemo.schemas import HistoryEntry, MemoryItem, Message
 
@@ -136,6 +137,7 @@ def list_(
         str | None,
         typer.Option(help="Start after the page this cursor came from (the list prints it)."),
     ] = None,
+    filter_: FilterOpt = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
@@ -145,7 +147,7 @@ def list_(
     ("20 of 85") and how to get the next page (`--cursor TOKEN`, which stays right while
     memories are written; `--offset N` works too); `--json` prints `data`, `total`,
     `next_offset` and `next_cursor`. `--agent` lists what that agent sees (alone: its own
-    memories)."""
+    memories); `--filter JSON` keeps those that match a filter."""
 
     given = (
         ("--user", user),
@@ -153,10 +155,12 @@ def list_(
         ("--session", session),
         ("--kind", kind),
         ("--tag", tag),
+        ("--filter", filter_),
         ("--db", db),
     )
 
     def run() -> None:
+        filters = filter_arg(filter_)
         with open_existing(db, embedder) as mem:
             page = mem.list_page(
                 user,
@@ -167,6 +171,7 @@ def list_(
                 offset=offset,
                 cursor=cursor,
                 agent_id=agent,
+                filters=filters,
             )
         if as_json:
             print_json(page_json(page))

@@ -33,11 +33,13 @@ from datetime import datetime
 from typing import Any
 
 from mnemo import validation as check
+from mnemo.context.filtered import narrowed
 from mnemo.context.items import ContextRequest, clip
 from mnemo.context.layouts import LAYOUTS, Layout, expand_query
 from mnemo.context.source import ContextSource
 from mnemo.context.tokens import TokenCounter
 from mnemo.errors import ValidationError
+from mnemo.filters import parse_where
 from mnemo.schemas import ContextBundle, ContextSection
 
 
@@ -58,6 +60,7 @@ def build_context(
     now: datetime | float | str | None = None,
     min_relevance: float | None = None,
     min_top_relevance: float | None = None,
+    filters: Any = None,
 ) -> ContextBundle:
     """Assemble the context of ``query`` for ``source.settings.preset`` within
     ``budget_tokens``; ``recency_weight`` and ``score_threshold`` override the settings for
@@ -66,7 +69,10 @@ def build_context(
     them in the request); ``now`` is the reference time of recency (default: the user's
     newest turn); ``min_relevance`` and ``min_top_relevance`` override the settings of those
     names for this call: no hit whose calibrated relevance (``hit.relevance``) is below the
-    first is injected, and none at all when the best hit's is below the second."""
+    first is injected, and none at all when the best hit's is below the second. ``filters``
+    (mem0's syntax, :mod:`mnemo.filters`) goes to every search the layout runs; profile facts
+    stay only when it accepts them (:mod:`mnemo.context.filtered`)."""
+    where = parse_where(filters)
     req = _request(query, user_id, session_id, budget_tokens, location, include_history, top_k)
     req.overrides = {
         k: check.unit_float(v, k)
@@ -83,8 +89,10 @@ def build_context(
         req.min_relevance = check.unit_float(min_relevance, "min_relevance")
     if min_top_relevance is not None:
         req.min_top_relevance = check.unit_float(min_top_relevance, "min_top_relevance")
+    if where is not None:
+        req.overrides["filters"] = where
     layout = LAYOUTS.get(source.settings.preset, LAYOUTS["default"])
-    sections = layout.gather(source, req)
+    sections = narrowed(layout.gather(source, req), where)
     count = counter or source.token_counter()
     text, tokens, dropped = fit(sections, layout, req, count)
     return ContextBundle(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import TokenCounter
@@ -38,10 +38,12 @@ class ContextSource(Protocol):
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
         now: datetime | float | str | None = None,
+        filters: Any = None,
     ) -> list[Hit]:
         """The default search; ``recency_weight`` / ``score_threshold`` override the settings
         for this call, turns whose text is in ``exclude`` are left out, ``now`` is the
-        reference time (default: the user's newest turn)."""
+        reference time (default: the user's newest turn), ``filters`` keeps only what
+        matches (a filter of :mod:`mnemo.filters`, parsed or not)."""
         ...
 
     def memories(

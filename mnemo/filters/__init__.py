@@ -10,46 +10,33 @@ in :mod:`~mnemo.filters.limits`.
 How it is wired into storage (issue 24), so that a filter applies *before* ranking takes its
 top k and a search whose filter matches 500 rows still returns a full page:
 
-1. The facade parses once: ``Memory.search/context/list/count/delete_many(..., filters=)``
-   call ``parse_filter`` before anything runs (a bad filter is a ValidationError / HTTP 422
-   and changes nothing), and pass the tree down on the request
-   (a ``filter`` field to add to ``retrieval.request.RetrievalRequest``), never the raw dict.
-2. The store compiles it where it builds each statement, with its own dialect and the
-   table's :class:`Columns` (``MEMORIES``, ``MESSAGES``, or ``.aliased("m")`` in a join):
-   ``frag = to_sql(tree, tx.dialect, MEMORIES)``; the statement appends
-   ``AND ({frag.sql})`` after the scope conditions (tenant, user, live rows) and
-   ``frag.params`` after the scope's parameters. The scope conditions stay first and are
-   never built from the filter, so a filter can only narrow the caller's scope.
+1. The facade parses once: ``Memory.search/context/list/list_page/messages/count/delete_all
+   (..., filters=)`` call :func:`parse_where` before anything runs (a bad filter is a
+   ValidationError / HTTP 422 and changes nothing) and pass the tree down (on
+   ``retrieval.request.RetrievalRequest.filter``, on ``storage.base.ListFilter.where``).
+2. The store compiles it where it builds each statement (``storage/sql/filtering.py``'s
+   ``narrowing``: ``" AND (fragment)"`` after the scope conditions, with the table's
+   :class:`Columns`; on PostgreSQL the jsonb copies of migration 0012). The scope conditions
+   stay first and are never built from the filter, so a filter only narrows the caller's scope.
 3. Where it goes:
-   * lexical candidates: in the ``WHERE`` of the FTS5 / tsvector query, before its
-     ``ORDER BY rank LIMIT n`` (so BM25's top n are taken among matching rows);
-   * dense candidates: the in-process index holds every vector of the user, so the store
-     returns the ids (rowids) of the matching rows (``SELECT rowid FROM memories WHERE
-     scope AND frag``) and the index masks its matrix with them before its top k; on
-     PostgreSQL's HNSW path the fragment goes in the ``WHERE`` of the ``ORDER BY embedding
-     <=> q LIMIT k`` query (with ``hnsw.iterative_scan`` so a selective filter still fills
-     the page);
-   * ``list`` / ``count`` / cursor pages and deletes: the same ``WHERE``, so the count and
-     the pages agree and a delete removes exactly what a list shows.
+   * lexical and dense candidates: each retriever reads its own ranking best first and keeps
+     the rows that match (:mod:`~mnemo.filters.walk`: the store is asked about a few hundred
+     rows, ``matching_among``; past 4,096 rows the filtered ranking runs once: the FTS5
+     query with the fragment in its ``WHERE``, the vector index masked by every matching
+     rowid, ``matching_rowids``); PostgreSQL's BM25 marks each full-text candidate with the
+     fragment (``keep``) before it ranks them;
+   * ``list`` / ``count`` / pages and ``delete_all``: the same ``WHERE``, so the count and
+     the pages agree and a delete removes exactly what a list shows;
    * turns (``messages``) use ``MESSAGES``: ``kind`` is ``message`` there, and fields a turn
      lacks (tags, updated_at) are absent, so ``{"tags": "x"}`` selects no turn.
-4. Cost. The fragment is evaluated on every row of the caller's scope (no index helps a
-   JSON condition on a text column). Measured with ``SELECT count(*)`` over 100k memories of
-   one user on a loaded 2-core box (the same count without a filter: 20-40 ms on SQLite,
-   50-80 ms on PostgreSQL): one metadata or tag condition costs SQLite 0.15-0.45 s and
-   PostgreSQL 0.35-1.2 s, most of it casting the ``metadata`` text to jsonb on every row.
-   A PostgreSQL migration that keeps the JSON in a stored ``jsonb`` column too (generated
-   from the text one) needs no change here, ``Columns(metadata="metadata_jsonb",
-   tags="tags_jsonb")`` (a cast of jsonb to jsonb costs nothing): in an interleaved A/B over
-   50k rows a scalar condition went from 420 / 160 ms (text) to 100 / 85 ms (jsonb). A GIN
-   index on it could later serve plain equality with ``@>``.
-5. Profile facts and documents are not filtered rows; a search with a filter leaves them
-   out unless the filter allows ``kind: profile``.
+4. Cost: measured by ``bench/filters.py`` (docs/benchmarks.md, "Filters").
+5. Profile facts are not filtered rows; a context with a filter leaves them out unless the
+   filter accepts a row of kind ``profile`` (``context/filtered.py``).
 """
 
 from mnemo.filters.evaluate import matches
 from mnemo.filters.nodes import EVERYTHING, And, Condition, Field, Filter, Not, Or
-from mnemo.filters.parse import parse_filter
+from mnemo.filters.parse import parse_filter, parse_where
 from mnemo.filters.sql import MEMORIES, MESSAGES, Columns, Fragment, to_sql
 
 __all__ = [
@@ -66,5 +53,6 @@ __all__ = [
     "Or",
     "matches",
     "parse_filter",
+    "parse_where",
     "to_sql",
 ]

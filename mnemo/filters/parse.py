@@ -86,6 +86,13 @@ def parse_filter(raw: Any) -> Filter:
     return _object(raw, "")
 
 
+def parse_where(raw: Any) -> Filter | None:
+    """:func:`parse_filter`, but None for a filter that keeps every row (None, ``{}``): what
+    a call's ``filters=`` argument becomes before it travels to the store."""
+    tree = parse_filter(raw)
+    return None if tree == EVERYTHING else tree
+
+
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
@@ -237,4 +244,12 @@ def _printable(key: str) -> str:
     return key.encode("ascii", "backslashreplace").decode("ascii")[:40]
 
 
-__all__ = ["FIELD_OPERATORS", "MAX_INT", "MAX_KEY_CHARS", "OPERATORS", "SCOPES", "parse_filter"]
+__all__ = [
+    "FIELD_OPERATORS",
+    "MAX_INT",
+    "MAX_KEY_CHARS",
+    "OPERATORS",
+    "SCOPES",
+    "parse_filter",
+    "parse_where",
+]

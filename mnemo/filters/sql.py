@@ -85,9 +85,9 @@ class Columns:
 
 
 #: The ``memories`` table.
-MEMORIES = Columns(tags="tags", kind="kind", updated_at="updated_at")
+MEMORIES = Columns(tags="tags", kind="kind", updated_at="updated_at", agent_id="agent_id")
 #: The ``messages`` table: turns, whose kind is ``message``.
-MESSAGES = Columns(fixed=(("kind", "message"),))
+MESSAGES = Columns(agent_id="agent_id", fixed=(("kind", "message"),))
 
 
 @dataclass(frozen=True)

@@ -221,6 +221,16 @@ class VectorIndex:
         codes = [code for agent, code in names.items() if view.sees(agent)]
         return np.isin(self.agent_codes[:n], codes)
 
+    def matching(self, rowids: dict[int, np.ndarray]) -> np.ndarray:
+        """Boolean row mask of the rows whose rowid is in ``rowids`` of their table (a
+        filter's matching rows, from the store's ``matching_rowids``)."""
+        n = self.n
+        out = np.zeros(n, dtype=bool)
+        for table, ids in rowids.items():
+            here = self.tables[:n] == table
+            out |= here & np.isin(self.rowids[:n], ids, assume_unique=False)
+        return out
+
     def most_recent(self, mask: np.ndarray | None, count: int) -> np.ndarray:
         """``mask`` narrowed to its ``count`` rows of latest time (ties: the later written).
 

@@ -62,6 +62,15 @@ Now = Annotated[
     str | None,
     Field(description="Reference time of recency (ISO-8601); default as_of, else the newest turn."),
 ]
+Filters = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description='Only memories/turns matching this filter (mem0 syntax): {"key": value}, '
+        '{"key": {"gte": 3}} (eq ne gt gte lt lte in nin contains icontains exists), '
+        '{"AND": [...]}, {"OR": [...]}, {"NOT": {...}}; keys: metadata keys, tags, kind, '
+        "created_at, updated_at, session_id."
+    ),
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -155,12 +164,21 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         as_of: AsOf = None,
         now: Now = None,
         agent_id: AgentId = None,
+        filters: Filters = None,
     ) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
             hits = memory(ctx).search(
-                query, user_id, session_id, limit, kinds, now=now, as_of=as_of, agent_id=agent_id
+                query,
+                user_id,
+                session_id,
+                limit,
+                kinds,
+                now=now,
+                as_of=as_of,
+                agent_id=agent_id,
+                filters=filters,
             )
             return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
 
@@ -176,12 +194,20 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         as_of: AsOf = None,
         now: Now = None,
         agent_id: AgentId = None,
+        filters: Filters = None,
     ) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
             bundle = memory(ctx).context(
-                query, user_id, session_id, budget_tokens, now=now, as_of=as_of, agent_id=agent_id
+                query,
+                user_id,
+                session_id,
+                budget_tokens,
+                now=now,
+                as_of=as_of,
+                agent_id=agent_id,
+                filters=filters,
             )
             return PromptContext.of(bundle)
 
@@ -204,10 +230,11 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             ),
         ] = None,
         agent_id: AgentId = None,
+        filters: Filters = None,
     ) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
-        there are, `next_cursor` (or `next_offset`) where the next page starts (null on the
-        last)."""
+        there are (how many match `filters`), `next_cursor` (or `next_offset`) where the next
+        page starts (null on the last)."""
         with tool_errors():
             page = memory(ctx).list_page(
                 user_id,
@@ -218,6 +245,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 offset=offset,
                 cursor=cursor,
                 agent_id=agent_id,
+                filters=filters,
             )
             return MemoryList.of(page)
 

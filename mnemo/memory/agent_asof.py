@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from mnemo.memory.agent_context import AgentContextSource
 from mnemo.memory.asof import PAGE, PastContextSource
@@ -41,6 +42,7 @@ class PastAgentContextSource(PastContextSource):
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
         now: datetime | float | str | None = None,
+        filters: Any = None,
     ) -> list[Hit]:
         """The search as of ``at`` in the agent's scope (``now`` defaults to ``at``)."""
         del user_id
@@ -48,7 +50,7 @@ class PastAgentContextSource(PastContextSource):
             query, self.scope.user_id, session_id, limit, kinds,
             now=self.at if now is None else now,
             recency_weight=recency_weight, score_threshold=score_threshold, exclude=exclude,
-            as_of=self.at, agent_id=self.scope.agent_id,
+            as_of=self.at, agent_id=self.scope.agent_id, filters=filters,
         )  # fmt: skip
 
     def memories(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import TokenCounter
@@ -48,13 +49,14 @@ class AgentContextSource:
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
         now: datetime | float | str | None = None,
+        filters: Any = None,
     ) -> list[Hit]:
         """The inner search in this agent's scope."""
         del user_id
         return self.inner.searcher.search(
             query, self.user_id, session_id, limit, kinds, now=now,
             recency_weight=recency_weight, score_threshold=score_threshold, exclude=exclude,
-            agent_id=self.agent_id,
+            agent_id=self.agent_id, filters=filters,
         )  # fmt: skip
 
     def memories(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import TokenCounter
@@ -54,6 +55,7 @@ class PastContextSource:
         score_threshold: float | None = None,
         exclude: Sequence[str] = (),
         now: datetime | float | str | None = None,
+        filters: Any = None,
     ) -> list[Hit]:
         """The search as of ``at`` (``now`` defaults to ``at``)."""
         return self.source.searcher.search(
@@ -67,6 +69,7 @@ class PastContextSource:
             score_threshold=score_threshold,
             exclude=exclude,
             as_of=self.at,
+            filters=filters,
         )
 
     def memories(

@@ -4,6 +4,7 @@
 exactly what it uses (store, embedding, settings), and delegates its public methods to them:
 :class:`~mnemo.memory.turns.TurnWriter` (``add_messages``, ``add_batches``),
 :class:`~mnemo.memory.records.Records` (memory CRUD),
+:class:`~mnemo.memory.selection.Selection` (``count``, ``delete_all``),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
 :class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
@@ -40,6 +41,7 @@ from mnemo.memory.documents import Documents
 from mnemo.memory.files import Files, mirrored
 from mnemo.memory.forward import forward
 from mnemo.memory.records import Records
+from mnemo.memory.selection import Selection
 from mnemo.memory.topics import Topics
 from mnemo.memory.turns import TurnWriter
 from mnemo.retrieval.asof import as_of_time
@@ -113,6 +115,7 @@ class Memory:
         self.handlers: dict[str, job_runner.Handler] = {}
         self._turns = TurnWriter(self.store, self.settings, self.embedding, self.handlers)
         self._records = Records(self.store, self.settings, self.embedding)
+        self._selection = Selection(self._records)
         self._directory = Directory(self.store, self.settings, self.embedding)
         self._documents = Documents(self.store, self.settings, self.embedding)
         self.conversation = ConversationTiers(
@@ -191,6 +194,7 @@ class Memory:
     add = forward("_records", Records.add)
     update = forward("_records", Records.update)
     delete = forward("_records", Records.delete)
+    delete_all = forward("_selection", Selection.delete_all)
     attach_document = forward("_documents", Documents.attach_document)
     detach_document = forward("_documents", Documents.detach_document)
 
@@ -198,6 +202,7 @@ class Memory:
     get = forward("_records", Records.get)
     get_memory = forward("_records", Records.get_memory)
     list = forward("_records", Records.list)
+    count = forward("_selection", Selection.count)
     messages = forward("_records", Records.messages)
     users = forward("_directory", Directory.users)
     sessions = forward("_directory", Directory.sessions)
@@ -225,6 +230,7 @@ class Memory:
         exclude: Sequence[str] = (),
         as_of: datetime | float | str | None = None,
         agent_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
@@ -237,11 +243,13 @@ class Memory:
         ones in their version then (docs/memory-model.md); ``now`` then defaults to it.
         ``agent_id`` narrows the search to what that agent sees: with ``user_id``, the user's
         shared items and those private to the agent; alone, the agent's own memories (see
-        docs/memory-model.md, "Scopes").
+        docs/memory-model.md, "Scopes"). ``filters`` (mem0's syntax, see
+        docs/memory-model.md) keeps only the memories and turns that match, applied in the
+        store before ranking takes its top k.
         """
         hits = self._searcher.search(
             query, user_id, session_id, limit, kinds, explain, now, exclude=exclude,
-            as_of=as_of, agent_id=agent_id,
+            as_of=as_of, agent_id=agent_id, filters=filters,
         )  # fmt: skip
         if self.settings.refresh_on_read and hits:
             self.store.refresh_expiry(self.tenant, [h.id for h in hits])

@@ -14,6 +14,7 @@ from typing import Any
 
 from mnemo import validation as check
 from mnemo.errors import NotFoundError, StorageError, ValidationError
+from mnemo.filters import parse_where
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
 from mnemo.memory import cursors
 from mnemo.memory.expiry import Expiry, expired, resolve
@@ -219,22 +220,26 @@ class Records(TenantService):
         include_deleted: bool = False,
         cursor: str | None = None,
         agent_id: str | None = None,
+        filters: Any = None,
     ) -> ListFilter:
         """The validated filter of :meth:`list` and :meth:`list_page`; ``cursor`` (a page's
         ``next_cursor``) resumes after that page's last row."""
+        where = parse_where(filters)
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.user_id, flt.agents = list_scope(user_id, agent_id)
         flt.kind = None if kind is None else check.memory_kind(kind)
         flt.tag = None if tag is None else check.text(tag, "tag")
         flt.include_deleted = include_deleted
+        flt.where = where
         return resumed(flt, "memories", cursor)
 
     list = listing(
         memory_filter,
         lambda store: store.list_memories,
         "builtins.list[MemoryItem]",
-        "Memories, newest first, filtered by user, session, kind, tag and [since, until);"
-        " ``agent_id`` narrows to what that agent sees (see mnemo.storage.agent_scope).",
+        """Memories, newest first, filtered by user, session, kind, tag, [since, until) and
+        ``filters`` (mem0's syntax, :mod:`mnemo.filters`); ``agent_id`` narrows to what that
+        agent sees (see mnemo.storage.agent_scope).""",
     )
     list_page = paged(
         memory_filter,
@@ -259,19 +264,23 @@ class Records(TenantService):
         offset: int = 0,
         cursor: str | None = None,
         agent_id: str | None = None,
+        filters: Any = None,
     ) -> ListFilter:
         """The validated filter of :meth:`messages` and :meth:`messages_page`; ``cursor`` (a
         page's ``next_cursor``) resumes after that page's last turn."""
+        where = parse_where(filters)
         flt = self.filter(user_id, session_id, since, until, limit, offset)
         flt.user_id, flt.agents = list_scope(user_id, agent_id)
+        flt.where = where
         return resumed(flt, "messages", cursor)
 
     messages = listing(
         message_filter,
         lambda store: store.list_messages,
         "builtins.list[Message]",
-        "Stored turns in conversation order, filtered by user, session and [since, until);"
-        " ``agent_id`` narrows to what that agent sees (see mnemo.storage.agent_scope).",
+        """Stored turns in conversation order, filtered by user, session, [since, until)
+        and ``filters`` (a turn's kind is ``message``; it has no tags); ``agent_id`` narrows
+        to what that agent sees (see mnemo.storage.agent_scope).""",
     )
     messages_page = paged(
         message_filter,

@@ -39,6 +39,7 @@ from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import query_terms
 from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.schemas import format_time, parse_time
+from mnemo.filters import Filter, matches
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
@@ -189,13 +190,17 @@ class PastSource:
         kinds: tuple[str, ...] | None = None,
         *,
         agents: AgentView | None = None,
+        where: Filter | None = None,
     ) -> list[tuple[Ref, float]]:
         """The store's BM25 candidates held by the user's past index, plus the user's
-        versions at T that hold a query term (those ``agents`` sees), best first."""
+        versions at T that hold a query term (those ``agents`` sees and, with ``where``, that
+        match the filter in their version at T), best first."""
         index = self.indexes[user_id]
         n = limit
         while True:
-            got = self.store.lexical(tenant, user_id, match, n, session_id, kinds, agents=agents)
+            got = self.store.lexical(
+                tenant, user_id, match, n, session_id, kinds, agents=agents, where=where
+            )
             # held by the past index, and not a memory changed since (scored on today's text)
             out = [(r, score) for r, score in got if r in index.pos and r not in self.fields]
             if len(out) >= limit or len(got) < n or n >= MAX_LEXICAL_FACTOR * limit:
@@ -213,11 +218,31 @@ class PastSource:
                 continue
             if agents is not None and not agents.sees(v.fields.get("agent_id")):
                 continue
+            if where is not None and not matches(where, v.fields):
+                continue
             score = version_bm25(self.query, v.fields["content"], ceiling)
             if score > 0:
                 out.append(((MEMORY, v.rowid), score))
         out.sort(key=lambda x: -x[1])
         return out[:limit]
+
+    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
+        """The store's matching live rows, with each memory changed since T judged by its
+        version at T instead (a version of a memory deleted since is no live row)."""
+        out = dict(self.store.matching_rowids(tenant, user_id, where))
+        changed = np.array([v.rowid for v in self.versions.get(user_id, [])], np.int64)
+        kept = [v.rowid for v in self.versions.get(user_id, []) if matches(where, v.fields)]
+        live = out.get(MEMORY, np.zeros(0, np.int64))
+        live = live[~np.isin(live, changed)]
+        out[MEMORY] = np.unique(np.concatenate([live, np.array(kept, np.int64)]))
+        return out
+
+    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` that match ``where``: a memory changed since T in its
+        version at T, any other row as the store judges it."""
+        mine = {r for r in refs if r in self.fields}
+        out = {r for r in mine if matches(where, self.fields[r])}
+        return out | self.store.matching_among(tenant, where, [r for r in refs if r not in mine])
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """The store's idf sums (taken over today's rows)."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from mnemo.config.search import RetrievalSettings
 from mnemo.index.vectors import VectorIndex
-from mnemo.retrieval import coverage, lexical
+from mnemo.retrieval import coverage, filtered, lexical
 from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.retrieval.talk import STATEMENT, is_talk
 from mnemo.storage.base import MESSAGE, Ref
@@ -100,6 +100,16 @@ class Retrievers:
             if match is not None and self.lexical_on:
 
                 def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
+                    if req.filter is None:  # a past source (retrieval.asof) takes no filter
+                        return self.store.lexical(
+                            req.tenant,
+                            scope.user_id,
+                            match,
+                            n,
+                            scope.session_id,
+                            req.kinds,
+                            agents=req.agents,
+                        )
                     return self.store.lexical(
                         req.tenant,
                         scope.user_id,
@@ -108,6 +118,7 @@ class Retrievers:
                         scope.session_id,
                         req.kinds,
                         agents=req.agents,
+                        where=req.filter,
                     )
 
                 ceiling = self._ceiling(req, scope, terms, ceilings)
@@ -122,6 +133,17 @@ class Retrievers:
             cands.lexical = self._statement_pool(cands.lexical, cands, pool)
             cands.dense = self._statement_pool(cands.dense, cands, pool)
         return cands
+
+    def admitted(
+        self, req: RetrievalRequest, cands: Candidates, scores: dict[Ref, float]
+    ) -> dict[Ref, float]:
+        """``scores`` of the refs the search's filter admits (all of them without one): the
+        candidates matched it; a ref a signal brought in is asked about
+        (:func:`mnemo.retrieval.filtered.admitted`)."""
+        if req.filter is None:
+            return scores
+        known = set(cands.lexical) | set(cands.dense)
+        return filtered.admitted(self.store, req.tenant, req.filter, scores, known)
 
     def _ceiling(
         self,
@@ -185,19 +207,32 @@ class Retrievers:
         cands: Candidates,
     ) -> None:
         """The scope's dense candidates: cosine (blended with the best key's) at least
-        ``min_similarity``, among the ``dense_window`` newest vectors when that is set."""
+        ``min_similarity``, among the ``dense_window`` newest vectors when that is set; with
+        a filter, the nearest rows that match it (:mod:`mnemo.retrieval.filtered`; under a
+        window, the window is taken among the matching rows)."""
         mask = index.mask(
             scope.session_id,
             req.kinds,
             live_at=self.store.clock().timestamp(),
             agents=req.agents,
         )
+        where = None if req.filter is None else (req.tenant, scope.user_id, req.filter)
+        if where is not None and self.settings.dense_window is not None:
+            allowed = index.matching(self.store.matching_rowids(*where))
+            mask = allowed if mask is None else mask[: len(allowed)] & allowed[: len(mask)]
+            where = None  # the mask holds the filter
         if self.settings.dense_window is not None:
             mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity
+        weight = self.settings.key_weight
 
         def cosine(n: int) -> list[tuple[Ref, float]]:
-            positions, sims = index.search(qvec, n, mask, self.settings.key_weight)
+            if where is None:
+                positions, sims = index.search(qvec, n, mask, weight)
+            else:
+                positions, sims = filtered.nearest_matching(
+                    self.store, index, qvec, n, mask, weight, where
+                )
             out = []
             for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):
                 if sim >= floor:

@@ -209,6 +209,7 @@ class Pipeline:
         for signal in self.signals:
             if signal.active:
                 relevance = signal.apply(ranking, relevance)
+        relevance = self.retrievers.admitted(req, cands, relevance)  # what a signal brought in
         if self.uses_kinds:  # every hit shows its turn's kind
             classify(store, set(relevance), cands)
         threshold = s.score_threshold if req.score_threshold is None else req.score_threshold

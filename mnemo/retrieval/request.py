@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemo.filters.nodes import Filter
 from mnemo.storage.agent_scope import AgentView
 
 
@@ -25,7 +26,9 @@ class RetrievalRequest:
     ``exclude`` holds the text keys (``retrieval.duplicates.text_key``) of the request's own
     turns, which are left out of the hits; ``as_of``, when set, is the time the search answers
     as of (:mod:`mnemo.retrieval.asof`). ``agents`` narrows every scope to the rows that
-    agent view sees (None: every row; see :mod:`mnemo.storage.agent_scope`).
+    agent view sees (None: every row; see :mod:`mnemo.storage.agent_scope`). ``filter``, when
+    set, is the parsed filter (:mod:`mnemo.filters`) every candidate must match, applied by
+    the store before each retriever takes its top k.
     """
 
     query: str
@@ -42,6 +45,7 @@ class RetrievalRequest:
     as_of: float | None = None
     as_of_text: str | None = None
     agents: AgentView | None = None
+    filter: Filter | None = None
 
 
 __all__ = ["RetrievalRequest", "Scope"]

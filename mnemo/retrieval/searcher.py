@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mnemo import validation as check
 from mnemo.errors import ValidationError
+from mnemo.filters import parse_where
 from mnemo.retrieval.asof import as_of_time
 from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
@@ -46,6 +47,7 @@ class Searcher:
         exclude: Sequence[str] = (),
         as_of: datetime | float | str | None = None,
         agent_id: str | None = None,
+        filters: Any = None,
     ) -> list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates collapse into ``hit.duplicates``).
@@ -57,8 +59,11 @@ class Searcher:
         request being answered) are left out. ``as_of`` answers from what was known at that
         time (see :mod:`mnemo.retrieval.asof`; not after the store's clock) and is then the
         default ``now``. ``agent_id`` narrows the search to what that agent sees (see
-        :mod:`mnemo.storage.agent_scope`).
+        :mod:`mnemo.storage.agent_scope`). ``filters`` (mem0's syntax, see
+        :mod:`mnemo.filters`) keeps only the memories and turns that match, applied in the
+        store before each retriever takes its candidates.
         """
+        where = parse_where(filters)
         query = check.query(query)
         user_id, agents = read_scope(user_id, agent_id)
         if session_id is not None:
@@ -89,6 +94,7 @@ class Searcher:
             as_of=None if past is None else past.timestamp(),
             as_of_text=None if past is None else format_time(past),
             agents=agents,
+            filter=where,
         )
         hits = self.pipeline.search(req)
         if not explain:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from mnemo.filters.nodes import Filter
 from mnemo.schemas import (
     ProfileFact,
 )
@@ -239,3 +240,5 @@ class ListFilter:
     after: Keyset | None = None
     #: Which rows by their agent (see mnemo.storage.agent_scope); None: every row.
     agents: AgentView | None = None
+    #: a parsed filter (:mod:`mnemo.filters`) the rows must also match; None: no filter
+    where: Filter | None = None

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from mnemo.errors import NotFoundError, ValidationError
+from mnemo.filters.text import filter_from_json
 from mnemo.memory import records
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
@@ -21,6 +22,8 @@ PAGE = 50
 ACTOR = "ui"
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 FilterParam = Annotated[str | None, Query(max_length=256)]
+#: The filter box: a filter as JSON (mem0's syntax); its size is checked by the filter's limits.
+WhereParam = Annotated[str | None, Query(alias="filter", max_length=65_536)]
 
 
 def provenance(mem: Memory, ids: list[str]) -> list[tuple[str, Message | None]]:
@@ -46,29 +49,33 @@ def memories_page(
     offset: Offset = 0,
     cursor: Cursor = None,
     agent_id: FilterParam = None,
+    where: WhereParam = None,
 ) -> Response:
-    """Memories, newest first, filtered by user, kind and agent (what that agent sees; alone,
-    its own memories)."""
-    listed = who.memory.list_page(
-        user_id or None,
-        kind=kind or None,
-        include_deleted=include_deleted,
-        limit=PAGE,
-        offset=offset,
-        cursor=cursor,
-        agent_id=agent_id or None,
-    )
-    return page(
-        request,
-        "memories.html",
-        who,
-        page=listed,
-        user_id=user_id or "",
-        kind=kind or "",
-        agent_id=agent_id or "",
-        kinds=MEMORY_KINDS,
-        include_deleted=include_deleted,
-    )
+    """Memories, newest first, filtered by user, kind, agent (what that agent sees; alone, its
+    own memories) and the filter box (a filter as JSON; a bad one, like a bad cursor, is shown
+    above the list, which stays empty, with status 422)."""
+    form: dict[str, Any] = {
+        "user_id": user_id or "",
+        "kind": kind or "",
+        "agent_id": agent_id or "",
+        "kinds": MEMORY_KINDS,
+        "include_deleted": include_deleted,
+        "where": where or "",
+    }
+    try:
+        listed = who.memory.list_page(
+            user_id or None,
+            kind=kind or None,
+            include_deleted=include_deleted,
+            limit=PAGE,
+            offset=offset,
+            cursor=cursor,
+            agent_id=agent_id or None,
+            filters=filter_from_json(where, "filter"),
+        )
+    except ValidationError as exc:
+        return page(request, "memories.html", who, code=422, page=None, error=str(exc), **form)
+    return page(request, "memories.html", who, page=listed, error=None, **form)
 
 
 @router.get("/memories/{memory_id}")

@@ -218,3 +218,76 @@ def test_add_batches_takes_an_agent_per_batch(mem: Memory) -> None:
     assert [(m.user_id, m.agent_id) for m in got] == [(USER, None), (USER, "alpha"), ("", "beta")]
     with pytest.raises(ValidationError, match="user_id or agent_id is required"):
         mem.add_batches([TurnBatch(turn, None, "s4")])
+
+
+def test_count_sees_what_list_sees_in_every_agent_scope(mem: Memory) -> None:
+    seeded(mem)
+    mem.add("alpha travel plan Lisbon", USER, agent_id="alpha", metadata={"topic": "travel"})
+    mem.add("shared travel plan Rome", USER, metadata={"topic": "travel"})
+    mem.add("beta travel plan Oslo", USER, agent_id="beta", metadata={"topic": "travel"})
+    mem.add("alpha's own note about its tools", agent_id="alpha")
+    mem.add("beta's own note about its tools", agent_id="beta")
+    travel = {"topic": "travel"}
+    for user, agent in ((USER, None), (USER, "alpha"), (USER, "beta"), (None, "alpha")):
+        for flt in (None, travel):
+            listed = mem.list(user, agent_id=agent, filters=flt)
+            page = mem.list_page(user, agent_id=agent, filters=flt, limit=1)
+            assert mem.count(user, agent_id=agent, filters=flt) == len(listed) == page.total
+    assert mem.count(USER) == 6 and mem.count(USER, filters=travel) == 3
+    assert mem.count(USER, agent_id="alpha") == 4  # shared 2 + alpha's 2, never beta's
+    assert mem.count(USER, agent_id="alpha", filters=travel) == 2
+    assert mem.count(agent_id="alpha") == 1  # its own memories only, not the user's
+    assert mem.count(agent_id="alpha", filters=travel) == 0
+    assert mem.count(USER, agent_id="alpha", session_id="nowhere") == 0
+
+
+def test_delete_all_with_an_agent_deletes_only_that_agents_rows(mem: Memory) -> None:
+    ids = seeded(mem)
+    a_trip = mem.add(
+        "alpha travel plan Lisbon", USER, agent_id="alpha", metadata={"topic": "travel"}
+    )
+    s_trip = mem.add("shared travel plan Rome", USER, metadata={"topic": "travel"})
+    b_trip = mem.add("beta travel plan Oslo", USER, agent_id="beta", metadata={"topic": "travel"})
+    own = mem.add("alpha's own note about its tools", agent_id="alpha")
+    b_own = mem.add("beta's own note about its tools", agent_id="beta")
+    assert mem.search("launch password Falcon", USER, agent_id="alpha")  # index warm
+
+    # user and agent: only the user's memories private to that agent, never the shared ones
+    assert mem.delete_all(USER, agent_id="alpha", filters={"topic": "travel"}) == 1
+    assert {m.id for m in mem.list(USER, filters={"topic": "travel"})} == {s_trip.id, b_trip.id}
+    assert mem.delete_all(USER, agent_id="alpha") == 1  # a_mem; the shared memory stays
+    assert mem.delete_all(USER, agent_id="alpha") == 0
+    assert {m.id for m in mem.list(USER)} == {ids["shared_mem"], ids["b_mem"], s_trip.id, b_trip.id}
+    assert mem.count(USER, agent_id="alpha") == 2  # what alpha still sees: the shared two
+    for gone in (ids["a_mem"], a_trip.id):
+        with pytest.raises(NotFoundError):
+            mem.get_memory(gone)
+        assert mem.history(gone)[-1].event == "DELETE"
+    hits = mem.search("alpha launch password Falcon Lisbon", USER, agent_id="alpha", limit=50)
+    assert not {h.id for h in hits} & {ids["a_mem"], a_trip.id}
+    assert mem.get(ids["a_turn"]).agent_id == "alpha"  # turns are the event log and stay
+    assert mem.get_memory(own.id) and mem.get_memory(b_own.id)  # agents' own memories stay
+
+    # the agent alone: its own memories, nothing of any user, nothing of another agent
+    assert mem.delete_all(agent_id="alpha") == 1
+    assert mem.count(agent_id="alpha") == 0 and mem.count(agent_id="beta") == 1
+    assert mem.count(USER) == 4 and mem.count(USER, agent_id="beta") == 4
+
+
+def test_count_and_delete_all_need_a_user_or_an_agent(mem: Memory) -> None:
+    mem.add("a shared fact", USER)
+    mem.add("an agent's own fact", agent_id="alpha")
+    for call in (
+        lambda: mem.count(),
+        lambda: mem.delete_all(),
+        lambda: mem.delete_all(filters={"kind": "fact"}),
+        lambda: mem.count(session_id="s1"),
+    ):
+        with pytest.raises(ValidationError, match="user_id or agent_id is required"):
+            call()
+    for bad in ("", "   ", 7):
+        with pytest.raises(ValidationError, match="agent_id"):
+            mem.count(USER, agent_id=bad)  # type: ignore[arg-type]
+        with pytest.raises(ValidationError, match="agent_id"):
+            mem.delete_all(USER, agent_id=bad)  # type: ignore[arg-type]
+    assert mem.count(USER) == 1 and mem.count(agent_id="alpha") == 1

@@ -42,6 +42,11 @@ class MemoryRows(Protocol):
         """Soft-delete a memory (it leaves search) and record DELETE in history."""
         ...
 
+    def delete_memories(self, flt: ListFilter, actor: str) -> list[MemoryItem]:
+        """Soft-delete every live memory ``flt`` selects (limit and offset aside), each with
+        its DELETE history entry, in one transaction; returns them deleted."""
+        ...
+
     def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
         ...

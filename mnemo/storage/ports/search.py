@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mnemo.filters.nodes import Filter
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
@@ -29,15 +30,28 @@ class SearchSource(Protocol):
         kinds: tuple[str, ...] | None = None,
         *,
         agents: AgentView | None = None,
+        where: Filter | None = None,
     ) -> list[tuple[Ref, float]]:
         """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
-        rows ``agents`` sees (None: every row of the user)."""
+        rows ``agents`` sees (None: every row of the user) and not expired. With ``where``,
+        only rows matching that filter (applied before the limit)."""
+        ...
+
+    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
+        """The sorted rowids of the user's live rows in each table (MESSAGE, MEMORY) that
+        match the filter ``where`` (agent view and expiry aside: callers intersect these
+        with masks that apply them)."""
         ...
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum over the query's terms of the idf ``lexical``'s BM25 gives each, per full-text
         table (MESSAGE, MEMORY): the BM25 an average-length row holding every term once
         would score."""
+        ...
+
+    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` (rows of ``tenant``) that are live and match the filter
+        ``where``, evaluated on those rows only."""
         ...
 
     def vector_state(self, tenant: str, user_id: str) -> VectorState:

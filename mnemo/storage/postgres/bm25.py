@@ -11,12 +11,16 @@ that table, so one tenant's text never shifts another's scores.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from psycopg import sql
 
+from mnemo.filters import Filter
 from mnemo.storage.agent_scope import AgentView
+from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.sql import filtering
+from mnemo.storage.sql.dialect import POSTGRES
 
 if TYPE_CHECKING:
     from mnemo.storage.postgres.conn import Conn
@@ -68,6 +72,8 @@ class MatchingRows:
     n_docs: int
     avg_len: float
     agents: list[str | None] | None = None  # each row's agent (None: shared)
+    #: whether each row matches the search's filter (every row when there is none)
+    keep: np.ndarray | None = None
 
 
 def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
@@ -80,37 +86,52 @@ def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
     return list(row["lx"]) if row else []
 
 
-def live(table: str) -> str:
+def live(table: str, now: str = "%(now)s") -> str:
     """The condition of a live row of ``table``: not deleted (memories) or evicted (turns),
-    and not expired at ``%(now)s``."""
+    and not expired at the time bound to the placeholder ``now`` (``%(now)s`` or ``%s``)."""
     kept = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
-    return f"{kept} AND (expires_at IS NULL OR expires_at > %(now)s)"
+    return f"{kept} AND (expires_at IS NULL OR expires_at > {now})"
 
 
 def candidates(
-    c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str], now: str
+    c: Conn,
+    table: str,
+    tenant: str,
+    user_id: str,
+    lexemes: list[str],
+    now: str,
+    where: Filter | None = None,
 ) -> MatchingRows:
     """Every live row of the user in ``table`` holding a lexeme (not expired at ``now``), and
-    the user's statistics.
+    the user's statistics; with ``where``, whether each row matches that filter (``keep``).
 
     Term frequency is the number of positions of the lexeme in the row's ``fts``; length is
-    the row's lexeme count (``length(fts)``), for rows and for the mean alike.
+    the row's lexeme count (``length(fts)``), for rows and for the mean alike. The filter
+    chooses which candidates may be returned, not the statistics (as the session does).
     """
     kind = "kind" if table == "memories" else "'message'"
+    columns = filtering.COLUMNS[MEMORY if table == "memories" else MESSAGE].aliased("m")
+    extra, extra_args = filtering.narrowing(where, POSTGRES, columns)
+    keep = f"(TRUE{extra})"  # a two-valued fragment: never NULL
     query = sql.SQL(
         "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q"
-        " FROM unnest(%(lx)s::text[]) l),"
+        " FROM unnest(%s::text[]) l),"
         " stats AS (SELECT count(*) AS n, coalesce(avg(length(fts)), 0) AS avg_len FROM {t}"
-        " WHERE tenant = %(tenant)s AND user_id = %(user)s AND {live})"
-        " SELECT m.rowid, m.session_id, {kind} AS kind, m.agent_id,"
+        " WHERE tenant = %s AND user_id = %s AND {live})"
+        " SELECT m.rowid, m.session_id, {kind} AS kind, m.agent_id, {keep} AS keep,"
         " length(m.fts) AS dl, stats.n, stats.avg_len,"
         " ARRAY(SELECT coalesce((SELECT array_length(u.positions, 1) FROM unnest(m.fts) u"
-        " WHERE u.lexeme = l.l), 0) FROM unnest(%(lx)s::text[]) WITH ORDINALITY AS l(l, i)"
+        " WHERE u.lexeme = l.l), 0) FROM unnest(%s::text[]) WITH ORDINALITY AS l(l, i)"
         " ORDER BY l.i) AS tf"
-        " FROM {t} m, q, stats WHERE m.tenant = %(tenant)s AND m.user_id = %(user)s"
+        " FROM {t} m, q, stats WHERE m.tenant = %s AND m.user_id = %s"
         " AND m.fts @@ q.q AND {live}"
-    ).format(t=sql.Identifier(table), live=sql.SQL(live(table)), kind=sql.SQL(kind))
-    args: dict[str, Any] = {"lx": lexemes, "tenant": tenant, "user": user_id, "now": now}
+    ).format(
+        t=sql.Identifier(table),
+        live=sql.SQL(live(table, "%s")),  # positional, as the filter's fragment is
+        kind=sql.SQL(kind),
+        keep=sql.SQL(keep),
+    )
+    args = [lexemes, tenant, user_id, now, *extra_args, lexemes, tenant, user_id, now]
     rows = c.execute(query, args).fetchall()
     n = len(rows)
     first = rows[0] if rows else {"n": 0, "avg_len": 0}
@@ -123,6 +144,7 @@ def candidates(
         n_docs=int(first["n"]),
         avg_len=float(first["avg_len"]),
         agents=[r["agent_id"] for r in rows],
+        keep=np.fromiter((bool(r["keep"]) for r in rows), dtype=bool, count=n),
     )
 
 
@@ -142,7 +164,7 @@ def ranked(
     """
     df = (cands.tf > 0).sum(axis=0)
     scores = bm25(cands.tf, df, cands.n_docs, cands.doc_len, cands.avg_len)
-    keep = np.ones(len(cands.rowids), dtype=bool)
+    keep = np.ones(len(cands.rowids), dtype=bool) if cands.keep is None else cands.keep.copy()
     if session_id is not None:
         keep &= np.array([s == session_id for s in cands.sessions], dtype=bool)
     if kinds is not None:

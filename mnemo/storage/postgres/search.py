@@ -95,11 +95,15 @@ class PgSearch(SQLSearch):
             if not lexemes:
                 return []
             if q.messages:
-                found = bm25.candidates(c, "messages", q.tenant, q.user_id, lexemes, now)
+                found = bm25.candidates(
+                    c, "messages", q.tenant, q.user_id, lexemes, now, where=q.where
+                )
                 ranked = bm25.ranked(found, q.limit, q.session_id, None, agents=q.agents)
                 out += [((MESSAGE, rowid), score) for rowid, score in ranked]
             if q.memory_kinds:
-                found = bm25.candidates(c, "memories", q.tenant, q.user_id, lexemes, now)
+                found = bm25.candidates(
+                    c, "memories", q.tenant, q.user_id, lexemes, now, where=q.where
+                )
                 ranked = bm25.ranked(found, q.limit, q.session_id, q.memory_kinds, agents=q.agents)
                 out += [((MEMORY, rowid), score) for rowid, score in ranked]
         return out

@@ -11,12 +11,13 @@ write made by a job whose user was erased meanwhile raises there, before anythin
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem, format_time
 from mnemo.storage.base import ListFilter, NewMemory
-from mnemo.storage.sql import keyset, rows
+from mnemo.storage.sql import filtering, keyset, rows
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
 from mnemo.storage.sql.user_lock import lock_user
@@ -83,7 +84,8 @@ def listed_where(flt: ListFilter, d: Dialect) -> tuple[str, list[Any]]:
         args.append(flt.tag)
     if not flt.include_deleted:
         where.append("deleted_at IS NULL")
-    return " AND ".join(where), args
+    extra, extra_args = filtering.narrowing(flt.where, d, filtering.MEMORIES)
+    return " AND ".join(where) + extra, args + extra_args
 
 
 def listed(c: Tx, flt: ListFilter) -> list[MemoryItem]:
@@ -235,6 +237,17 @@ def delete(
     bump(c, tenant, old.user_id)
     record(c, old, "DELETE", rows.snapshot(old), None, actor, sources, now)
     return get(c, tenant, memory_id)
+
+
+def delete_selected(c: Tx, flt: ListFilter, actor: str, now: str) -> list[MemoryItem]:
+    """Soft-delete every live memory ``flt`` selects (limit and offset aside), as
+    :func:`delete` does one, and return them deleted. The rows are those :func:`listed` and
+    :func:`counted` select (same WHERE: tenant, user, session, agent view, filter), rows
+    expired at ``now`` (unless ``flt`` names its own time) left out as a list leaves them."""
+    live_only = replace(flt, include_deleted=False, live_at=flt.live_at or now)
+    where, args = listed_where(live_only, c.dialect)
+    ids = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE {where}", args).fetchall()]
+    return [delete(c, flt.tenant, memory_id, actor, [], now) for memory_id in ids]
 
 
 def record(

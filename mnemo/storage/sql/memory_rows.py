@@ -85,6 +85,16 @@ class SQLMemoryRows(SQLRole):
         self.committed(lambda o: o.memories_written([item]))
         return item
 
+    def delete_memories(self, flt: ListFilter, actor: str) -> list[MemoryItem]:
+        """Soft-delete every live memory ``flt`` selects (its limit and offset aside), each
+        with its DELETE history entry, in one transaction; returns them deleted."""
+        now = format_time(self.clock())
+        with self.tx.write() as c:
+            out = mem_sql.delete_selected(c, flt, actor, now)
+        if out:
+            self.committed(lambda o: o.memories_written(out))
+        return out
+
     def apply_facts(self, batch: FactBatch) -> list[MemoryItem] | None:
         """Apply a fact batch with history; None (and no change) if its turns were done."""
         now = format_time(self.clock())

@@ -7,7 +7,7 @@ import json
 
 from mnemo.schemas import Message
 from mnemo.storage.base import ListFilter, NewMessage
-from mnemo.storage.sql import expiry, keyset, rows
+from mnemo.storage.sql import expiry, filtering, keyset, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -100,18 +100,20 @@ def listed(c: Tx, flt: ListFilter, order: str) -> list[Message]:
     where, args = rows.list_where(flt, c.dialect)
     after, after_args = keyset.messages_after(flt, c.dialect, order == FORWARD)
     where, args = [*where, *after], [*args, *after_args]
+    extra, extra_args = filtering.narrowing(flt.where, c.dialect, filtering.MESSAGES)
     sql = (
-        f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
+        f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}{extra}"
         f" ORDER BY {order} LIMIT {q} OFFSET {q}"
     )
-    return [rows.message(r) for r in c.execute(sql, [*args, flt.limit, flt.offset])]
+    return [rows.message(r) for r in c.execute(sql, [*args, *extra_args, flt.limit, flt.offset])]
 
 
 def counted(c: Tx, flt: ListFilter) -> int:
     """How many messages ``flt`` selects (its limit and offset aside)."""
     where, args = rows.list_where(flt, c.dialect)
-    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}"
-    return int(c.execute(sql, args).fetchone()[0])
+    extra, extra_args = filtering.narrowing(flt.where, c.dialect, filtering.MESSAGES)
+    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}{extra}"
+    return int(c.execute(sql, [*args, *extra_args]).fetchone()[0])
 
 
 def session(

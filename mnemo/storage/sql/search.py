@@ -18,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from mnemo.filters import Filter
 from mnemo.schemas import MEMORY_KINDS, format_time
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.sql import asof as asof_sql
-from mnemo.storage.sql import expiry, rows
+from mnemo.storage.sql import expiry, filtering, rows
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.role import SQLRole
@@ -78,6 +79,8 @@ class LexicalQuery:
     messages: bool
     memory_kinds: list[str]
     agents: AgentView | None = None
+    #: a parsed filter the rows must match (None: none), applied before the limit
+    where: Filter | None = None
 
 
 class SQLSearch(SQLRole):
@@ -94,12 +97,24 @@ class SQLSearch(SQLRole):
         kinds: tuple[str, ...] | None = None,
         *,
         agents: AgentView | None = None,
+        where: Filter | None = None,
     ) -> list[tuple[Ref, float]]:
         """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
-        rows ``agents`` sees (None: every row of the user)."""
+        rows ``agents`` sees (None: every row of the user). With ``where``, only rows
+        matching that filter, ranked among themselves (the filter applies before the limit)."""
         memory_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
         messages = kinds is None or "message" in kinds
-        q = LexicalQuery(tenant, user_id, match, limit, session_id, messages, memory_kinds, agents)
+        q = LexicalQuery(
+            tenant,
+            user_id,
+            match,
+            limit,
+            session_id,
+            messages,
+            memory_kinds,
+            agents=agents,
+            where=where,
+        )
         out = self.bm25(q)
         out.sort(key=lambda x: -x[1])
         return out[:limit]
@@ -108,6 +123,18 @@ class SQLSearch(SQLRole):
         """The backend's BM25 candidates of each table ``q`` asks for (messages first), each
         table's best first; scores are higher-is-better."""
         raise NotImplementedError
+
+    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
+        """The sorted rowids of the user's live rows in each table (MESSAGE, MEMORY) that
+        match the filter ``where``: what the in-process vector index is masked with."""
+        with self.tx.read() as c:
+            return filtering.matching_rowids(c, tenant, user_id, where)
+
+    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` (rows of ``tenant``) that are live and match the filter
+        ``where``, evaluated on those rows only."""
+        with self.tx.read() as c:
+            return filtering.matching_among(c, tenant, where, refs)
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""

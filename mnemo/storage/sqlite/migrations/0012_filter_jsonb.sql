@@ -1,0 +1,2 @@
+-- Filters (schema version 12): nothing to do on SQLite. PostgreSQL's 0012 keeps metadata and
+-- tags as jsonb too; SQLite's JSON1 functions read the text columns directly.
