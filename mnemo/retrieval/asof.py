@@ -34,12 +34,12 @@ import numpy as np
 
 from mnemo.embedders.base import Embedder
 from mnemo.errors import ValidationError
+from mnemo.filters import Filter, matches
 from mnemo.index.embed import Embedding
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import query_terms
 from mnemo.retrieval.request import RetrievalRequest, Scope
 from mnemo.schemas import format_time, parse_time
-from mnemo.filters import Filter, matches
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
