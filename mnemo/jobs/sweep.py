@@ -1,8 +1,8 @@
 """The periodic sweep of expired rows, as a durable job.
 
-A worker schedules one ``expiry.sweep`` job every ``sweep_interval_s`` (and when it starts)
-when some turn or memory has expired, unless a sweep is already waiting; the job runs like
-any other (claimed under a lease, retried, re-run after a crash), so a sweep that a crash
+A worker schedules one sweep job (kind :data:`SWEEP`) every ``sweep_interval_s`` (and when
+it starts) when some turn or memory has expired, unless a sweep is already waiting; the job
+runs like any other (claimed under a lease, retried, re-run after a crash), so a sweep that a crash
 interrupted is not lost, and a worker that restarts schedules the next one. The handler is
 the Memory's (``Memory.sweep``); a sweep is idempotent, so two queued at once cost a second,
 empty pass.

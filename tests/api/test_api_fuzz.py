@@ -156,7 +156,9 @@ def test_stateful_memory_workflows_follow_the_links(api_url: str) -> None:
         ("DELETE", "/v1/memories/{memory_id}", 200),
         ("GET", "/v1/memories/{memory_id}/history", 200),
     )
-    paths = r"^/v1/(memories|users/\{user_id\}$)"
+    # the selection routes (POST /v1/memories/count, /delete) need no input either and would
+    # start scenarios that never reach a memory; the per-operation run covers them
+    paths = r"^/v1/(memories(/\{memory_id\}(/history)?)?$|users/\{user_id\}$)"
     seen, problems = run_workflows(api_url, paths, SCENARIOS, wanted)
     assert problems == []
     for key in wanted:

@@ -2,8 +2,9 @@
 migrates forward, every row reads as shared (agent_id None) and every answer is what it was.
 
 The old store is made by taking a filled store back to version 9 exactly (the inverse of
-0010: its indexes and columns dropped, the old unique index of active profile facts back, the
-version set to 9); opening it again runs 0010 on it.
+0010 and of the later migrations: their indexes and columns dropped, the old unique index
+of active profile facts back, the version set to 9); opening it again runs 0010 and the
+later ones on it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,23 @@ from mnemo import Memory
 
 USER = "u1"
 
+#: The inverse of the migrations after 0010 (0011 expiry, 0013 profile supersession; 0012's
+#: jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE), newest first.
+LATER = (
+    "ALTER TABLE profile_facts DROP COLUMN superseded_at",
+    "DROP INDEX messages_expiry",
+    "DROP INDEX messages_user_expiry",
+    "DROP INDEX memories_expiry",
+    "DROP INDEX memories_user_expiry",
+    "ALTER TABLE messages DROP COLUMN expires_at",
+    "ALTER TABLE messages DROP COLUMN ttl_seconds",
+    "ALTER TABLE memories DROP COLUMN expires_at",
+    "ALTER TABLE memories DROP COLUMN ttl_seconds",
+)
+POSTGRES_DOWNGRADE = (
+    "ALTER TABLE memories DROP COLUMN metadata_jsonb, DROP COLUMN tags_jsonb",
+    "ALTER TABLE messages DROP COLUMN metadata_jsonb",
+)
 DOWNGRADE = (
     "DROP INDEX messages_agent",
     "DROP INDEX memories_agent",
@@ -34,13 +52,13 @@ def to_version_9(mem: Memory, backend: str) -> None:
     if backend == "sqlite":
         conn = store.db.get()
         conn.execute("BEGIN IMMEDIATE")
-        for statement in DOWNGRADE:
+        for statement in (*LATER, *DOWNGRADE):
             conn.execute(statement)
         conn.execute("PRAGMA user_version = 9")
         conn.execute("COMMIT")
     else:
         with store.db.write() as c:
-            for statement in DOWNGRADE:
+            for statement in (*LATER, *POSTGRES_DOWNGRADE, *DOWNGRADE):
                 c.execute(statement)
             c.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     mem.close()

@@ -28,7 +28,7 @@ def at_clock(flt: ListFilter, clock: Clock) -> ListFilter:
 
 def list_condition(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
     """The WHERE clause (none or one) and argument that leave out rows expired at
-    ``flt.live_at``."""
+    the filter's ``live_at``."""
     if flt.live_at is None:
         return [], []
     return [live(d)], [flt.live_at]

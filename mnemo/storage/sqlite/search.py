@@ -54,7 +54,7 @@ class SQLiteSearch(SQLSearch):
 
     def _table(self, c: Any, table: int, q: LexicalQuery, query: str, now: str) -> Found:
         """One table's BM25 candidates (see :meth:`bm25`); rows expired at ``now`` or not in
-        ``q.agents``' view are never among them, filter or not."""
+        the query's agent view are never among them, filter or not."""
 
         def ranked(limit: int, where: Filter | None = None) -> Found:
             sql, args = self._statement(table, q, query, where, now)
@@ -78,7 +78,7 @@ class SQLiteSearch(SQLSearch):
         table: int, q: LexicalQuery, query: str, where: Filter | None, now: str
     ) -> tuple[str, list[Any]]:
         """The FTS5 query of one table (its ``LIMIT ?`` last, unbound) and its arguments: the
-        user's rows live at ``now``, in ``q.agents``' view, matching ``where`` (if given)."""
+        user's rows live at ``now``, in the query's agent view, matching ``where`` (if given)."""
         if table == MESSAGE:
             sql = (
                 "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
