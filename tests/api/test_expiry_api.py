@@ -9,12 +9,12 @@ from datetime import timedelta
 from pathlib import Path
 
 from api_support import served, turn
+from clock_support import FakeClock
 from typer.testing import CliRunner
 
 from mnemo import Memory
 from mnemo.cli.main import app
 from mnemo.storage.sqlite.store import SQLiteStore
-from tests.clock_support import FakeClock
 
 
 def expired_rows(db: str) -> dict[str, str]:

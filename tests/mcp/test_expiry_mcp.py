@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from clock_support import FakeClock
 from mcp_support import data, error_text, run, stdio_client
 
 from mnemo import Memory
 from mnemo.storage.sqlite.store import SQLiteStore
-from tests.clock_support import FakeClock
 
 
 def test_remember_with_a_ttl_and_recall_leaves_expired_out(db_path: str) -> None:

@@ -10,12 +10,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from clock_support import FakeClock
 
 from mnemo import Memory, NotFoundError, ValidationError
 from mnemo.schemas import format_time
 from mnemo.storage.ports.store import Store
 from mnemo.storage.sqlite.store import SQLiteStore
-from tests.clock_support import FakeClock
 
 JOBS_ONLY: dict[str, Any] = {
     "fact_extraction": "off",

@@ -7,11 +7,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+from clock_support import FakeClock
 from ui_support import ui_server
 
 from mnemo import Memory
 from mnemo.storage.sqlite.store import SQLiteStore
-from tests.clock_support import FakeClock
 
 
 def test_expiry_on_the_memories_pages(tmp_path: Path) -> None:
