@@ -31,7 +31,6 @@ default is no threshold).
 from __future__ import annotations
 
 import hashlib
-import inspect
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -407,7 +406,6 @@ class AsyncMemory(ThreadedFacade):
         return cls.wrap(Memory.from_config(config_dict))
 
 
-AsyncMemory.__init__.__signature__ = inspect.signature(Memory.__init__)  # type: ignore[attr-defined]
 add_twins(AsyncMemory, Memory)
 
 __all__ = ["AsyncMemory", "Memory", "history_row", "item", "scope", "turns"]

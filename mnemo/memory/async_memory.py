@@ -73,11 +73,23 @@ class ThreadedFacade:
     ``mnemo.compat.mem0.AsyncMemory`` over the mem0-compatible facade)."""
 
     #: The sync class a subclass serves; ``__init__`` takes its arguments.
-    sync_class: ClassVar[type]
+    sync_class: ClassVar[type[Any]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # the sync class's own arguments (its signature is set on the subclass): no second list
+        # the sync class's own arguments (each subclass shows its signature): no second list
         self._attach(self.sync_class(*args, **kwargs), None)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give each subclass its own ``__init__`` showing ``sync_class``'s signature (set on
+        a shared ``__init__``, one subclass's would overwrite another's)."""
+        super().__init_subclass__(**kwargs)
+
+        def __init__(self: ThreadedFacade, *args: Any, **kwargs: Any) -> None:
+            ThreadedFacade.__init__(self, *args, **kwargs)
+
+        __init__.__signature__ = inspect.signature(cls.sync_class.__init__)  # type: ignore[attr-defined]
+        __init__.__doc__ = cls.sync_class.__init__.__doc__
+        cls.__init__ = __init__  # type: ignore[method-assign]
 
     def _attach(self, memory: Any, max_workers: int | None) -> None:
         #: The sync object every call runs on (for what has no twin: attributes).
@@ -182,7 +194,6 @@ def add_twins(target: type, source: type) -> None:
             setattr(target, name, twin)
 
 
-AsyncMemory.__init__.__signature__ = inspect.signature(Memory.__init__)  # type: ignore[attr-defined]
 add_twins(AsyncMemory, Memory)
 
 __all__ = ["AsyncMemory", "ThreadedFacade", "add_twins", "public_methods"]
