@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,19 +31,10 @@ HISTORY_KEYS = {
 
 
 @pytest.fixture
-def open_m0(target: dict[str, str]) -> Iterator[Callable[..., Memory]]:
-    """Open compat Memories (hashing embedder) on the test's store; all closed afterwards."""
-    opened: list[Memory] = []
-
-    def open_(**overrides: Any) -> Memory:
-        overrides.setdefault("embedder", "hashing")
-        m = Memory(**target, **overrides)
-        opened.append(m)
-        return m
-
-    yield open_
-    for m in opened:
-        m.close()
+def open_m0(open_mem: Callable[..., Mnemo]) -> Callable[..., Memory]:
+    """Open compat Memories over conftest's ``open_mem`` (hashing embedder, the test's store;
+    closed afterwards by it)."""
+    return lambda **overrides: Memory(memory=open_mem(**overrides))
 
 
 @pytest.fixture
