@@ -292,7 +292,7 @@ class Memory:
         self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> dict[str, str]:
         """Delete every memory of the scope (a user, an agent, a run of either); the turns
-        stay (erase a user with ``.mnemo.delete_user``). ``{"message": ...}``."""
+        stay (erase a user with ``self.mnemo.delete_user(user_id)``). ``{"message": ...}``."""
         user, agent, run, _ = scope(user_id, agent_id, run_id, None)
         self.mnemo.delete_all(user, agent_id=agent, session_id=run, actor="mem0-compat")
         return {"message": "Memories deleted successfully!"}
