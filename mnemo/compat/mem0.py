@@ -35,8 +35,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from mnemo.compat.mem0_import import MEM0_ID
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, NotFoundError, ValidationError
+from mnemo.ids import MEMORY_PREFIX
 from mnemo.memory.async_memory import ThreadedFacade, add_twins
 from mnemo.memory.facade import Memory as Mnemo
 from mnemo.schemas import MEMORY_KINDS, HistoryEntry, Hit, MemoryItem
@@ -184,6 +186,14 @@ class Memory:
             )
         return cls(**dict(config_dict))
 
+    def _id(self, memory_id: str) -> str:
+        """mnemo's id of ``memory_id``: itself, or for the id of a memory imported from mem0
+        (:mod:`mnemo.compat.mem0_import`, a UUID) the memory that keeps it as ``mem0_id``."""
+        if not isinstance(memory_id, str) or memory_id.startswith(MEMORY_PREFIX):
+            return memory_id
+        found = self.mnemo.list(filters={MEM0_ID: memory_id}, limit=1)
+        return found[0].id if found else memory_id
+
     @property
     def settings(self) -> Settings:
         """The mnemo settings in force."""
@@ -280,12 +290,12 @@ class Memory:
         text = text if text is not None else data
         if text is None and metadata is None:
             raise ValidationError("At least one of text or metadata must be provided.")
-        self.mnemo.update(memory_id, content=text, metadata=metadata, actor="mem0-compat")
+        self.mnemo.update(self._id(memory_id), content=text, metadata=metadata, actor="mem0-compat")
         return {"message": "Memory updated successfully!"}
 
     def delete(self, memory_id: str) -> dict[str, str]:
         """Delete one memory (its history keeps it); ``{"message": ...}``."""
-        self.mnemo.delete(memory_id, actor="mem0-compat")
+        self.mnemo.delete(self._id(memory_id), actor="mem0-compat")
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
@@ -316,7 +326,7 @@ class Memory:
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory in mem0's item shape, or None when there is no such (live) memory."""
         try:
-            found = self.mnemo.get_memory(memory_id)
+            found = self.mnemo.get_memory(self._id(memory_id))
         except NotFoundError:
             return None
         return item(found)
@@ -379,7 +389,7 @@ class Memory:
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every change of a memory, oldest first, as mem0's history rows."""
-        return [history_row(h) for h in self.mnemo.history(memory_id)]
+        return [history_row(h) for h in self.mnemo.history(self._id(memory_id))]
 
     def close(self) -> None:
         """Close the mnemo Memory underneath."""
