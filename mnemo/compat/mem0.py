@@ -274,9 +274,17 @@ class Memory:
                      "previous_memory": old.content}
                 )  # fmt: skip
         for id, old in before.items():
-            if id not in after:
+            if id not in after and self._gone(id):  # not merely out of the listing window
                 events.append({"id": id, "memory": old.content, "event": "DELETE"})
         return events
+
+    def _gone(self, memory_id: str) -> bool:
+        """Whether a memory is no longer live (deleted, or expired)."""
+        try:
+            self.mnemo.get_memory(memory_id)
+        except NotFoundError:
+            return True
+        return False
 
     def update(
         self,

@@ -274,3 +274,12 @@ def test_async_memory_is_generated_from_memory(target: dict[str, str]) -> None:
     a = AsyncMemory.from_config({**target, "embedder": "hashing"})
     assert isinstance(a, AsyncMemory) and isinstance(a.sync, Memory)
     asyncio.run(a.close())
+
+
+def test_events_report_a_delete_only_for_a_memory_that_is_gone(m: Memory) -> None:
+    kept = m.mnemo.add("Likes tea", "u1")
+    gone = m.mnemo.add("Likes coffee", "u1")
+    before = {kept.id: kept, gone.id: gone}
+    m.mnemo.delete(gone.id)
+    # kept is missing from the later snapshot only (as past a listing window): no event for it
+    assert m._changes(before, {}) == [{"id": gone.id, "memory": "Likes coffee", "event": "DELETE"}]
