@@ -20,6 +20,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.__main__"],
     ["mnemo.cli"],
     ["mnemo.api", "mnemo.eval", "mnemo.mcp", "mnemo.ui"],
+    ["mnemo.compat"],
     ["mnemo.memory"],
     ["mnemo.context", "mnemo.ops", "mnemo.files"],
     ["mnemo.retrieval", "mnemo.tiers", "mnemo.jobs"],

@@ -38,7 +38,7 @@ import inspect
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from mnemo.config.settings import Settings
 from mnemo.errors import StorageError, ValidationError
@@ -59,14 +59,100 @@ def _twin(method: Callable[..., Any]) -> Callable[..., Coroutine[Any, Any, Any]]
     """An ``async`` method that runs ``method`` (a ``Memory`` method) on the instance's
     thread pool; it carries ``method``'s name, docstring and signature."""
 
-    async def call(self: AsyncMemory, /, *args: Any, **kwargs: Any) -> Any:
+    async def call(self: ThreadedFacade, /, *args: Any, **kwargs: Any) -> Any:
         return await self._run(method, *args, **kwargs)
 
     functools.update_wrapper(call, method)
     return call
 
 
-class AsyncMemory:
+class ThreadedFacade:
+    """The machinery of an awaitable facade over a sync one (``sync_class``): a bounded
+    thread pool every call runs on, ``wrap``/``open``, ``close`` and ``async with``. Its
+    subclasses get their methods from :func:`add_twins` (``mnemo.AsyncMemory`` here,
+    ``mnemo.compat.mem0.AsyncMemory`` over the mem0-compatible facade)."""
+
+    #: The sync class a subclass serves; ``__init__`` takes its arguments.
+    sync_class: ClassVar[type[Any]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # the sync class's own arguments (each subclass shows its signature): no second list
+        self._attach(self.sync_class(*args, **kwargs), None)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give each subclass its own ``__init__`` showing ``sync_class``'s signature (set on
+        a shared ``__init__``, one subclass's would overwrite another's)."""
+        super().__init_subclass__(**kwargs)
+
+        def __init__(self: ThreadedFacade, *args: Any, **kwargs: Any) -> None:
+            ThreadedFacade.__init__(self, *args, **kwargs)
+
+        __init__.__signature__ = inspect.signature(cls.sync_class.__init__)  # type: ignore[attr-defined]
+        __init__.__doc__ = cls.sync_class.__init__.__doc__
+        cls.__init__ = __init__  # type: ignore[method-assign]
+
+    def _attach(self, memory: Any, max_workers: int | None) -> None:
+        #: The sync object every call runs on (for what has no twin: attributes).
+        self.sync = memory
+        workers = memory.settings.database_pool_size if max_workers is None else max_workers
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValidationError(f"max_workers must be a positive integer, got {workers!r}")
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mnemo-async")
+        self._closed = False
+
+    @classmethod
+    def wrap(cls, memory: Any, *, max_workers: int | None = None) -> Self:
+        """An instance serving the open ``memory`` with a pool of ``max_workers`` threads
+        (default: ``database_pool_size``); ``close()`` closes ``memory`` too."""
+        self = cls.__new__(cls)
+        self._attach(memory, max_workers)
+        return self
+
+    @classmethod
+    async def open(cls, *args: Any, **kwargs: Any) -> Self:
+        """``cls(*args, **kwargs)`` opened on a thread, so opening the store (and loading
+        the embedder) does not block the event loop."""
+        memory = await asyncio.to_thread(cls.sync_class, *args, **kwargs)
+        return cls.wrap(memory)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings of the underlying Memory."""
+        settings: Settings = self.sync.settings
+        return settings
+
+    async def _run(self, method: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """``method(self.sync, *args, **kwargs)`` on this object's pool, in the caller's
+        context."""
+        if self._closed:
+            raise StorageError(f"the {type(self).__name__} is closed")
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, method, self.sync, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def close(self) -> None:
+        """Wait for the calls in flight, then close the Memory (the store, and the embedder
+        when the Memory made it); later calls raise StorageError. Closing twice does
+        nothing. (Written here, not generated: it also shuts this object's threads down.)"""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.to_thread(self._pool.shutdown, wait=True)
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+class AsyncMemory(ThreadedFacade):
     """:class:`mnemo.Memory` with every method awaitable: the same names, arguments, results
     and exceptions, each call run on a thread of this object's own pool.
 
@@ -84,73 +170,13 @@ class AsyncMemory:
     'I adopted a cat'
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # Memory's own arguments (the signature is Memory's, set below): no second list.
-        self._attach(Memory(*args, **kwargs), None)
-
-    def _attach(self, memory: Memory, max_workers: int | None) -> None:
-        #: The sync ``Memory`` every call runs on (for what has no twin: attributes).
-        self.sync = memory
-        workers = memory.settings.database_pool_size if max_workers is None else max_workers
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ValidationError(f"max_workers must be a positive integer, got {workers!r}")
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mnemo-async")
-        self._closed = False
-
-    @classmethod
-    def wrap(cls, memory: Memory, *, max_workers: int | None = None) -> AsyncMemory:
-        """An AsyncMemory serving ``memory`` with a pool of ``max_workers`` threads (default:
-        ``database_pool_size``); ``close()`` closes ``memory`` too."""
-        self = cls.__new__(cls)
-        self._attach(memory, max_workers)
-        return self
-
-    @classmethod
-    async def open(cls, *args: Any, **kwargs: Any) -> AsyncMemory:
-        """``AsyncMemory(*args, **kwargs)`` opened on a thread, so opening the store (and
-        loading the embedder) does not block the event loop."""
-        memory = await asyncio.to_thread(Memory, *args, **kwargs)
-        return cls.wrap(memory)
-
-    @property
-    def settings(self) -> Settings:
-        """The settings of the underlying Memory."""
-        return self.sync.settings
+    sync_class = Memory
+    sync: Memory
 
     @property
     def tenant(self) -> str:
         """The tenant every call reads and writes."""
         return self.sync.tenant
-
-    async def _run(self, method: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        """``method(self.sync, *args, **kwargs)`` on this object's pool, in the caller's
-        context."""
-        if self._closed:
-            raise StorageError("the AsyncMemory is closed")
-        context = contextvars.copy_context()
-        call = functools.partial(context.run, method, self.sync, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
-
-    async def close(self) -> None:
-        """Wait for the calls in flight, then close the Memory (the store, and the embedder
-        when the Memory made it); later calls raise StorageError. Closing twice does
-        nothing. (Written here, not generated: it also shuts this object's threads down.)"""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.to_thread(self._pool.shutdown, wait=True)
-        await asyncio.to_thread(self.sync.close)
-
-    async def __aenter__(self) -> AsyncMemory:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     if TYPE_CHECKING:
         # The twins are made below, at import time; to a type checker each is an awaitable.
@@ -168,7 +194,6 @@ def add_twins(target: type, source: type) -> None:
             setattr(target, name, twin)
 
 
-AsyncMemory.__init__.__signature__ = inspect.signature(Memory.__init__)  # type: ignore[attr-defined]
 add_twins(AsyncMemory, Memory)
 
-__all__ = ["AsyncMemory", "add_twins", "public_methods"]
+__all__ = ["AsyncMemory", "ThreadedFacade", "add_twins", "public_methods"]

@@ -86,6 +86,21 @@ def routes(mem_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[str,
         ("DELETE", "/v1/agents/a1", None, None),
         ("DELETE", "/v1/users/u1", None, None),
         ("GET", "/v1/models", None, None),
+        # mem0's server routes (mnemo.api.mem0_routes)
+        ("GET", "/mem0/memories", {"user_id": "u1"}, None),
+        ("GET", f"/mem0/memories/{mem_id}", None, None),
+        ("PUT", f"/mem0/memories/{mem_id}", None, {"text": "hijacked"}),
+        ("GET", f"/mem0/memories/{mem_id}/history", None, None),
+        ("DELETE", f"/mem0/memories/{mem_id}", None, None),
+        ("POST", "/mem0/search", None, {**q, "filters": {"user_id": "u1"}}),
+        (
+            "POST",
+            "/mem0/memories",
+            None,
+            {"user_id": "u1", "messages": [{"role": "user", "content": "b"}]},
+        ),
+        ("DELETE", "/mem0/memories", {"user_id": "u1"}, None),
+        ("POST", "/mem0/reset", None, None),
     ]
 
 
@@ -120,7 +135,7 @@ def test_tenant_b_never_sees_or_changes_tenant_a(two_tenants: Any) -> None:
         r = b.request(method, path, params=params, json=body)
         assert SECRET not in r.text, (method, path)
         assert r.status_code in (200, 201, 404), (method, path, r.status_code, r.text)
-        if path.startswith("/v1/memories/mem_"):
+        if path.startswith(("/v1/memories/mem_", "/mem0/memories/mem_")):
             assert r.status_code == 404, (method, path)
     # A's data is untouched by all of B's writes and its erasure of "u1"
     assert a.get(f"/v1/memories/{item['id']}").json()["content"] == SECRET
