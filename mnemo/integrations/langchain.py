@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
-from mnemo.schemas import Hit
+from mnemo.schemas import Hit, MemoryKind
 
 __all__ = ["MnemoRetriever", "hit_document", "memory_tools"]
 
@@ -112,9 +112,10 @@ class RememberArgs(BaseModel):
         description="The fact to remember, as one self-contained sentence about the user "
         "(e.g. 'The user is allergic to peanuts')."
     )
-    kind: str = Field(
+    kind: MemoryKind = Field(
         default="fact",
-        description="What the memory is: 'fact', 'preference', 'event', 'instruction'...",
+        description="'fact' (a lasting fact or preference, the default), 'episode' (something "
+        "that happened), 'note' (a remark to keep) or 'summary'.",
     )
 
 
@@ -142,17 +143,17 @@ def memory_tools(
     recalls the user's shared memories plus its own). ``remember`` returns the stored id;
     ``recall`` a compact text list of the best hits."""
 
-    def remember_args(content: str, kind: str = "fact") -> dict[str, Any]:
+    def remember_args(content: str, kind: MemoryKind = "fact") -> dict[str, Any]:
         return {"content": content, "user_id": user_id, "kind": kind, "agent_id": agent_id}
 
     def recall_args(query: str, k: int = 5) -> dict[str, Any]:
         return {"query": query, "user_id": user_id, "limit": k, "agent_id": agent_id}
 
-    def remember(content: str, kind: str = "fact") -> str:
+    def remember(content: str, kind: MemoryKind = "fact") -> str:
         item = _call(memory, "add", **remember_args(content, kind))
         return f"Remembered (id {item.id})."
 
-    async def aremember(content: str, kind: str = "fact") -> str:
+    async def aremember(content: str, kind: MemoryKind = "fact") -> str:
         item = await _acall(memory, "add", **remember_args(content, kind))
         return f"Remembered (id {item.id})."
 
