@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1] / "mnemo"
 LAYERS: list[list[str]] = [
     ["mnemo.__main__"],
     ["mnemo.cli"],
-    ["mnemo.api", "mnemo.eval", "mnemo.mcp", "mnemo.ui"],
+    ["mnemo.api", "mnemo.eval", "mnemo.integrations", "mnemo.mcp", "mnemo.ui"],
     ["mnemo.compat"],
     ["mnemo.memory"],
     ["mnemo.context", "mnemo.ops", "mnemo.files"],

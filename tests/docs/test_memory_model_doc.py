@@ -3,17 +3,13 @@ SQLite file (the hashing embedder keeps them fast; the behaviour shown does not 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from tests.docs.doc_runner import python_blocks, run_examples
+
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "memory-model.md"
-
-
-def python_blocks(path: Path) -> list[str]:
-    """The ```python blocks of a Markdown file, in order."""
-    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
 
 
 def test_the_page_has_examples() -> None:
@@ -21,15 +17,4 @@ def test_the_page_has_examples() -> None:
 
 
 def test_every_example_on_the_page_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("MNEMO_EMBEDDER", "hashing")
-    namespace: dict[str, object] = {"__name__": "memory_model_doc"}
-    try:
-        for number, block in enumerate(python_blocks(PAGE), 1):
-            code = compile(block, f"docs/memory-model.md, block {number}", "exec")
-            exec(code, namespace)  # the page's own examples
-    finally:
-        mem = namespace.get("mem")
-        close = getattr(mem, "close", None)
-        if callable(close):
-            close()
+    run_examples(PAGE, tmp_path, monkeypatch)
