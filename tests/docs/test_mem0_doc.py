@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.docs.test_memory_model_doc import python_blocks
+from doc_runner import python_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "coming-from-mem0.md"

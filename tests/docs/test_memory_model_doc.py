@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.docs.doc_runner import python_blocks, run_examples
+from doc_runner import python_blocks, run_examples
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "memory-model.md"
 
