@@ -32,7 +32,6 @@ from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
-from mnemo.memory.agent_asof import PastAgentContextSource
 from mnemo.memory.agent_context import AgentContextSource
 from mnemo.memory.asof import PastContextSource
 from mnemo.memory.context_source import MemoryContextSource
@@ -284,11 +283,8 @@ class Memory:
                 self._context if at is None else PastContextSource(self._context, at)
             )
             return build_context(whole, query, user_id, session_id, budget_tokens, **options)
-        source: ContextSource = (
-            AgentContextSource(self._context, user_id, agent_id)
-            if at is None
-            else PastAgentContextSource(self._context, at, user_id, agent_id)
-        )
+        agent = AgentContextSource(self._context, user_id, agent_id)
+        source: ContextSource = agent if at is None else PastContextSource(self._context, at, agent)
         shown = agent_id if user_id is None else user_id
         return build_context(source, query, shown, session_id, budget_tokens, **options)
 

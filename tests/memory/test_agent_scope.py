@@ -291,3 +291,20 @@ def test_count_and_delete_all_need_a_user_or_an_agent(mem: Memory) -> None:
         with pytest.raises(ValidationError, match="agent_id"):
             mem.delete_all(USER, agent_id=bad)  # type: ignore[arg-type]
     assert mem.count(USER) == 1 and mem.count(agent_id="alpha") == 1
+
+
+def test_context_as_of_a_time_in_an_agents_scope(mem: Memory) -> None:
+    """``context(as_of=, agent_id=)``: what the agent saw then, never another agent's private
+    items, never what came later."""
+    mem.add("The launch code word is Heron", USER, created_at="2021-03-01T00:00:00Z")
+    mem.add("alpha's launch code word is Falcon", USER, agent_id="alpha",
+            created_at="2021-03-02T00:00:00Z")  # fmt: skip
+    mem.add("beta's launch code word is Osprey", USER, agent_id="beta",
+            created_at="2021-03-03T00:00:00Z")  # fmt: skip
+    mem.add("The launch code word became Kestrel", USER, created_at="2024-01-01T00:00:00Z")
+    text = mem.context(
+        "launch code word", USER, agent_id="alpha", as_of="2022-01-01T00:00:00Z"
+    ).render()
+    assert "Heron" in text and "Falcon" in text
+    assert "Osprey" not in text  # beta's private memory
+    assert "Kestrel" not in text  # written after the date
