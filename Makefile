@@ -12,7 +12,7 @@ setup: $(VENV)/.installed
 # cross-encoder reranker) with torch pinned in the same install: the CPU wheel of 2.13.0 is
 # local here; without the pin pip would pull a multi-GB CUDA build (elsewhere, see
 # docs/embedders.md for the CPU index URL).
-EXTRAS := server,dev,postgres,files,mcp,langchain
+EXTRAS := server,dev,postgres,files,mcp,langchain,langgraph,bench-langgraph
 ifeq ($(TORCH),1)
 EXTRAS := $(EXTRAS),torch
 TORCH_PIN := "torch==2.13.0"
