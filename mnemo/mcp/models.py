@@ -122,7 +122,22 @@ class Erased(BaseModel):
     deleted: dict[str, int]
 
 
+class AgentErased(BaseModel):
+    """What ``forget_agent`` deleted, by table."""
+
+    agent_id: str
+    deleted: dict[str, int]
+
+
+class Counted(BaseModel):
+    """How many memories ``count_memories`` counted or ``forget_memories`` deleted."""
+
+    count: int
+
+
 __all__ = [
+    "AgentErased",
+    "Counted",
     "Erased",
     "HitKind",
     "MemoryKind",

@@ -1,5 +1,6 @@
-"""The MCP tools: remember, recall, context, list/get/update/forget memories, profile and
-forget_user, each over the Memory its caller may touch (see :mod:`mnemo.mcp.source`).
+"""The MCP tools: remember, recall, context, list/get/update/forget memories,
+count_memories and forget_memories (by filter), profile, forget_user and forget_agent, each
+over the Memory its caller may touch (see :mod:`mnemo.mcp.source`).
 
 Tools are plain functions (the SDK runs them on worker threads, over the sync core). Argument
 schemas come from their type hints; a rejected argument, an unknown id or any other
@@ -20,6 +21,8 @@ from pydantic import Field
 
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.mcp.models import (
+    AgentErased,
+    Counted,
     Erased,
     HitKind,
     MemoryKind,
@@ -40,6 +43,10 @@ Ctx = Context[Any, Any]
 UserId = Annotated[str, Field(description="The user whose memory this is.", min_length=1)]
 SessionId = Annotated[
     str | None, Field(description="Conversation (session) id; omit for any session.")
+]
+OptionalUserId = Annotated[
+    str | None,
+    Field(description="The user; omit with agent_id for the agent's own memories.", min_length=1),
 ]
 MemoryId = Annotated[str, Field(description="A memory id (mem_...).", min_length=1)]
 AgentId = Annotated[
@@ -300,6 +307,44 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             return mem.delete(memory_id, actor="mcp")
 
     @server.tool(annotations=READ)
+    def count_memories(
+        ctx: Ctx,
+        user_id: OptionalUserId = None,
+        session_id: SessionId = None,
+        agent_id: AgentId = None,
+        filters: Filters = None,
+    ) -> Counted:
+        """How many live memories of a user (or, with only `agent_id`, of an agent) match
+        `filters` (all when omitted): what `list_memories` gives as `total`."""
+        with tool_errors():
+            n = memory(ctx).count(
+                user_id, agent_id=agent_id, session_id=session_id, filters=filters
+            )
+            return Counted(count=n)
+
+    @server.tool(annotations=CHANGE)
+    def forget_memories(
+        ctx: Ctx,
+        user_id: OptionalUserId = None,
+        session_id: SessionId = None,
+        agent_id: AgentId = None,
+        filters: Filters = None,
+        confirm: Annotated[
+            bool, Field(description="Must be true: this deletes every matching memory.")
+        ] = False,
+    ) -> Counted:
+        """Delete every live memory of a user that matches `filters` (all of them when
+        omitted), as forget_memory does each one; with `agent_id` only the memories private
+        to that agent. Turns stay. Requires confirm=true; returns how many were deleted."""
+        with tool_errors():
+            if not confirm:
+                raise ValidationError("forget_memories deletes every match: pass confirm=true")
+            n = memory(ctx).delete_all(
+                user_id, agent_id=agent_id, session_id=session_id, filters=filters, actor="mcp"
+            )
+            return Counted(count=n)
+
+    @server.tool(annotations=READ)
     def profile(
         user_id: UserId,
         ctx: Ctx,
@@ -332,6 +377,21 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             if not confirm:
                 raise ValidationError("forget_user erases the user for good: pass confirm=true")
             return Erased(user_id=user_id, deleted=memory(ctx).delete_user(user_id))
+
+    @server.tool(annotations=CHANGE)
+    def forget_agent(
+        agent_id: Annotated[str, Field(description="The agent to erase.", min_length=1)],
+        ctx: Ctx,
+        confirm: Annotated[
+            bool, Field(description="Must be true: this erases the agent's data for good.")
+        ] = False,
+    ) -> AgentErased:
+        """Erase everything private to an agent, across all users, and its own memories;
+        the users' shared memories stay. This cannot be undone. Requires confirm=true."""
+        with tool_errors():
+            if not confirm:
+                raise ValidationError("forget_agent erases the agent for good: pass confirm=true")
+            return AgentErased(agent_id=agent_id, deleted=memory(ctx).delete_agent(agent_id))
 
 
 __all__ = ["register_tools", "tool_errors"]

@@ -16,6 +16,9 @@ TOOLS = {
     "forget_memory",
     "profile",
     "forget_user",
+    "count_memories",
+    "forget_memories",
+    "forget_agent",
 }
 
 
