@@ -1,0 +1,13 @@
+"""A LangGraph long-term memory store on mnemo: :class:`MnemoStore` and :class:`AsyncMnemoStore`.
+
+Needs the ``langgraph`` extra (``pip install "mnemo-ltm[langgraph]"``). Each is a faithful
+``langgraph.store.base.BaseStore`` over a :class:`mnemo.Memory` on any mnemo store, searching
+with mnemo's hybrid search; see docs/langgraph.md. The modules: ``store`` (the two stores),
+``items`` (how an item lives in mnemo), ``matching`` (LangGraph's namespace and filter rules),
+``embeddings`` (the embedder behind ``IndexConfig["embed"]``).
+"""
+
+from mnemo.integrations.langgraph.embeddings import LangChainEmbedder
+from mnemo.integrations.langgraph.store import AsyncMnemoStore, MnemoStore
+
+__all__ = ["AsyncMnemoStore", "LangChainEmbedder", "MnemoStore"]

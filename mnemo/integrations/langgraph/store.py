@@ -1,0 +1,513 @@
+"""LangGraph's ``BaseStore`` over a :class:`mnemo.Memory`: :class:`MnemoStore` and
+:class:`AsyncMnemoStore`.
+
+Every item is a mnemo memory in one scope (``user_id``, and ``agent_id`` when given), laid out
+as :mod:`mnemo.integrations.langgraph.items` says, so a LangGraph agent's long-term memory
+sits on any mnemo store (SQLite or PostgreSQL) with mnemo's history, expiry, erasure and UI.
+
+Semantics are LangGraph's (its documentation and ``InMemoryStore``): a batch answers its gets,
+searches and listings first, then applies its puts, the last put of a (namespace, key)
+winning; ``put(..., None)`` deletes; a search without a query (or in a store without an
+index) lists matching items namespace by namespace in the order their keys were first put,
+with ``score`` None. A search with a query ranks the indexed items by **mnemo's hybrid
+search** (BM25 + dense + mnemo's ranking signals, ``Memory.search``), and ``score`` is that
+search's ``hit.score``: higher is better, comparable within one search only. Items the hybrid
+search does not reach at all (no shared word and no positive cosine) follow in listing order
+with score 0.0, then, as in ``InMemoryStore``, items without indexed text (``score`` None) fill
+what is left of ``limit``. Filters follow :mod:`mnemo.integrations.langgraph.matching`.
+
+TTLs are LangGraph's, in minutes: ``ttl={"default_ttl": m, "refresh_on_read": True}`` and
+``put(..., ttl=m)``; an expired item leaves every read at once (mnemo's expiry), ``get`` and
+``search`` move a returned item's expiry to now + its ttl unless ``refresh_ttl=False``, and
+:meth:`MnemoStore.sweep_ttl` (or the thread of :meth:`MnemoStore.start_ttl_sweeper`) erases
+expired items for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import math
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    Item,
+    ListNamespacesOp,
+    NotProvided,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    TTLConfig,
+)
+
+from mnemo import validation as check
+from mnemo.errors import MnemoError, ValidationError
+from mnemo.integrations.langgraph import items
+from mnemo.integrations.langgraph.embeddings import index_memory
+from mnemo.integrations.langgraph.matching import (
+    check_filter,
+    namespace_matches,
+    string_equalities,
+    value_matches,
+)
+from mnemo.memory.async_memory import AsyncMemory
+from mnemo.memory.facade import Memory
+from mnemo.schemas import MemoryItem
+
+log = logging.getLogger("mnemo")
+
+#: The actor recorded in the history of every change the store makes.
+ACTOR = "langgraph"
+#: Rows read per page when the store lists its items.
+PAGE = 500
+#: The most hits one mnemo search returns.
+MAX_HITS = 1000
+
+Block = dict[str, Any]
+
+
+class MnemoStore(BaseStore):
+    """A LangGraph ``BaseStore`` keeping its items in a :class:`mnemo.Memory`.
+
+    ``index`` is LangGraph's ``IndexConfig`` (``dims``, ``embed``, ``fields``; see
+    :mod:`mnemo.integrations.langgraph.embeddings` for ``embed``), None for a store without
+    semantic search; ``ttl`` its ``TTLConfig``. All items live in the mnemo scope ``user_id``
+    (and ``agent_id``), so several graphs can share one database without seeing each other's
+    items. The caller keeps ownership of ``memory``: :meth:`close` does not close it.
+
+    >>> from mnemo import Memory
+    >>> store = MnemoStore(Memory(":memory:", embedder="hashing"), index={"fields": ["text"]})
+    >>> store.put(("users", "ann"), "m1", {"text": "Ann plays the cello"})
+    >>> store.search(("users",), query="cello")[0].key
+    'm1'
+    """
+
+    supports_ttl = True
+
+    def __init__(
+        self,
+        memory: Memory | AsyncMemory,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        user_id: str = "langgraph",
+        agent_id: str | None = None,
+    ) -> None:
+        base = memory.sync if isinstance(memory, AsyncMemory) else memory
+        self.memory: Memory = base
+        self.user_id = check.identifier(user_id, "user_id")
+        self.agent_id = None if agent_id is None else check.identifier(agent_id, "agent_id")
+        self.index_config: IndexConfig | None = None if index is None else dict(index)  # type: ignore[assignment]
+        self.ttl_config: TTLConfig | None = ttl
+        self._fields: list[str] = ["$"]
+        self._mem = base
+        if index is not None:
+            fields = index.get("fields") or ["$"]
+            if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+                raise ValidationError("index fields must be a list of JSON paths")
+            self._fields = list(fields)
+            self._mem = index_memory(base, index)
+        self._writing = threading.RLock()
+        self._stop = threading.Event()
+        self._sweeper: threading.Thread | None = None
+
+    # ---- the one abstract pair ------------------------------------------------------------
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ``ops`` in order (reads see the store as it was before the batch's puts),
+        then apply the puts, the last of each (namespace, key) winning."""
+        ops = list(ops)
+        results: list[Result] = [None] * len(ops)
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for i, op in enumerate(ops):
+            if isinstance(op, GetOp):
+                results[i] = self._get(op)
+            elif isinstance(op, SearchOp):
+                results[i] = self._search(op)
+            elif isinstance(op, ListNamespacesOp):
+                results[i] = self._list_namespaces(op)
+            elif isinstance(op, PutOp):
+                puts[(tuple(op.namespace), op.key)] = op
+            else:
+                raise ValueError(f"Unknown operation type: {type(op)}")
+        if puts:
+            with self._writing:
+                first_puts: dict[tuple[str, ...], int] = {}
+                for op in puts.values():
+                    self._put(op, first_puts)
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`batch` on a worker thread."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # ---- operations ---------------------------------------------------------------------------
+    def _get(self, op: GetOp) -> Item | None:
+        row = self._find(tuple(op.namespace), op.key)
+        if row is None:
+            return None
+        block = items.stored(row)
+        assert block is not None  # _find returns store items only
+        if op.refresh_ttl:
+            self._refresh([block], [row.id])
+        return items.to_item(block)
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        check_filter(op.filter)
+        prefix = tuple(op.namespace_prefix)
+        if op.query and self.index_config is not None:
+            found = self._ranked(op.query, prefix, op.filter, op.offset, op.limit)
+        else:
+            listed = self._scan(prefix, op.filter)
+            found = [(None, b, i) for b, i in listed[op.offset : op.offset + op.limit]]
+        if op.refresh_ttl:
+            self._refresh([b for _, b, _ in found], [i for _, _, i in found])
+        return [items.to_search_item(b, score) for score, b, _ in found]
+
+    def _ranked(
+        self,
+        query: str,
+        prefix: tuple[str, ...],
+        flt: Mapping[str, Any] | None,
+        offset: int,
+        limit: int,
+    ) -> list[tuple[float | None, Block, str]]:
+        """The indexed items by mnemo's hybrid search, ``offset`` skipped, then the indexed
+        items it did not reach (score 0.0), then unindexed ones (score None) up to ``limit``."""
+        want = offset + limit
+        narrowed = {
+            **items.prefix_filter(prefix),
+            **items.value_filter(string_equalities(flt)),
+            f"metadata.{items.FIELD}.indexed": True,
+        }
+        n = min(max(want, 10), MAX_HITS)
+        while True:
+            hits = self._mem.search(
+                query, self.user_id, limit=n, kinds=[items.KIND], agent_id=self.agent_id,
+                filters=narrowed,
+            )  # fmt: skip
+            ranked: list[tuple[float | None, Block, str]] = []
+            seen: set[str] = set()
+            for hit in hits:
+                for memory_id in (hit.id, *hit.duplicates):
+                    if memory_id in seen:
+                        continue
+                    seen.add(memory_id)
+                    block = items.stored(hit) if memory_id == hit.id else self._block(memory_id)
+                    if block is not None and self._inside(block, prefix, flt):
+                        ranked.append((hit.score, block, memory_id))
+            if len(ranked) >= want or len(hits) < n or n >= MAX_HITS:
+                break
+            n = min(n * 4, MAX_HITS)
+        kept = ranked[offset:want]
+        if len(kept) < limit:
+            listed = self._scan(prefix, flt)
+            unreached = [(0.0, b, i) for b, i in listed if b["indexed"] and i not in seen]
+            skip = max(0, offset - len(ranked))
+            kept.extend(unreached[skip : skip + limit - len(kept)])
+            if len(kept) < limit:
+                unindexed = [(None, b, i) for b, i in listed if not b["indexed"]]
+                kept.extend(unindexed[: limit - len(kept)])
+        return kept
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        conditions = list(op.match_conditions or ())
+        pushed: dict[str, Any] = {}
+        for cond in conditions:
+            if cond.match_type == "prefix":
+                pushed.update(
+                    {
+                        f"metadata.{items.FIELD}.path.n{i}": label
+                        for i, label in enumerate(cond.path)
+                        if label != "*"
+                    }
+                )
+        if not pushed:
+            pushed = items.prefix_filter(())
+        spaces = {items.namespace_of(b) for b, _ in self._rows(pushed)}
+        for cond in conditions:
+            path = tuple(cond.path)
+            spaces = {ns for ns in spaces if namespace_matches(ns, cond.match_type, path)}
+        if op.max_depth is not None:
+            spaces = {ns[: op.max_depth] for ns in spaces}
+        return sorted(spaces)[op.offset : op.offset + op.limit]
+
+    def _put(self, op: PutOp, first_puts: dict[tuple[str, ...], int]) -> None:
+        namespace = tuple(op.namespace)
+        row = self._find(namespace, op.key)
+        if op.value is None:
+            if row is not None:
+                self._mem.delete(row.id, actor=ACTOR)
+            return
+        if not isinstance(op.value, Mapping):
+            raise ValidationError(f"a store value is a JSON object, got {type(op.value).__name__}")
+        fields: list[str] = []
+        if self.index_config is not None and op.index is not False:
+            fields = self._fields if op.index is None else list(op.index)
+        texts = items.index_texts(op.value, fields) if fields else []
+        content = items.content_of(op.value, texts, self._mem.settings.max_content_chars)
+        ttl = _minutes(op.ttl)
+        expiry: dict[str, Any] = {} if ttl is None else {"ttl_seconds": max(1, math.ceil(ttl * 60))}
+        now = items.now_text()
+        if row is not None:
+            old = items.stored(row)
+            assert old is not None
+            meta = items.item_meta(
+                namespace, op.key, op.value, indexed=bool(texts), ttl=ttl, seq=old["seq"],
+                nseq=old["nseq"], created_at=old["created_at"], updated_at=now,
+            )  # fmt: skip
+            if ttl is None and (row.expires_at is not None or row.ttl_seconds is not None):
+                expiry = {"clear_expiry": True}
+            self._mem.update(
+                row.id,
+                content=None if content == row.content else content,
+                metadata=meta,
+                actor=ACTOR,
+                **expiry,
+            )
+            return
+        seq = items.next_seq()
+        nseq = first_puts.get(namespace) or self._namespace_seq(namespace) or seq
+        first_puts[namespace] = nseq
+        meta = items.item_meta(
+            namespace, op.key, op.value, indexed=bool(texts), ttl=ttl, seq=seq, nseq=nseq,
+            created_at=now, updated_at=now,
+        )  # fmt: skip
+        self._mem.add(
+            content,
+            self.user_id,
+            kind=items.KIND,
+            session_id=items.namespace_session(namespace),
+            metadata=meta,
+            actor=ACTOR,
+            agent_id=self.agent_id,
+            **expiry,
+        )
+
+    # ---- reading the items ------------------------------------------------------------------
+    def _find(self, namespace: tuple[str, ...], key: str) -> MemoryItem | None:
+        """The live memory holding the item (namespace, key), if any."""
+        rows = self._mem.list(
+            self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
+            agent_id=self.agent_id, filters=items.key_filter(key), limit=10,
+        )  # fmt: skip
+        for row in rows:
+            block = items.stored(row)
+            if block and block["key"] == key and items.namespace_of(block) == namespace:
+                return row
+        return None
+
+    def _namespace_seq(self, namespace: tuple[str, ...]) -> int | None:
+        """When the namespace's oldest live item was first put (None: it holds none)."""
+        rows = self._mem.list(
+            self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
+            agent_id=self.agent_id, limit=1,
+        )  # fmt: skip
+        block = items.stored(rows[0]) if rows else None
+        return None if block is None else int(block["nseq"])
+
+    def _block(self, memory_id: str) -> Block | None:
+        row = self._mem.get_memory(memory_id, user_id=self.user_id, agent_id=self.agent_id)
+        return items.stored(row)
+
+    def _rows(self, filters: Mapping[str, Any]) -> Iterator[tuple[Block, str]]:
+        """Every live store item matching the mnemo ``filters``, with its memory id."""
+        cursor: str | None = None
+        while True:
+            page = self._mem.list_page(
+                self.user_id, kind=items.KIND, agent_id=self.agent_id, filters=dict(filters),
+                limit=PAGE, cursor=cursor,
+            )  # fmt: skip
+            for row in page.items:
+                block = items.stored(row)
+                if block is not None:
+                    yield block, row.id
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    def _scan(
+        self, prefix: tuple[str, ...], flt: Mapping[str, Any] | None
+    ) -> list[tuple[Block, str]]:
+        """The items under ``prefix`` matching ``flt``, in listing order."""
+        narrowed = {**items.prefix_filter(prefix), **items.value_filter(string_equalities(flt))}
+        found = [(b, i) for b, i in self._rows(narrowed) if self._inside(b, prefix, flt)]
+        found.sort(key=lambda pair: items.order_key(pair[0]))
+        return found
+
+    @staticmethod
+    def _inside(block: Block, prefix: tuple[str, ...], flt: Mapping[str, Any] | None) -> bool:
+        namespace = items.namespace_of(block)
+        return namespace[: len(prefix)] == prefix and value_matches(block["value"], flt)
+
+    def _refresh(self, blocks: list[Block], ids: list[str]) -> None:
+        """Move the expiry of the items among these that have a ttl to now + their ttl."""
+        with_ttl = [i for b, i in zip(blocks, ids, strict=True) if b.get("ttl") is not None]
+        if with_ttl:
+            self._mem.store.refresh_expiry(self._mem.tenant, with_ttl)
+
+    # ---- TTL sweeping -----------------------------------------------------------------------
+    def sweep_ttl(self) -> int:
+        """Erase every expired item for good (all of the Memory's expired rows go, as
+        ``Memory.sweep`` does); returns how many memories went."""
+        return int(self._mem.sweep().get("memories", 0))
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: int | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) on a
+        daemon thread until :meth:`stop_ttl_sweeper`; the future completes when it stops.
+        Without a TTL config nothing starts (the future is already done)."""
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        if not self.ttl_config:
+            future.set_result(None)
+            return future
+        if self._sweeper is not None and self._sweeper.is_alive():
+            future.add_done_callback(lambda f: self._stop.set() if f.cancelled() else None)
+            return future
+        minutes = float(
+            sweep_interval_minutes or self.ttl_config.get("sweep_interval_minutes") or 5
+        )
+        self._stop.clear()
+
+        def loop() -> None:
+            while not self._stop.wait(minutes * 60):
+                try:
+                    swept = self.sweep_ttl()
+                except MnemoError as exc:  # a failed round is retried at the next interval
+                    log.warning("store TTL sweep failed: %s", exc)
+                    continue
+                if swept:
+                    log.info("store TTL sweep erased %d items", swept)
+            future.set_result(None)
+
+        self._sweeper = threading.Thread(target=loop, daemon=True, name="mnemo-ttl-sweeper")
+        self._sweeper.start()
+        future.add_done_callback(lambda f: self._stop.set() if f.cancelled() else None)
+        return future
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; False if it was still running after ``timeout`` s."""
+        if self._sweeper is None or not self._sweeper.is_alive():
+            return True
+        self._stop.set()
+        self._sweeper.join(timeout)
+        stopped = not self._sweeper.is_alive()
+        if stopped:
+            self._sweeper = None
+        return stopped
+
+    def close(self) -> None:
+        """Stop the sweeper (the Memory stays open: it is the caller's)."""
+        self.stop_ttl_sweeper()
+
+    def __enter__(self) -> MnemoStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _minutes(ttl: Any) -> float | None:
+    """A put's ttl in minutes (None: no expiry); ValidationError unless a positive number."""
+    if ttl is None or isinstance(ttl, NotProvided):
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
+        raise ValidationError(f"ttl is a positive number of minutes, got {ttl!r}")
+    return float(ttl)
+
+
+class AsyncMnemoStore(BaseStore):
+    """:class:`MnemoStore` for asyncio code: the same store (its ``store`` attribute), built on
+    an :class:`~mnemo.AsyncMemory` (or a ``Memory``), its operations awaited on worker
+    threads, its TTL sweeper an asyncio task. Same arguments as :class:`MnemoStore`."""
+
+    supports_ttl = True
+
+    def __init__(
+        self,
+        memory: Memory | AsyncMemory,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        user_id: str = "langgraph",
+        agent_id: str | None = None,
+    ) -> None:
+        self.store = MnemoStore(memory, index=index, ttl=ttl, user_id=user_id, agent_id=agent_id)
+        self.memory = memory
+        self.index_config = self.store.index_config
+        self.ttl_config = self.store.ttl_config
+        self._task: asyncio.Task[None] | None = None
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`MnemoStore.batch`, on the calling thread."""
+        return self.store.batch(ops)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`MnemoStore.batch` on a worker thread."""
+        return await self.store.abatch(ops)
+
+    async def sweep_ttl(self) -> int:
+        """:meth:`MnemoStore.sweep_ttl` on a worker thread."""
+        return await asyncio.to_thread(self.store.sweep_ttl)
+
+    async def start_ttl_sweeper(
+        self, sweep_interval_minutes: int | None = None
+    ) -> asyncio.Task[None]:
+        """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) in an
+        asyncio task until :meth:`stop_ttl_sweeper` (or the task is cancelled)."""
+        if self._task is not None and not self._task.done():
+            return self._task
+        config = self.ttl_config or {}
+        minutes = float(sweep_interval_minutes or config.get("sweep_interval_minutes") or 5)
+
+        async def loop() -> None:
+            if not self.ttl_config:
+                return
+            while True:
+                await asyncio.sleep(minutes * 60)
+                try:
+                    await self.sweep_ttl()
+                except MnemoError as exc:  # a failed round is retried at the next interval
+                    log.warning("store TTL sweep failed: %s", exc)
+
+        self._task = asyncio.create_task(loop())
+        return self._task
+
+    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Cancel the sweeper task; False if it had not stopped after ``timeout`` s."""
+        if self._task is None or self._task.done():
+            return True
+        self._task.cancel()
+        done, _ = await asyncio.wait({self._task}, timeout=timeout)
+        stopped = bool(done)
+        if stopped:
+            self._task = None
+        return stopped
+
+    async def __aenter__(self) -> AsyncMnemoStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop_ttl_sweeper()
+
+
+__all__ = ["ACTOR", "AsyncMnemoStore", "MnemoStore"]
