@@ -1,5 +1,5 @@
-"""LangGraph's ``BaseStore`` over a :class:`mnemo.Memory`: :class:`MnemoStore` and
-:class:`AsyncMnemoStore`.
+"""LangGraph's ``BaseStore`` over a :class:`mnemo.Memory`: :class:`MnemoStore` (its asyncio
+twin is :mod:`mnemo.integrations.langgraph.async_store`).
 
 Every item is a mnemo memory in one scope (``user_id``, and ``agent_id`` when given), laid out
 as :mod:`mnemo.integrations.langgraph.items` says, so a LangGraph agent's long-term memory
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
 import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -50,7 +49,7 @@ from langgraph.store.base import (
 )
 
 from mnemo import validation as check
-from mnemo.errors import MnemoError, ValidationError
+from mnemo.errors import ValidationError
 from mnemo.integrations.langgraph import items
 from mnemo.integrations.langgraph.embeddings import index_memory
 from mnemo.integrations.langgraph.matching import (
@@ -59,11 +58,10 @@ from mnemo.integrations.langgraph.matching import (
     string_equalities,
     value_matches,
 )
+from mnemo.integrations.langgraph.sweeping import ThreadSweeper, interval
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MemoryItem
-
-log = logging.getLogger("mnemo")
 
 #: The actor recorded in the history of every change the store makes.
 ACTOR = "langgraph"
@@ -117,8 +115,7 @@ class MnemoStore(BaseStore):
             self._fields = list(fields)
             self._mem = index_memory(base, index)
         self._writing = threading.RLock()
-        self._stop = threading.Event()
-        self._sweeper: threading.Thread | None = None
+        self._sweeper = ThreadSweeper()
 
     # ---- the one abstract pair ------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -249,6 +246,7 @@ class MnemoStore(BaseStore):
             return
         if not isinstance(op.value, Mapping):
             raise ValidationError(f"a store value is a JSON object, got {type(op.value).__name__}")
+        check.json_object(dict(op.value), "value", self._mem.settings.max_metadata_bytes)
         fields: list[str] = []
         if self.index_config is not None and op.index is not False:
             fields = self._fields if op.index is None else list(op.index)
@@ -366,44 +364,12 @@ class MnemoStore(BaseStore):
         """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) on a
         daemon thread until :meth:`stop_ttl_sweeper`; the future completes when it stops.
         Without a TTL config nothing starts (the future is already done)."""
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        if not self.ttl_config:
-            future.set_result(None)
-            return future
-        if self._sweeper is not None and self._sweeper.is_alive():
-            future.add_done_callback(lambda f: self._stop.set() if f.cancelled() else None)
-            return future
-        minutes = float(
-            sweep_interval_minutes or self.ttl_config.get("sweep_interval_minutes") or 5
-        )
-        self._stop.clear()
-
-        def loop() -> None:
-            while not self._stop.wait(minutes * 60):
-                try:
-                    swept = self.sweep_ttl()
-                except MnemoError as exc:  # a failed round is retried at the next interval
-                    log.warning("store TTL sweep failed: %s", exc)
-                    continue
-                if swept:
-                    log.info("store TTL sweep erased %d items", swept)
-            future.set_result(None)
-
-        self._sweeper = threading.Thread(target=loop, daemon=True, name="mnemo-ttl-sweeper")
-        self._sweeper.start()
-        future.add_done_callback(lambda f: self._stop.set() if f.cancelled() else None)
-        return future
+        minutes = interval(self.ttl_config, sweep_interval_minutes)
+        return self._sweeper.start(minutes, self.sweep_ttl, enabled=bool(self.ttl_config))
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the sweeper thread; False if it was still running after ``timeout`` s."""
-        if self._sweeper is None or not self._sweeper.is_alive():
-            return True
-        self._stop.set()
-        self._sweeper.join(timeout)
-        stopped = not self._sweeper.is_alive()
-        if stopped:
-            self._sweeper = None
-        return stopped
+        return self._sweeper.stop(timeout)
 
     def close(self) -> None:
         """Stop the sweeper (the Memory stays open: it is the caller's)."""
@@ -430,84 +396,4 @@ def _minutes(ttl: Any) -> float | None:
     return float(ttl)
 
 
-class AsyncMnemoStore(BaseStore):
-    """:class:`MnemoStore` for asyncio code: the same store (its ``store`` attribute), built on
-    an :class:`~mnemo.AsyncMemory` (or a ``Memory``), its operations awaited on worker
-    threads, its TTL sweeper an asyncio task. Same arguments as :class:`MnemoStore`."""
-
-    supports_ttl = True
-
-    def __init__(
-        self,
-        memory: Memory | AsyncMemory,
-        *,
-        index: IndexConfig | None = None,
-        ttl: TTLConfig | None = None,
-        user_id: str = "langgraph",
-        agent_id: str | None = None,
-    ) -> None:
-        self.store = MnemoStore(memory, index=index, ttl=ttl, user_id=user_id, agent_id=agent_id)
-        self.memory = memory
-        self.index_config = self.store.index_config
-        self.ttl_config = self.store.ttl_config
-        self._task: asyncio.Task[None] | None = None
-
-    def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """:meth:`MnemoStore.batch`, on the calling thread."""
-        return self.store.batch(ops)
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """:meth:`MnemoStore.batch` on a worker thread."""
-        return await self.store.abatch(ops)
-
-    async def sweep_ttl(self) -> int:
-        """:meth:`MnemoStore.sweep_ttl` on a worker thread."""
-        return await asyncio.to_thread(self.store.sweep_ttl)
-
-    async def start_ttl_sweeper(
-        self, sweep_interval_minutes: int | None = None
-    ) -> asyncio.Task[None]:
-        """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) in an
-        asyncio task until :meth:`stop_ttl_sweeper` (or the task is cancelled)."""
-        if self._task is not None and not self._task.done():
-            return self._task
-        config = self.ttl_config or {}
-        minutes = float(sweep_interval_minutes or config.get("sweep_interval_minutes") or 5)
-
-        async def loop() -> None:
-            if not self.ttl_config:
-                return
-            while True:
-                await asyncio.sleep(minutes * 60)
-                try:
-                    await self.sweep_ttl()
-                except MnemoError as exc:  # a failed round is retried at the next interval
-                    log.warning("store TTL sweep failed: %s", exc)
-
-        self._task = asyncio.create_task(loop())
-        return self._task
-
-    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
-        """Cancel the sweeper task; False if it had not stopped after ``timeout`` s."""
-        if self._task is None or self._task.done():
-            return True
-        self._task.cancel()
-        done, _ = await asyncio.wait({self._task}, timeout=timeout)
-        stopped = bool(done)
-        if stopped:
-            self._task = None
-        return stopped
-
-    async def __aenter__(self) -> AsyncMnemoStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop_ttl_sweeper()
-
-
-__all__ = ["ACTOR", "AsyncMnemoStore", "MnemoStore"]
+__all__ = ["ACTOR", "MnemoStore"]

@@ -1,0 +1,78 @@
+"""LangGraph's ``BaseStore`` for asyncio code: :class:`AsyncMnemoStore`, a
+:class:`~mnemo.integrations.langgraph.store.MnemoStore` whose operations are awaited on worker
+threads and whose TTL sweeper is an asyncio task (the API of LangGraph's async stores)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from types import TracebackType
+
+from langgraph.store.base import BaseStore, IndexConfig, Op, Result, TTLConfig
+
+from mnemo.integrations.langgraph.store import MnemoStore
+from mnemo.integrations.langgraph.sweeping import TaskSweeper, interval
+from mnemo.memory.async_memory import AsyncMemory
+from mnemo.memory.facade import Memory
+
+
+class AsyncMnemoStore(BaseStore):
+    """:class:`MnemoStore` for asyncio code: the same store (its ``store`` attribute), built on
+    an :class:`~mnemo.AsyncMemory` (or a ``Memory``), its operations awaited on worker
+    threads, its TTL sweeper an asyncio task. Same arguments as :class:`MnemoStore`."""
+
+    supports_ttl = True
+
+    def __init__(
+        self,
+        memory: Memory | AsyncMemory,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        user_id: str = "langgraph",
+        agent_id: str | None = None,
+    ) -> None:
+        self.store = MnemoStore(memory, index=index, ttl=ttl, user_id=user_id, agent_id=agent_id)
+        self.memory = memory
+        self.index_config = self.store.index_config
+        self.ttl_config = self.store.ttl_config
+        self._sweeper = TaskSweeper()
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`MnemoStore.batch`, on the calling thread."""
+        return self.store.batch(ops)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`MnemoStore.batch` on a worker thread."""
+        return await self.store.abatch(ops)
+
+    async def sweep_ttl(self) -> int:
+        """:meth:`MnemoStore.sweep_ttl` on a worker thread."""
+        return await asyncio.to_thread(self.store.sweep_ttl)
+
+    async def start_ttl_sweeper(
+        self, sweep_interval_minutes: int | None = None
+    ) -> asyncio.Task[None]:
+        """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) in an
+        asyncio task until :meth:`stop_ttl_sweeper` (or the task is cancelled); without a
+        TTL config the task ends at once."""
+        minutes = interval(self.ttl_config, sweep_interval_minutes)
+        return self._sweeper.start(minutes, self.sweep_ttl, enabled=bool(self.ttl_config))
+
+    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Cancel the sweeper task; False if it had not stopped after ``timeout`` s."""
+        return await self._sweeper.stop(timeout)
+
+    async def __aenter__(self) -> AsyncMnemoStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop_ttl_sweeper()
+
+
+__all__ = ["AsyncMnemoStore"]
