@@ -8,19 +8,21 @@ The paths, bodies and answers of mem0's ``server/main.py`` (``POST /memories``,
 Memory, behind mnemo's keys (``X-API-Key`` or ``Authorization: Bearer``) and tenants; errors
 are mnemo's (422 with a message for bad input, 404 for an unknown id, which mem0 answers with
 ``null``). ``POST /mem0/reset`` erases the caller's whole tenant (see
-:meth:`mnemo.compat.mem0.Memory.reset`).
+:meth:`mnemo.compat.mem0.Memory.reset`). One route is mnemo's own: ``POST /mem0/import``
+brings a mem0 store's memories over (:func:`mnemo.compat.mem0_import.import_mem0`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Body, Depends, Query
 from pydantic import BaseModel, Field
 
 from mnemo.api.deps import MemoryDep
 from mnemo.api.memories import ERRORS
 from mnemo.compat.mem0 import Memory as Mem0
+from mnemo.compat.mem0_import import import_mem0
 from mnemo.errors import NotFoundError
 
 router = APIRouter(prefix="/mem0", tags=["mem0"], responses=ERRORS)
@@ -161,4 +163,28 @@ def reset_memory(m0: Mem0Dep) -> dict[str, str]:
     return {"message": "All memories reset"}
 
 
-__all__ = ["router"]
+
+class Mem0Imported(BaseModel):
+    """What ``POST /mem0/import`` stored."""
+
+    imported: int = Field(description="Memories stored by this call.")
+    skipped: int = Field(description="Memories already there (an earlier import): skipped.")
+
+
+@router.post("/import")
+def import_dump(
+    body: Annotated[
+        dict[str, Any] | list[dict[str, Any]],
+        Body(description='What mem0\'s get_all returned: {"results": [...]} or the list.'),
+    ],
+    mem: MemoryDep,
+) -> Mem0Imported:
+    """Bring a mem0 store's memories into the caller's tenant (not a mem0 route): ids (as
+    ``metadata.mem0_id``, by which these routes still find them), scopes, metadata and
+    ``created_at`` kept; every item checked first (422 naming the bad one, nothing written);
+    a repeated call skips what is already there."""
+    done = import_mem0(mem, body)
+    return Mem0Imported(imported=done.imported, skipped=done.skipped)
+
+
+__all__ = ["Mem0Imported", "router"]

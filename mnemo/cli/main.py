@@ -29,7 +29,12 @@ from mnemo.cli.context import AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
-from mnemo.cli.store import import_export_file, is_export_file, markdown_transfer
+from mnemo.cli.store import (
+    import_export_file,
+    import_mem0_file,
+    is_export_file,
+    markdown_transfer,
+)
 from mnemo.cli.tables import hits_table
 from mnemo.memory.facade import Memory
 from mnemo.ops.importers import ImportInterrupted, count_lines, import_jsonl
@@ -170,8 +175,8 @@ def import_(
         str,
         typer.Option(
             "--format",
-            help="jsonl, locomo, longmemeval, mnemo (a `mnemo export` file) or markdown "
-            "(a folder in the file-store layout).",
+            help="jsonl, locomo, longmemeval, mnemo (a `mnemo export` file), markdown "
+            "(a folder in the file-store layout) or mem0 (what mem0's get_all returned).",
         ),
     ] = "jsonl",
     user: Annotated[
@@ -184,13 +189,17 @@ def import_(
 ) -> None:
     """Import turns: JSONL (one turn per line; checked whole first, resumable: a re-run
     skips the turns already stored) or a LoCoMo / LongMemEval file; or a `mnemo export` file
-    (detected by its header line), merged into the store."""
+    (detected by its header line), merged into the store; or a mem0 store's memories
+    (`--format mem0`: the JSON of mem0's get_all, ids, scopes, metadata and times kept)."""
 
     if fmt == "mnemo" or (fmt == "jsonl" and path.is_file() and is_export_file(path)):
         guarded(lambda: import_export_file(path, db))
         return
     if fmt == "markdown":
         guarded(lambda: markdown_transfer(path, db, embedder, None, export=False))
+        return
+    if fmt == "mem0":
+        guarded(lambda: import_mem0_file(path, db, embedder))
         return
 
     def run() -> None:
@@ -201,7 +210,7 @@ def import_(
                 total = _import_benchmark(mem, path, fmt)
             else:
                 raise typer.BadParameter(
-                    "--format must be jsonl, locomo, longmemeval, mnemo or markdown"
+                    "--format must be jsonl, locomo, longmemeval, mnemo, markdown or mem0"
                 )
             console.print(f"imported {total} turns into {mem.store.location}")
 

@@ -114,6 +114,33 @@ def import_export_file(path: Path, db: str | None) -> None:
         )
 
 
+def import_mem0_file(path: Path, db: str | None, embedder: str | None) -> None:
+    """Store the memories of a mem0 dump (the JSON of mem0's ``get_all``; ``-`` reads standard
+    input) in the store of ``--db`` or the settings, as
+    :func:`mnemo.compat.mem0_import.import_mem0` does: checked whole first, re-runnable."""
+    import json
+    import sys
+
+    from mnemo.compat.mem0_import import import_mem0, mem0_items
+    from mnemo.errors import ValidationError
+
+    if str(path) == "-":
+        try:
+            source: Any = json.loads(sys.stdin.read())
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"standard input is not a mem0 dump: {exc}") from None
+    elif not path.is_file():
+        raise typer.BadParameter(f"no such file: {path}")
+    else:
+        source = path
+    items = mem0_items(source)
+    with open_memory(db, embedder) as mem, stderr_bar("importing mem0", len(items)) as advance:
+        done = import_mem0(mem, items, progress=advance)
+    console.print(f"imported {done.imported} memories into {mask_credentials(mem.store.location)}")
+    if done.skipped:
+        console.print(f"{done.skipped} were already there (an earlier import): skipped")
+
+
 def markdown_transfer(
     path: Path,
     db: str | None,

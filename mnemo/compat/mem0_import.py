@@ -17,7 +17,7 @@ skipped, so a run killed halfway is finished by running it again.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,28 +69,38 @@ def mem0_items(source: Any) -> list[dict[str, Any]]:
     return [dict(raw) for raw in source]
 
 
-def import_mem0(memory: Memory, source: Any) -> Mem0Import:
+def import_mem0(
+    memory: Memory, source: Any, *, progress: Callable[[int], None] | None = None
+) -> Mem0Import:
     """Store the memories of a mem0 dump (see the module docstring) in ``memory``'s tenant;
-    nothing is written when any item is bad."""
-    items = mem0_items(source)
+    nothing is written when any item is bad. ``progress(1)`` is called after each item."""
     done = Mem0Import()
-    for raw in items:
-        user, agent = raw.get("user_id") or None, raw.get("agent_id") or None
-        mem0_id = raw["id"].strip()
-        if memory.count(user, agent_id=agent, filters={MEM0_ID: mem0_id}):
+    for raw in mem0_items(source):
+        if _import_one(memory, raw):
+            done.imported += 1
+        else:
             done.skipped += 1
-            continue
-        memory.add(
-            raw["memory"],
-            user,
-            session_id=raw.get("run_id") or None,
-            metadata={**(raw.get("metadata") or {}), MEM0_ID: mem0_id},
-            created_at=raw.get("created_at"),
-            agent_id=agent,
-            actor="mem0-import",
-        )
-        done.imported += 1
+        if progress is not None:
+            progress(1)
     return done
+
+
+def _import_one(memory: Memory, raw: Mapping[str, Any]) -> bool:
+    """Store one checked mem0 item; False when its mem0 id is already stored in its scope."""
+    user, agent = raw.get("user_id") or None, raw.get("agent_id") or None
+    mem0_id = raw["id"].strip()
+    if memory.count(user, agent_id=agent, filters={MEM0_ID: mem0_id}):
+        return False
+    memory.add(
+        raw["memory"],
+        user,
+        session_id=raw.get("run_id") or None,
+        metadata={**(raw.get("metadata") or {}), MEM0_ID: mem0_id},
+        created_at=raw.get("created_at"),
+        agent_id=agent,
+        actor="mem0-import",
+    )
+    return True
 
 
 __all__ = ["MEM0_ID", "Mem0Import", "import_mem0", "mem0_items"]
