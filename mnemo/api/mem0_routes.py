@@ -163,7 +163,6 @@ def reset_memory(m0: Mem0Dep) -> dict[str, str]:
     return {"message": "All memories reset"}
 
 
-
 class Mem0Imported(BaseModel):
     """What ``POST /mem0/import`` stored."""
 

@@ -7,7 +7,8 @@ write's latency would tell a tenant whether any other tenant had stored that exa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -28,6 +29,8 @@ class Embedding:
         self.store = store
         self.embedder = embedder
         self.tenant = tenant
+        #: vectors made ahead of the writes that need them (see :meth:`prefetched`)
+        self._ready: dict[str, np.ndarray] = {}
 
     @property
     def id(self) -> str:
@@ -39,7 +42,9 @@ class Embedding:
     ) -> tuple[list[str], np.ndarray]:
         """Content hashes and vectors; texts already embedded by this embedder are reused."""
         hashes = [content_hash(t) for t in texts]
-        known = self.store.embeddings_for(self.tenant, self.embedder.id, hashes)
+        ready = {h: self._ready[h] for h in hashes if h in self._ready}
+        rest = [h for h in hashes if h not in ready]
+        known = {**self.store.embeddings_for(self.tenant, self.embedder.id, rest), **ready}
         todo = list(dict.fromkeys(h for h in hashes if h not in known))
         if todo:
             first = {h: t for h, t in zip(hashes, texts, strict=True)}
@@ -50,3 +55,14 @@ class Embedding:
         if not texts:
             return hashes, np.zeros((0, self.embedder.dim), np.float32)
         return hashes, np.stack([known[h] for h in hashes])
+
+    @contextmanager
+    def prefetched(self, texts: list[str]) -> Iterator[None]:
+        """Embed ``texts`` now, in batches, and serve their vectors to the calls made inside
+        the block: a writer that stores one row per call (``Memory.add``) gets batch speed."""
+        hashes, vectors = self(texts)
+        self._ready = dict(zip(hashes, vectors, strict=True))
+        try:
+            yield
+        finally:
+            self._ready = {}

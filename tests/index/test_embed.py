@@ -69,3 +69,24 @@ def test_vectors_are_reused_within_a_tenant_only(
     assert again.count(text) == 1
     assert len(again) == first, "the other tenant's keys were reused too"
     assert [m.content for m in b.messages("u1")] == [text]
+
+
+def test_prefetched_texts_are_embedded_in_one_request(
+    open_mem: Callable[..., Memory], server: ScriptedServer
+) -> None:
+    mem = open_mem(
+        embedder="openai",
+        embedder_base_url=server.url,
+        embedder_model="scripted-embed",
+        **QUIET,
+    )
+    texts = [f"note number {i} about the garden" for i in range(5)]
+    before = len([r for r in server.requests if r.path.endswith("/embeddings")])
+    with mem.embedding.prefetched(texts):
+        for text in texts:
+            mem.add(text, "u1")
+    calls = [r for r in server.requests if r.path.endswith("/embeddings")][before:]
+    assert len(calls) == 1 and embedded_texts(server)[-5:] == texts
+    assert [h.content for h in mem.search("garden", "u1", kinds=["fact"], limit=5)] != []
+    mem.add("after the block", "u1")  # the prefetched vectors are gone: a request of its own
+    assert embedded_texts(server)[-1] == "after the block"

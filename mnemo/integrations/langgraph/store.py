@@ -136,7 +136,8 @@ class MnemoStore(BaseStore):
             else:
                 raise ValueError(f"Unknown operation type: {type(op)}")
         if puts:
-            with self._writing:
+            texts = [self._content(op)[0] for op in puts.values() if op.value is not None]
+            with self._writing, self._mem.embedding.prefetched(texts):
                 first_puts: dict[tuple[str, ...], int] = {}
                 for op in puts.values():
                     self._put(op, first_puts)
@@ -244,14 +245,7 @@ class MnemoStore(BaseStore):
             if row is not None:
                 self._mem.delete(row.id, actor=ACTOR)
             return
-        if not isinstance(op.value, Mapping):
-            raise ValidationError(f"a store value is a JSON object, got {type(op.value).__name__}")
-        check.json_object(dict(op.value), "value", self._mem.settings.max_metadata_bytes)
-        fields: list[str] = []
-        if self.index_config is not None and op.index is not False:
-            fields = self._fields if op.index is None else list(op.index)
-        texts = items.index_texts(op.value, fields) if fields else []
-        content = items.content_of(op.value, texts, self._mem.settings.max_content_chars)
+        content, indexed = self._content(op)
         ttl = _minutes(op.ttl)
         expiry: dict[str, Any] = {} if ttl is None else {"ttl_seconds": max(1, math.ceil(ttl * 60))}
         now = items.now_text()
@@ -259,7 +253,7 @@ class MnemoStore(BaseStore):
             old = items.stored(row)
             assert old is not None
             meta = items.item_meta(
-                namespace, op.key, op.value, indexed=bool(texts), ttl=ttl, seq=old["seq"],
+                namespace, op.key, op.value, indexed=indexed, ttl=ttl, seq=old["seq"],
                 nseq=old["nseq"], created_at=old["created_at"], updated_at=now,
             )  # fmt: skip
             if ttl is None and (row.expires_at is not None or row.ttl_seconds is not None):
@@ -276,7 +270,7 @@ class MnemoStore(BaseStore):
         nseq = first_puts.get(namespace) or self._namespace_seq(namespace) or seq
         first_puts[namespace] = nseq
         meta = items.item_meta(
-            namespace, op.key, op.value, indexed=bool(texts), ttl=ttl, seq=seq, nseq=nseq,
+            namespace, op.key, op.value, indexed=indexed, ttl=ttl, seq=seq, nseq=nseq,
             created_at=now, updated_at=now,
         )  # fmt: skip
         self._mem.add(
@@ -289,6 +283,17 @@ class MnemoStore(BaseStore):
             agent_id=self.agent_id,
             **expiry,
         )
+
+    def _content(self, op: PutOp) -> tuple[str, bool]:
+        """The content of a put's memory, and whether it has text to index."""
+        if not isinstance(op.value, Mapping):
+            raise ValidationError(f"a store value is a JSON object, got {type(op.value).__name__}")
+        check.json_object(dict(op.value), "value", self._mem.settings.max_metadata_bytes)
+        fields: list[str] = []
+        if self.index_config is not None and op.index is not False:
+            fields = self._fields if op.index is None else list(op.index)
+        texts = items.index_texts(op.value, fields) if fields else []
+        return items.content_of(op.value, texts, self._mem.settings.max_content_chars), bool(texts)
 
     # ---- reading the items ------------------------------------------------------------------
     def _find(self, namespace: tuple[str, ...], key: str) -> MemoryItem | None:
