@@ -100,6 +100,7 @@ def routes(mem_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[str,
             {"user_id": "u1", "messages": [{"role": "user", "content": "b"}]},
         ),
         ("DELETE", "/mem0/memories", {"user_id": "u1"}, None),
+        ("POST", "/mem0/import", None, [{"id": "m0-b", "memory": "b's import", "user_id": "u1"}]),
         ("POST", "/mem0/reset", None, None),
     ]
 
