@@ -43,15 +43,17 @@ def keys(found: list[Any]) -> list[str]:
     return [i.key for i in found]
 
 
-def test_a_query_ranks_by_mnemos_search_with_scores(store: MnemoStore) -> None:
+def test_a_query_ranks_by_mnemos_search_scored_by_cosine(store: MnemoStore) -> None:
     found = store.search(("docs",), query="cello")
     assert found[0].key == "cello"
-    assert all(i.score is not None for i in found)
-    scores = [i.score for i in found]
-    assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
     assert set(keys(found)) == set(DOCS)  # a limit above the count gets every indexed item
-    hit = store.memory.search("cello", "langgraph", kinds=["note"])[0]
-    assert found[0].score == pytest.approx(hit.score)
+    hits = store.memory.search("cello", "langgraph", kinds=["note"])
+    assert keys(found)[: len(hits)] == [h.metadata["langgraph"]["key"] for h in hits]
+    by_key = {h.metadata["langgraph"]["key"]: h.scores.get("dense", 0.0) for h in hits}
+    assert all(i.score == pytest.approx(by_key.get(i.key, 0.0)) for i in found)
+    assert all(i.score is not None and -1.0 <= i.score <= 1.0 for i in found)
+    again = store.search(("docs",), query="cello")  # a cosine: the same in every search
+    assert [i.score for i in again] == [i.score for i in found]
 
 
 def test_query_with_filter_limit_and_offset(store: MnemoStore) -> None:
@@ -104,9 +106,15 @@ def test_json_path_fields(open_mem: Callable[..., Memory]) -> None:
             "meta": {"title": "T"},
         },
     )
-    row = s.memory.list("langgraph", kind="note")[0]
-    assert row.content == "hello there\nthe violin\nT"
+    rows = s.memory.list("langgraph", kind="note")  # the item and a part per further text
+    assert sorted(r.content for r in rows) == ["T", "hello there", "the violin"]
     assert s.search(("chats",), query="violin")[0].key == "c"
+    assert [i.key for i in s.search(("chats",), query="violin")] == ["c"]  # once, best text
+    assert [i.key for i in s.search(("chats",))] == ["c"]
+    s.put(("chats",), "c", {"messages": [{"content": "just one"}], "meta": {}})
+    assert sorted(r.content for r in s.memory.list("langgraph", kind="note")) == ["just one"]
+    s.delete(("chats",), "c")
+    assert s.memory.list("langgraph", kind="note") == []
 
 
 def test_embed_as_langchain_embeddings(open_mem: Callable[..., Memory]) -> None:
@@ -152,3 +160,20 @@ def test_the_bundled_embedder_finds_a_paraphrase(tmp_path: object) -> None:
         s.put(("memories", "ann"), "2", {"text": "My office moved to the fourth floor"})
         s.put(("memories", "ann"), "3", {"text": "I prefer oat milk in my coffee"})
         assert s.search(("memories", "ann"), query="Do I have any pets?")[0].key == "1"
+
+
+def test_an_item_scores_as_its_best_text(open_mem: Callable[..., Memory]) -> None:
+    fake = DeterministicFakeEmbedding(size=16)  # the same text, the same vector
+    s = MnemoStore(open_mem(), index={"dims": 16, "embed": fake, "fields": ["a", "b", "c"]})
+    s.put(("t",), "first", {"a": "plum", "b": "kiwi", "c": "fig"})
+    s.put(("t",), "last", {"a": "pear", "b": "lime", "c": "kiwi"})
+    s.put(("t",), "none", {"a": "date", "b": "yuzu", "c": "sloe"})
+    found = s.search(("t",), query="kiwi")
+    assert {i.key for i in found[:2]} == {"first", "last"}
+    assert found[0].score == pytest.approx(1.0, abs=1e-5)
+    assert found[1].score == pytest.approx(1.0, abs=1e-5)
+    assert found[2].key == "none" and found[2].score < 0.9  # type: ignore[operator]
+    s.put(("t",), "last", {"a": "pear"}, index=["a"])  # its index changes: kiwi is gone
+    assert s.search(("t",), query="kiwi")[0].key == "first"
+    pear = s.search(("t",), query="kiwi", filter={"a": "pear"})
+    assert pear[0].score is not None and pear[0].score < 0.9

@@ -4,13 +4,16 @@ The memory holds the item in ``metadata["langgraph"]``::
 
     {"path": {"n0": "users", "n1": "alice"},   # the namespace, one label per depth
      "depth": 2, "key": "prefs", "value": {...},  # the item
-     "indexed": true,                           # its text is in the semantic ranking
+     "indexed": true, "parts": 0,               # in the semantic ranking; extra texts
      "ttl": 60.0,                               # minutes (LangGraph's unit), or null
      "seq": 1732..., "nseq": 1732...,           # when it, and its namespace, were first put
      "created_at": "...", "updated_at": "..."}  # LangGraph's timestamps (UTC)
 
-Its ``content`` is the text LangGraph would embed: the texts at the index fields, one per
-line (``["$"]``: the whole value as JSON); an item with no text there (or put with
+Its ``content`` is the text LangGraph would embed: the first text at the index fields
+(``["$"]``: the whole value as JSON); each further text (two fields, ``messages[*].content``)
+is a **part**, a memory of its own in the same namespace holding the same block plus
+``"part": i``, so each text has its own vector and the item scores as its best one, as
+LangGraph's max over an item's vectors. An item with no text there (or put with
 ``index=False``, or in a store without an index) holds its value's JSON and is left out of the
 semantic ranking. Its ``session_id`` names its namespace (:func:`namespace_session`), so the
 item of a key is found among its namespace's memories only; ``seq`` and ``nseq`` give the
@@ -63,9 +66,14 @@ def prefix_filter(prefix: Sequence[str]) -> dict[str, Any]:
     return {f"metadata.{FIELD}.path.n{i}": label for i, label in enumerate(prefix)}
 
 
-def key_filter(key: str) -> dict[str, Any]:
-    """The mnemo filter of the item with ``key`` (within one namespace's session)."""
-    return {f"metadata.{FIELD}.key": key}
+def key_filter(key: str, *, parts: bool = False) -> dict[str, Any]:
+    """The mnemo filter of the item with ``key`` (within one namespace's session), or of its
+    parts."""
+    return {f"metadata.{FIELD}.key": key, f"metadata.{FIELD}.part": {"exists": parts}}
+
+
+#: The mnemo filter leaving parts out (every listing of items uses it).
+NOT_PARTS: dict[str, Any] = {f"metadata.{FIELD}.part": {"exists": False}}
 
 
 def value_filter(equalities: Mapping[str, str]) -> dict[str, Any]:
@@ -83,8 +91,9 @@ def index_texts(value: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
 
 
 def content_of(value: Mapping[str, Any], texts: Sequence[str], max_chars: int) -> str:
-    """The memory's content: the index texts, else the value's JSON (cut to ``max_chars``)."""
-    text = "\n".join(texts) if texts else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """The memory's content: the first index text, else the value's JSON (cut to
+    ``max_chars``)."""
+    text = texts[0] if texts else json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text[:max_chars] if text.strip() else "{}"
 
 
@@ -94,6 +103,7 @@ def item_meta(
     value: Mapping[str, Any],
     *,
     indexed: bool,
+    parts: int,
     ttl: float | None,
     seq: int,
     nseq: int,
@@ -108,6 +118,7 @@ def item_meta(
             "key": key,
             "value": dict(value),
             "indexed": indexed,
+            "parts": parts,
             "ttl": ttl,
             "seq": seq,
             "nseq": nseq,
@@ -166,6 +177,7 @@ def to_search_item(block: Mapping[str, Any], score: float | None) -> SearchItem:
 __all__ = [
     "FIELD",
     "KIND",
+    "NOT_PARTS",
     "content_of",
     "index_texts",
     "item_meta",

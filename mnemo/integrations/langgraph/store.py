@@ -10,11 +10,13 @@ searches and listings first, then applies its puts, the last put of a (namespace
 winning; ``put(..., None)`` deletes; a search without a query (or in a store without an
 index) lists matching items namespace by namespace in the order their keys were first put,
 with ``score`` None. A search with a query ranks the indexed items by **mnemo's hybrid
-search** (BM25 + dense + mnemo's ranking signals, ``Memory.search``), and ``score`` is that
-search's ``hit.score``: higher is better, comparable within one search only. Items the hybrid
-search does not reach at all (no shared word and no positive cosine) follow in listing order
-with score 0.0, then, as in ``InMemoryStore``, items without indexed text (``score`` None) fill
-what is left of ``limit``. Filters follow :mod:`mnemo.integrations.langgraph.matching`.
+search** (BM25 + dense + mnemo's ranking signals, ``Memory.search``), best first, and
+``score`` is LangGraph's measure, the cosine of the query's and the item's vectors
+(``hit.scores["dense"]``; 0.0 for an item only BM25 found): absolute, so scores of different
+searches compare, though a hit that BM25 lifts can rank above one of higher cosine. Items the
+hybrid search does not reach at all (no shared word and no positive cosine) follow in listing
+order with score 0.0, then, as in ``InMemoryStore``, items without indexed text (``score``
+None) fill what is left of ``limit``. Filters follow :mod:`mnemo.integrations.langgraph.matching`.
 
 TTLs are LangGraph's, in minutes: ``ttl={"default_ttl": m, "refresh_on_read": True}`` and
 ``put(..., ttl=m)``; an expired item leaves every read at once (mnemo's expiry), ``get`` and
@@ -136,7 +138,7 @@ class MnemoStore(BaseStore):
             else:
                 raise ValueError(f"Unknown operation type: {type(op)}")
         if puts:
-            texts = [self._content(op)[0] for op in puts.values() if op.value is not None]
+            texts = [t for op in puts.values() if op.value is not None for t in self._texts(op)]
             with self._writing, self._mem.embedding.prefetched(texts):
                 first_puts: dict[tuple[str, ...], int] = {}
                 for op in puts.values():
@@ -193,22 +195,31 @@ class MnemoStore(BaseStore):
                 filters=narrowed,
             )  # fmt: skip
             ranked: list[tuple[float | None, Block, str]] = []
-            seen: set[str] = set()
+            at: dict[tuple[tuple[str, ...], str], int] = {}  # where each item is in ranked
             for hit in hits:
+                score = float(hit.scores.get("dense", 0.0))
                 for memory_id in (hit.id, *hit.duplicates):
-                    if memory_id in seen:
-                        continue
-                    seen.add(memory_id)
                     block = items.stored(hit) if memory_id == hit.id else self._block(memory_id)
-                    if block is not None and self._inside(block, prefix, flt):
-                        ranked.append((hit.score, block, memory_id))
+                    if block is None or not self._inside(block, prefix, flt):
+                        continue
+                    place = (items.namespace_of(block), block["key"])
+                    if place in at:  # another of its texts: the item scores as its best
+                        best, first, first_id = ranked[at[place]]
+                        ranked[at[place]] = (max(best or 0.0, score), first, first_id)
+                        continue
+                    at[place] = len(ranked)
+                    ranked.append((score, block, memory_id))
             if len(ranked) >= want or len(hits) < n or n >= MAX_HITS:
                 break
             n = min(n * 4, MAX_HITS)
         kept = ranked[offset:want]
         if len(kept) < limit:
             listed = self._scan(prefix, flt)
-            unreached = [(0.0, b, i) for b, i in listed if b["indexed"] and i not in seen]
+            unreached = [
+                (0.0, b, i)
+                for b, i in listed
+                if b["indexed"] and (items.namespace_of(b), b["key"]) not in at
+            ]
             skip = max(0, offset - len(ranked))
             kept.extend(unreached[skip : skip + limit - len(kept)])
             if len(kept) < limit:
@@ -244,8 +255,11 @@ class MnemoStore(BaseStore):
         if op.value is None:
             if row is not None:
                 self._mem.delete(row.id, actor=ACTOR)
+                self._drop_parts(namespace, op.key)
             return
-        content, indexed = self._content(op)
+        texts = self._texts(op)
+        content = items.content_of(op.value, texts, self._mem.settings.max_content_chars)
+        indexed, parts = bool(texts), max(0, len(texts) - 1)
         ttl = _minutes(op.ttl)
         expiry: dict[str, Any] = {} if ttl is None else {"ttl_seconds": max(1, math.ceil(ttl * 60))}
         now = items.now_text()
@@ -253,8 +267,8 @@ class MnemoStore(BaseStore):
             old = items.stored(row)
             assert old is not None
             meta = items.item_meta(
-                namespace, op.key, op.value, indexed=indexed, ttl=ttl, seq=old["seq"],
-                nseq=old["nseq"], created_at=old["created_at"], updated_at=now,
+                namespace, op.key, op.value, indexed=indexed, parts=parts, ttl=ttl,
+                seq=old["seq"], nseq=old["nseq"], created_at=old["created_at"], updated_at=now,
             )  # fmt: skip
             if ttl is None and (row.expires_at is not None or row.ttl_seconds is not None):
                 expiry = {"clear_expiry": True}
@@ -265,13 +279,16 @@ class MnemoStore(BaseStore):
                 actor=ACTOR,
                 **expiry,
             )
+            if old.get("parts") or parts:
+                self._drop_parts(namespace, op.key)
+                self._add_parts(namespace, texts[1:], meta, expiry)
             return
         seq = items.next_seq()
         nseq = first_puts.get(namespace) or self._namespace_seq(namespace) or seq
         first_puts[namespace] = nseq
         meta = items.item_meta(
-            namespace, op.key, op.value, indexed=indexed, ttl=ttl, seq=seq, nseq=nseq,
-            created_at=now, updated_at=now,
+            namespace, op.key, op.value, indexed=indexed, parts=parts, ttl=ttl, seq=seq,
+            nseq=nseq, created_at=now, updated_at=now,
         )  # fmt: skip
         self._mem.add(
             content,
@@ -283,17 +300,49 @@ class MnemoStore(BaseStore):
             agent_id=self.agent_id,
             **expiry,
         )
+        self._add_parts(namespace, texts[1:], meta, expiry)
 
-    def _content(self, op: PutOp) -> tuple[str, bool]:
-        """The content of a put's memory, and whether it has text to index."""
+    def _add_parts(
+        self,
+        namespace: tuple[str, ...],
+        texts: list[str],
+        meta: dict[str, Any],
+        expiry: Mapping[str, Any],
+    ) -> None:
+        """Store an item's texts after the first as its parts (see items)."""
+        ttl = {k: v for k, v in expiry.items() if k != "clear_expiry"}
+        for n, text in enumerate(texts, 1):
+            self._mem.add(
+                text[: self._mem.settings.max_content_chars],
+                self.user_id,
+                kind=items.KIND,
+                session_id=items.namespace_session(namespace),
+                metadata={items.FIELD: {**meta[items.FIELD], "part": n}},
+                actor=ACTOR,
+                agent_id=self.agent_id,
+                **ttl,
+            )
+
+    def _part_ids(self, namespace: tuple[str, ...], key: str) -> list[str]:
+        rows = self._mem.list(
+            self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
+            agent_id=self.agent_id, filters=items.key_filter(key, parts=True), limit=1000,
+        )  # fmt: skip
+        return [r.id for r in rows if (b := items.stored(r)) and items.namespace_of(b) == namespace]
+
+    def _drop_parts(self, namespace: tuple[str, ...], key: str) -> None:
+        for memory_id in self._part_ids(namespace, key):
+            self._mem.delete(memory_id, actor=ACTOR)
+
+    def _texts(self, op: PutOp) -> list[str]:
+        """The texts a put indexes (its value checked first)."""
         if not isinstance(op.value, Mapping):
             raise ValidationError(f"a store value is a JSON object, got {type(op.value).__name__}")
         check.json_object(dict(op.value), "value", self._mem.settings.max_metadata_bytes)
         fields: list[str] = []
         if self.index_config is not None and op.index is not False:
             fields = self._fields if op.index is None else list(op.index)
-        texts = items.index_texts(op.value, fields) if fields else []
-        return items.content_of(op.value, texts, self._mem.settings.max_content_chars), bool(texts)
+        return items.index_texts(op.value, fields) if fields else []
 
     # ---- reading the items ------------------------------------------------------------------
     def _find(self, namespace: tuple[str, ...], key: str) -> MemoryItem | None:
@@ -312,7 +361,7 @@ class MnemoStore(BaseStore):
         """When the namespace's oldest live item was first put (None: it holds none)."""
         rows = self._mem.list(
             self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
-            agent_id=self.agent_id, limit=1,
+            agent_id=self.agent_id, filters=items.NOT_PARTS, limit=1,
         )  # fmt: skip
         block = items.stored(rows[0]) if rows else None
         return None if block is None else int(block["nseq"])
@@ -326,7 +375,8 @@ class MnemoStore(BaseStore):
         cursor: str | None = None
         while True:
             page = self._mem.list_page(
-                self.user_id, kind=items.KIND, agent_id=self.agent_id, filters=dict(filters),
+                self.user_id, kind=items.KIND, agent_id=self.agent_id,
+                filters={**filters, **items.NOT_PARTS},
                 limit=PAGE, cursor=cursor,
             )  # fmt: skip
             for row in page.items:
@@ -354,6 +404,11 @@ class MnemoStore(BaseStore):
     def _refresh(self, blocks: list[Block], ids: list[str]) -> None:
         """Move the expiry of the items among these that have a ttl to now + their ttl."""
         with_ttl = [i for b, i in zip(blocks, ids, strict=True) if b.get("ttl") is not None]
+        for b in blocks:  # an item with parts: the item and all its parts
+            if b.get("ttl") is not None and b.get("parts"):
+                namespace = items.namespace_of(b)
+                row = self._find(namespace, b["key"])
+                with_ttl += [*([row.id] if row else []), *self._part_ids(namespace, b["key"])]
         if with_ttl:
             self._mem.store.refresh_expiry(self._mem.tenant, with_ttl)
 
