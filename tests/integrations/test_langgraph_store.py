@@ -272,3 +272,20 @@ def test_scopes_keep_graphs_apart_and_agents_private(open_mem: Callable[..., Mem
     assert {i.key for i in one.search(())} == {"k", "own"}  # the user's scope holds it all
     mem.delete_agent("coach")
     assert coach.get(("n",), "own") is None
+
+
+def test_dotted_filter_keys_reach_nested_values_and_odd_values_match_nothing(
+    store: MnemoStore,
+) -> None:
+    store.put(("docs",), "hyphen", {"access-level": "public", "user": {"access-level": "in"}})
+    store.put(("docs",), "digit", {"123abc": "ok", "user": {"123abc": "ok2"}})
+    store.put(("docs",), "dotted", {"user.access-level": "literal"})
+    assert [i.key for i in store.search(("docs",), filter={"access-level": "public"})] == ["hyphen"]
+    assert [i.key for i in store.search(("docs",), filter={"user.access-level": "in"})] == [
+        "hyphen"
+    ]
+    assert [i.key for i in store.search(("docs",), filter={"user.123abc": "ok2"})] == ["digit"]
+    literal = store.search(("docs",), filter={"user.access-level": "literal"})
+    assert [i.key for i in literal] == ["dotted"]  # a key held as such is read as such
+    for odd in ("public\x00' OR '1'='1", "public' OR '1'='1", "''''", "x\ny"):
+        assert store.search(("docs",), filter={"access-level": odd}) == []

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from langgraph.store.base import ensure_embeddings
+from langgraph.store.base import Embeddings, ensure_embeddings
 
 from mnemo.embedders import REGISTRY, Embedder, normalize_rows
 from mnemo.errors import ValidationError
@@ -45,6 +45,30 @@ class LangChainEmbedder(Embedder):
         vector = np.asarray([self.embeddings.embed_query(text)], dtype=np.float32)
         out: np.ndarray = normalize_rows(vector)[0]
         return out
+
+
+class MnemoEmbeddings(Embeddings):
+    """A mnemo :class:`~mnemo.embedders.Embedder` as a LangChain ``Embeddings`` (what a
+    store's ``embeddings`` attribute gives, as LangGraph's stores do)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Unit vectors of ``texts``."""
+        return [[float(x) for x in row] for row in self.embedder.embed(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The unit vector of a search query."""
+        return [float(x) for x in self.embedder.embed_query(text)]
+
+
+def as_embeddings(embedder: Embedder) -> Any:
+    """The LangChain ``Embeddings`` behind ``embedder``: the caller's own object when it was
+    given one, else :class:`MnemoEmbeddings` over mnemo's."""
+    if isinstance(embedder, LangChainEmbedder):
+        return embedder.embeddings
+    return MnemoEmbeddings(embedder)
 
 
 def embedder_name(embed: Any) -> str:
@@ -87,4 +111,4 @@ def index_memory(memory: Memory, index: Mapping[str, Any]) -> Memory:
     return chosen
 
 
-__all__ = ["LangChainEmbedder", "embedder_name", "index_memory"]
+__all__ = ["LangChainEmbedder", "MnemoEmbeddings", "as_embeddings", "embedder_name", "index_memory"]

@@ -5,7 +5,8 @@ label by label from its start (``prefix``) or its end (``suffix``); ``"*"`` in t
 matches any one label, and a namespace shorter than the path never matches.
 
 A **value filter** (``search(filter=)``) holds when every ``{key: condition}`` holds for the
-item's top-level ``value[key]`` (a missing key is None):
+item's ``value[key]`` (a missing key is None; a dotted key that the value does not hold as
+such reaches into nested objects, as in LangGraph's SQL stores):
 
 * a plain value: equal (Python ``==``), a list equal element by element, a dict equal key by
   key, each compared by these same rules (so ``{"a": {"b": 1}}`` only asks for ``b``);
@@ -59,7 +60,20 @@ def _check_condition(condition: Any) -> None:
 
 def value_matches(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
     """Whether an item's ``value`` satisfies the filter ``flt`` (see the module's rules)."""
-    return all(_compare(value.get(key), want) for key, want in (flt or {}).items())
+    return all(_compare(lookup(value, key), want) for key, want in (flt or {}).items())
+
+
+def lookup(value: Mapping[str, Any], key: str) -> Any:
+    """``value[key]``; a dotted key the value does not hold as such is a path into nested
+    objects (``"user.level"``), as LangGraph's SQL stores read it; None when missing."""
+    if key in value or "." not in key:
+        return value.get(key)
+    node: Any = value
+    for part in key.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 
 def _compare(have: Any, want: Any) -> bool:
@@ -119,7 +133,7 @@ def string_equalities(flt: Mapping[str, Any] | None) -> dict[str, str]:
             continue
         if isinstance(want, Mapping) and set(want) == {"$eq"}:
             want = want["$eq"]
-        if isinstance(want, str):
+        if isinstance(want, str) and "\x00" not in want and want.isprintable():
             out[key] = want
     return out
 
@@ -127,6 +141,7 @@ def string_equalities(flt: Mapping[str, Any] | None) -> dict[str, str]:
 __all__ = [
     "OPERATORS",
     "check_filter",
+    "lookup",
     "namespace_matches",
     "string_equalities",
     "value_matches",

@@ -14,8 +14,8 @@ search** (BM25 + dense + mnemo's ranking signals, ``Memory.search``), best first
 ``score`` is LangGraph's measure, the cosine of the query's and the item's vectors
 (``hit.scores["dense"]``; 0.0 for an item only BM25 found): absolute, so scores of different
 searches compare, though a hit that BM25 lifts can rank above one of higher cosine. Items the
-hybrid search does not reach at all (no shared word and no positive cosine) follow in listing
-order with score 0.0, then, as in ``InMemoryStore``, items without indexed text (``score``
+hybrid search does not reach at all (no shared word and no positive cosine) follow by their
+own cosine, then, as in ``InMemoryStore``, items without indexed text (``score``
 None) fill what is left of ``limit``. Filters follow :mod:`mnemo.integrations.langgraph.matching`.
 
 TTLs are LangGraph's, in minutes: ``ttl={"default_ttl": m, "refresh_on_read": True}`` and
@@ -37,6 +37,7 @@ from typing import Any
 
 from langgraph.store.base import (
     BaseStore,
+    Embeddings,
     GetOp,
     IndexConfig,
     Item,
@@ -53,7 +54,7 @@ from langgraph.store.base import (
 from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.integrations.langgraph import items
-from mnemo.integrations.langgraph.embeddings import index_memory
+from mnemo.integrations.langgraph.embeddings import as_embeddings, index_memory
 from mnemo.integrations.langgraph.matching import (
     check_filter,
     namespace_matches,
@@ -110,12 +111,15 @@ class MnemoStore(BaseStore):
         self.ttl_config: TTLConfig | None = ttl
         self._fields: list[str] = ["$"]
         self._mem = base
+        #: the LangChain ``Embeddings`` the index embeds with (None without an index)
+        self.embeddings: Embeddings | None = None
         if index is not None:
             fields = index.get("fields") or ["$"]
             if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
                 raise ValidationError("index fields must be a list of JSON paths")
             self._fields = list(fields)
             self._mem = index_memory(base, index)
+            self.embeddings = as_embeddings(self._mem.embedder)
         self._writing = threading.RLock()
         self._sweeper = ThreadSweeper()
 
@@ -215,17 +219,33 @@ class MnemoStore(BaseStore):
         kept = ranked[offset:want]
         if len(kept) < limit:
             listed = self._scan(prefix, flt)
-            unreached = [
-                (0.0, b, i)
-                for b, i in listed
-                if b["indexed"] and (items.namespace_of(b), b["key"]) not in at
-            ]
+            unreached = self._cosines(
+                query,
+                [
+                    (b, i)
+                    for b, i in listed
+                    if b["indexed"] and (items.namespace_of(b), b["key"]) not in at
+                ],
+            )
             skip = max(0, offset - len(ranked))
             kept.extend(unreached[skip : skip + limit - len(kept)])
             if len(kept) < limit:
                 unindexed = [(None, b, i) for b, i in listed if not b["indexed"]]
                 kept.extend(unindexed[: limit - len(kept)])
         return kept
+
+    def _cosines(
+        self, query: str, listed: list[tuple[Block, str]]
+    ) -> list[tuple[float | None, Block, str]]:
+        """Items the hybrid search did not return, with the cosine of their stored vector to
+        the query's (LangGraph's score), best first."""
+        if not listed:
+            return []
+        rows = [self._mem.get_memory(i) for _, i in listed]
+        _, vectors = self._mem.embedding([r.content for r in rows])
+        scores = vectors @ self._mem.embedder.embed_query(query)
+        scored = [(float(c), b, i) for c, (b, i) in zip(scores, listed, strict=True)]
+        return sorted(scored, key=lambda t: -(t[0] or 0.0))
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conditions = list(op.match_conditions or ())
