@@ -132,7 +132,9 @@ def test_async_store_over_an_async_memory(clocked: Clocked) -> None:
             clock.advance(120)
             assert await s.aget(("a", "b"), "k") is None
             assert await s.sweep_ttl() == 1
-            assert s.get(("a", "c"), "k") is not None  # the sync methods work too
+            with pytest.raises(asyncio.InvalidStateError, match="aget"):
+                s.get(("a", "c"), "k")  # a sync call would block the loop, as in LangGraph
+            assert await asyncio.to_thread(s.get, ("a", "c"), "k") is not None
             assert await s.stop_ttl_sweeper(timeout=5)
             assert task.done()
 

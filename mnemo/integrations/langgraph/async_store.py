@@ -39,8 +39,17 @@ class AsyncMnemoStore(BaseStore):
         self._sweeper = TaskSweeper()
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """:meth:`MnemoStore.batch`, on the calling thread."""
-        return self.store.batch(ops)
+        """:meth:`MnemoStore.batch`, on the calling thread; refused (``InvalidStateError``, as
+        LangGraph's async stores do) on a thread running an event loop, which it would block."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self.store.batch(ops)
+        raise asyncio.InvalidStateError(
+            "Synchronous calls to AsyncMnemoStore detected in the event loop's thread, which "
+            "they would block: await the async methods instead (store.aget(...), "
+            "store.asearch(...), ...), or use MnemoStore"
+        )
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """:meth:`MnemoStore.batch` on a worker thread."""
