@@ -4,6 +4,7 @@ Needs the ``langgraph`` extra (``pip install "mnemo-ltm[langgraph]"``). Each is 
 ``langgraph.store.base.BaseStore`` over a :class:`mnemo.Memory` on any mnemo store, searching
 with mnemo's hybrid search; see docs/langgraph.md. The modules: ``store`` and ``async_store``
 (the two stores), ``sweeping`` (their TTL sweepers), ``items`` (how an item lives in mnemo),
+``scope`` (finding and listing a store's rows),
 ``matching`` (LangGraph's namespace and filter rules), ``embeddings`` (the embedder behind
 ``IndexConfig["embed"]``).
 """

@@ -31,7 +31,7 @@ import asyncio
 import concurrent.futures
 import math
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -59,21 +59,14 @@ from mnemo.integrations.langgraph.matching import (
     check_filter,
     namespace_matches,
     string_equalities,
-    value_matches,
 )
+from mnemo.integrations.langgraph.scope import ACTOR, Block, ItemScope
 from mnemo.integrations.langgraph.sweeping import ThreadSweeper, interval
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
-from mnemo.schemas import MemoryItem
 
-#: The actor recorded in the history of every change the store makes.
-ACTOR = "langgraph"
-#: Rows read per page when the store lists its items.
-PAGE = 500
 #: The most hits one mnemo search returns.
 MAX_HITS = 1000
-
-Block = dict[str, Any]
 
 
 class MnemoStore(BaseStore):
@@ -120,6 +113,7 @@ class MnemoStore(BaseStore):
             self._fields = list(fields)
             self._mem = index_memory(base, index)
             self.embeddings = as_embeddings(self._mem.embedder)
+        self._scope = ItemScope(self._mem, self.user_id, self.agent_id)
         self._writing = threading.RLock()
         self._sweeper = ThreadSweeper()
 
@@ -155,13 +149,13 @@ class MnemoStore(BaseStore):
 
     # ---- operations ---------------------------------------------------------------------------
     def _get(self, op: GetOp) -> Item | None:
-        row = self._find(tuple(op.namespace), op.key)
+        row = self._scope.find(tuple(op.namespace), op.key)
         if row is None:
             return None
         block = items.stored(row)
         assert block is not None  # _find returns store items only
         if op.refresh_ttl:
-            self._refresh([block], [row.id])
+            self._scope.refresh([block], [row.id])
         return items.to_item(block)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
@@ -170,10 +164,10 @@ class MnemoStore(BaseStore):
         if op.query and self.index_config is not None:
             found = self._ranked(op.query, prefix, op.filter, op.offset, op.limit)
         else:
-            listed = self._scan(prefix, op.filter)
+            listed = self._scope.scan(prefix, op.filter)
             found = [(None, b, i) for b, i in listed[op.offset : op.offset + op.limit]]
         if op.refresh_ttl:
-            self._refresh([b for _, b, _ in found], [i for _, _, i in found])
+            self._scope.refresh([b for _, b, _ in found], [i for _, _, i in found])
         return [items.to_search_item(b, score) for score, b, _ in found]
 
     def _ranked(
@@ -203,8 +197,10 @@ class MnemoStore(BaseStore):
             for hit in hits:
                 score = float(hit.scores.get("dense", 0.0))
                 for memory_id in (hit.id, *hit.duplicates):
-                    block = items.stored(hit) if memory_id == hit.id else self._block(memory_id)
-                    if block is None or not self._inside(block, prefix, flt):
+                    block = (
+                        items.stored(hit) if memory_id == hit.id else self._scope.block(memory_id)
+                    )
+                    if block is None or not self._scope.inside(block, prefix, flt):
                         continue
                     place = (items.namespace_of(block), block["key"])
                     if place in at:  # another of its texts: the item scores as its best
@@ -218,8 +214,8 @@ class MnemoStore(BaseStore):
             n = min(n * 4, MAX_HITS)
         kept = ranked[offset:want]
         if len(kept) < limit:
-            listed = self._scan(prefix, flt)
-            unreached = self._cosines(
+            listed = self._scope.scan(prefix, flt)
+            unreached = self._scope.cosines(
                 query,
                 [
                     (b, i)
@@ -233,19 +229,6 @@ class MnemoStore(BaseStore):
                 unindexed = [(None, b, i) for b, i in listed if not b["indexed"]]
                 kept.extend(unindexed[: limit - len(kept)])
         return kept
-
-    def _cosines(
-        self, query: str, listed: list[tuple[Block, str]]
-    ) -> list[tuple[float | None, Block, str]]:
-        """Items the hybrid search did not return, with the cosine of their stored vector to
-        the query's (LangGraph's score), best first."""
-        if not listed:
-            return []
-        rows = [self._mem.get_memory(i) for _, i in listed]
-        _, vectors = self._mem.embedding([r.content for r in rows])
-        scores = vectors @ self._mem.embedder.embed_query(query)
-        scored = [(float(c), b, i) for c, (b, i) in zip(scores, listed, strict=True)]
-        return sorted(scored, key=lambda t: -(t[0] or 0.0))
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conditions = list(op.match_conditions or ())
@@ -261,7 +244,7 @@ class MnemoStore(BaseStore):
                 )
         if not pushed:
             pushed = items.prefix_filter(())
-        spaces = {items.namespace_of(b) for b, _ in self._rows(pushed)}
+        spaces = {items.namespace_of(b) for b, _ in self._scope.rows(pushed)}
         for cond in conditions:
             path = tuple(cond.path)
             spaces = {ns for ns in spaces if namespace_matches(ns, cond.match_type, path)}
@@ -271,11 +254,11 @@ class MnemoStore(BaseStore):
 
     def _put(self, op: PutOp, first_puts: dict[tuple[str, ...], int]) -> None:
         namespace = tuple(op.namespace)
-        row = self._find(namespace, op.key)
+        row = self._scope.find(namespace, op.key)
         if op.value is None:
             if row is not None:
                 self._mem.delete(row.id, actor=ACTOR)
-                self._drop_parts(namespace, op.key)
+                self._scope.drop_parts(namespace, op.key)
             return
         texts = self._texts(op)
         content = items.content_of(op.value, texts, self._mem.settings.max_content_chars)
@@ -300,11 +283,11 @@ class MnemoStore(BaseStore):
                 **expiry,
             )
             if old.get("parts") or parts:
-                self._drop_parts(namespace, op.key)
-                self._add_parts(namespace, texts[1:], meta, expiry)
+                self._scope.drop_parts(namespace, op.key)
+                self._scope.add_parts(namespace, texts[1:], meta, expiry)
             return
         seq = items.next_seq()
-        nseq = first_puts.get(namespace) or self._namespace_seq(namespace) or seq
+        nseq = first_puts.get(namespace) or self._scope.namespace_seq(namespace) or seq
         first_puts[namespace] = nseq
         meta = items.item_meta(
             namespace, op.key, op.value, indexed=indexed, parts=parts, ttl=ttl, seq=seq,
@@ -320,39 +303,7 @@ class MnemoStore(BaseStore):
             agent_id=self.agent_id,
             **expiry,
         )
-        self._add_parts(namespace, texts[1:], meta, expiry)
-
-    def _add_parts(
-        self,
-        namespace: tuple[str, ...],
-        texts: list[str],
-        meta: dict[str, Any],
-        expiry: Mapping[str, Any],
-    ) -> None:
-        """Store an item's texts after the first as its parts (see items)."""
-        ttl = {k: v for k, v in expiry.items() if k != "clear_expiry"}
-        for n, text in enumerate(texts, 1):
-            self._mem.add(
-                text[: self._mem.settings.max_content_chars],
-                self.user_id,
-                kind=items.KIND,
-                session_id=items.namespace_session(namespace),
-                metadata={items.FIELD: {**meta[items.FIELD], "part": n}},
-                actor=ACTOR,
-                agent_id=self.agent_id,
-                **ttl,
-            )
-
-    def _part_ids(self, namespace: tuple[str, ...], key: str) -> list[str]:
-        rows = self._mem.list(
-            self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
-            agent_id=self.agent_id, filters=items.key_filter(key, parts=True), limit=1000,
-        )  # fmt: skip
-        return [r.id for r in rows if (b := items.stored(r)) and items.namespace_of(b) == namespace]
-
-    def _drop_parts(self, namespace: tuple[str, ...], key: str) -> None:
-        for memory_id in self._part_ids(namespace, key):
-            self._mem.delete(memory_id, actor=ACTOR)
+        self._scope.add_parts(namespace, texts[1:], meta, expiry)
 
     def _texts(self, op: PutOp) -> list[str]:
         """The texts a put indexes (its value checked first)."""
@@ -363,74 +314,6 @@ class MnemoStore(BaseStore):
         if self.index_config is not None and op.index is not False:
             fields = self._fields if op.index is None else list(op.index)
         return items.index_texts(op.value, fields) if fields else []
-
-    # ---- reading the items ------------------------------------------------------------------
-    def _find(self, namespace: tuple[str, ...], key: str) -> MemoryItem | None:
-        """The live memory holding the item (namespace, key), if any."""
-        rows = self._mem.list(
-            self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
-            agent_id=self.agent_id, filters=items.key_filter(key), limit=10,
-        )  # fmt: skip
-        for row in rows:
-            block = items.stored(row)
-            if block and block["key"] == key and items.namespace_of(block) == namespace:
-                return row
-        return None
-
-    def _namespace_seq(self, namespace: tuple[str, ...]) -> int | None:
-        """When the namespace's oldest live item was first put (None: it holds none)."""
-        rows = self._mem.list(
-            self.user_id, session_id=items.namespace_session(namespace), kind=items.KIND,
-            agent_id=self.agent_id, filters=items.NOT_PARTS, limit=1,
-        )  # fmt: skip
-        block = items.stored(rows[0]) if rows else None
-        return None if block is None else int(block["nseq"])
-
-    def _block(self, memory_id: str) -> Block | None:
-        row = self._mem.get_memory(memory_id, user_id=self.user_id, agent_id=self.agent_id)
-        return items.stored(row)
-
-    def _rows(self, filters: Mapping[str, Any]) -> Iterator[tuple[Block, str]]:
-        """Every live store item matching the mnemo ``filters``, with its memory id."""
-        cursor: str | None = None
-        while True:
-            page = self._mem.list_page(
-                self.user_id, kind=items.KIND, agent_id=self.agent_id,
-                filters={**filters, **items.NOT_PARTS},
-                limit=PAGE, cursor=cursor,
-            )  # fmt: skip
-            for row in page.items:
-                block = items.stored(row)
-                if block is not None:
-                    yield block, row.id
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
-
-    def _scan(
-        self, prefix: tuple[str, ...], flt: Mapping[str, Any] | None
-    ) -> list[tuple[Block, str]]:
-        """The items under ``prefix`` matching ``flt``, in listing order."""
-        narrowed = {**items.prefix_filter(prefix), **items.value_filter(string_equalities(flt))}
-        found = [(b, i) for b, i in self._rows(narrowed) if self._inside(b, prefix, flt)]
-        found.sort(key=lambda pair: items.order_key(pair[0]))
-        return found
-
-    @staticmethod
-    def _inside(block: Block, prefix: tuple[str, ...], flt: Mapping[str, Any] | None) -> bool:
-        namespace = items.namespace_of(block)
-        return namespace[: len(prefix)] == prefix and value_matches(block["value"], flt)
-
-    def _refresh(self, blocks: list[Block], ids: list[str]) -> None:
-        """Move the expiry of the items among these that have a ttl to now + their ttl."""
-        with_ttl = [i for b, i in zip(blocks, ids, strict=True) if b.get("ttl") is not None]
-        for b in blocks:  # an item with parts: the item and all its parts
-            if b.get("ttl") is not None and b.get("parts"):
-                namespace = items.namespace_of(b)
-                row = self._find(namespace, b["key"])
-                with_ttl += [*([row.id] if row else []), *self._part_ids(namespace, b["key"])]
-        if with_ttl:
-            self._mem.store.refresh_expiry(self._mem.tenant, with_ttl)
 
     # ---- TTL sweeping -----------------------------------------------------------------------
     def sweep_ttl(self) -> int:
