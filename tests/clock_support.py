@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from mnemo.schemas import utcnow
 from mnemo.storage.clock import Clock
+from mnemo.storage.ports.store import Store
 
 #: The longest anything blocks on a :class:`FakeClock` (a safety net: a test that forgets to
 #: advance it fails instead of hanging).
@@ -59,3 +60,15 @@ class FakeClock(Clock):
         """:meth:`settle`, then :meth:`advance`."""
         self.settle()
         self.advance(seconds)
+
+
+def clocked_store(backend: str, target: dict[str, str], clock: Clock) -> Store:
+    """The test's store (``backend``: ``sqlite`` or ``postgres``, at ``target``) telling time
+    by ``clock``."""
+    if backend == "sqlite":
+        from mnemo.storage.sqlite.store import SQLiteStore
+
+        return SQLiteStore(target["path"], clock=clock)
+    from mnemo.storage.postgres.store import PostgresStore
+
+    return PostgresStore(target["url"], clock=clock)

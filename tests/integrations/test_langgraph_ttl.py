@@ -14,13 +14,11 @@ import pytest
 
 pytest.importorskip("langgraph")
 
-from clock_support import FakeClock
+from clock_support import FakeClock, clocked_store
 
 from mnemo import AsyncMemory, Memory
 from mnemo.errors import ValidationError
 from mnemo.integrations.langgraph import AsyncMnemoStore, MnemoStore
-from mnemo.storage.ports.store import Store
-from mnemo.storage.sqlite.store import SQLiteStore
 
 Clocked = Callable[..., tuple[Memory, FakeClock]]
 
@@ -32,12 +30,7 @@ def clocked(backend: str, target: dict[str, str]) -> Iterator[Clocked]:
 
     def open_(**overrides: Any) -> tuple[Memory, FakeClock]:
         clock = FakeClock()
-        if backend == "sqlite":
-            store: Store = SQLiteStore(target["path"], clock=clock)
-        else:
-            from mnemo.storage.postgres.store import PostgresStore
-
-            store = PostgresStore(target["url"], clock=clock)
+        store = clocked_store(backend, target, clock)
         m = Memory(**target, embedder="hashing", store=store, **overrides)
         opened.append(m)
         return m, clock

@@ -10,12 +10,10 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from clock_support import FakeClock
+from clock_support import FakeClock, clocked_store
 
 from mnemo import Memory, NotFoundError, ValidationError
 from mnemo.schemas import format_time
-from mnemo.storage.ports.store import Store
-from mnemo.storage.sqlite.store import SQLiteStore
 
 JOBS_ONLY: dict[str, Any] = {
     "fact_extraction": "off",
@@ -32,12 +30,7 @@ def clocked(backend: str, target: dict[str, str]) -> Iterator[Clocked]:
 
     def open_(**overrides: Any) -> tuple[Memory, FakeClock]:
         clock = FakeClock()
-        if backend == "sqlite":
-            store: Store = SQLiteStore(target["path"], clock=clock)
-        else:
-            from mnemo.storage.postgres.store import PostgresStore
-
-            store = PostgresStore(target["url"], clock=clock)
+        store = clocked_store(backend, target, clock)
         m = Memory(**target, embedder="hashing", store=store, **{**JOBS_ONLY, **overrides})
         opened.append(m)
         return m, clock
