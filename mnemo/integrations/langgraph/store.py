@@ -69,6 +69,11 @@ from mnemo.memory.facade import Memory
 MAX_HITS = 1000
 
 
+#: Puts of every MnemoStore in this process, one batch at a time: a key's lookup and its write
+#: happen together, so two stores over one database never both add the same new key.
+_WRITING = threading.RLock()
+
+
 class MnemoStore(BaseStore):
     """A LangGraph ``BaseStore`` keeping its items in a :class:`mnemo.Memory`.
 
@@ -114,7 +119,6 @@ class MnemoStore(BaseStore):
             self._mem = index_memory(base, index)
             self.embeddings = as_embeddings(self._mem.embedder)
         self._scope = ItemScope(self._mem, self.user_id, self.agent_id)
-        self._writing = threading.RLock()
         self._sweeper = ThreadSweeper()
 
     # ---- the one abstract pair ------------------------------------------------------------
@@ -137,7 +141,7 @@ class MnemoStore(BaseStore):
                 raise ValueError(f"Unknown operation type: {type(op)}")
         if puts:
             texts = [t for op in puts.values() if op.value is not None for t in self._texts(op)]
-            with self._writing, self._mem.embedding.prefetched(texts):
+            with _WRITING, self._mem.embedding.prefetched(texts):
                 first_puts: dict[tuple[str, ...], int] = {}
                 for op in puts.values():
                     self._put(op, first_puts)
