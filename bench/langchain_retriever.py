@@ -39,7 +39,7 @@ from rich.table import Table  # noqa: E402
 
 import common  # noqa: E402
 from common import console, fmt, now  # noqa: E402
-from langgraph_store import GROUPS, LIMIT, recall  # noqa: E402
+from langgraph_store import GROUPS, LIMIT, recall, summary  # noqa: E402
 from mnemo import Memory  # noqa: E402
 from mnemo.config.settings import Settings  # noqa: E402
 from mnemo.embedders import create_embedder  # noqa: E402
@@ -109,14 +109,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             mem.close()
     for arm, row in out["arms"].items():
         row["invoke_ms"] = common.stats_ms(times[arm])
-        row["recall"] = {
-            group: {
-                "n": len(rs),
-                "R@10": sum(r for r, _ in rs) / len(rs),
-                "All@10": sum(a for _, a in rs) / len(rs),
-            }
-            for group, rs in scores[arm].items()
-        }
+        row["recall"] = summary(scores[arm])
     base = out["arms"][BASELINE]["invoke_ms"]
     for row in out["arms"].values():
         row["vs_vectorstore"] = {

@@ -147,6 +147,18 @@ def recall(keys: list[str], evidence: list[str]) -> tuple[float, float]:
     return found / len(evidence), float(found == len(evidence))
 
 
+def summary(scores: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
+    """Per group, its question count and mean R@10 and All@10."""
+    return {
+        group: {
+            "n": len(rs),
+            "R@10": sum(r for r, _ in rs) / len(rs),
+            "All@10": sum(a for _, a in rs) / len(rs),
+        }
+        for group, rs in scores.items()
+    }
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     data = load_locomo(args.data)
     data.conversations = data.conversations[: args.conversations or None]
@@ -192,14 +204,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 scores[name][GROUPS.get(q.category, str(q.category))].append(r)
     for name, row in out["stores"].items():
         row["search_ms"] = common.stats_ms(times[name])
-        row["recall"] = {
-            group: {
-                "n": len(rs),
-                "R@10": sum(r for r, _ in rs) / len(rs),
-                "All@10": sum(a for _, a in rs) / len(rs),
-            }
-            for group, rs in scores[name].items()
-        }
+        row["recall"] = summary(scores[name])
     base = out["stores"].get(BASELINE)
     if base:
         for row in out["stores"].values():

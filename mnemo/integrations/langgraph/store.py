@@ -140,11 +140,12 @@ class MnemoStore(BaseStore):
             else:
                 raise ValueError(f"Unknown operation type: {type(op)}")
         if puts:
-            texts = [t for op in puts.values() if op.value is not None for t in self._texts(op)]
-            with _WRITING, self._mem.embedding.prefetched(texts):
+            # each put's texts once: checked before anything is written, embedded in one call
+            texts = {place: self._texts(op) for place, op in puts.items() if op.value is not None}
+            with _WRITING, self._mem.embedding.prefetched([t for ts in texts.values() for t in ts]):
                 first_puts: dict[tuple[str, ...], int] = {}
-                for op in puts.values():
-                    self._put(op, first_puts)
+                for place, op in puts.items():
+                    self._put(op, texts.get(place, []), first_puts)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -256,7 +257,7 @@ class MnemoStore(BaseStore):
             spaces = {ns[: op.max_depth] for ns in spaces}
         return sorted(spaces)[op.offset : op.offset + op.limit]
 
-    def _put(self, op: PutOp, first_puts: dict[tuple[str, ...], int]) -> None:
+    def _put(self, op: PutOp, texts: list[str], first_puts: dict[tuple[str, ...], int]) -> None:
         namespace = tuple(op.namespace)
         row = self._scope.find(namespace, op.key)
         if op.value is None:
@@ -264,7 +265,6 @@ class MnemoStore(BaseStore):
                 self._mem.delete(row.id, actor=ACTOR)
                 self._scope.drop_parts(namespace, op.key)
             return
-        texts = self._texts(op)
         content = items.content_of(op.value, texts, self._mem.settings.max_content_chars)
         indexed, parts = bool(texts), max(0, len(texts) - 1)
         ttl = _minutes(op.ttl)
