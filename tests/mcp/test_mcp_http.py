@@ -106,7 +106,7 @@ def test_a_key_of_tenant_a_cannot_read_or_forget_tenant_b(db_path: str) -> None:
             listed = data(await a.call_tool("list_memories", {"user_id": "bob"}))
             assert listed["memories"] == []
             res = await a.read_resource("mnemo://users/bob/memories")
-            assert "4321" not in getattr(res.contents[0], "text", "")
+            assert "PIN is 4321" not in getattr(res.contents[0], "text", "")
             erased = data(await a.call_tool("forget_user", {"user_id": "bob", "confirm": True}))
             assert sum(erased["deleted"].values()) == 0
         async with http_client(url, key_b) as b:

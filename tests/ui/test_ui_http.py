@@ -225,10 +225,10 @@ def test_keys_login_cookie_and_tenants_kept_apart(tmp_path: Path) -> None:
             for part in ("httponly", "samesite=strict", "path=/ui/"):
                 assert part in cookie, cookie
             page = c.get("/memories")
-            assert "1234" in page.text and "9876" not in page.text
+            assert "code is 1234" in page.text and "code is 9876" not in page.text
             assert 'data-testid="tenant">acme' in page.text
             other = c.get(f"/memories/{theirs.id}")
-            assert other.status_code == 404 and "9876" not in other.text
+            assert other.status_code == 404 and "code is 9876" not in other.text
             assert 'data-testid="tenant">acme' in other.text  # the error page keeps the menu
             assert c.get(f"/turns/{theirs.source_message_ids[0]}").status_code == 404
             assert c.get("/user?user_id=bob").status_code == 404
