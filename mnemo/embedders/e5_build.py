@@ -43,9 +43,7 @@ PROBES = (
 )
 
 
-def built_path(
-    name: str, spec: PackagedWeights, source: Path, int8: bool, cache: Path
-) -> Path:
+def built_path(name: str, spec: PackagedWeights, source: Path, int8: bool, cache: Path) -> Path:
     """The ONNX file of build ``name`` (tokenizer files share its stem)."""
     stat = source.stat()
     key = hashlib.blake2b(

@@ -113,7 +113,9 @@ def e5_onnx_model(model: E5File) -> Any:
         )
         x = layer_norm(g.op("Add", x, linear(att, p + "ao", h)), p + "aln")
         u = linear(x, p + "fi", c.ffn)
-        act = g.op("Mul", g.op("Mul", u, half), g.op("Add", g.op("Erf", g.op("Div", u, root2)), one))
+        act = g.op(
+            "Mul", g.op("Mul", u, half), g.op("Add", g.op("Erf", g.op("Div", u, root2)), one)
+        )
         x = layer_norm(g.op("Add", x, linear(act, p + "fo", h)), p + "oln")
     g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
     graph = helper.make_graph(
@@ -123,7 +125,11 @@ def e5_onnx_model(model: E5File) -> Any:
             helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
             for n in ("input_ids", "attention_mask")
         ],
-        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", h])],
+        [
+            helper.make_tensor_value_info(
+                "last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", h]
+            )
+        ],
         g.inits,
     )
     onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])

@@ -98,7 +98,8 @@ class E5File:
         if dtype == 0:
             return self.vector(name).reshape(rows, -1)
         q, d = self.codes(name)
-        return (q.astype(np.float32) * d[:, None]).reshape(rows, -1)
+        out: np.ndarray = (q.astype(np.float32) * d[:, None]).reshape(rows, -1)
+        return out
 
     def _get(self, name: str) -> tuple[int, int, memoryview]:
         try:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from mnemo.embedders.gguf_read import GGUFFile
-from mnemo.embedders.onnx_graph import GraphBuilder
 from mnemo.embedders.nomic_numpy import MASK_NEG, nomic_shape, rope_tables
+from mnemo.embedders.onnx_graph import GraphBuilder
 from mnemo.errors import ConfigError
 
 #: ONNX opset of the graph (LayerNormalization needs 17).
