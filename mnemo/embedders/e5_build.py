@@ -97,7 +97,8 @@ def convert_e5(source: Path, target: Path, int8: bool, min_cosine: float) -> Non
     from mnemo.embedders.onnx_derive import quantize_weights
 
     model = read_e5(source)
-    tokenizer = UnigramTokenizer(build_unigram(model), model.normalize, None)
+    # truncating to the model's positions for the probes; saved without a limit
+    tokenizer = UnigramTokenizer(build_unigram(model), model.normalize, model.config.max_positions)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".e5-") as tmp:
         work = Path(tmp)
         graph = work / "float.onnx"
