@@ -14,12 +14,6 @@ Four kinds, decided sentence by sentence (:func:`mnemo.text.sentences.sentences`
 A question tells when a first-person pronoun is used other than to ask about oneself: "Can you
 suggest a name for my new puppy?" tells (there is a new puppy), "What is my dog's name?" and
 "What should I cook?" do not. The rules never look at the conversation, only at one turn.
-
-The patterns are English. A question the rules cannot read -- three or more words and not one
-common English word among them (:func:`reads_as_english`), as "¿Sabes que me he comprometido
-con Elena?" -- counts as telling, so the rules never rank lower a turn in a language they do not
-know: on other languages they are neutral, as if they were off. Courtesies and non-answers are
-recognised by English words only, so a turn in another language is never one.
 """
 
 from __future__ import annotations
@@ -237,29 +231,6 @@ _ASKS_ABOUT_I = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi(?:'|’)", re.I)
 
 
-#: Common English words that other European languages do not also use as words ("a", "no",
-#: "me", "he", "has", "was", "will", "in", "an", "am", "so", "on", "see", "her", "ya", "eh"
-#: are left out).
-_ENGLISH_WORDS = """
-the of to and or but for with at by from about into than then that this these those
-there here is are were be been being do does did don't doesn't didn't have had can could
-would should shall might must i i'm i've i'd you you're your yours it it's its we they
-them their she him his our us what what's who whom whose where when why how which
-any some anything something not yes if too very just ever really my mine how's how're
-that's what're where's who's there's let's isn't aren't wasn't won't can't wanna gonna
-huh right anyone everyone everything need want know think like get got going
-tell show more new good great time work all one
-"""
-_ENGLISH = frozenset(_ENGLISH_WORDS.split())
-
-
-def reads_as_english(sentence: str) -> bool:
-    """False for a sentence of three or more words none of which is a common English word:
-    one the English patterns cannot judge."""
-    words = [w.lower().replace("’", "'") for w in _WORD.findall(sentence)]
-    return len(words) < 3 or any(w in _ENGLISH for w in words)
-
-
 def is_courtesy(sentence: str) -> bool:
     """True for a short sentence (at most 8 words) of courtesy words holding at least one
     greeting, thanks, farewell or praise word, and at most two capitalised names.
@@ -302,7 +273,7 @@ def classify(role: str | None, content: str) -> TurnKind:
         if role == "assistant" and _NON_ANSWER.search(s):
             declined = True
         elif s.endswith("?"):
-            if tells_in_question(s) or not reads_as_english(s):
+            if tells_in_question(s):
                 return "statement"
             asked = True
         elif not is_courtesy(s):
@@ -312,12 +283,4 @@ def classify(role: str | None, content: str) -> TurnKind:
     return "question" if asked else "greeting"
 
 
-__all__ = [
-    "TURN_KINDS",
-    "TurnKind",
-    "classify",
-    "is_courtesy",
-    "reads_as_english",
-    "sentences",
-    "tells_in_question",
-]
+__all__ = ["TURN_KINDS", "TurnKind", "classify", "is_courtesy", "sentences", "tells_in_question"]
