@@ -3,10 +3,15 @@
 Texts are the first ``--texts`` turns of the shared LongMemEval dev file (long assistant
 answers: the worst case for ingest) or of LoCoMo dev (short chat turns). Each round embeds all
 of them with each arm (``embedder.embed``, batches of 64 sorted by length), arm order alternating;
-reported per arm: median texts/s over rounds, and onnx / torch.
+reported per arm: median texts/s over rounds, and each arm's ratio to the first. ``--arm
+LABEL=MODEL`` (repeatable) compares bundled ``local`` models instead of the torch and ONNX
+paths; every arm also embeds ``--queries`` short queries one at a time (the first twelve words
+of the texts), reported as the median ms per query.
 
     .venv/bin/python bench/embed_throughput.py --data longmemeval --texts 400
     .venv/bin/python bench/embed_throughput.py --data locomo --threads 1
+    .venv/bin/python bench/embed_throughput.py --data locomo --threads 1 \
+        --arm minilm=all-MiniLM-L6-v2-q8 --arm e5=multilingual-e5-small
 """
 
 from __future__ import annotations
@@ -53,13 +58,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--texts", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="batch threads of both arms")
+    ap.add_argument("--arm", action="append", metavar="LABEL=MODEL", help="a local model arm")
+    ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args(argv)
     texts = load_texts(args.data, args.texts)
-    arms = {
-        arm: create_embedder(Settings(embedder=name, embed_threads=args.threads))
-        for arm, name in ARMS.items()
-    }
+    if args.arm:
+        pairs = [a.split("=", 1) for a in args.arm]
+        arms = {
+            label: create_embedder(
+                Settings(embedder="local", embedder_model=model, embed_threads=args.threads)
+            )
+            for label, model in pairs
+        }
+    else:
+        arms = {
+            arm: create_embedder(Settings(embedder=name, embed_threads=args.threads))
+            for arm, name in ARMS.items()
+        }
     for emb in arms.values():
         emb.embed(texts[:64])  # load and warm up
     rates: dict[str, list[float]] = {arm: [] for arm in arms}
@@ -68,12 +84,23 @@ def main(argv: list[str] | None = None) -> int:
             t0 = common.now()
             arms[arm].embed(texts)
             rates[arm].append(len(texts) / (common.now() - t0))
+    queries = [" ".join(t.split()[:12]) for t in texts[: args.queries]]
+    query_ms: dict[str, list[float]] = {arm: [] for arm in arms}
+    for i, q in enumerate(queries):
+        for arm in list(arms) if i % 2 == 0 else list(arms)[::-1]:
+            t0 = common.now()
+            arms[arm].embed_query(q)
+            query_ms[arm].append((common.now() - t0) * 1000)
     med = {arm: float(np.median(v)) for arm, v in rates.items()}
+    q_med = {arm: float(np.median(v)) for arm, v in query_ms.items()}
+    first = next(iter(med))
     chars = float(np.mean([len(t) for t in texts]))
     common.console.print(
         f"{args.data}: {len(texts)} texts (mean {chars:.0f} chars), {args.threads} threads: "
-        + ", ".join(f"{a} {v:.1f} texts/s" for a, v in med.items())
-        + f"; onnx/torch {med['onnx'] / med['torch']:.2f}x"
+        + ", ".join(
+            f"{a} {v:.1f} texts/s ({v / med[first]:.2f}x), query {q_med[a]:.1f} ms"
+            for a, v in med.items()
+        )
     )
     common.write_json(
         args.json,
@@ -83,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             "config": {k: v for k, v in vars(args).items() if k != "json"},
             "rates": rates,
             "median": med,
+            "query_ms_median": q_med,
         },
     )
     return 0
