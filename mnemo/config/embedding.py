@@ -30,7 +30,8 @@ class EmbeddingSettings(SettingsGroup):
         None,
         description="Model for the embedder: a bundled model name for `local` "
         "(all-MiniLM-L6-v2-q8, the default, all-MiniLM-L6-v2-int8, paraphrase-MiniLM-L3-v2, "
-        "or nomic-embed-text-v1.5 / -256 / -f32 with the `nomic` extra), "
+        "nomic-embed-text-v1.5 / -256 / -f32 with the `nomic` extra, or "
+        "multilingual-e5-small / -f32 with the `multilingual` extra), "
         "a model directory for `sentence-transformers` (default: the bundled all-MiniLM-L6-v2), "
         "a model name for `openai`.",
     )
