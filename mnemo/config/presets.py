@@ -14,6 +14,7 @@ PresetName = Literal["default", "llmplatform", "llm-managed", "agent-cli", "tier
 # go here too (tests/retrieval/test_signals.py fails while a seed preset has it on).
 _SEED_RANKING: dict[str, Any] = {
     "neighbor_weight": 0.0,
+    "session_weight": 0.0,
     "speaker_weight": 0.0,
     "strip_speaker_names": False,
     "key_chunk_words": 0,

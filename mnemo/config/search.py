@@ -101,7 +101,7 @@ class RetrievalSettings(SettingsGroup):
         "prior and name cutting.",
     )
     session_weight: float = Field(
-        0.0,
+        0.15,
         ge=0,
         le=1,
         description="A turn gains this share of its session's normalised top-3 relevance; "

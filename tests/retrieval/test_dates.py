@@ -78,13 +78,14 @@ def test_search_prefers_the_turn_written_in_the_named_month(
         ("2023-06-10T10:00:00", "We went camping by the lake, it was lovely."),
         ("2023-09-02T10:00:00", "We went camping in the mountains, it was lovely."),
     ]
-    mem = open_mem(recency_weight=0.0, **QUIET)
+    # session aggregation off: it adds to the relevance the prior multiplies
+    mem = open_mem(recency_weight=0.0, session_weight=0.0, **QUIET)
     for when, text in turns:
         mem.add_messages([{"role": "user", "content": text, "created_at": when}], user_id="u")
     query = "Where did I go camping in June?"
     hits = mem.search(query, user_id="u", now=NOW)
     assert hits[0].content.startswith("We went camping by the lake")
-    off = open_mem(recency_weight=0.0, date_weight=0.0, **QUIET)
+    off = open_mem(recency_weight=0.0, date_weight=0.0, session_weight=0.0, **QUIET)
     scores = {h.content: h.score for h in off.search(query, user_id="u", now=NOW)}
     on = {h.content: h.score for h in hits}
     june, september = turns[0][1], turns[1][1]

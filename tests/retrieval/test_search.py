@@ -172,6 +172,7 @@ def test_neighbouring_turn_of_a_match_is_recalled(open_mem: OpenMem) -> None:
             speaker_weight=0.0,
             question_prior=1.0,
             reply_weight=0.0,
+            session_weight=0.0,
         )
         if weight == 0.0:
             mem.add_messages(other, "u", "s0")

@@ -23,7 +23,7 @@ SEEDS = ("llmplatform", "llm-managed", "agent-cli", "tiered")
 USED: dict[str, set[str]] = {seed: set() for seed in SEEDS}
 
 #: The signals of mnemo's default preset (docs/evaluation.md measures each).
-DEFAULT_SIGNALS = {"neighbours", "speakers", "dates", "turn_kinds"}
+DEFAULT_SIGNALS = {"neighbours", "speakers", "dates", "turn_kinds", "sessions"}
 
 
 def active(settings: Settings) -> set[str]:
@@ -43,7 +43,7 @@ def test_every_signal_is_off_under_every_seed_preset_unless_the_seed_uses_it() -
 def test_each_signal_is_switched_on_by_its_settings(tmp_path: Path) -> None:
     # without this, a signal that is never active would pass the guard above
     assert active(Settings()) == active(Settings(preset="topics")) == DEFAULT_SIGNALS
-    assert active(Settings(session_weight=0.3)) == DEFAULT_SIGNALS | {"sessions"}
+    assert active(Settings(session_weight=0)) == DEFAULT_SIGNALS - {"sessions"}
     assert active(Settings(neighbor_weight=0, reply_weight=0)) == DEFAULT_SIGNALS - {"neighbours"}
     model = tmp_path / "cross-encoder"  # a model directory; nothing is loaded to build it
     model.mkdir()

@@ -74,7 +74,7 @@ def test_named_speaker_turns_rank_first(mem: Memory) -> None:
 
 
 def test_user_turns_are_preferred_unless_the_assistant_is_recalled(db_path: str) -> None:
-    mem = Memory(db_path, embedder="hashing", neighbor_weight=0.0)
+    mem = Memory(db_path, embedder="hashing", neighbor_weight=0.0, session_weight=0.0)
     filler = [{"role": "user", "content": f"note {i} about the garden fence"} for i in range(10)]
     mem.add_messages(filler, user_id="u", session_id="f")
     mem.add_messages(
@@ -89,7 +89,9 @@ def test_user_turns_are_preferred_unless_the_assistant_is_recalled(db_path: str)
     assert top.content.startswith("my ")
     recalled = mem.search("you told me a sourdough starter recipe with rye flour", user_id="u")
     assert recalled[0].content.startswith("a ")
-    off = Memory(db_path, embedder="hashing", neighbor_weight=0.0, speaker_weight=0.0)
+    off = Memory(
+        db_path, embedder="hashing", neighbor_weight=0.0, speaker_weight=0.0, session_weight=0.0
+    )
     plain = {h.content: h.scores["relevance"] for h in off.search("sourdough rye", user_id="u")}
     boosted = {h.content: h.scores["relevance"] for h in mem.search("sourdough rye", user_id="u")}
     for content, value in plain.items():  # user turns x 1.5, assistant turns unchanged

@@ -42,7 +42,13 @@ def test_questions_and_non_answers_rank_below_what_was_told(open_mem: OpenMem) -
 
 
 def test_a_question_lends_its_relevance_to_its_reply(open_mem: OpenMem) -> None:
-    mem = open_mem(dense_weight=0.0, speaker_weight=0.0, neighbor_weight=0.3, reply_weight=0.8)
+    mem = open_mem(
+        dense_weight=0.0,
+        speaker_weight=0.0,
+        neighbor_weight=0.3,
+        reply_weight=0.8,
+        session_weight=0.0,
+    )
     convo = [
         {"role": "user", "content": "Which instrument did you pick up this winter?"},
         {"role": "assistant", "content": "The cello, I practise every evening now."},
