@@ -17,7 +17,7 @@ in its low nibble and value ``j + 16`` in its high one, so that
 
     w = d * (q - 8),        q in 0..15.
 
-Matrices are stored (out, in), rows contiguous, as PyTorch's ``Linear.weight``.
+Matrices are stored (out, in), rows contiguous, as PyTorch stores a linear layer's weight.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class E5Config:
 class E5File:
     """A parsed model file: shape, vocabulary, normalisation map and raw tensors.
 
-    ``tensors`` maps a name (``emb.word``, ``l3.fi.w``, ...) to its dtype and bytes; use
+    ``tensors`` maps a name ("emb.word", "l3.fi.w", ...) to its dtype and bytes; use
     :meth:`matrix` / :meth:`vector` for float32 values and :meth:`q4_blocks` for the raw
     4-bit blocks of a quantised matrix.
     """

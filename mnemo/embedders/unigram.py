@@ -11,7 +11,7 @@ fraction of a second. The pipeline is XLM-RoBERTa's:
    character no piece covers is ``<unk>`` at the lowest score less 10;
 4. ``<s> pieces </s>``, truncated to the model's limit.
 
-Step 1 runs in Python (``str.translate``): the map has a few thousand entries, which the
+Step 1 runs in Python, as a string translation table: the map has a few thousand entries, which the
 library's own normalisers would turn into as many regular expressions.
 """
 

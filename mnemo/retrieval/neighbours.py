@@ -6,7 +6,7 @@ words with the query while the turn next to it shares many.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -38,23 +38,35 @@ def neighbor_boost(
 
 
 def session_boost(
-    relevance: Mapping[K, float], session_of: Mapping[K, int], weight: float, top: int = 3
+    relevance: Mapping[K, float],
+    session_of: Mapping[K, int],
+    weight: float,
+    top: int = 3,
+    alone: Collection[K] = (),
 ) -> dict[K, float]:
     """rel'(d) = rel(d) + weight * S(session(d)) / max_s S(s), where S(s) is the sum of the
     session's ``top`` best relevances / ``top``: a turn in a session that matches as a whole
     ranks higher.
 
-    Keys without a session are left as they are.
+    A key in ``alone`` (a memory outside any conversation: a note, a document chunk) is a
+    session of its own that counts whole, S = rel(d), so it competes with the turns of a
+    matching session on equal terms. Keys in neither are left as they are.
     """
     per: dict[int, list[float]] = {}
     for key, value in relevance.items():
         if key in session_of:
             per.setdefault(session_of[key], []).append(value)
     score = {s: sum(sorted(v, reverse=True)[:top]) / top for s, v in per.items()}
-    best = max(score.values(), default=0.0)
+    own = {k: relevance[k] for k in alone if k in relevance}
+    best = max([*score.values(), *own.values()], default=0.0)
     if best <= 0:
         return dict(relevance)
-    return {
-        k: v + weight * score[session_of[k]] / best if k in session_of else v
-        for k, v in relevance.items()
-    }
+    out = {}
+    for k, v in relevance.items():
+        if k in own:
+            out[k] = v + weight * own[k] / best
+        elif k in session_of:
+            out[k] = v + weight * score[session_of[k]] / best
+        else:
+            out[k] = v
+    return out

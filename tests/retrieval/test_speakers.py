@@ -58,6 +58,25 @@ def test_session_boost_formula() -> None:
     assert out["a"] == pytest.approx(1.0 + 0.3 * s0 / s0)
     assert out["c"] == pytest.approx(0.9 + 0.3 * s1 / s0)
     assert out["d"] == 0.0  # no session: unchanged
+    # a memory outside any session is a session of its own that counts whole
+    rel["n"] = 0.9
+    out = session_boost(rel, sessions, 0.3, top=3, alone=["n"])
+    assert out["n"] == pytest.approx(0.9 + 0.3 * 0.9 / 0.9)
+    assert out["a"] == pytest.approx(1.0 + 0.3 * s0 / 0.9)
+
+
+def test_a_note_competes_with_a_matching_session(db_path: str) -> None:
+    words = ["cat", "dog", "river", "mountain", "pizza"]
+    words += ["guitar", "piano", "summer", "lake", "trip"]
+    with Memory(db_path, embedder="hashing", embedder_dim=96, lexical_weight=0.0) as mem:
+        turns = [
+            {"role": "user", "content": f"{words[i % 10]} {words[(i * 3) % 10]} note {i}"}
+            for i in range(20)
+        ]
+        mem.add_messages(turns, user_id="u", session_id="s")
+        mem.add("Ann loves pizza", user_id="u")
+        hits = mem.search("pizza", user_id="u")
+        assert hits[0].content == "Ann loves pizza", [h.content for h in hits[:3]]
 
 
 def test_named_speaker_turns_rank_first(mem: Memory) -> None:

@@ -67,7 +67,8 @@ class Sessions(WeightedSignal):
     """A turn gains a share of its session's relevance as a whole:
 
     rel'(d) = rel(d) + session_weight * S(session(d)) / max_s S(s), S(s) the mean of the
-    session's 3 best relevances (:func:`mnemo.retrieval.neighbours.session_boost`).
+    session's 3 best relevances (:func:`mnemo.retrieval.neighbours.session_boost`); a memory
+    with no session is a session of its own, S = rel(d).
     """
 
     name = "sessions"
@@ -80,14 +81,19 @@ class Sessions(WeightedSignal):
         """Every located candidate grouped by its session, then boosted."""
         codes: dict[tuple[int, str | None], int] = {}
         session_of: dict[Ref, int] = {}
+        alone: list[Ref] = []
         for ref in relevance:
             loc = ranking.cands.located.get(ref)
             if loc is None:
                 continue
             index, pos = loc
-            key = (id(index), str(index.session_codes[pos]))
+            code = index.session_codes[pos]
+            if code == index.session_names.get(None, -1):
+                alone.append(ref)
+                continue
+            key = (id(index), str(code))
             session_of[ref] = codes.setdefault(key, len(codes))
-        return session_boost(relevance, session_of, self.weight)
+        return session_boost(relevance, session_of, self.weight, alone=alone)
 
 
 __all__ = ["Neighbours", "Sessions"]
