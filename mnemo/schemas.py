@@ -344,6 +344,8 @@ class Stats(BaseModel):
     path: str
     llm_fallbacks: int = 0  # times a job's LLM call failed and rules decided instead
     job_errors: list[str] = Field(default_factory=list)  # latest errors of retrying/dead jobs
+    #: advice about the store, e.g. a multilingual embedder for turns not in English
+    hints: list[str] = Field(default_factory=list)
 
 
 class ContextItem(BaseModel):

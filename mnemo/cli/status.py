@@ -42,6 +42,8 @@ def stats_table(s: Stats) -> Table:
         table.add_row(key, value)
     for error in s.job_errors:
         table.add_row("job error", error)
+    for hint in s.hints:
+        table.add_row("hint", hint)
     return table
 
 

