@@ -62,31 +62,11 @@ def tokenizer_stem(model_file: Path) -> Path:
 def probe_cosines(model_file: Path, model: E5File, tokenizer: UnigramTokenizer) -> np.ndarray:
     """Cosine, per probe text, of the mean-pooled output of ``model_file`` to the NumPy
     reference's on ``model``."""
-    import onnxruntime as ort
-
+    from mnemo.embedders.build_check import probe_cosines as check
     from mnemo.embedders.e5_numpy import e5_hidden
 
     encodings = tokenizer.encode_batch(list(PROBES))
-    width = max(len(e.ids) for e in encodings)
-    ids = np.zeros((len(encodings), width), np.int64)
-    mask = np.zeros_like(ids)
-    for row, enc in enumerate(encodings):
-        ids[row, : len(enc.ids)] = enc.ids
-        mask[row, : len(enc.ids)] = 1
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
-    (hidden,) = session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": mask})
-
-    def pooled(h: np.ndarray) -> np.ndarray:
-        m = mask[..., None].astype(np.float64)
-        e = (h * m).sum(axis=1) / m.sum(axis=1)
-        out: np.ndarray = e / np.linalg.norm(e, axis=1, keepdims=True)
-        return out
-
-    out: np.ndarray = (pooled(np.asarray(hidden)) * pooled(e5_hidden(model, ids, mask))).sum(1)
-    return out
+    return check(model_file, encodings, lambda ids, mask: e5_hidden(model, ids, mask))
 
 
 def convert_e5(source: Path, target: Path, int8: bool, min_cosine: float) -> None:

@@ -36,7 +36,6 @@ def e5_onnx_model(model: E5File) -> Any:
     """The ``onnx.ModelProto`` of the encoder in ``model`` (ConfigError when ``onnx`` is
     missing)."""
     try:
-        import onnx
         from onnx import TensorProto, helper, numpy_helper
     except ImportError:
         raise ConfigError("converting a model needs the onnx package: pip install onnx") from None
@@ -117,25 +116,7 @@ def e5_onnx_model(model: E5File) -> Any:
             "Mul", g.op("Mul", u, half), g.op("Add", g.op("Erf", g.op("Div", u, root2)), one)
         )
         x = layer_norm(g.op("Add", x, linear(act, p + "fo", h)), p + "oln")
-    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
-    graph = helper.make_graph(
-        g.nodes,
-        "multilingual_e5_small",
-        [
-            helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
-            for n in ("input_ids", "attention_mask")
-        ],
-        [
-            helper.make_tensor_value_info(
-                "last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", h]
-            )
-        ],
-        g.inits,
-    )
-    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    onnx_model.ir_version = 8
-    onnx.checker.check_model(onnx_model, full_check=False)
-    return onnx_model
+    return g.encoder_model("multilingual_e5_small", x, h, OPSET)
 
 
 __all__ = ["OPSET", "e5_onnx_model"]

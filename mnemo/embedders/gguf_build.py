@@ -87,35 +87,14 @@ def built_path(
     return cache / f"{name}-{key}.onnx"
 
 
-def _pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    m = mask[..., None].astype(np.float32)
-    e = (hidden * m).sum(axis=1) / m.sum(axis=1)
-    out: np.ndarray = e / np.linalg.norm(e, axis=1, keepdims=True)
-    return out
-
-
 def probe_cosines(model_file: Path, gguf: GGUFFile, max_tokens: int) -> np.ndarray:
     """Cosine, per probe text, of the mean-pooled output of ``model_file`` to the NumPy
     reference's on ``gguf``."""
-    import onnxruntime as ort
-
+    from mnemo.embedders.build_check import probe_cosines as check
     from mnemo.embedders.nomic_numpy import nomic_hidden
 
     encodings = wordpiece_tokenizer(max_tokens).encode_batch(list(PROBES))
-    width = max(len(e.ids) for e in encodings)
-    ids = np.zeros((len(encodings), width), np.int64)
-    mask = np.zeros_like(ids)
-    for row, enc in enumerate(encodings):
-        ids[row, : len(enc.ids)] = enc.ids
-        mask[row, : len(enc.ids)] = 1
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
-    (hidden,) = session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": mask})
-    got, want = _pooled(np.asarray(hidden), mask), _pooled(nomic_hidden(gguf, ids, mask), mask)
-    out: np.ndarray = (got * want).sum(axis=1)
-    return out
+    return check(model_file, encodings, lambda ids, mask: nomic_hidden(gguf, ids, mask))
 
 
 def convert_gguf(

@@ -29,7 +29,6 @@ def nomic_onnx_model(gguf: GGUFFile, max_tokens: int) -> Any:
     """The ``onnx.ModelProto`` of the nomic-bert in ``gguf`` for inputs of at most
     ``max_tokens`` tokens (ConfigError when ``onnx`` is missing or the file is no nomic-bert)."""
     try:
-        import onnx
         from onnx import TensorProto, helper, numpy_helper
     except ImportError:
         raise ConfigError(
@@ -123,25 +122,7 @@ def nomic_onnx_model(gguf: GGUFFile, max_tokens: int) -> Any:
             g.op("Add", x, linear(act, b + "ffn_down.wT", w(b + "ffn_down.weight"))),
             b + "layer_output_norm",
         )
-    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
-    graph = helper.make_graph(
-        g.nodes,
-        "nomic_bert",
-        [
-            helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
-            for n in ("input_ids", "attention_mask")
-        ],
-        [
-            helper.make_tensor_value_info(
-                "last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", s.hidden]
-            )
-        ],
-        g.inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    model.ir_version = 8
-    onnx.checker.check_model(model, full_check=False)
-    return model
+    return g.encoder_model("nomic_bert", x, s.hidden, OPSET)
 
 
 __all__ = ["OPSET", "nomic_onnx_model"]

@@ -33,5 +33,27 @@ class GraphBuilder:
         self.nodes.append(node)
         return names[0] if outputs == 1 else names
 
+    def encoder_model(self, name: str, last: str, hidden: int, opset: int) -> Any:
+        """The checked ``onnx.ModelProto`` of an encoder graph: inputs ``input_ids`` and
+        ``attention_mask`` (batch, tokens; int64), output ``last_hidden_state`` (batch, tokens,
+        ``hidden``), the value ``last`` of the nodes added so far."""
+        import onnx
+        from onnx import TensorProto
+
+        h = self.h
+        self.nodes.append(h.make_node("Identity", [last], ["last_hidden_state"]))
+        ids = [
+            h.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
+            for n in ("input_ids", "attention_mask")
+        ]
+        out = h.make_tensor_value_info(
+            "last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", hidden]
+        )
+        graph = h.make_graph(self.nodes, name, ids, [out], self.inits)
+        model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+        model.ir_version = 8
+        onnx.checker.check_model(model, full_check=False)
+        return model
+
 
 __all__ = ["GraphBuilder"]
