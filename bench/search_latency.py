@@ -18,6 +18,10 @@ same minute. A second pass over other fresh queries (``--breakdown``) times each
     .venv/bin/python bench/search_latency.py                      # local embedder, 1k 10k 100k
     .venv/bin/python bench/search_latency.py --embedder hashing --sizes 1k,10k
     .venv/bin/python bench/search_latency.py --json bench/results/search.json
+    .venv/bin/python bench/search_latency.py --sizes 10k --set session_weight=0   # a setting
+
+``--set KEY=VALUE`` (repeatable) opens the mnemo arm's Memory with that setting (the value read
+as JSON when it parses, else as text); the stores are the same.
 """
 
 from __future__ import annotations
@@ -225,7 +229,7 @@ def breakdown(db: Path, embedder: Embedder, queries: list[str], limit: int) -> d
 
         setattr(obj, name, timed)
 
-    with Memory(str(db), embedder=embedder) as mem:
+    with Memory(str(db), embedder=embedder, **SETTINGS) as mem:
         mem.search(queries[0], user_id=USER, limit=limit)  # warm-up: loads the index
         wrap(mem.pipeline.queries, "vector", "query embedding")
         wrap(mem.store, "lexical", "lexical (FTS5 bm25)")
@@ -245,6 +249,22 @@ def breakdown(db: Path, embedder: Embedder, queries: list[str], limit: int) -> d
     return out
 
 
+#: Settings the mnemo arm opens its Memory with (``--set``).
+SETTINGS: dict[str, Any] = {}
+
+
+def parse_settings(pairs: list[str]) -> dict[str, Any]:
+    """``["k=v", ...]`` as settings, each value read as JSON when it parses."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
 def run_size(
     n: int, args: argparse.Namespace, embedder: Embedder, queries: list[str]
 ) -> dict[str, Any]:
@@ -252,7 +272,7 @@ def run_size(
     db, record = ensure_db(Path(args.cache_dir), args.corpus, n, embedder, args.rebuild)
     main_q = queries[: args.queries + 1]
     rss0 = common.rss_mb()
-    with Memory(str(db), embedder=embedder) as mem:
+    with Memory(str(db), embedder=embedder, **SETTINGS) as mem:
         t0 = now()
         mem.search(main_q[0], user_id=USER, limit=args.limit)  # warm-up, excluded
         cold = now() - t0
@@ -389,8 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=str(common.CACHE_DIR))
     ap.add_argument("--rebuild", action="store_true", help="rebuild cached databases")
     ap.add_argument("--clear-cache", action="store_true", help="delete bench/.cache first")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = ap.parse_args(argv)
+    SETTINGS.update(parse_settings(args.set))
     if args.clear_cache:
         shutil.rmtree(args.cache_dir, ignore_errors=True)
     sizes = [common.parse_size(s) for s in args.sizes.split(",") if s.strip()]
