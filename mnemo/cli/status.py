@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from mnemo.cli.common import (
@@ -41,9 +42,9 @@ def stats_table(s: Stats) -> Table:
     ):
         table.add_row(key, value)
     for error in s.job_errors:
-        table.add_row("job error", error)
+        table.add_row("job error", escape(error))
     for hint in s.hints:
-        table.add_row("hint", hint)
+        table.add_row("hint", escape(hint))  # it names an extra in brackets
     return table
 
 
@@ -66,7 +67,7 @@ def jobs_table(jobs: list[Job]) -> Table:
             j.status,
             str(j.attempts),
             j.run_after.strftime("%Y-%m-%d %H:%M:%S"),
-            j.last_error or "",
+            escape(j.last_error or ""),
         )
     return table
 
