@@ -21,5 +21,18 @@ MODELS: dict[str, dict[str, Any]] = {
             "position": -0.6498,
         },
         "fitted_on": {"locomo": 76000, "longmemeval": 2400},
-    }
+    },
+    "onnx:multilingual-e5-small": {
+        "intercept": -24.678,
+        "coef": {
+            "cosine": 20.592,
+            "no_cosine": 15.4926,
+            "bm25": 0.2331,
+            "fused": 2.1506,
+            "speaker": 5.4507,
+            "date": 1.576,
+            "position": -0.2545,
+        },
+        "fitted_on": {"locomo": 76000, "longmemeval": 2400},
+    },
 }
