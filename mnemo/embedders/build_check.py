@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from mnemo.errors import ConfigError
+
 Reference = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -50,4 +52,35 @@ def probe_cosines(model_file: Path, encodings: Sequence[Any], reference: Referen
     return out
 
 
-__all__ = ["Reference", "padded", "pooled", "probe_cosines"]
+def checked_build(
+    graph: Any,
+    work: Path,
+    int8: bool,
+    probe: Callable[[Path], np.ndarray],
+    min_cosine: float,
+    source: str,
+) -> Path:
+    """Save the ``onnx.ModelProto`` ``graph`` in ``work``, rewrite its weight products to int8
+    when ``int8``, and return the file, unless a probe cosine (``probe(file)``) is below
+    ``min_cosine``: ConfigError naming ``source`` then."""
+    import onnx
+
+    from mnemo.embedders.onnx_derive import quantize_weights
+
+    built = work / "float.onnx"
+    onnx.save(graph, str(built))
+    if int8:
+        quantized = work / "int8.onnx"
+        quantize_weights(built, quantized)
+        built.unlink()
+        built = quantized
+    cosines = probe(built)
+    if float(cosines.min()) < min_cosine:
+        raise ConfigError(
+            f"the ONNX conversion of {source} disagrees with its reference "
+            f"(cosines {np.round(cosines, 4).tolist()} < {min_cosine}); not using it"
+        )
+    return built
+
+
+__all__ = ["Reference", "checked_build", "padded", "pooled", "probe_cosines"]

@@ -71,29 +71,21 @@ def probe_cosines(model_file: Path, model: E5File, tokenizer: UnigramTokenizer) 
 
 def convert_e5(source: Path, target: Path, int8: bool, min_cosine: float) -> None:
     """Steps 2-4 of the module docstring: ``source`` -> ONNX at ``target`` and its tokenizer."""
-    import onnx
-
+    from mnemo.embedders.build_check import checked_build
     from mnemo.embedders.e5_onnx import e5_onnx_model
-    from mnemo.embedders.onnx_derive import quantize_weights
 
     model = read_e5(source)
     # truncating to the model's positions for the probes; saved without a limit
     tokenizer = UnigramTokenizer(build_unigram(model), model.normalize, model.config.max_positions)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".e5-") as tmp:
-        work = Path(tmp)
-        graph = work / "float.onnx"
-        onnx.save(e5_onnx_model(model), str(graph))
-        built = graph
-        if int8:
-            built = work / "int8.onnx"
-            quantize_weights(graph, built)
-            graph.unlink()
-        cosines = probe_cosines(built, model, tokenizer)
-        if float(cosines.min()) < min_cosine:
-            raise ConfigError(
-                f"the ONNX conversion of {source.name} disagrees with its reference "
-                f"(cosines {np.round(cosines, 4).tolist()} < {min_cosine}); not using it"
-            )
+        built = checked_build(
+            e5_onnx_model(model),
+            Path(tmp),
+            int8,
+            lambda path: probe_cosines(path, model, tokenizer),
+            min_cosine,
+            source.name,
+        )
         tokenizer.save(tokenizer_stem(target))
         os.replace(built, target)
 

@@ -101,29 +101,22 @@ def convert_gguf(
     gguf_file: Path, target: Path, max_tokens: int, int8: bool, min_cosine: float
 ) -> None:
     """Steps 2-4 of the module docstring: ``gguf_file`` -> ONNX at ``target`` (atomically)."""
-    import onnx
-
+    from mnemo.embedders.build_check import checked_build
     from mnemo.embedders.nomic_onnx import nomic_onnx_model
-    from mnemo.embedders.onnx_derive import quantize_weights
 
     gguf = read_gguf(gguf_file)
     check_vocab(gguf)
     work = target.with_name(f".{target.name}.{os.getpid()}")
     work.mkdir(parents=True, exist_ok=True)
     try:
-        graph = work / "float.onnx"
-        onnx.save(nomic_onnx_model(gguf, max_tokens), str(graph))
-        built = graph
-        if int8:
-            built = work / "int8.onnx"
-            quantize_weights(graph, built)
-            graph.unlink()
-        cosines = probe_cosines(built, gguf, max_tokens)
-        if float(cosines.min()) < min_cosine:
-            raise ConfigError(
-                f"the ONNX conversion of {gguf_file.name} disagrees with its reference "
-                f"(cosines {np.round(cosines, 4).tolist()} < {min_cosine}); not using it"
-            )
+        built = checked_build(
+            nomic_onnx_model(gguf, max_tokens),
+            work,
+            int8,
+            lambda path: probe_cosines(path, gguf, max_tokens),
+            min_cosine,
+            gguf_file.name,
+        )
         os.replace(built, target)
     finally:
         for leftover in work.iterdir():
