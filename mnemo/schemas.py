@@ -25,6 +25,13 @@ JobStatus = Literal["pending", "running", "done", "dead"]
 JOB_STATUSES: tuple[str, ...] = ("pending", "running", "done", "dead")
 
 
+#: The times the engine computes with (:func:`bounded_time`): [TIME_FIRST, TIME_END). Far
+#: enough from the calendar's ends that a time plus or minus any span it computes (a
+#: query's "100 years ago", a ttl of 1000 years) stays a date.
+TIME_FIRST = datetime(1000, 1, 1, tzinfo=UTC)
+TIME_END = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 def parse_time(value: Any, field: str = "created_at") -> datetime:
     """Parse an ISO-8601 string, epoch seconds or a datetime into an aware UTC datetime.
 
@@ -59,6 +66,21 @@ def parse_time(value: Any, field: str = "created_at") -> datetime:
         raise ValidationError(f"{field}: {value!r} is out of range in UTC") from None
 
 
+def bounded_time(value: Any, field: str = "created_at") -> datetime:
+    """:func:`parse_time`, refusing a time outside [:data:`TIME_FIRST`, :data:`TIME_END`).
+
+    For the times the engine computes with: a turn's or memory's ``created_at``, a search's
+    ``now`` and ``as_of``. Stored rows and filter values are read with :func:`parse_time`.
+    """
+    dt = parse_time(value, field)
+    if not TIME_FIRST <= dt < TIME_END:
+        raise ValidationError(
+            f"{field}: {value!r} is out of range; times fall in the years "
+            f"{TIME_FIRST.year}-{TIME_END.year - 1}"
+        )
+    return dt
+
+
 def format_time(dt: datetime) -> str:
     """The storage form of a time: fixed-width ISO-8601 UTC, so text order is time order."""
     dt = dt.astimezone(UTC)
@@ -68,6 +90,13 @@ def format_time(dt: datetime) -> str:
 def utcnow() -> datetime:
     """The current time, aware, in UTC."""
     return datetime.now(UTC)
+
+
+def shift(dt: datetime, delta: timedelta) -> datetime:
+    """``dt + delta``, held within the times a store accepts ([:data:`TIME_FIRST`,
+    :data:`TIME_END`)): a turn dated 1000-01-01 with an undated turn before it puts both at
+    1000-01-01."""
+    return min(max(dt + delta, TIME_FIRST), TIME_END - timedelta(microseconds=1))
 
 
 #: The time between an undated turn and its dated neighbour (in one batch or session).
@@ -89,9 +118,9 @@ def fill_times(
         return [now] * len(times)
     anchor = times[first]
     assert anchor is not None
-    out = [anchor - (first - i) * step for i in range(first)]
+    out = [shift(anchor, -(first - i) * step) for i in range(first)]
     for t in times[first:]:
-        out.append(t if t is not None else out[-1] + step)
+        out.append(t if t is not None else shift(out[-1], step))
     return out
 
 
@@ -428,6 +457,7 @@ __all__ = [
     "Topic",
     "TopicHit",
     "TopicStats",
+    "bounded_time",
     "fill_times",
     "format_time",
     "parse_time",

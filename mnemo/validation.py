@@ -17,6 +17,7 @@ from mnemo.schemas import (
     PROFILE_CATEGORIES,
     ROLES,
     MessageIn,
+    bounded_time,
     format_time,
     parse_time,
 )
@@ -225,6 +226,11 @@ def time_text(value: Any, field: str) -> str | None:
     return None if value is None else format_time(parse_time(value, field))
 
 
+def created_text(value: Any, field: str = "created_at") -> str | None:
+    """The storage form of an optional time a write is dated with (:func:`bounded_time`)."""
+    return None if value is None else format_time(bounded_time(value, field))
+
+
 #: The longest time to live accepted: 1000 years, in seconds.
 MAX_TTL_SECONDS = 1000 * 366 * 86_400
 
@@ -270,7 +276,7 @@ def messages(
         raw_time = item.get("created_at")
         fields = dict(item)
         fields["created_at"] = (
-            None if raw_time is None else parse_time(raw_time, f"{where}.created_at")
+            None if raw_time is None else bounded_time(raw_time, f"{where}.created_at")
         )
         fields["metadata"] = json_object(
             item.get("metadata"), f"{where}.metadata", max_metadata_bytes

@@ -65,7 +65,7 @@ def mem0_items(source: Any) -> list[dict[str, Any]]:
         for key in ("user_id", "agent_id", "run_id"):
             if raw.get(key):
                 check.identifier(str(raw[key]), f"{where}.{key}")
-        check.time_text(raw.get("created_at"), f"{where}.created_at")
+        check.created_text(raw.get("created_at"), f"{where}.created_at")
     return [dict(raw) for raw in source]
 
 

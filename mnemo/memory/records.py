@@ -117,7 +117,7 @@ class Records(TenantService):
             check.unit_float(importance, "importance"),
             check.unit_float(confidence, "confidence"),
         )
-        given_time = check.time_text(created_at, "created_at")
+        given_time = check.created_text(created_at)
         expiry = self.expiry(expires_at, ttl_seconds)
         memory_id = new_id(MEMORY_PREFIX)
         if idempotency_key is not None:

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.ids import MESSAGE_PREFIX, stable_id
-from mnemo.schemas import fill_times, format_time, parse_time, utcnow
+from mnemo.schemas import bounded_time, fill_times, format_time, utcnow
 
 
 @dataclass
@@ -127,7 +127,7 @@ def session_times(path: str | Path, user_id: str | None, session_id: str) -> dic
         turn = dict(obj)
         owner = line_owner(turn, user_id, session_id, f"{path}:{number}")
         at = turn.get("created_at")
-        dated = None if at is None else parse_time(at)
+        dated = None if at is None else bounded_time(at)
         sessions.setdefault(owner, []).append((number, dated))
     out: dict[int, str] = {}
     for lines in sessions.values():

@@ -39,7 +39,7 @@ from mnemo.index.embed import Embedding
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import query_terms
 from mnemo.retrieval.request import RetrievalRequest, Scope
-from mnemo.schemas import format_time, parse_time
+from mnemo.schemas import bounded_time, format_time
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
@@ -59,7 +59,7 @@ def as_of_time(value: Any, clock: Clock) -> datetime | None:
     time or lies after ``clock``'s now (the store's clock: the future is not known yet)."""
     if value is None:
         return None
-    at = parse_time(value, "as_of")
+    at = bounded_time(value, "as_of")
     now = clock()
     if at > now:
         raise ValidationError(

@@ -42,7 +42,25 @@ def test_bad_as_of_and_now_get_422(client: httpx.Client, path: str) -> None:
     body = {"query": "work", "user_id": "tia"}
     future = (utcnow() + timedelta(days=2)).isoformat()
     for bad in ({"as_of": future}, {"as_of": "yesterday-ish"}, {"now": "not a time"},
-                {"as_of": [1]}):  # fmt: skip
+                {"as_of": [1]}, {"now": "9999-12-31T23:59:59Z"}):  # fmt: skip
         r = client.post(path, json={**body, **bad})
         assert r.status_code == 422, (bad, r.text)
         assert ("as_of" in r.text) or ("now" in r.text)
+
+
+def test_a_write_dated_outside_the_years_1000_to_8999_gets_422(client: httpx.Client) -> None:
+    # found by the REST fuzz test: a batch with an undated turn before one dated 0001-01-01
+    # was a 500 (OverflowError) while filling in the undated turn's time
+    turns = [
+        {"role": "user", "content": "undated"},
+        {"role": "user", "content": "dated", "created_at": "0001-01-01T00:00:00Z"},
+    ]
+    r = client.post("/v1/messages", json={"user_id": "yr", "messages": turns})
+    assert r.status_code == 422 and "messages[1].created_at" in r.text, r.text
+    r = client.post(
+        "/v1/memories", json={"user_id": "yr", "content": "x", "created_at": "0999-01-01"}
+    )
+    assert r.status_code == 422 and "years 1000-8999" in r.text, r.text
+    assert client.get("/v1/messages", params={"user_id": "yr"}).json()["data"] == []
+    turns[1]["created_at"] = "1000-01-01T00:00:00Z"
+    assert client.post("/v1/messages", json={"user_id": "yr", "messages": turns}).status_code == 201

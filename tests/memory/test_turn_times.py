@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from mnemo import Memory
+import pytest
+
+from mnemo import Memory, ValidationError
 from mnemo.memory.turns import fill_times
 
 T = datetime(2024, 3, 2, 9, 15, tzinfo=UTC)
@@ -33,3 +35,27 @@ def test_an_undated_reply_follows_its_dated_question(tmp_path: object) -> None:
         mem.add_messages([{"role": "user", "content": "hello"}], user_id="maya")
         newest = max(m.created_at for m in mem.messages(user_id="maya"))
         assert newest.year >= 2025  # a batch with no date is stamped now
+
+
+def test_times_at_the_ends_of_the_calendar_stay_in_range() -> None:
+    first = datetime(1000, 1, 1, tzinfo=UTC)
+    last = datetime(9000, 1, 1, tzinfo=UTC) - timedelta(microseconds=1)
+    assert fill_times([None, None, first], NOW) == [first, first, first]
+    assert fill_times([last, None], NOW) == [last, last]
+    assert fill_times([None, first + S], NOW) == [first, first + S]
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", -5e10])
+def test_a_time_outside_the_years_1000_to_8999_is_refused(when: object) -> None:
+    # found by the REST fuzz test: a batch dated 0001-01-01 after an undated turn was a 500
+    with Memory(":memory:", embedder="hashing") as mem:
+        turns = [
+            {"role": "user", "content": "undated"},
+            {"role": "user", "content": "dated", "created_at": when},
+        ]
+        with pytest.raises(ValidationError, match="years 1000-8999"):
+            mem.add_messages(turns, user_id="u")
+        assert mem.messages(user_id="u") == []
+        ok = [{"role": "user", "content": "I live in Oslo", "created_at": "1000-01-01"}]
+        mem.add_messages([{"role": "user", "content": "undated"}, *ok], user_id="u")
+        assert mem.search("where do I live", user_id="u")
