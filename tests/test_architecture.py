@@ -30,6 +30,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.config"],
     ["mnemo.validation"],
     ["mnemo.schemas"],
+    ["mnemo.timestamps"],
     ["mnemo.errors", "mnemo.ids", "mnemo.progress", "mnemo.http_retry", "mnemo.version"],
     ["mnemo.redact"],
 ]

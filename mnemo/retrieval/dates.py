@@ -123,8 +123,12 @@ def _window(m: re.Match[str], kind: str, now: datetime) -> tuple[float, float] |
 
 
 def windows(query: str, now: datetime | float) -> list[tuple[float, float]]:
-    """Time windows ``[start, end)`` (epoch seconds) of the date expressions in ``query``."""
-    ref = now if isinstance(now, datetime) else datetime.fromtimestamp(now, tz=UTC)
+    """Time windows ``[start, end)`` (epoch seconds) of the date expressions in ``query``;
+    none when ``now`` lies at the calendar's end (epoch seconds rounding past 9999)."""
+    try:
+        ref = now if isinstance(now, datetime) else datetime.fromtimestamp(now, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return []
     if ref.tzinfo is None:
         ref = ref.replace(tzinfo=UTC)
     taken: list[tuple[int, int]] = []

@@ -13,7 +13,7 @@ from mnemo.retrieval.asof import as_of_time
 from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
-from mnemo.schemas import Hit, bounded_time, format_time
+from mnemo.schemas import Hit, format_time, parse_time
 from mnemo.storage.agent_scope import read_scope
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 
@@ -77,7 +77,7 @@ class Searcher:
             return []
         if now is None and past is not None:
             now = past
-        ref_time = None if now is None else bounded_time(now, "now").timestamp()
+        ref_time = None if now is None else parse_time(now, "now").timestamp()
         if isinstance(exclude, str) or not all(isinstance(t, str) for t in exclude):
             raise ValidationError("exclude must be a list of strings")
         req = RetrievalRequest(

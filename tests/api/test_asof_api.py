@@ -42,7 +42,7 @@ def test_bad_as_of_and_now_get_422(client: httpx.Client, path: str) -> None:
     body = {"query": "work", "user_id": "tia"}
     future = (utcnow() + timedelta(days=2)).isoformat()
     for bad in ({"as_of": future}, {"as_of": "yesterday-ish"}, {"now": "not a time"},
-                {"as_of": [1]}, {"now": "9999-12-31T23:59:59Z"}):  # fmt: skip
+                {"as_of": [1]}):  # fmt: skip
         r = client.post(path, json={**body, **bad})
         assert r.status_code == 422, (bad, r.text)
         assert ("as_of" in r.text) or ("now" in r.text)

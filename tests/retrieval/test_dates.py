@@ -122,3 +122,8 @@ def test_dates_at_the_end_of_time_are_skipped(mem: Memory) -> None:
     end = "9999-12-31T23:59:59"
     assert windows("What did I do in December?", datetime(9999, 12, 31, tzinfo=UTC)) == []
     assert len(mem.search("What did I do in December?", user_id="u", now=end)) == 1
+    # the last microsecond of 9999 rounds past it in epoch seconds (was a ValueError)
+    last = "9999-12-31T23:59:59.999999"
+    assert windows("a year ago", datetime(9999, 12, 31, tzinfo=UTC).timestamp() + 86400) == []
+    assert len(mem.search("What did I do a year ago?", user_id="u", now=last)) == 1
+    assert "camping" in mem.context("What did I do a year ago?", user_id="u", now=last).text

@@ -28,7 +28,7 @@ from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.llm import ChatModel, Usage
-from mnemo.schemas import Topic, TopicHit, TopicStats, bounded_time
+from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
 from mnemo.storage.ports.unions import TopicTierStore
 from mnemo.storage.topic_records import Conversation, PendingTurn, TopicRow
 from mnemo.tiers.topics import apply as ops
@@ -265,7 +265,7 @@ class TopicMemory:
 
     # ---- helpers ---------------------------------------------------------------------------
     def _now(self, now: Any) -> float:
-        return self.clock() if now is None else bounded_time(now, "now").timestamp()
+        return self.clock() if now is None else parse_time(now, "now").timestamp()
 
     def _topic(self, topic_id: str) -> TopicRow:
         check.text(topic_id, "topic_id")
