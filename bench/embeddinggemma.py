@@ -105,6 +105,17 @@ def assemble(wheels: Path, out: Path) -> Path:
     return model
 
 
+def torch_parts(model: Path) -> tuple[Any, Any, Any]:
+    """The encoder (transformers, eager attention) and the two dense layers' weights."""
+    from safetensors.torch import load_file
+    from transformers import AutoModel
+
+    encoder = AutoModel.from_pretrained(str(model), attn_implementation="eager").eval()
+    up = load_file(str(model / "2_Dense/model.safetensors"))["linear.weight"]
+    down = load_file(str(model / "3_Dense/model.safetensors"))["linear.weight"]
+    return encoder, up, down
+
+
 def export(model: Path, onnx_path: Path) -> None:
     """Export encoder + mean pooling + both dense layers + normalisation to ``onnx_path``
     (float32), with torch and transformers (``attn_implementation="eager"``).
@@ -114,12 +125,8 @@ def export(model: Path, onnx_path: Path) -> None:
     inputs of at most 512 tokens both masks are the padding mask.
     """
     import torch
-    from safetensors.torch import load_file
-    from transformers import AutoModel
 
-    encoder = AutoModel.from_pretrained(str(model), attn_implementation="eager").eval()
-    up = load_file(str(model / "2_Dense/model.safetensors"))["linear.weight"]
-    down = load_file(str(model / "3_Dense/model.safetensors"))["linear.weight"]
+    encoder, up, down = torch_parts(model)
 
     class Sentence(torch.nn.Module):
         def __init__(self) -> None:
@@ -213,13 +220,9 @@ class GemmaEmbedder(Embedder):
 def probe(model: Path, onnx_files: Sequence[Path], texts: Sequence[str]) -> dict[str, Any]:
     """Cosine of each graph's vectors to torch's (transformers + the dense layers)."""
     import torch
-    from safetensors.torch import load_file
     from tokenizers import Tokenizer
-    from transformers import AutoModel
 
-    encoder = AutoModel.from_pretrained(str(model), attn_implementation="eager").eval()
-    up = load_file(str(model / "2_Dense/model.safetensors"))["linear.weight"]
-    down = load_file(str(model / "3_Dense/model.safetensors"))["linear.weight"]
+    encoder, up, down = torch_parts(model)
     tok = Tokenizer.from_file(str(model / "tokenizer.json"))
     tok.enable_truncation(256)
     ref = []

@@ -9,6 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from language_support import SPANISH
 from typer.testing import CliRunner
 
 from mnemo import AsyncMemory, Memory
@@ -16,14 +17,6 @@ from mnemo.cli.main import app
 from mnemo.memory.hints import SAMPLE
 from mnemo.text.language import english_share, looks_english
 
-SPANISH = [
-    "Ayer fui a la sierra con mi hermano a hacer senderismo.",
-    "Mi gato Churro estuvo un poco enfermo toda la semana.",
-    "Desde el lunes trabajo como enfermera en el turno de noche.",
-    "Me he comprometido con Elena, nos casamos el año que viene.",
-    "Me he roto la muñeca jugando al pádel con unos amigos.",
-    "Elena y yo hemos adoptado una perrita galga que se llama Luna.",
-]
 ENGLISH = [
     "Yesterday I went hiking in the mountains with my brother.",
     "My cat Churro was a bit ill the whole week.",

@@ -6,22 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+from language_support import SPANISH
 from ui_support import ui_server
 
 from mnemo import Memory
 
-SPANISH = [
-    "Ayer fui a la sierra con mi hermano a hacer senderismo.",
-    "Mi gato Churro estuvo un poco enfermo toda la semana.",
-    "Desde el lunes trabajo como enfermera en el turno de noche.",
-    "Me he comprometido con Elena, nos casamos el año que viene.",
-    "Me he roto la muñeca jugando al pádel con unos amigos.",
-]
-
 
 def test_users_page_shows_the_language_hint(tmp_path: Path) -> None:
     db, hashed = str(tmp_path / "es.db"), str(tmp_path / "es-hashing.db")
-    turns = [{"role": "user", "content": t} for t in SPANISH * 3]
+    turns = [{"role": "user", "content": t} for t in SPANISH[:5] * 3]
     for path, embedder in ((db, "local"), (hashed, "hashing")):
         with Memory(path, embedder=embedder) as mem:
             mem.add_messages(turns, user_id="lucia", session_id="s1")
