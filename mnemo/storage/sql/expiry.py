@@ -1,9 +1,10 @@
 """Expiry in SQL, both dialects: which turns and memories are still live at a time.
 
 A row with ``expires_at`` at or before "now" (the store clock) is out of every read from that
-moment: :func:`live` is the condition a read scope compiles to (``storage.sql.scoping``; a
-scope that names no time is bound to the store's now by ``ReadScope.at_clock``). Removing
-expired rows for good is :mod:`mnemo.storage.sql.sweep`.
+moment: :func:`live` is the condition a read scope compiles to (``storage.sql.scoping``;
+a scope that names no time is bound to the store's now by
+``storage.scope.ReadScope.at_clock``). Removing expired rows for good is
+:mod:`mnemo.storage.sql.sweep`.
 """
 
 from __future__ import annotations
