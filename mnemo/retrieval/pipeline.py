@@ -137,12 +137,13 @@ class Pipeline:
         over the user's other sessions and over the shared global user."""
         s = self.settings
         scope = req.scope
+        user = scope.user_key
         out = [scope]
         if scope.session_id is not None:
-            held = self.store.count_items(scope.tenant, req.scope.user_key, scope.session_id)
+            held = self.store.count_items(scope.tenant, user, scope.session_id)
             if held < s.cross_session_threshold:
-                out.append(scope.of(req.scope.user_key, None))
-        if s.global_user_id and req.scope.user_key != s.global_user_id:
+                out.append(scope.of(user, None))
+        if s.global_user_id and user != s.global_user_id:
             out.append(scope.of(s.global_user_id, None))
         return out
 
