@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mnemo.filters import EVERYTHING, Filter, matches
-from mnemo.schemas import MEMORY_KINDS, format_time
+from mnemo.schemas import format_time
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.clock import Clock
 
@@ -120,11 +120,4 @@ class ReadScope:
         return tree is None or matches(tree, row)
 
 
-def all_memory_kinds(scope: ReadScope) -> tuple[str, ...]:
-    """The memory kinds ``scope`` reads, every one of :data:`mnemo.schemas.MEMORY_KINDS`
-    when it names none."""
-    wanted = scope.memory_kinds
-    return MEMORY_KINDS if wanted is None else wanted
-
-
-__all__ = ["TURN", "ReadScope", "all_memory_kinds"]
+__all__ = ["TURN", "ReadScope"]
