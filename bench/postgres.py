@@ -43,6 +43,7 @@ from common import console, fmt, now
 from mnemo import Memory
 from mnemo.index.vectors import single_blas_thread
 from mnemo.storage.postgres.store import PostgresStore
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.store import SQLiteStore
 from postgres_build import (
     DIM,
@@ -61,7 +62,7 @@ def pg_vector_queries(store: PostgresStore, users: list[str], qs: np.ndarray) ->
     hnsw, exact, recall = [], [], []
     for user, q in zip(users, qs, strict=True):
         t0 = now()
-        got = store.vector_search("default", user, EMBEDDER, q, 10, kinds=("message",))
+        got = store.vector_search(ReadScope("default", user, kinds=("message",)), EMBEDDER, q, 10)
         hnsw.append(now() - t0)
         t0 = now()
         with store.db.connection() as c:

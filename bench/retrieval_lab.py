@@ -47,6 +47,7 @@ from mnemo.eval.longmemeval import load_longmemeval, turn_key
 from mnemo.index.keys import blend_keys
 from mnemo.retrieval import dates, lexical, speakers
 from mnemo.retrieval.scoring import recency
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql.rows import epoch_seconds, unpack_keys
 from mnemo.text.fact_rules import extract_facts
 
@@ -142,7 +143,9 @@ def load_questions(bench: str, data: str, mem: Memory, users: dict[str, User]) -
         match = lexical.match_expression(lexical.query_terms(text))
         if match:
             pos = {r: i for i, r in enumerate(u.rowids)}
-            for (table, rowid), score in mem.store.lexical(mem.tenant, user, match, 10**6):
+            for (table, rowid), score in mem.store.lexical(
+                ReadScope(mem.tenant, user), match, 10**6
+            ):
                 if table == 0 and rowid in pos:
                     lex[pos[rowid]] = score
         qvec = mem.embedder.embed([about.dense_text])[0]

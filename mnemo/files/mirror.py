@@ -20,6 +20,7 @@ from mnemo.files.snapshot import Snapshot, private_dirs, write_atomic
 from mnemo.schemas import MemoryItem, Message
 from mnemo.storage.base import ListFilter
 from mnemo.storage.ports.rows import MemoryRows
+from mnemo.storage.scope import ReadScope
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ class MirrorObserver:
         stay in the database's event log, flagged ``evicted_at``)."""
         if tenant != self.tenant:
             return
-        flt = ListFilter(tenant, user_id, session_id, include_deleted=True, limit=100_000)
+        flt = ListFilter(ReadScope(tenant, user_id, session_id, deleted=True), limit=100_000)
         for item in self.rows.list_memories(flt):
             rel = str(layout.relpath(layout.from_memory(item)))
             if item.deleted_at is not None and self.mirror.snapshot.sha(rel) is not None:

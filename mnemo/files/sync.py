@@ -37,6 +37,7 @@ from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import ListFilter
 from mnemo.storage.ports.rows import MemoryRows
+from mnemo.storage.scope import ReadScope
 
 log = logging.getLogger(__name__)
 ACTOR = "file"
@@ -65,7 +66,7 @@ def all_rows(
     offset = 0
     while True:
         flt = ListFilter(
-            tenant, user_id, include_deleted=True, limit=PAGE, offset=offset, agents=shared
+            ReadScope(tenant, user_id, agents=shared, deleted=True), limit=PAGE, offset=offset
         )
         page = store.list_memories(flt)
         yield from page
@@ -74,7 +75,7 @@ def all_rows(
         offset += PAGE
     offset = 0
     while True:
-        flt = ListFilter(tenant, user_id, limit=PAGE, offset=offset, agents=shared)
+        flt = ListFilter(ReadScope(tenant, user_id, agents=shared), limit=PAGE, offset=offset)
         msgs = store.list_messages(flt)
         yield from msgs
         if len(msgs) < PAGE:

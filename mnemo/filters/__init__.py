@@ -12,19 +12,21 @@ top k and a search whose filter matches 500 rows still returns a full page:
 
 1. The facade parses once: ``Memory.search/context/list/list_page/messages/count/delete_all
    (..., filters=)`` call :func:`parse_where` before anything runs (a bad filter is a
-   ValidationError / HTTP 422 and changes nothing) and pass the tree down (on
-   ``retrieval.request.RetrievalRequest.filter``, on ``storage.base.ListFilter.where``).
-2. The store compiles it where it builds each statement (``storage/sql/filtering.py``'s
-   ``narrowing``: ``" AND (fragment)"`` after the scope conditions, with the table's
-   :class:`Columns`; on PostgreSQL the jsonb copies of migration 0012). The scope conditions
-   stay first and are never built from the filter, so a filter only narrows the caller's scope.
+   ValidationError / HTTP 422 and changes nothing) and pass the tree down on the read's
+   scope (``storage.scope.ReadScope.where``, carried by
+   ``retrieval.request.RetrievalRequest.scope`` and ``storage.base.ListFilter.scope``).
+2. The store compiles it with the rest of the scope (``storage/sql/scoping.py``: the
+   parenthesised fragment after the owner, liveness and narrowing conditions, with the
+   table's :class:`Columns`; on PostgreSQL the jsonb copies of migration 0012). The owner
+   conditions stay first and are never built from the filter, so a filter only narrows the
+   caller's scope.
 3. Where it goes:
    * lexical and dense candidates: each retriever reads its own ranking best first and keeps
      the rows that match (:mod:`~mnemo.filters.walk`: the store is asked about a few hundred
      rows, ``matching_among``; past 4,096 rows the filtered ranking runs once: the FTS5
      query with the fragment in its ``WHERE``, the vector index masked by every matching
      rowid, ``matching_rowids``); PostgreSQL's BM25 marks each full-text candidate with the
-     fragment (``keep``) before it ranks them;
+     scope's narrowing, filter included (``keep``), before it ranks them;
    * ``list`` / ``count`` / pages and ``delete_all``: the same ``WHERE``, so the count and
      the pages agree and a delete removes exactly what a list shows;
    * turns (``messages``) use ``MESSAGES``: ``kind`` is ``message`` there, and fields a turn

@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from mnemo.index.keys import blend_keys
+from mnemo.schemas import parse_time
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import VectorRows, VectorState
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.scope import ReadScope
 
 
 @cache
@@ -181,30 +183,25 @@ class VectorIndex:
         self.labels = grow(self.labels, (capacity,))
         self.expires = grow(self.expires, (capacity,))
 
-    def mask(
-        self,
-        session_id: str | None,
-        kinds: tuple[str, ...] | None,
-        *,
-        live_at: float | None = None,
-        agents: AgentView | None = None,
-    ) -> np.ndarray | None:
-        """Boolean row mask for a session, a set of kinds and the rows an agent view sees,
-        leaving out rows expired at ``live_at`` (epoch seconds; a single integer test when no
-        row expires); None means every row."""
+    def mask(self, scope: ReadScope) -> np.ndarray | None:
+        """Boolean row mask of the rows of ``scope`` (this index holds one user's live
+        rows): its session, its kinds, the rows its agent view sees, and not expired at its
+        ``live_at`` (a single integer test when no row expires); None means every row. The
+        scope's filter is the store's to apply (its ``matching_rowids``, see :meth:`matching`)."""
         n = self.n  # read once: another thread may append rows meanwhile
+        live_at = None if scope.live_at is None else parse_time(scope.live_at).timestamp()
         mask = self.live(n, live_at)
-        if session_id is not None:
-            code = self.session_names.get(session_id, -1)
+        if scope.session_id is not None:
+            code = self.session_names.get(scope.session_id, -1)
             smask = self.session_codes[:n] == code
             mask = smask if mask is None else mask & smask
-        if kinds is not None:
+        if scope.kinds is not None:
             names = self.kind_names  # one dict even if another thread resets the index
-            codes = [names[k] for k in kinds if k in names]
+            codes = [names[k] for k in scope.kinds if k in names]
             kmask = np.isin(self.kind_codes[:n], codes)
             mask = kmask if mask is None else mask & kmask
-        if agents is not None:
-            amask = self.agent_mask(agents, n)
+        if scope.agents is not None:
+            amask = self._seen_by(scope.agents, n)
             mask = amask if mask is None else mask & amask
         return mask
 
@@ -215,8 +212,9 @@ class VectorIndex:
             return None
         return np.asarray(self.expires[:n] > live_at)
 
-    def agent_mask(self, view: AgentView, n: int) -> np.ndarray:
-        """The first ``n`` rows that ``view`` sees (shared rows have code 0)."""
+    def _seen_by(self, view: AgentView, n: int) -> np.ndarray:
+        """The first ``n`` rows that ``view`` sees: its rule (``AgentView.sees``) asked once
+        per distinct agent of the index, not per row (shared rows have code 0)."""
         names = dict(self.agent_names)  # a copy: another thread may add agents meanwhile
         codes = [code for agent, code in names.items() if view.sees(agent)]
         return np.isin(self.agent_codes[:n], codes)
@@ -298,7 +296,7 @@ class VectorIndex:
         ]
         if agents is None:
             return near
-        seen = self.agent_mask(agents, hi)
+        seen = self._seen_by(agents, hi)
         return [p for p in near if seen[p]]
 
     def same_speaker(self, a: int, b: int) -> bool:
@@ -313,7 +311,7 @@ class VectorIndex:
         n = self.n
         turns = self.tables[:n] == 0
         if agents is not None:
-            turns &= self.agent_mask(agents, n)
+            turns &= self._seen_by(agents, n)
         return float(self.times[:n][turns].max()) if turns.any() else None
 
     def names(self) -> list[str]:

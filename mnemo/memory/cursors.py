@@ -57,9 +57,23 @@ Key = Sequence[str | int]
 
 
 def query_params(flt: ListFilter) -> dict[str, Any]:
-    """What a cursor of ``flt``'s listing binds: every field of the filter but the tenant
-    (bound on its own) and the page window (limit, offset, position)."""
-    return {k: v for k, v in asdict(flt).items() if k not in (*WINDOW, "tenant")}
+    """What a cursor of ``flt``'s listing binds: its scope but the tenant (bound on its own)
+    and the listing's fields but the page window (limit, offset, position), under the names
+    cursors have always been sealed with (a cursor made by an earlier version resumes)."""
+    scope = asdict(flt.scope)
+    listing = {k: v for k, v in asdict(flt).items() if k not in (*WINDOW, "scope")}
+    kinds = flt.scope.kinds
+    return {
+        **listing,
+        "user_id": scope["user_id"],
+        "session_id": scope["session_id"],
+        "kind": None if kinds is None else ",".join(kinds),
+        "include_deleted": scope["deleted"],
+        "live_at": scope["live_at"],
+        "agents": scope["agents"],
+        "where": scope["where"],
+        "extra": {},
+    }
 
 
 def mark(listing: str, tenant: str, params: Mapping[str, Any], key: Key, position: int) -> str:

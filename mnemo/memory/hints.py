@@ -10,6 +10,7 @@ from __future__ import annotations
 from mnemo.embedders.base import Embedder
 from mnemo.storage.base import ListFilter
 from mnemo.storage.ports.rows import MemoryRows
+from mnemo.storage.scope import ReadScope
 from mnemo.text.language import english_share
 
 #: Newest turns read to judge the store's language.
@@ -26,7 +27,7 @@ def store_hints(store: MemoryRows, tenant: str, embedder: Embedder) -> list[str]
     """The hints for ``tenant``'s rows under ``embedder`` (empty when there is nothing to say)."""
     if embedder.languages != "en":
         return []
-    turns = store.recent_messages(ListFilter(tenant=tenant, limit=SAMPLE))
+    turns = store.recent_messages(ListFilter(ReadScope(tenant), limit=SAMPLE))
     share = english_share(m.content for m in turns)
     if share is not None and share < 0.5:
         return [MULTILINGUAL_HINT.format(id=embedder.id)]

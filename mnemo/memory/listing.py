@@ -67,7 +67,7 @@ def paged(
         params = cursors.query_params(flt)
 
         def mark(row: T, position: int) -> str:
-            return cursors.mark(name, flt.tenant, params, key(self.store, row), position)
+            return cursors.mark(name, flt.scope.tenant, params, key(self.store, row), position)
 
         return filter_page(rows(self.store), count(self.store), flt, mark)
 

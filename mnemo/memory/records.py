@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from mnemo import validation as check
@@ -24,9 +25,11 @@ from mnemo.memory.paging import Page as Page  # named by the listings' annotatio
 from mnemo.memory.paging import check_window
 from mnemo.memory.tenant import TenantService
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
-from mnemo.storage.agent_scope import check_visible, list_scope, write_scope
+from mnemo.storage.agent_scope import check_visible, write_scope
 from mnemo.storage.base import ListFilter, NewMemory
+from mnemo.storage.caller_scope import listing_scope
 from mnemo.storage.ports.store import Store
+from mnemo.storage.scope import ReadScope
 
 #: The message of an update that changes nothing.
 NOTHING_TO_CHANGE = (
@@ -46,7 +49,8 @@ def memory_id(id: str) -> str:
 def resumed(flt: ListFilter, listing: str, cursor: str | None) -> ListFilter:
     """``flt`` resumed where ``cursor`` (of this ``listing`` and query) left off;
     ValidationError for another query's cursor or a cursor with an offset."""
-    flt.after = cursors.resume(cursor, listing, flt.tenant, cursors.query_params(flt), flt.offset)
+    tenant = flt.scope.tenant
+    flt.after = cursors.resume(cursor, listing, tenant, cursors.query_params(flt), flt.offset)
     return flt
 
 
@@ -226,11 +230,10 @@ class Records(TenantService):
         ``next_cursor``) resumes after that page's last row."""
         where = parse_where(filters)
         flt = self.filter(user_id, session_id, since, until, limit, offset)
-        flt.user_id, flt.agents = list_scope(user_id, agent_id)
-        flt.kind = None if kind is None else check.memory_kind(kind)
+        scope = listing_scope(self.tenant, user_id, agent_id, session_id)
+        kinds = None if kind is None else (check.memory_kind(kind),)
         flt.tag = None if tag is None else check.text(tag, "tag")
-        flt.include_deleted = include_deleted
-        flt.where = where
+        flt.scope = replace(scope, kinds=kinds, deleted=include_deleted, where=where)
         return resumed(flt, "memories", cursor)
 
     list = listing(
@@ -270,8 +273,8 @@ class Records(TenantService):
         page's ``next_cursor``) resumes after that page's last turn."""
         where = parse_where(filters)
         flt = self.filter(user_id, session_id, since, until, limit, offset)
-        flt.user_id, flt.agents = list_scope(user_id, agent_id)
-        flt.where = where
+        scope = listing_scope(self.tenant, user_id, agent_id, session_id)
+        flt.scope = replace(scope, where=where)
         return resumed(flt, "messages", cursor)
 
     messages = listing(
@@ -302,16 +305,15 @@ class Records(TenantService):
         limit: int = 50,
         offset: int = 0,
     ) -> ListFilter:
-        """A validated listing filter of this tenant; ValidationError for a bad argument."""
+        """A validated listing filter of this tenant (its scope: the user and session as
+        given, every agent); ValidationError for a bad argument."""
         if user_id is not None:
             check.identifier(user_id, "user_id")
         if session_id is not None:
             check.identifier(session_id, "session_id")
         limit, offset = check_window(limit, offset)
         return ListFilter(
-            tenant=self.tenant,
-            user_id=user_id,
-            session_id=session_id,
+            scope=ReadScope(self.tenant, user_id, session_id),
             since=check.time_text(since, "since"),
             until=check.time_text(until, "until"),
             refresh=self.settings.refresh_on_read,

@@ -9,12 +9,15 @@ or alone the agent's own memories), never the shared ones: they belong to the us
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from mnemo.filters import Filter, parse_where
 from mnemo.memory.records import Records
-from mnemo.storage.agent_scope import AgentView, exactly, read_scope, write_scope
+from mnemo.storage.agent_scope import exactly, write_scope
 from mnemo.storage.base import ListFilter
+from mnemo.storage.caller_scope import scope_of
+from mnemo.storage.scope import ReadScope
 
 
 class Selection:
@@ -38,8 +41,8 @@ class Selection:
         :meth:`~mnemo.memory.records.Records.list_page` shows.
         ``agent_id`` counts what that agent sees (with no ``user_id``: its own memories)."""
         where = parse_where(filters)
-        user_key, view = read_scope(user_id, agent_id)
-        return self.store.count_memories(self._selected(user_key, view, session_id, where))
+        scope = scope_of(self.records.tenant, user_id, agent_id)
+        return self.store.count_memories(self._selected(scope, session_id, where))
 
     def delete_all(
         self,
@@ -59,16 +62,18 @@ class Selection:
         where = parse_where(filters)
         user_key, agent = write_scope(user_id, agent_id)
         view = None if agent is None else exactly(agent)
-        flt = self._selected(user_key, view, session_id, where)
+        scope = ReadScope(self.records.tenant, user_key, agents=view)
+        flt = self._selected(scope, session_id, where)
         return len(self.store.delete_memories(flt, actor))
 
     def _selected(
-        self, user_key: str, view: AgentView | None, session_id: str | None, where: Filter | None
+        self, scope: ReadScope, session_id: str | None, where: Filter | None
     ) -> ListFilter:
-        """The listing filter of :meth:`count` and :meth:`delete_all`: one user key (an
-        agent's own memories have the reserved empty one), its agent view and the filter."""
+        """The listing filter of :meth:`count` and :meth:`delete_all`: ``scope`` (one user
+        key, an agent's own memories have the reserved empty one, and its agent view) in
+        the session, with the filter."""
         flt = self.records.filter(None, session_id)
-        flt.user_id, flt.agents, flt.where = user_key, view, where
+        flt.scope = replace(scope, session_id=flt.scope.session_id, where=where)
         return flt
 
 

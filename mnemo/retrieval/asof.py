@@ -34,16 +34,15 @@ import numpy as np
 
 from mnemo.embedders.base import Embedder
 from mnemo.errors import ValidationError
-from mnemo.filters import Filter, matches
 from mnemo.index.embed import Embedding
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import query_terms
-from mnemo.retrieval.request import RetrievalRequest, Scope
+from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import bounded_time, format_time
-from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql.rows import epoch_seconds
 
 #: How many times its pool the full text is asked for at most while the time cut takes places.
@@ -180,27 +179,15 @@ class PastSource:
         """The store's clock."""
         return self.store.clock
 
-    def lexical(
-        self,
-        tenant: str,
-        user_id: str,
-        match: str,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-        *,
-        agents: AgentView | None = None,
-        where: Filter | None = None,
-    ) -> list[tuple[Ref, float]]:
+    def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
         """The store's BM25 candidates held by the user's past index, plus the user's
-        versions at T that hold a query term (those ``agents`` sees and, with ``where``, that
-        match the filter in their version at T), best first."""
+        versions at T that hold a query term and are in ``scope`` in their version at T
+        (:meth:`~mnemo.storage.scope.ReadScope.admits`), best first."""
+        user_id = scope.user_key
         index = self.indexes[user_id]
         n = limit
         while True:
-            got = self.store.lexical(
-                tenant, user_id, match, n, session_id, kinds, agents=agents, where=where
-            )
+            got = self.store.lexical(scope, match, n)
             # held by the past index, and not a memory changed since (scored on today's text)
             out = [(r, score) for r, score in got if r in index.pos and r not in self.fields]
             if len(out) >= limit or len(got) < n or n >= MAX_LEXICAL_FACTOR * limit:
@@ -210,15 +197,9 @@ class PastSource:
         ceiling = 0.0
         if versions:
             terms = query_terms(self.query)
-            ceiling = self.store.lexical_idf(tenant, user_id, terms).get(MEMORY, 0.0)
+            ceiling = self.store.lexical_idf(scope.tenant, user_id, terms).get(MEMORY, 0.0)
         for v in versions:
-            if session_id is not None and v.fields["session_id"] != session_id:
-                continue
-            if kinds is not None and v.fields["kind"] not in kinds:
-                continue
-            if agents is not None and not agents.sees(v.fields.get("agent_id")):
-                continue
-            if where is not None and not matches(where, v.fields):
+            if not scope.admits(v.fields):
                 continue
             score = version_bm25(self.query, v.fields["content"], ceiling)
             if score > 0:
@@ -226,23 +207,24 @@ class PastSource:
         out.sort(key=lambda x: -x[1])
         return out[:limit]
 
-    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
-        """The store's matching live rows, with each memory changed since T judged by its
+    def matching_rowids(self, scope: ReadScope) -> dict[int, np.ndarray]:
+        """The store's rows of ``scope``, with each memory changed since T judged by its
         version at T instead (a version of a memory deleted since is no live row)."""
-        out = dict(self.store.matching_rowids(tenant, user_id, where))
-        changed = np.array([v.rowid for v in self.versions.get(user_id, [])], np.int64)
-        kept = [v.rowid for v in self.versions.get(user_id, []) if matches(where, v.fields)]
+        out = dict(self.store.matching_rowids(scope))
+        mine = self.versions.get(scope.user_key, [])
+        changed = np.array([v.rowid for v in mine], np.int64)
+        kept = [v.rowid for v in mine if scope.admits(v.fields)]
         live = out.get(MEMORY, np.zeros(0, np.int64))
         live = live[~np.isin(live, changed)]
         out[MEMORY] = np.unique(np.concatenate([live, np.array(kept, np.int64)]))
         return out
 
-    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
-        """The refs among ``refs`` that match ``where``: a memory changed since T in its
-        version at T, any other row as the store judges it."""
+    def matching_among(self, scope: ReadScope, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` that are rows of ``scope``: a memory changed since T in
+        its version at T, any other row as the store judges it."""
         mine = {r for r in refs if r in self.fields}
-        out = {r for r in mine if matches(where, self.fields[r])}
-        return out | self.store.matching_among(tenant, where, [r for r in refs if r not in mine])
+        out = {r for r in mine if scope.admits(self.fields[r])}
+        return out | self.store.matching_among(scope, [r for r in refs if r not in mine])
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """The store's idf sums (taken over today's rows)."""
@@ -293,22 +275,24 @@ def the_past(
     store: SearchSource,
     embedder: Embedder,
     req: RetrievalRequest,
-    scoped: list[tuple[Scope, VectorIndex]],
-) -> tuple[PastSource, list[tuple[Scope, VectorIndex]]]:
+    scoped: list[tuple[ReadScope, VectorIndex]],
+) -> tuple[PastSource, list[tuple[ReadScope, VectorIndex]]]:
     """The source and scoped past indexes a search as of ``req.as_of`` reads."""
     assert req.as_of is not None and req.as_of_text is not None
-    embed = Embedding(store, embedder, req.tenant)
+    tenant = req.scope.tenant
+    embed = Embedding(store, embedder, tenant)
     indexes: dict[str, VectorIndex] = {}
     versions: dict[str, list[MemoryVersion]] = {}
     for scope, index in scoped:
-        if scope.user_id in indexes:
+        user = scope.user_key
+        if user in indexes:
             continue
-        found = store.memory_versions(req.tenant, scope.user_id, req.as_of_text)
-        versions[scope.user_id] = found
+        found = store.memory_versions(tenant, user, req.as_of_text)
+        versions[user] = found
         changed = {v.rowid for v in found}
-        indexes[scope.user_id] = past_index(index, req.as_of, changed, version_rows(found, embed))
+        indexes[user] = past_index(index, req.as_of, changed, version_rows(found, embed))
     source = PastSource(store, req.query, indexes, versions)
-    return source, [(scope, indexes[scope.user_id]) for scope, _ in scoped]
+    return source, [(scope, indexes[scope.user_key]) for scope, _ in scoped]
 
 
 __all__ = ["PastSource", "as_of_time", "past_index", "the_past", "version_bm25", "version_rows"]

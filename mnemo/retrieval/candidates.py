@@ -17,10 +17,11 @@ import numpy as np
 from mnemo.config.search import RetrievalSettings
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval import coverage, filtered, lexical
-from mnemo.retrieval.request import RetrievalRequest, Scope
+from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.talk import STATEMENT, is_talk
 from mnemo.storage.base import MESSAGE, Ref
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.scope import ReadScope
 from mnemo.text.turn_kinds import TURN_KINDS, TurnKind
 from mnemo.text.turn_kinds import classify as classify_turn
 
@@ -86,7 +87,7 @@ class Retrievers:
     def gather(
         self,
         req: RetrievalRequest,
-        scoped: list[tuple[Scope, VectorIndex]],
+        scoped: list[tuple[ReadScope, VectorIndex]],
         qvec: np.ndarray | None,
         pool: int,
     ) -> Candidates:
@@ -99,27 +100,8 @@ class Retrievers:
         for scope, index in scoped:
             if match is not None and self.lexical_on:
 
-                def bm25(n: int, scope: Scope = scope) -> list[tuple[Ref, float]]:
-                    if req.filter is None:  # a past source (retrieval.asof) takes no filter
-                        return self.store.lexical(
-                            req.tenant,
-                            scope.user_id,
-                            match,
-                            n,
-                            scope.session_id,
-                            req.kinds,
-                            agents=req.agents,
-                        )
-                    return self.store.lexical(
-                        req.tenant,
-                        scope.user_id,
-                        match,
-                        n,
-                        scope.session_id,
-                        req.kinds,
-                        agents=req.agents,
-                        where=req.filter,
-                    )
+                def bm25(n: int, scope: ReadScope = scope) -> list[tuple[Ref, float]]:
+                    return self.store.lexical(scope, match, n)
 
                 ceiling = self._ceiling(req, scope, terms, ceilings)
                 for ref, score in self._fill(bm25, index, pool, cands):
@@ -140,15 +122,15 @@ class Retrievers:
         """``scores`` of the refs the search's filter admits (all of them without one): the
         candidates matched it; a ref a signal brought in is asked about
         (:func:`mnemo.retrieval.filtered.admitted`)."""
-        if req.filter is None:
+        if req.scope.filter is None:
             return scores
         known = set(cands.lexical) | set(cands.dense)
-        return filtered.admitted(self.store, req.tenant, req.filter, scores, known)
+        return filtered.admitted(self.store, req.scope, scores, known)
 
     def _ceiling(
         self,
         req: RetrievalRequest,
-        scope: Scope,
+        scope: ReadScope,
         terms: list[str],
         known: dict[str, dict[int, float]],
     ) -> dict[int, float]:
@@ -156,9 +138,10 @@ class Retrievers:
         and search; not asked for when coverage is off or fusion is not the blend)."""
         if self.settings.lexical_coverage_power <= 0 or self.settings.fusion != "blend":
             return {}
-        if scope.user_id not in known:
-            known[scope.user_id] = self.store.lexical_idf(req.tenant, scope.user_id, terms)
-        return known[scope.user_id]
+        user = scope.user_key
+        if user not in known:
+            known[user] = self.store.lexical_idf(scope.tenant, user, terms)
+        return known[user]
 
     def _fill(
         self,
@@ -201,7 +184,7 @@ class Retrievers:
         self,
         index: VectorIndex,
         qvec: np.ndarray,
-        scope: Scope,
+        scope: ReadScope,
         req: RetrievalRequest,
         pool: int,
         cands: Candidates,
@@ -210,28 +193,23 @@ class Retrievers:
         ``min_similarity``, among the ``dense_window`` newest vectors when that is set; with
         a filter, the nearest rows that match it (:mod:`mnemo.retrieval.filtered`; under a
         window, the window is taken among the matching rows)."""
-        mask = index.mask(
-            scope.session_id,
-            req.kinds,
-            live_at=self.store.clock().timestamp(),
-            agents=req.agents,
-        )
-        where = None if req.filter is None else (req.tenant, scope.user_id, req.filter)
-        if where is not None and self.settings.dense_window is not None:
-            allowed = index.matching(self.store.matching_rowids(*where))
+        mask = index.mask(scope)
+        filtered_scope = None if scope.filter is None else scope
+        if filtered_scope is not None and self.settings.dense_window is not None:
+            allowed = index.matching(self.store.matching_rowids(filtered_scope))
             mask = allowed if mask is None else mask[: len(allowed)] & allowed[: len(mask)]
-            where = None  # the mask holds the filter
+            filtered_scope = None  # the mask holds the filter
         if self.settings.dense_window is not None:
             mask = index.most_recent(mask, self.settings.dense_window)
         floor = self.settings.min_similarity
         weight = self.settings.key_weight
 
         def cosine(n: int) -> list[tuple[Ref, float]]:
-            if where is None:
+            if filtered_scope is None:
                 positions, sims = index.search(qvec, n, mask, weight)
             else:
                 positions, sims = filtered.nearest_matching(
-                    self.store, index, qvec, n, mask, weight, where
+                    self.store, index, qvec, n, mask, weight, filtered_scope
                 )
             out = []
             for p, sim in zip(positions.tolist(), sims.tolist(), strict=True):

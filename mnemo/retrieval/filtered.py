@@ -14,10 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mnemo.filters import Filter, walk
+from mnemo.filters import walk
 from mnemo.index.vectors import VectorIndex
 from mnemo.storage.base import Ref
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.scope import ReadScope
 
 Found = tuple[int, float]
 
@@ -29,11 +30,11 @@ def nearest_matching(
     n: int,
     mask: np.ndarray | None,
     key_weight: float,
-    where: tuple[str, str, Filter],
+    scope: ReadScope,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positions and cosines of the ``n`` rows of ``index`` (within ``mask``) nearest to
-    ``query`` that match the filter; ``where`` is (tenant, user id, filter)."""
-    tenant, user_id, tree = where
+    ``query`` that are rows of ``scope`` (the one user's scope whose filter the mask
+    lacks)."""
 
     def found(positions: np.ndarray, sims: np.ndarray) -> list[Found]:
         return list(zip(positions.tolist(), sims.tolist(), strict=True))
@@ -43,11 +44,11 @@ def nearest_matching(
 
     def keep(rows: Sequence[Found]) -> list[bool]:
         refs = [index.ref(p) for p, _ in rows]
-        ok = store.matching_among(tenant, tree, refs)
+        ok = store.matching_among(scope, refs)
         return [ref in ok for ref in refs]
 
     def scan() -> list[Found]:
-        allowed = index.matching(store.matching_rowids(tenant, user_id, tree))
+        allowed = index.matching(store.matching_rowids(scope))
         if mask is not None:
             allowed = mask[: len(allowed)] & allowed[: len(mask)]
         return found(*index.search(query, n, allowed, key_weight))
@@ -60,13 +61,15 @@ def nearest_matching(
 
 
 def admitted(
-    store: SearchSource, tenant: str, tree: Filter, scores: dict[Ref, float], known: set[Ref]
+    store: SearchSource, scope: ReadScope, scores: dict[Ref, float], known: set[Ref]
 ) -> dict[Ref, float]:
-    """``scores`` of the refs that match the filter: those in ``known`` (candidates, which
-    matched already) and those the store says match (a signal may bring in a ref that was no
-    candidate: a neighbouring turn)."""
+    """``scores`` of the refs that match the filter of the search's ``scope``: those in
+    ``known`` (candidates, which matched already) and those the store says match (a signal
+    may bring in a ref that was no candidate: a neighbouring turn, of any scope the search
+    looked in, so only the tenant, liveness and the filter are asked about)."""
     others = [ref for ref in scores if ref not in known]
-    ok = store.matching_among(tenant, tree, others) if others else set()
+    tenant_wide = ReadScope(scope.tenant, where=scope.filter)
+    ok = store.matching_among(tenant_wide, others) if others else set()
     return {ref: v for ref, v in scores.items() if ref in known or ref in ok}
 
 

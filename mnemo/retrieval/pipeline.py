@@ -55,7 +55,7 @@ from mnemo.retrieval import relevance as calibrated
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
 from mnemo.retrieval.duplicates import Collapser, Kept
 from mnemo.retrieval.mmr import mmr_select
-from mnemo.retrieval.request import RetrievalRequest, Scope
+from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.rerank import Reranker, create_reranker
 from mnemo.retrieval.scoring import blend, recency
 from mnemo.retrieval.signals import Ranking, Signal, signals_for
@@ -63,6 +63,7 @@ from mnemo.retrieval.talk import is_talk
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
 from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.scope import ReadScope
 
 
 class QueryCache:
@@ -131,33 +132,37 @@ class Pipeline:
         #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
         self.calibration = calibrated.model_for(embedder.id)
 
-    def scopes(self, req: RetrievalRequest) -> list[Scope]:
-        """The scopes a request searches, nearest first."""
+    def scopes(self, req: RetrievalRequest) -> list[ReadScope]:
+        """The scopes a request searches, nearest first: the request's scope, then the same
+        over the user's other sessions and over the shared global user."""
         s = self.settings
-        out = [Scope(req.user_id, req.session_id)]
-        if req.session_id is not None:
-            held = self.store.count_items(req.tenant, req.user_id, req.session_id)
+        scope = req.scope
+        user = scope.user_key
+        out = [scope]
+        if scope.session_id is not None:
+            held = self.store.count_items(scope.tenant, user, scope.session_id)
             if held < s.cross_session_threshold:
-                out.append(Scope(req.user_id, None))
-        if s.global_user_id and req.user_id != s.global_user_id:
-            out.append(Scope(s.global_user_id, None))
+                out.append(scope.of(user, None))
+        if s.global_user_id and user != s.global_user_id:
+            out.append(scope.of(s.global_user_id, None))
         return out
 
     def search(self, req: RetrievalRequest) -> list[Hit]:
         """The ``limit`` best hits for a request, each with its per-stage scores."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
+        req = replace(req, scope=req.scope.at_clock(self.store.clock))  # one "now" throughout
+        tenant = req.scope.tenant
         scoped = [
-            (scope, self.indexes.get(self.store, req.tenant, scope.user_id, self.embedder.id))
+            (scope, self.indexes.get(self.store, tenant, scope.user_key, self.embedder.id))
             for scope in self.scopes(req)
         ]
         store: SearchSource = self.store
         if req.as_of is not None:
             store, scoped = asof.the_past(self.store, self.embedder, req, scoped)
         if req.now is None:
-            newest = [
-                t for _, index in scoped if (t := index.newest_turn(agents=req.agents)) is not None
-            ]
+            seen = req.scope.agents
+            newest = [t for _, index in scoped if (t := index.newest_turn(agents=seen)) is not None]
             req = replace(req, now=max(newest) if newest else time.time())
         names = sorted({n for _, index in scoped for n in index.names()})
         learned: dict[str, str] = {}
@@ -261,6 +266,9 @@ class Pipeline:
         time); each duplicate's id is recorded on the hit it repeats."""
         s = self.settings
         collapse = Collapser(s.duplicate_similarity, s.source_similarity, req.exclude)
+        # the rows a search may return: its scope's agent view (a signal brings in rows that
+        # were no candidate; the store applied the rest of the scope, its filter included)
+        seen = ReadScope(req.scope.tenant, agents=req.scope.agents)
         out: list[tuple[int, dict[str, Any], Kept]] = []
         at = 0
         while len(out) < req.limit and at < len(order):
@@ -271,7 +279,7 @@ class Pipeline:
                 row = rows.get(refs[i])
                 if row is None or collapse.excluded(row["content"]):
                     continue  # erased meanwhile, or already in the request
-                if req.agents is not None and not req.agents.sees(row["agent_id"]):
+                if not seen.admits(row):
                     continue  # another agent's private row (a neighbour of a candidate)
                 loc = cands.located.get(refs[i])
                 vector = loc[0].matrix[loc[1]] if loc is not None else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import Hit, format_time, parse_time
-from mnemo.storage.agent_scope import read_scope
+from mnemo.storage.caller_scope import scope_of
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 
 if TYPE_CHECKING:
@@ -65,9 +66,7 @@ class Searcher:
         """
         where = parse_where(filters)
         query = check.query(query)
-        user_id, agents = read_scope(user_id, agent_id)
-        if session_id is not None:
-            session_id = check.identifier(session_id, "session_id")
+        scope = scope_of(self.settings.tenant, user_id, agent_id, session_id)
         n = self.settings.search_limit if limit is None else limit
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
             raise ValidationError("limit must be an integer in [1, 1000]")
@@ -82,19 +81,14 @@ class Searcher:
             raise ValidationError("exclude must be a list of strings")
         req = RetrievalRequest(
             query=query[: self.settings.max_content_chars],
-            tenant=self.settings.tenant,
-            user_id=user_id,
-            session_id=session_id,
+            scope=replace(scope, kinds=kinds_t, where=where),
             limit=n,
-            kinds=kinds_t,
             now=ref_time,
             recency_weight=recency_weight,
             score_threshold=score_threshold,
             exclude=exclusion_keys(exclude),
             as_of=None if past is None else past.timestamp(),
             as_of_text=None if past is None else format_time(past),
-            agents=agents,
-            filter=where,
         )
         hits = self.pipeline.search(req)
         if not explain:

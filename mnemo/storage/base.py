@@ -15,11 +15,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mnemo.filters.nodes import Filter
 from mnemo.schemas import (
     ProfileFact,
 )
-from mnemo.storage.agent_scope import AgentView
+from mnemo.storage.scope import ReadScope
 
 MESSAGE = 0
 MEMORY = 1
@@ -219,26 +218,18 @@ class Keyset:
 
 @dataclass
 class ListFilter:
-    """Filters of ``list``: all optional, combined with AND."""
+    """A listing of the rows of ``scope`` (:class:`~mnemo.storage.scope.ReadScope`): with a
+    tag (memories), created in [since, until), one window of them (``limit``, ``offset``,
+    or the rows after a page cursor's keyset). A listing's scope reads "now" by the store's
+    clock unless it names its own ``live_at``."""
 
-    tenant: str
-    user_id: str | None = None
-    session_id: str | None = None
-    kind: str | None = None
+    scope: ReadScope
     tag: str | None = None
     since: str | None = None
     until: str | None = None
-    include_deleted: bool = False
-    #: rows expired at this time (stored time text) are left out; None: the store's clock
-    live_at: str | None = None
     #: refresh the expiry of listed rows that carry a ttl (``refresh_on_read``)
     refresh: bool = False
     limit: int = 50
     offset: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
     #: Only the rows after this keyset position (a page cursor's); ``offset`` then counts from it.
     after: Keyset | None = None
-    #: Which rows by their agent (see mnemo.storage.agent_scope); None: every row.
-    agents: AgentView | None = None
-    #: a parsed filter (:mod:`mnemo.filters`) the rows must also match; None: no filter
-    where: Filter | None = None

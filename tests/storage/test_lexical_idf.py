@@ -9,6 +9,7 @@ import pytest
 
 from mnemo import Memory
 from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.fts_stats import MIN_IDF, idf, varint
 
 QUIET: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes_enabled": False}
@@ -52,5 +53,5 @@ def test_an_average_row_holding_each_term_once_scores_the_sum(
     mem = open_mem(**QUIET)
     mem.add_messages([{"role": "user", "content": t} for t in TURNS], user_id="u")
     match = 'text : ("zeta" OR "theta")'
-    (ref, score), *_ = mem.store.lexical("default", "u", match, 5)
+    (ref, score), *_ = mem.store.lexical(ReadScope("default", "u"), match, 5)
     assert score == pytest.approx(mem.store.lexical_idf("default", "u", ["zeta", "theta"])[ref[0]])

@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import threading
 import uuid
+from dataclasses import replace
+from datetime import timedelta
 
 import numpy as np
 import pytest
 
 from mnemo import Memory, StorageError
+from mnemo.filters import parse_where
+from mnemo.schemas import format_time, utcnow
+from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE
 from mnemo.storage.postgres.bm25 import bm25
 from mnemo.storage.postgres.conn import migration_files, redact
 from mnemo.storage.postgres.search import index_name, match_terms, unpack_vectors
 from mnemo.storage.postgres.store import PostgresStore
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.conn import migration_files as sqlite_migrations
 
 
@@ -140,18 +146,20 @@ def test_vector_search_agrees_with_the_exact_search(pg_url: str) -> None:
     store = mem.store
     assert isinstance(store, PostgresStore)
     q = mem.embedder.embed(["rome again"])[0]
-    hits = store.vector_search("default", "u", mem.embedder.id, q, 5)
+    hits = store.vector_search(ReadScope("default", "u"), mem.embedder.id, q, 5)
     assert len(hits) == 5 and hits[0][1] == pytest.approx(1.0, abs=1e-5)
     exact = sorted(
         ((ref, float(v @ q)) for ref, v in _all_vectors(mem).items()), key=lambda x: -x[1]
     )[:5]
     assert [s for _, s in hits] == pytest.approx([s for _, s in exact], abs=1e-5)  # ties
-    in_s1 = store.vector_search("default", "u", mem.embedder.id, q, 50, session_id="s1")
+    in_s1 = store.vector_search(ReadScope("default", "u", "s1"), mem.embedder.id, q, 50)
     assert len(in_s1) == 30 and all(t == MESSAGE for (t, _), _ in in_s1)
-    notes = store.vector_search("default", "u", mem.embedder.id, q, 5, kinds=("note",))
+    notes = store.vector_search(ReadScope("default", "u", kinds=("note",)), mem.embedder.id, q, 5)
     assert [r for r, _ in notes] == [(MEMORY, _rowid(mem, note.id))]
     mem.delete(note.id)
-    assert store.vector_search("default", "u", mem.embedder.id, q, 5, kinds=("note",)) == []
+    assert (
+        store.vector_search(ReadScope("default", "u", kinds=("note",)), mem.embedder.id, q, 5) == []
+    )
     mem.close()
 
 
@@ -185,4 +193,40 @@ def test_connections_killed_by_the_server_are_replaced(pg_url: str, pg_server_ur
     assert [m.content for m in mem.messages("u")] == ["before the restart"]
     mem.add_messages([{"role": "user", "content": "after the restart"}], "u")
     assert len(mem.search("restart", user_id="u")) == 2
+    mem.close()
+
+
+def test_vector_search_never_leaves_its_scope(pg_url: str) -> None:
+    """Another agent's private rows, rows failing the filter, deleted, evicted and expired
+    rows never come back from the store-side vector search."""
+    mem = Memory(url=pg_url, embedder="hashing")
+    store = mem.store
+    assert isinstance(store, PostgresStore)
+    mem.add_messages([{"role": "user", "content": "rome shared"}], "u", "s1")
+    mem.add_messages([{"role": "user", "content": "rome of agent a"}], "u", "s1", agent_id="a")
+    mem.add_messages([{"role": "user", "content": "rome of agent b"}], "u", "s1", agent_id="b")
+    mem.add_messages([{"role": "user", "content": "rome evicted"}], "u", "s1")
+    mem.add("rome at work", user_id="u", metadata={"topic": "work"})
+    mem.add("rome at home", user_id="u", metadata={"topic": "home"})
+    mem.delete(mem.add("rome deleted", user_id="u", metadata={"topic": "work"}).id)
+    mem.add("rome soon expired", user_id="u", ttl_seconds=60, metadata={"topic": "work"})
+    with store.db.write() as c:
+        c.execute("UPDATE messages SET evicted_at = created_at WHERE content = 'rome evicted'")
+    q = mem.embedder.embed(["rome"])[0]
+
+    def found(scope: ReadScope) -> set[str]:
+        hits = store.vector_search(scope, mem.embedder.id, q, 50)
+        return {row["content"] for row in store.fetch([ref for ref, _ in hits]).values()}
+
+    live = {"rome shared", "rome of agent a", "rome of agent b", "rome at work", "rome at home"}
+    assert found(ReadScope("default", "u")) == live | {"rome soon expired"}
+    as_a = found(ReadScope("default", "u", agents=AgentView("a")))
+    assert as_a == live - {"rome of agent b"} | {"rome soon expired"}
+    work = ReadScope("default", "u", where=parse_where({"topic": "work"}))
+    assert found(work) == {"rome at work", "rome soon expired"}
+    later = format_time(utcnow() + timedelta(minutes=5))
+    assert found(replace(work, live_at=later)) == {"rome at work"}
+    assert found(ReadScope("default", "u", agents=AgentView("b", shared=False))) == {
+        "rome of agent b"
+    }
     mem.close()

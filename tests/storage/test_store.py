@@ -16,6 +16,7 @@ from mnemo import Memory, SchemaError, StorageError
 from mnemo.embedders.hashing import HashingEmbedder
 from mnemo.storage.base import MEMORY, MESSAGE
 from mnemo.storage.ports.store import Store
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.conn import migration_files, split_statements
 from mnemo.storage.sqlite.store import SQLiteStore, owner_token
 
@@ -33,7 +34,7 @@ def raw(store: Store, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any,
 def lexical_texts(mem: Memory, user: str, words: str) -> list[str]:
     """Contents the store's full-text search finds for ``words`` (messages and memories)."""
     match = "text : (" + " OR ".join(f'"{w}"' for w in words.split()) + ")"
-    refs = [ref for ref, _ in mem.store.lexical("default", user, match, 50)]
+    refs = [ref for ref, _ in mem.store.lexical(ReadScope("default", user), match, 50)]
     return sorted(row["content"] for row in mem.store.fetch(refs).values())
 
 
@@ -77,13 +78,13 @@ def test_lexical_is_confined_to_user_session_and_kinds(mem: Memory) -> None:
     mem.add_messages([{"role": "user", "content": "penguin of another user"}], "u2", "s1")
     mem.add("likes penguins", user_id="u1", session_id="s1", kind="note")
     match = 'text : ("penguin")'
-    found = mem.store.lexical("default", "u1", match, 10)
+    found = mem.store.lexical(ReadScope("default", "u1"), match, 10)
     assert len(found) == 3 and [s for _, s in found] == sorted((s for _, s in found), reverse=True)
-    in_s1 = mem.store.lexical("default", "u1", match, 10, session_id="s1")
+    in_s1 = mem.store.lexical(ReadScope("default", "u1", "s1"), match, 10)
     assert {t for (t, _), _ in in_s1} == {MESSAGE, MEMORY}
-    notes = mem.store.lexical("default", "u1", match, 10, kinds=("note",))
+    notes = mem.store.lexical(ReadScope("default", "u1", kinds=("note",)), match, 10)
     assert [t for (t, _), _ in notes] == [MEMORY]
-    only_messages = mem.store.lexical("default", "u1", match, 10, kinds=("message",))
+    only_messages = mem.store.lexical(ReadScope("default", "u1", kinds=("message",)), match, 10)
     assert {t for (t, _), _ in only_messages} == {MESSAGE} and len(only_messages) == 2
 
 
@@ -93,7 +94,7 @@ def test_lexical_scores_are_bm25_rare_words_weigh_more(mem: Memory) -> None:
     turns.append({"role": "user", "content": "apple apple apple"})
     mem.add_messages(turns, "u")
     match = 'text : ("apple" OR "zanzibar")'
-    found = mem.store.lexical("default", "u", match, 5)
+    found = mem.store.lexical(ReadScope("default", "u"), match, 5)
     rows = mem.store.fetch([ref for ref, _ in found])
     contents = [rows[ref]["content"] for ref, _ in found]
     assert contents[:2] == ["zanzibar trip", "apple apple apple"]  # idf first, then tf

@@ -54,7 +54,7 @@ class Neighbours(Signal):
                 continue
             index, pos = loc
             asks = cands.kinds.get(ref) == "question" and self.reply_weight > 0
-            for p in index.neighbors(pos, max(self.span, 1), agents=ranking.req.agents):
+            for p in index.neighbors(pos, max(self.span, 1), agents=ranking.req.scope.agents):
                 other = index.ref(p)
                 cands.located.setdefault(other, (index, p))
                 near.setdefault(other, []).append(ref)

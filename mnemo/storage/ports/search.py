@@ -6,10 +6,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mnemo.filters.nodes import Filter
-from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
+from mnemo.storage.scope import ReadScope
 
 
 class SearchSource(Protocol):
@@ -20,27 +19,14 @@ class SearchSource(Protocol):
         """The store's clock: rows expired by it are out of every read."""
         ...
 
-    def lexical(
-        self,
-        tenant: str,
-        user_id: str,
-        match: str,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-        *,
-        agents: AgentView | None = None,
-        where: Filter | None = None,
-    ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
-        rows ``agents`` sees (None: every row of the user) and not expired. With ``where``,
-        only rows matching that filter (applied before the limit)."""
+    def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS query among the rows of ``scope`` (one user's; "now"
+        by the store's clock unless the scope names its time), best first; scores are
+        higher-is-better. The scope's filter applies before the limit."""
         ...
 
-    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
-        """The sorted rowids of the user's live rows in each table (MESSAGE, MEMORY) that
-        match the filter ``where`` (agent view and expiry aside: callers intersect these
-        with masks that apply them)."""
+    def matching_rowids(self, scope: ReadScope) -> dict[int, np.ndarray]:
+        """The sorted rowids of the rows of ``scope`` in each table (MESSAGE, MEMORY)."""
         ...
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
@@ -49,9 +35,9 @@ class SearchSource(Protocol):
         would score."""
         ...
 
-    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
-        """The refs among ``refs`` (rows of ``tenant``) that are live and match the filter
-        ``where``, evaluated on those rows only."""
+    def matching_among(self, scope: ReadScope, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` that are rows of ``scope``, its conditions evaluated on
+        those rows only."""
         ...
 
     def vector_state(self, tenant: str, user_id: str) -> VectorState:

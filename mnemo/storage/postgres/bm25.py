@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from psycopg import sql
 
-from mnemo.filters import Filter
-from mnemo.storage.agent_scope import AgentView
-from mnemo.storage.base import MEMORY, MESSAGE
-from mnemo.storage.sql import filtering
+from mnemo.storage.scope import ReadScope
+from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import POSTGRES
 
 if TYPE_CHECKING:
@@ -62,17 +60,15 @@ def inverse_frequency(df: np.ndarray, n_docs: int) -> np.ndarray:
 
 @dataclass
 class MatchingRows:
-    """Rows that hold any query lexeme, with what BM25 and the filters need."""
+    """Rows that hold any query lexeme, with what BM25 needs and which of them the search's
+    scope keeps."""
 
     rowids: np.ndarray
-    sessions: list[str | None]
-    kinds: list[str]
     tf: np.ndarray  # (rows, terms)
     doc_len: np.ndarray
     n_docs: int
     avg_len: float
-    agents: list[str | None] | None = None  # each row's agent (None: shared)
-    #: whether each row matches the search's filter (every row when there is none)
+    #: whether each row is in the scope's narrowing (session, kinds, agent view, filter)
     keep: np.ndarray | None = None
 
 
@@ -86,115 +82,82 @@ def query_lexemes(c: Conn, terms: list[str]) -> list[str]:
     return list(row["lx"]) if row else []
 
 
-def live(table: str, now: str = "%(now)s") -> str:
-    """The condition of a live row of ``table``: not deleted (memories) or evicted (turns),
-    and not expired at the time bound to the placeholder ``now`` (``%(now)s`` or ``%s``)."""
-    kept = "deleted_at IS NULL" if table == "memories" else "evicted_at IS NULL"
-    return f"{kept} AND (expires_at IS NULL OR expires_at > {now})"
+def _mine(scope: ReadScope, table: int, alias: str = "") -> scoping.Where:
+    """The owner's live rows of ``table`` (the rows BM25's statistics count)."""
+    return scoping.owner(scope, POSTGRES, alias) & scoping.live(scope, table, POSTGRES, alias)
 
 
-def candidates(
-    c: Conn,
-    table: str,
-    tenant: str,
-    user_id: str,
-    lexemes: list[str],
-    now: str,
-    where: Filter | None = None,
-) -> MatchingRows:
-    """Every live row of the user in ``table`` holding a lexeme (not expired at ``now``), and
-    the user's statistics; with ``where``, whether each row matches that filter (``keep``).
+def candidates(c: Conn, table: int, scope: ReadScope, lexemes: list[str]) -> MatchingRows:
+    """Every live row of the scope's user in ``table`` holding a lexeme (not expired at the
+    scope's ``live_at``), and the user's statistics; whether each row is in the scope's
+    narrowing (``keep``: session, kinds, agent view, filter).
 
     Term frequency is the number of positions of the lexeme in the row's ``fts``; length is
-    the row's lexeme count (``length(fts)``), for rows and for the mean alike. The filter
-    chooses which candidates may be returned, not the statistics (as the session does).
+    the row's lexeme count (``length(fts)``), for rows and for the mean alike. The narrowing
+    chooses which candidates may be returned, not the statistics.
     """
-    kind = "kind" if table == "memories" else "'message'"
-    columns = filtering.COLUMNS[MEMORY if table == "memories" else MESSAGE].aliased("m")
-    extra, extra_args = filtering.narrowing(where, POSTGRES, columns)
-    keep = f"(TRUE{extra})"  # a two-valued fragment: never NULL
+    mine, mine_m = _mine(scope, table), _mine(scope, table, "m")
+    narrow = scoping.narrowing(scope, table, POSTGRES, "m")
+    keep = f"coalesce({narrow.sql or 'TRUE'}, FALSE)"  # two-valued: a NULL session is no match
     query = sql.SQL(
         "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q"
         " FROM unnest(%s::text[]) l),"
         " stats AS (SELECT count(*) AS n, coalesce(avg(length(fts)), 0) AS avg_len FROM {t}"
-        " WHERE tenant = %s AND user_id = %s AND {live})"
-        " SELECT m.rowid, m.session_id, {kind} AS kind, m.agent_id, {keep} AS keep,"
+        " WHERE {mine})"
+        " SELECT m.rowid, {keep} AS keep,"
         " length(m.fts) AS dl, stats.n, stats.avg_len,"
         " ARRAY(SELECT coalesce((SELECT array_length(u.positions, 1) FROM unnest(m.fts) u"
         " WHERE u.lexeme = l.l), 0) FROM unnest(%s::text[]) WITH ORDINALITY AS l(l, i)"
         " ORDER BY l.i) AS tf"
-        " FROM {t} m, q, stats WHERE m.tenant = %s AND m.user_id = %s"
-        " AND m.fts @@ q.q AND {live}"
+        " FROM {t} m, q, stats WHERE {mine_m} AND m.fts @@ q.q"
     ).format(
-        t=sql.Identifier(table),
-        live=sql.SQL(live(table, "%s")),  # positional, as the filter's fragment is
-        kind=sql.SQL(kind),
+        t=sql.Identifier(scoping.TABLES[table]),
+        mine=sql.SQL(mine.sql),
+        mine_m=sql.SQL(mine_m.sql),
         keep=sql.SQL(keep),
     )
-    args = [lexemes, tenant, user_id, now, *extra_args, lexemes, tenant, user_id, now]
+    args = [lexemes, *mine.args, *narrow.args, lexemes, *mine_m.args]
     rows = c.execute(query, args).fetchall()
     n = len(rows)
     first = rows[0] if rows else {"n": 0, "avg_len": 0}
     return MatchingRows(
         rowids=np.fromiter((r["rowid"] for r in rows), dtype=np.int64, count=n),
-        sessions=[r["session_id"] for r in rows],
-        kinds=[r["kind"] for r in rows],
         tf=np.array([r["tf"] for r in rows], dtype=np.float64).reshape(n, len(lexemes)),
         doc_len=np.fromiter((r["dl"] for r in rows), dtype=np.float64, count=n),
         n_docs=int(first["n"]),
         avg_len=float(first["avg_len"]),
-        agents=[r["agent_id"] for r in rows],
         keep=np.fromiter((bool(r["keep"]) for r in rows), dtype=bool, count=n),
     )
 
 
-def ranked(
-    cands: MatchingRows,
-    limit: int,
-    session_id: str | None,
-    kinds: list[str] | None,
-    *,
-    agents: AgentView | None = None,
-) -> list[tuple[int, float]]:
-    """(rowid, BM25) of the best ``limit`` candidates in the session and kinds that the
-    agent view ``agents`` sees (None: every one), best first.
+def ranked(cands: MatchingRows, limit: int) -> list[tuple[int, float]]:
+    """(rowid, BM25) of the best ``limit`` candidates the scope keeps, best first.
 
-    Document frequencies count every candidate of the user (the filters only choose which
+    Document frequencies count every candidate of the user (the narrowing only chooses which
     rows are returned), as FTS5's statistics cover its whole table.
     """
     df = (cands.tf > 0).sum(axis=0)
     scores = bm25(cands.tf, df, cands.n_docs, cands.doc_len, cands.avg_len)
-    keep = np.ones(len(cands.rowids), dtype=bool) if cands.keep is None else cands.keep.copy()
-    if session_id is not None:
-        keep &= np.array([s == session_id for s in cands.sessions], dtype=bool)
-    if kinds is not None:
-        keep &= np.array([k in kinds for k in cands.kinds], dtype=bool)
-    if agents is not None and cands.agents is not None:
-        keep &= np.array([agents.sees(a) for a in cands.agents], dtype=bool)
+    keep = np.ones(len(cands.rowids), dtype=bool) if cands.keep is None else cands.keep
     idx = np.flatnonzero(keep)
     order = idx[np.lexsort((cands.rowids[idx], -scores[idx]))][:limit]
     return [(int(cands.rowids[i]), float(scores[i])) for i in order]
 
 
-def idf_total(
-    c: Conn, table: str, tenant: str, user_id: str, lexemes: list[str], now: str
-) -> float:
-    """Sum over ``lexemes`` of their idf among the user's live rows of ``table``: the
-    statistics :func:`ranked` scores with (``N`` the user's live rows, ``df`` those holding
-    the lexeme)."""
+def idf_total(c: Conn, table: int, scope: ReadScope, lexemes: list[str]) -> float:
+    """Sum over ``lexemes`` of their idf among the live rows of the scope's user in
+    ``table``: the statistics :func:`ranked` scores with (``N`` the user's live rows, ``df``
+    those holding the lexeme)."""
     if not lexemes:
         return 0.0
-    mine = sql.SQL("tenant = %(tenant)s AND user_id = %(user)s AND {live}").format(
-        live=sql.SQL(live(table))
-    )
+    mine = _mine(scope, table)
     query = sql.SQL(
         "SELECT (SELECT count(*) FROM {t} WHERE {mine}) AS n,"
         " ARRAY(SELECT (SELECT count(*) FROM {t} WHERE {mine}"
         " AND fts @@ to_tsquery('simple', quote_literal(l.l)))"
-        " FROM unnest(%(lx)s::text[]) WITH ORDINALITY AS l(l, i) ORDER BY l.i) AS df"
-    ).format(t=sql.Identifier(table), mine=mine)
-    args = {"lx": lexemes, "tenant": tenant, "user": user_id, "now": now}
-    row = c.execute(query, args).fetchone()
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS l(l, i) ORDER BY l.i) AS df"
+    ).format(t=sql.Identifier(scoping.TABLES[table]), mine=sql.SQL(mine.sql))
+    row = c.execute(query, [*mine.args, *mine.args, lexemes]).fetchone()
     if row is None:
         return 0.0
     df = np.array(row["df"], dtype=np.float64)

@@ -20,9 +20,11 @@ from psycopg import sql
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
-from mnemo.schemas import MEMORY_KINDS, format_time
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.postgres import bm25
+from mnemo.storage.scope import ReadScope
+from mnemo.storage.sql import scoping
+from mnemo.storage.sql.dialect import POSTGRES
 from mnemo.storage.sql.role import Samples
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 
@@ -89,35 +91,23 @@ class PgSearch(SQLSearch):
         """BM25 candidates for a match expression over messages and memories (see
         :mod:`mnemo.storage.postgres.bm25`)."""
         out: list[tuple[Ref, float]] = []
-        now = format_time(self.clock())
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, match_terms(q.match))
             if not lexemes:
                 return []
-            if q.messages:
-                found = bm25.candidates(
-                    c, "messages", q.tenant, q.user_id, lexemes, now, where=q.where
-                )
-                ranked = bm25.ranked(found, q.limit, q.session_id, None, agents=q.agents)
-                out += [((MESSAGE, rowid), score) for rowid, score in ranked]
-            if q.memory_kinds:
-                found = bm25.candidates(
-                    c, "memories", q.tenant, q.user_id, lexemes, now, where=q.where
-                )
-                ranked = bm25.ranked(found, q.limit, q.session_id, q.memory_kinds, agents=q.agents)
-                out += [((MEMORY, rowid), score) for rowid, score in ranked]
+            for table, wanted in ((MESSAGE, q.scope.turns), (MEMORY, q.scope.memories)):
+                if wanted:
+                    found = bm25.candidates(c, table, q.scope, lexemes)
+                    out += [((table, rowid), score) for rowid, score in bm25.ranked(found, q.limit)]
         return out
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the BM25 idf of the query's lexemes among the user's rows of each table
         (MESSAGE, MEMORY), as :meth:`lexical` scores them."""
-        now = format_time(self.clock())
+        scope = ReadScope(tenant, user_id).at_clock(self.clock)
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, terms)
-            return {
-                MESSAGE: bm25.idf_total(c, "messages", tenant, user_id, lexemes, now),
-                MEMORY: bm25.idf_total(c, "memories", tenant, user_id, lexemes, now),
-            }
+            return {table: bm25.idf_total(c, table, scope, lexemes) for table in (MESSAGE, MEMORY)}
 
     def index_vectors(self, samples: Samples) -> None:
         """Create the HNSW (cosine) index of each embedder in ``samples`` that lacks one.
@@ -135,51 +125,33 @@ class PgSearch(SQLSearch):
             self.indexed.add(embedder)
 
     def vector_search(
-        self,
-        tenant: str,
-        user_id: str,
-        embedder: str,
-        query: np.ndarray,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
+        self, scope: ReadScope, embedder: str, query: np.ndarray, limit: int
     ) -> list[tuple[Ref, float]]:
-        """Nearest live (unexpired) rows of a user by cosine via the HNSW index; (ref, cosine),
-        best first.
+        """Nearest rows of ``scope`` (one user's; "now" by the store's clock unless the scope
+        names its time) made by ``embedder``, by cosine via the HNSW index; (ref, cosine),
+        best first. Every condition of the scope applies (:mod:`mnemo.storage.sql.scoping`):
+        agent view, session, kinds, liveness and filter.
 
-        Approximate: the index is walked with pgvector's iterative scan so the user filter
-        still fills ``limit`` rows. The pipeline keeps using the exact in-process index.
+        Approximate: the index is walked with pgvector's iterative scan so the scope still
+        fills ``limit`` rows. The pipeline keeps using the exact in-process index.
         """
-        dim = len(query)
-        now = format_time(self.clock())
-        dist = sql.SQL("embedding::vector({}) <=> %s").format(sql.Literal(dim))
+        if scope.user_id is None:
+            raise ValueError("a vector search reads one user's rows")
+        scope = scope.at_clock(self.clock)
+        dist = sql.SQL("embedding::vector({}) <=> %s").format(sql.Literal(len(query)))
         out: list[tuple[Ref, float]] = []
         with self.db.write() as c:
             c.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(40, limit))))
-            for table, name in ((MESSAGE, "messages"), (MEMORY, "memories")):
-                where: sql.Composable = sql.SQL(
-                    "tenant=%s AND user_id=%s AND embedder=%s"
-                    " AND (expires_at IS NULL OR expires_at > %s)"
-                )
-                args: list[Any] = [query, tenant, user_id, embedder, now]
-                if table == MEMORY:
-                    wanted = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
-                    if not wanted:
-                        continue
-                    where += sql.SQL(" AND deleted_at IS NULL AND kind = ANY(%s)")
-                    args.append(wanted)
-                elif kinds is not None and "message" not in kinds:
+            for table, wanted in ((MESSAGE, scope.turns), (MEMORY, scope.memories)):
+                if not wanted:
                     continue
-                else:
-                    where += sql.SQL(" AND evicted_at IS NULL")
-                if session_id is not None:
-                    where += sql.SQL(" AND session_id=%s")
-                    args.append(session_id)
+                where = scoping.condition(scope, table, POSTGRES)
                 q = sql.SQL(
-                    "SELECT rowid, {d} AS dist FROM {t} WHERE {w} ORDER BY {d} LIMIT %s"
-                ).format(d=dist, t=sql.Identifier(name), w=where)
-                for r in c.execute(q, [*args, query, limit]):
+                    "SELECT rowid, {d} AS dist FROM {t} WHERE embedder = %s AND {w}"
+                    " ORDER BY {d} LIMIT %s"
+                ).format(d=dist, t=sql.Identifier(scoping.TABLES[table]), w=sql.SQL(where.sql))
+                for r in c.execute(q, [query, embedder, *where.args, query, limit]):
                     out.append(((table, r["rowid"]), 1.0 - float(r["dist"])))
         out.sort(key=lambda x: -x[1])
         return out[:limit]

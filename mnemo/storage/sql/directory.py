@@ -7,6 +7,8 @@ fixed-width UTC text, so the larger text is the later time.
 from __future__ import annotations
 
 from mnemo.schemas import SessionSummary, UserSummary, parse_time
+from mnemo.storage.base import MEMORY
+from mnemo.storage.sql.scoping import kept
 from mnemo.storage.sql.tx import Tx
 
 
@@ -18,7 +20,7 @@ def users(
     memories (``""``) is no user."""
     q = c.dialect.mark
     own = "x.tenant = u.tenant AND x.user_id = u.user_id"
-    live = f"{own} AND x.deleted_at IS NULL"
+    live = f"{own} AND {kept(MEMORY, 'x')}"
     sql = (
         "SELECT u.user_id, u.created_at,"
         f" (SELECT count(DISTINCT x.session_id) FROM messages x WHERE {own}) AS sessions,"

@@ -16,8 +16,8 @@ from typing import Any
 
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem, format_time
-from mnemo.storage.base import ListFilter, NewMemory
-from mnemo.storage.sql import filtering, keyset, rows
+from mnemo.storage.base import MEMORY, ListFilter, NewMemory
+from mnemo.storage.sql import keyset, rows
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
 from mnemo.storage.sql.user_lock import lock_user
@@ -74,18 +74,13 @@ HISTORY_COLUMNS = (
 
 
 def listed_where(flt: ListFilter, d: Dialect) -> tuple[str, list[Any]]:
-    """The WHERE condition and arguments of the memories ``flt`` selects (kind, tag, live)."""
-    where, args = rows.list_where(flt, d)
-    if flt.kind:
-        where.append(f"kind = {d.mark}")
-        args.append(flt.kind)
+    """The WHERE condition and arguments of the memories ``flt`` selects (its scope, times,
+    tag)."""
+    where, args = rows.list_where(flt, MEMORY, d)
     if flt.tag:
         where.append(f"rowid IN (SELECT memory_rowid FROM memory_tags WHERE tag = {d.mark})")
         args.append(flt.tag)
-    if not flt.include_deleted:
-        where.append("deleted_at IS NULL")
-    extra, extra_args = filtering.narrowing(flt.where, d, filtering.MEMORIES)
-    return " AND ".join(where) + extra, args + extra_args
+    return " AND ".join(where), args
 
 
 def listed(c: Tx, flt: ListFilter) -> list[MemoryItem]:
@@ -242,12 +237,12 @@ def delete(
 def delete_selected(c: Tx, flt: ListFilter, actor: str, now: str) -> list[MemoryItem]:
     """Soft-delete every live memory ``flt`` selects (limit and offset aside), as
     :func:`delete` does one, and return them deleted. The rows are those :func:`listed` and
-    :func:`counted` select (same WHERE: tenant, user, session, agent view, filter), rows
-    expired at ``now`` (unless ``flt`` names its own time) left out as a list leaves them."""
-    live_only = replace(flt, include_deleted=False, live_at=flt.live_at or now)
-    where, args = listed_where(live_only, c.dialect)
+    :func:`counted` select (same WHERE: the read scope), rows expired at ``now`` (unless the
+    scope names its own time) left out as a list leaves them."""
+    scope = replace(flt.scope, deleted=False, live_at=flt.scope.live_at or now)
+    where, args = listed_where(replace(flt, scope=scope), c.dialect)
     ids = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE {where}", args).fetchall()]
-    return [delete(c, flt.tenant, memory_id, actor, [], now) for memory_id in ids]
+    return [delete(c, scope.tenant, memory_id, actor, [], now) for memory_id in ids]
 
 
 def record(

@@ -6,6 +6,7 @@ observers once it has committed (:class:`~mnemo.storage.ports.observer.WriteObse
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -20,7 +21,7 @@ from mnemo.schemas import (
     parse_time,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.sql import agent_erasure, directory, expiry, keyset, rows
+from mnemo.storage.sql import agent_erasure, directory, keyset, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import memories as mem_sql
@@ -135,29 +136,33 @@ class SQLMemoryRows(SQLRole):
     def list_memories(self, flt: ListFilter) -> list[MemoryItem]:
         """Memories matching ``flt``, newest first."""
         with self.tx.auto() as c:
-            found = mem_sql.listed(c, expiry.at_clock(flt, self.clock))
-        return self.refreshed(flt.tenant, found) if flt.refresh else found
+            found = mem_sql.listed(c, self.now(flt))
+        return self.refreshed(flt.scope.tenant, found) if flt.refresh else found
 
     def count_memories(self, flt: ListFilter) -> int:
         """How many memories match ``flt`` (its limit and offset aside)."""
         with self.tx.auto() as c:
-            return mem_sql.counted(c, expiry.at_clock(flt, self.clock))
+            return mem_sql.counted(c, self.now(flt))
 
     def count_messages(self, flt: ListFilter) -> int:
         """How many messages match ``flt`` (its limit and offset aside)."""
         with self.tx.auto() as c:
-            return msg_sql.counted(c, expiry.at_clock(flt, self.clock))
+            return msg_sql.counted(c, self.now(flt))
 
     def list_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, in conversation order."""
         with self.tx.auto() as c:
-            found = msg_sql.listed(c, expiry.at_clock(flt, self.clock), msg_sql.FORWARD)
-        return self.refreshed(flt.tenant, found) if flt.refresh else found
+            found = msg_sql.listed(c, self.now(flt), msg_sql.FORWARD)
+        return self.refreshed(flt.scope.tenant, found) if flt.refresh else found
 
     def recent_messages(self, flt: ListFilter) -> list[Message]:
         """Messages matching ``flt``, newest first (the tail of a conversation)."""
         with self.tx.auto() as c:
-            return msg_sql.listed(c, expiry.at_clock(flt, self.clock), msg_sql.BACKWARD)
+            return msg_sql.listed(c, self.now(flt), msg_sql.BACKWARD)
+
+    def now(self, flt: ListFilter) -> ListFilter:
+        """``flt`` with its scope bound to the store's now, unless it names its own time."""
+        return replace(flt, scope=flt.scope.at_clock(self.clock))
 
     def refresh_expiry(self, tenant: str, ids: list[str]) -> dict[str, datetime]:
         """Move the expiry of the live turns and memories among ``ids`` that carry a ttl to

@@ -4,10 +4,11 @@ them back one by one or by a list filter."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from mnemo.schemas import Message
-from mnemo.storage.base import ListFilter, NewMessage
-from mnemo.storage.sql import expiry, filtering, keyset, rows
+from mnemo.storage.base import MESSAGE, ListFilter, NewMessage
+from mnemo.storage.sql import expiry, keyset, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -97,23 +98,27 @@ def find(c: Tx, tenant: str, message_id: str) -> Message | None:
 def listed(c: Tx, flt: ListFilter, order: str) -> list[Message]:
     """Messages matching ``flt`` in ``order`` (:data:`FORWARD` or :data:`BACKWARD`)."""
     q = c.dialect.mark
-    where, args = rows.list_where(flt, c.dialect)
+    where, args = rows.list_where(logged(flt), MESSAGE, c.dialect)
     after, after_args = keyset.messages_after(flt, c.dialect, order == FORWARD)
     where, args = [*where, *after], [*args, *after_args]
-    extra, extra_args = filtering.narrowing(flt.where, c.dialect, filtering.MESSAGES)
     sql = (
-        f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}{extra}"
+        f"SELECT {MESSAGE_COLS} FROM messages WHERE {' AND '.join(where)}"
         f" ORDER BY {order} LIMIT {q} OFFSET {q}"
     )
-    return [rows.message(r) for r in c.execute(sql, [*args, *extra_args, flt.limit, flt.offset])]
+    return [rows.message(r) for r in c.execute(sql, [*args, flt.limit, flt.offset])]
 
 
 def counted(c: Tx, flt: ListFilter) -> int:
     """How many messages ``flt`` selects (its limit and offset aside)."""
-    where, args = rows.list_where(flt, c.dialect)
-    extra, extra_args = filtering.narrowing(flt.where, c.dialect, filtering.MESSAGES)
-    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}{extra}"
-    return int(c.execute(sql, [*args, *extra_args]).fetchone()[0])
+    where, args = rows.list_where(logged(flt), MESSAGE, c.dialect)
+    sql = f"SELECT count(*) FROM messages WHERE {' AND '.join(where)}"
+    return int(c.execute(sql, args).fetchone()[0])
+
+
+def logged(flt: ListFilter) -> ListFilter:
+    """``flt`` over the event log: a listing of turns shows evicted turns too (eviction takes
+    a turn out of search, never out of the log)."""
+    return replace(flt, scope=replace(flt.scope, evicted=True))
 
 
 def session(

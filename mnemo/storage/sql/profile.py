@@ -11,10 +11,10 @@ from typing import Any
 
 from mnemo.schemas import ProfileFact
 from mnemo.storage.agent_scope import AgentView, exactly
-from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
-from mnemo.storage.sql.agents import add_agent_where, agent_where
+from mnemo.storage.base import MEMORY, MESSAGE, NewProfileFact, ProfileDecide, ProfileDecision
 from mnemo.storage.sql.asof import current_fact
 from mnemo.storage.sql.rows import record
+from mnemo.storage.sql.scoping import agent_where, kept
 from mnemo.storage.sql.tx import Row, Tx
 
 
@@ -65,7 +65,10 @@ def select_facts(
         if value is not None:
             where.append(f"{col} = {q}")
             args.append(value)
-    add_agent_where(agents, c.dialect, where, args)
+    seen = agent_where(agents, c.dialect)
+    if seen:
+        where.append(seen.sql)
+        args += seen.args
     sql = (
         f"SELECT * FROM profile_facts WHERE {' AND '.join(where)}"
         " ORDER BY active DESC, CASE WHEN active = 1 THEN -importance ELSE 0 END,"
@@ -89,11 +92,11 @@ def put_fact(
     done = c.execute(f"SELECT * FROM profile_facts WHERE id={q}", (row.id,)).fetchone()
     if done is not None:  # this very candidate was applied before: a re-run changes nothing
         return "NONE", profile_fact(done)
-    same_agent, agent_args = agent_where(exactly(row.agent_id), d)
+    same_agent = agent_where(exactly(row.agent_id), d)
     cur = c.execute(
         f"SELECT * FROM profile_facts WHERE tenant={q} AND user_id={q} AND category={q}"
-        f" AND key={q} AND active=1 AND {same_agent}",
-        (row.tenant, row.user_id, row.category, row.key, *agent_args),
+        f" AND key={q} AND active=1 AND {same_agent.sql}",
+        (row.tenant, row.user_id, row.category, row.key, *same_agent.args),
     ).fetchone()
     old = profile_fact(cur) if cur else None
     decision = decide(old, int(cur["observed_seq"]) if cur else 0)
@@ -211,9 +214,9 @@ def evict_oldest(
     q = d.mark
     entries = c.execute(
         "SELECT 'm' AS t, id, created_at, seq AS pos FROM messages"
-        f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND evicted_at IS NULL"
+        f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND {kept(MESSAGE)}"
         " UNION ALL SELECT 'x', id, created_at, rowid FROM memories"
-        f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND deleted_at IS NULL"
+        f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND {kept(MEMORY)}"
         f" AND kind IN ({d.marks(len(kinds))})"
         " ORDER BY created_at, t, pos",
         [tenant, user_id, session_id, tenant, user_id, session_id, *kinds],

@@ -11,8 +11,7 @@ from pydantic import BaseModel
 
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
-from mnemo.storage.sql import expiry
-from mnemo.storage.sql.agents import add_agent_where
+from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Row
 
@@ -94,23 +93,18 @@ def job(r: Row) -> Job:
     return record(Job, r, ("payload", "usage"), ("run_after", "lease_until"), id=r["rowid"])
 
 
-def list_where(flt: ListFilter, d: Dialect) -> tuple[list[str], list[Any]]:
-    """WHERE clauses and arguments shared by message and memory listing."""
-    q = d.mark
-    where, args = [f"tenant = {q}"], [flt.tenant]
-    for col, value in (("user_id", flt.user_id), ("session_id", flt.session_id)):
-        if value is not None:
-            where.append(f"{col} = {q}")
-            args.append(value)
+def list_where(flt: ListFilter, table: int, d: Dialect) -> tuple[list[str], list[Any]]:
+    """WHERE clauses and arguments of a listing of ``table`` (MESSAGE or MEMORY): its read
+    scope (:func:`mnemo.storage.sql.scoping.condition`), then [since, until)."""
+    scoped = scoping.condition(flt.scope, table, d)
+    where, args = [scoped.sql], list(scoped.args)
     if flt.since is not None:
-        where.append(f"created_at >= {q}")
+        where.append(f"created_at >= {d.mark}")
         args.append(flt.since)
     if flt.until is not None:
-        where.append(f"created_at < {q}")
+        where.append(f"created_at < {d.mark}")
         args.append(flt.until)
-    add_agent_where(flt.agents, d, where, args)
-    live, at = expiry.list_condition(flt, d)
-    return where + live, args + at
+    return where, args
 
 
 def epoch_seconds(stamps: list[str]) -> np.ndarray:

@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.filters import Filter
-from mnemo.schemas import MEMORY_KINDS, format_time
-from mnemo.storage.agent_scope import AgentView
+from mnemo.schemas import format_time
 from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
+from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql import asof as asof_sql
-from mnemo.storage.sql import expiry, filtering, rows
+from mnemo.storage.sql import expiry, filtering, rows, scoping
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.role import SQLRole
@@ -67,55 +66,27 @@ def chunks(values: list[Any]) -> list[list[Any]]:
 
 @dataclass(frozen=True)
 class LexicalQuery:
-    """One full-text search of a user's rows: ``match`` in the backend's syntax, at most
-    ``limit`` rows of each table, messages when ``messages``, memories of ``memory_kinds``,
-    the rows ``agents`` sees (None: every row)."""
+    """One full-text search: the rows of ``scope`` (one user's, bound to a time: its
+    ``live_at``) that ``match`` (in the backend's syntax), at most ``limit`` of each table;
+    the scope's filter applies before the limit."""
 
-    tenant: str
-    user_id: str
+    scope: ReadScope
     match: str
     limit: int
-    session_id: str | None
-    messages: bool
-    memory_kinds: list[str]
-    agents: AgentView | None = None
-    #: a parsed filter the rows must match (None: none), applied before the limit
-    where: Filter | None = None
 
 
 class SQLSearch(SQLRole):
     """The shared half of a backend's search port, over the store's transactions; a backend
     adds its full text (:meth:`bm25` and ``lexical_idf``)."""
 
-    def lexical(
-        self,
-        tenant: str,
-        user_id: str,
-        match: str,
-        limit: int,
-        session_id: str | None = None,
-        kinds: tuple[str, ...] | None = None,
-        *,
-        agents: AgentView | None = None,
-        where: Filter | None = None,
-    ) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query, best first; scores are higher-is-better; only
-        rows ``agents`` sees (None: every row of the user). With ``where``, only rows
-        matching that filter, ranked among themselves (the filter applies before the limit)."""
-        memory_kinds = [k for k in (kinds or MEMORY_KINDS) if k != "message"]
-        messages = kinds is None or "message" in kinds
-        q = LexicalQuery(
-            tenant,
-            user_id,
-            match,
-            limit,
-            session_id,
-            messages,
-            memory_kinds,
-            agents=agents,
-            where=where,
-        )
-        out = self.bm25(q)
+    def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
+        """BM25 candidates for an FTS query among the rows of ``scope`` (one user's; "now"
+        by the store's clock unless the scope names its time), best first; scores are
+        higher-is-better. A filter in the scope applies before the limit: the matching rows
+        are ranked among themselves."""
+        if scope.user_id is None:
+            raise ValueError("a full-text search reads one user's rows")
+        out = self.bm25(LexicalQuery(scope.at_clock(self.clock), match, limit))
         out.sort(key=lambda x: -x[1])
         return out[:limit]
 
@@ -124,17 +95,17 @@ class SQLSearch(SQLRole):
         table's best first; scores are higher-is-better."""
         raise NotImplementedError
 
-    def matching_rowids(self, tenant: str, user_id: str, where: Filter) -> dict[int, np.ndarray]:
-        """The sorted rowids of the user's live rows in each table (MESSAGE, MEMORY) that
-        match the filter ``where``: what the in-process vector index is masked with."""
+    def matching_rowids(self, scope: ReadScope) -> dict[int, np.ndarray]:
+        """The sorted rowids of the rows of ``scope`` in each table (MESSAGE, MEMORY): what
+        the in-process vector index is masked with under a filter."""
         with self.tx.read() as c:
-            return filtering.matching_rowids(c, tenant, user_id, where)
+            return filtering.matching_rowids(c, scope)
 
-    def matching_among(self, tenant: str, where: Filter, refs: list[Ref]) -> set[Ref]:
-        """The refs among ``refs`` (rows of ``tenant``) that are live and match the filter
-        ``where``, evaluated on those rows only."""
+    def matching_among(self, scope: ReadScope, refs: list[Ref]) -> set[Ref]:
+        """The refs among ``refs`` that are rows of ``scope``, its conditions evaluated on
+        those rows only."""
         with self.tx.read() as c:
-            return filtering.matching_among(c, tenant, where, refs)
+            return filtering.matching_among(c, scope, refs)
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""
@@ -176,14 +147,13 @@ class SQLSearch(SQLRole):
             messages = c.execute(
                 "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
                 f" key_vectors, expires_at, agent_id FROM messages WHERE {where}"
-                " AND evicted_at IS NULL"
-                " ORDER BY rowid",  # the user index's own order: no sort
+                f" AND {scoping.kept(MESSAGE)} ORDER BY rowid",  # the user index's order: no sort
                 (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
             ).fetchall()
             memories = c.execute(
                 "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
                 " expires_at, agent_id FROM memories"
-                f" WHERE {where} AND deleted_at IS NULL ORDER BY rowid",
+                f" WHERE {where} AND {scoping.kept(MEMORY)} ORDER BY rowid",
                 (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
             ).fetchall()
         return rows.vector_rows(messages + memories)
@@ -266,4 +236,4 @@ class SQLSearch(SQLRole):
             return embedders(c)
 
 
-__all__ = ["CHUNK", "HIT_COLUMNS", "SQLSearch", "chunks", "embedders"]
+__all__ = ["CHUNK", "HIT_COLUMNS", "LexicalQuery", "SQLSearch", "chunks", "embedders"]

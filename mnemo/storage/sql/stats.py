@@ -4,8 +4,10 @@ erasure of a user (which reports what it removed per table)."""
 from __future__ import annotations
 
 from mnemo.schemas import Stats
+from mnemo.storage.base import MEMORY
 from mnemo.storage.sql.expiry import live as live_at
 from mnemo.storage.sql.memories import own_user
+from mnemo.storage.sql.scoping import kept
 from mnemo.storage.sql.tx import Tx
 
 #: Tables holding a user's rows, erased by :func:`delete_user` (memory_tags go by cascade,
@@ -48,7 +50,7 @@ def stats(c: Tx, tenant: str, embedder: str | None, location: str, now: str) -> 
         messages=one(f"SELECT count(*) FROM messages WHERE tenant={q} AND {live}", now),
         memories=grouped(
             f"SELECT kind, count(*) FROM memories WHERE tenant={q}"
-            f" AND deleted_at IS NULL AND {live} GROUP BY kind",
+            f" AND {kept(MEMORY)} AND {live} GROUP BY kind",
             now,
         ),
         jobs=grouped(f"SELECT status, count(*) FROM jobs WHERE tenant={q} GROUP BY status"),
@@ -76,7 +78,7 @@ def count_items(c: Tx, tenant: str, user_id: str, session_id: str) -> int:
     r = c.execute(
         f"SELECT (SELECT count(*) FROM messages WHERE tenant={q} AND user_id={q}"
         f" AND session_id={q}) + (SELECT count(*) FROM memories WHERE tenant={q}"
-        f" AND user_id={q} AND session_id={q} AND deleted_at IS NULL)",
+        f" AND user_id={q} AND session_id={q} AND {kept(MEMORY)})",
         (tenant, user_id, session_id) * 2,
     ).fetchone()
     return int(r[0])

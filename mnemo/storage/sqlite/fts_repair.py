@@ -7,6 +7,8 @@ PostgreSQL derives its full-text vectors in generated columns, which cannot drif
 
 from __future__ import annotations
 
+from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.sql.scoping import kept
 from mnemo.storage.sql.tx import Tx
 
 OWNER = "'o' || hex(t.tenant || char(31) || t.user_id)"
@@ -14,10 +16,10 @@ OWNER = "'o' || hex(t.tenant || char(31) || t.user_id)"
 FTS = {
     "messages_fts": (
         "messages",
-        "t.evicted_at IS NULL",
+        kept(MESSAGE, "t"),
         "coalesce(t.name || ': ', '') || t.content",
     ),
-    "memories_fts": ("memories", "t.deleted_at IS NULL", "t.content"),
+    "memories_fts": ("memories", kept(MEMORY, "t"), "t.content"),
 }
 
 

@@ -8,13 +8,12 @@ the rest of the search port are the shared :class:`~mnemo.storage.sql.search.SQL
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from mnemo.filters import Filter, walk
-from mnemo.schemas import format_time
+from mnemo.filters import walk
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
-from mnemo.storage.sql import expiry, filtering
-from mnemo.storage.sql.agents import agent_where
+from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import SQLITE
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 from mnemo.storage.sqlite import fts_stats
@@ -40,83 +39,75 @@ class SQLiteSearch(SQLSearch):
         table's best matching rows are read best first (:func:`mnemo.filters.walk.best_matching`:
         the unfiltered ranking's rows asked about, the filtered query once past its limit)."""
         c = self.db.get()
+        scope = q.scope
         owners = c.execute("SELECT tenant, user_id FROM users LIMIT 2").fetchall()
-        if [tuple(o) for o in owners] == [(q.tenant, q.user_id)]:
+        if [tuple(o) for o in owners] == [(scope.tenant, scope.user_id)]:
             query = q.match  # the only owner: confining to it would cost a full doclist read
         else:
-            query = f'owner : "{owner_token(q.tenant, q.user_id)}" AND ({q.match})'
+            assert scope.user_id is not None
+            query = f'owner : "{owner_token(scope.tenant, scope.user_id)}" AND ({q.match})'
         out: list[tuple[Ref, float]] = []
-        now = format_time(self.clock())
-        for table, wanted in ((MESSAGE, q.messages), (MEMORY, bool(q.memory_kinds))):
+        for table, wanted in ((MESSAGE, scope.turns), (MEMORY, scope.memories)):
             if wanted:
-                out += self._table(c, table, q, query, now)
+                out += self._table(c, table, q, query)
         return out
 
-    def _table(self, c: Any, table: int, q: LexicalQuery, query: str, now: str) -> Found:
-        """One table's BM25 candidates (see :meth:`bm25`); rows expired at ``now`` or not in
-        the query's agent view are never among them, filter or not."""
+    def _table(self, c: Any, table: int, q: LexicalQuery, query: str) -> Found:
+        """One table's BM25 candidates (see :meth:`bm25`); rows outside the query's scope
+        (expired at its time, not in its agent view...) are never among them, filter or
+        not."""
 
-        def ranked(limit: int, where: Filter | None = None) -> Found:
-            sql, args = self._statement(table, q, query, where, now)
+        def ranked(limit: int, filtered: bool = False) -> Found:
+            sql, args = self._statement(table, q, query, filtered)
             return [((table, r[0]), r[1]) for r in c.execute(sql, [*args, limit])]
 
-        tree = q.where
-        if tree is None:
+        if q.scope.filter is None:
             return ranked(q.limit)
 
         def keep(rows: Sequence[tuple[Ref, float]]) -> list[bool]:
-            ok = self.matching_among(q.tenant, tree, [ref for ref, _ in rows])
+            ok = self.matching_among(q.scope, [ref for ref, _ in rows])
             return [ref in ok for ref, _ in rows]
 
         def scan() -> Found:
-            return ranked(q.limit, tree)
+            return ranked(q.limit, True)
 
         return walk.best_matching(ranked, keep, q.limit, scan)
 
     @staticmethod
     def _statement(
-        table: int, q: LexicalQuery, query: str, where: Filter | None, now: str
+        table: int, q: LexicalQuery, query: str, filtered: bool
     ) -> tuple[str, list[Any]]:
         """The FTS5 query of one table (its ``LIMIT ?`` last, unbound) and its arguments: the
-        user's rows live at ``now``, in the query's agent view, matching ``where`` (if given)."""
-        if table == MESSAGE:
+        rows of the query's scope (:mod:`mnemo.storage.sql.scoping`), its filter only when
+        ``filtered``. The full-text tables hold no evicted turn and no deleted memory (their
+        triggers take them out), so of liveness only the expiry is tested."""
+        scope = replace(q.scope if filtered else q.scope.unfiltered(), evicted=True, deleted=True)
+        if table == MEMORY:
+            where = scoping.live(scope, MEMORY, SQLITE, "m")
+            where &= scoping.narrowing(scope, MEMORY, SQLITE, "m")
             sql = (
-                "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
-                " WHERE messages_fts MATCH ?"
+                "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
+                f" JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?{where.suffix}"
             )
-            sql += " AND f.rowid NOT IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
-            sql += " AND expires_at <= ?)"  # the user's expired turns: an index range, often empty
-            args: list[Any] = [query, q.tenant, q.user_id, now]
-            extra, extra_args = filtering.narrowing(where, SQLITE, filtering.MESSAGES)
-            if q.session_id is not None or extra:
-                sql += " AND f.rowid IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
-                args += [q.tenant, q.user_id]
-                if q.session_id is not None:
-                    sql += " AND session_id=?"
-                    args.append(q.session_id)
-                sql += f"{extra})"
-                args += extra_args
-            seen, more = agent_where(q.agents, SQLITE, "m.agent_id")
-            if seen:
-                sql += f" AND EXISTS (SELECT 1 FROM messages m WHERE m.rowid = f.rowid AND {seen})"
-                args += more
-            return sql + " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?", args
+            return sql + " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?", [query, *where.args]
         sql = (
-            "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.0) FROM memories_fts f"
-            " JOIN memories m ON m.rowid = f.rowid WHERE memories_fts MATCH ?"
-            f" AND m.kind IN ({','.join('?' * len(q.memory_kinds))})"
+            "SELECT f.rowid, -bm25(messages_fts, 1.0, 0.0) FROM messages_fts f"
+            " WHERE messages_fts MATCH ?"
         )
-        sql += f" AND {expiry.live(SQLITE, 'm.expires_at')}"
-        args = [query, *q.memory_kinds, now]
-        if q.session_id is not None:
-            sql += " AND m.session_id = ?"
-            args.append(q.session_id)
-        seen, more = agent_where(q.agents, SQLITE, "m.agent_id")
+        sql += " AND f.rowid NOT IN (SELECT rowid FROM messages WHERE tenant=? AND user_id=?"
+        sql += " AND expires_at <= ?)"  # the user's expired turns: an index range, often empty
+        args: list[Any] = [query, scope.tenant, scope.user_id, scope.live_at]
+        # the session and the filter through the user's index; the agent view row by row
+        indexed = scoping.narrowing(replace(scope, agents=None), MESSAGE, SQLITE)
+        if indexed:
+            where = scoping.owner(scope, SQLITE) & indexed
+            sql += f" AND f.rowid IN (SELECT rowid FROM messages WHERE {where.sql})"
+            args += where.args
+        seen = scoping.agent_where(scope.agents, SQLITE, "m.agent_id")
         if seen:
-            sql += f" AND {seen}"
-            args += more
-        extra, extra_args = filtering.narrowing(where, SQLITE, filtering.MEMORIES.aliased("m"))
-        return sql + extra + " ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?", args + extra_args
+            sql += f" AND EXISTS (SELECT 1 FROM messages m WHERE m.rowid = f.rowid AND {seen.sql})"
+            args += seen.args
+        return sql + " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?", args
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
         """Sum of the bm25 idf of the query's terms in each full-text table (MESSAGE, MEMORY).

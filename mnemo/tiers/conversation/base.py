@@ -21,6 +21,7 @@ from mnemo.schemas import MemoryItem, Message, format_time
 from mnemo.storage.agent_scope import MixedAgents, derived_agent
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.ports.unions import ConversationTierStore
+from mnemo.storage.scope import ReadScope
 
 log = logging.getLogger("mnemo.tiers")
 
@@ -185,14 +186,8 @@ def session_memories(
     ctx: TierContext, user_id: str, session_id: str, kind: str
 ) -> list[MemoryItem]:
     """Every memory of ``kind`` in one session, deleted ones included."""
-    flt = ListFilter(
-        tenant=ctx.tenant,
-        user_id=user_id,
-        session_id=session_id,
-        kind=kind,
-        include_deleted=True,
-        limit=100_000,
-    )
+    scope = ReadScope(ctx.tenant, user_id, session_id, kinds=(kind,), deleted=True)
+    flt = ListFilter(scope, limit=100_000)
     return ctx.store.list_memories(flt)
 
 

@@ -45,6 +45,7 @@ from mnemo.storage.base import (
     TurnRun,
 )
 from mnemo.storage.ports.unions import FactTierStore
+from mnemo.storage.scope import ReadScope
 from mnemo.text import fact_rules, fact_subjects
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
@@ -181,9 +182,8 @@ class FactTier:
 
     def reply_to(self, m: Message) -> Message | None:
         """The assistant turn right after ``m`` in its session, if stored yet."""
-        flt = ListFilter(
-            self.tenant, m.user_id, m.session_id, since=format_time(m.created_at), limit=20
-        )
+        scope = ReadScope(self.tenant, m.user_id, m.session_id)
+        flt = ListFilter(scope, since=format_time(m.created_at), limit=20)
         for later in self.store.list_messages(flt):
             if later.seq == m.seq + 1:
                 private = {a for a in (m.agent_id, later.agent_id) if a is not None}
@@ -267,7 +267,8 @@ class FactTier:
         index = self.indexes.get(self.store, self.tenant, user_id, self.embedder_id)
         if index.n == 0 or index.matrix.shape[1] != len(vector):
             return []
-        mask = index.mask(None, ("fact",), agents=exactly(agent_id))
+        scope = ReadScope(self.tenant, user_id, kinds=("fact",), agents=exactly(agent_id))
+        mask = index.mask(scope)
         pos, sims = index.search(vector, k, mask)
         refs = [index.ref(int(p)) for p in pos]
         rows = self.store.fetch(refs)
@@ -316,9 +317,8 @@ class FactTier:
         wanted = {k[0] for k in _keys(fact)}
         if not wanted:
             return []
-        flt = ListFilter(
-            self.tenant, user_id, kind="fact", limit=SUBJECT_SCAN, agents=exactly(agent_id)
-        )
+        scope = ReadScope(self.tenant, user_id, kinds=("fact",), agents=exactly(agent_id))
+        flt = ListFilter(scope, limit=SUBJECT_SCAN)
         return [
             Neighbour(m.id, m.content, 0.0)
             for m in self.store.list_memories(flt)
