@@ -8,7 +8,6 @@ parameters (see :func:`mnemo.filters.to_sql`).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -30,9 +29,8 @@ CHUNK = 4096
 def stored_json(columns: Columns) -> Columns:
     """``columns`` reading metadata and tags from PostgreSQL's jsonb copies (migration 0012:
     ``metadata_jsonb``, ``tags_jsonb``), which a filter reads without a cast per row."""
-    meta, tags = columns.metadata, columns.tags
-    return replace(
-        columns,
+    meta, tags = columns.column("metadata"), columns.column("tags")
+    return columns.replaced(
         metadata=None if meta is None else f"{meta}_jsonb",
         tags=None if tags is None else f"{tags}_jsonb",
     )
