@@ -49,8 +49,10 @@ class MemoryField:
     it to ``Memory.add`` (then it is part of the idempotency fingerprint); ``editable``: a
     caller's ``Memory.update`` may change it; ``rewritable``: the store's ``update_memory``
     may set it (the editable fields, and those the write-path tiers rewrite); ``hit``: a
-    search hit's row carries it; ``history``: a history entry's before/after snapshot holds
-    it; ``front``: its key in a Markdown mirror file's front matter (None: not written).
+    search hit's row carries it (a filter field should be one: an "as of" search filters a
+    memory's past version by its hit fields); ``history``: a history entry's before/after
+    snapshot holds it; ``front``: its key in a Markdown mirror file's front matter (None:
+    not written).
     """
 
     name: str
