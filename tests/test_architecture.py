@@ -31,7 +31,14 @@ LAYERS: list[list[str]] = [
     ["mnemo.validation"],
     ["mnemo.schemas"],
     ["mnemo.timestamps"],
-    ["mnemo.errors", "mnemo.ids", "mnemo.progress", "mnemo.http_retry", "mnemo.version"],
+    [
+        "mnemo.errors",
+        "mnemo.ids",
+        "mnemo.progress",
+        "mnemo.http_retry",
+        "mnemo.version",
+        "mnemo.memory_fields",
+    ],
     ["mnemo.redact"],
 ]
 

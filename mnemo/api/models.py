@@ -7,6 +7,7 @@ from typing import Any, Generic, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo.memory.paging import Page as ListPage
+from mnemo.memory_fields import FILTERABLE, description
 from mnemo.schemas import (
     HistoryEntry,
     Hit,
@@ -44,6 +45,8 @@ AgentId = Field(
     description="The agent: on a write, the item is private to it (its own without a user); "
     "on a read, what it sees (the user's shared items and its own).",
 )
+#: The schema of a time field given in ISO-8601.
+DATE_TIME: dict[str, Any] = {"format": "date-time"}
 #: A page's fields besides its rows, copied as they are into the response body.
 PAGE_POSITION = {"total", "limit", "offset", "next_offset", "next_cursor"}
 
@@ -82,29 +85,29 @@ class PageBody(BaseModel, Generic[T]):
         return cls(data=page.items, **page.model_dump(include=PAGE_POSITION))
 
 
+def described(name: str, default: Any = None, **constraints: Any) -> Any:
+    """The body field of the memory field ``name``: its ``default``, its ``constraints``
+    and the description of the memory field table (:mod:`mnemo.memory_fields`)."""
+    return Field(default, description=description(name), **constraints)
+
+
 class MemoryCreate(BaseModel):
     """A memory to store."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
 
-    content: str
-    user_id: str | None = UserId
-    kind: str = "fact"
-    session_id: str | None = None
-    tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
-    importance: float = 0.5
-    confidence: float = 1.0
-    created_at: str | None = None
-    expires_at: str | None = Field(
-        None,
-        description="When it expires (ISO-8601, in the future); not with ttl_seconds.",
-        json_schema_extra={"format": "date-time"},
-    )
-    ttl_seconds: int | None = Field(
-        None, ge=1, le=MAX_TTL_SECONDS, description="Expire this many seconds from now."
-    )
-    agent_id: str | None = AgentId
+    content: str = described("content", ...)
+    user_id: str | None = described("user_id", min_length=1, max_length=256)
+    kind: str = described("kind", "fact")
+    session_id: str | None = described("session_id")
+    tags: list[str] | None = described("tags")
+    metadata: dict[str, Any] | None = described("metadata")
+    importance: float = described("importance", 0.5)
+    confidence: float = described("confidence", 1.0)
+    created_at: str | None = described("created_at")
+    expires_at: str | None = described("expires_at", json_schema_extra=DATE_TIME)
+    ttl_seconds: int | None = described("ttl_seconds", ge=1, le=MAX_TTL_SECONDS)
+    agent_id: str | None = described("agent_id", min_length=1, max_length=256)
 
 
 class MemoryPatch(BaseModel):
@@ -112,17 +115,13 @@ class MemoryPatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    content: str | None = None
-    tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
-    importance: float | None = None
-    confidence: float | None = None
-    expires_at: str | None = Field(
-        None, description="A new expiry time (ISO-8601).", json_schema_extra={"format": "date-time"}
-    )
-    ttl_seconds: int | None = Field(
-        None, ge=1, le=MAX_TTL_SECONDS, description="A new expiry, seconds from now."
-    )
+    content: str | None = described("content")
+    tags: list[str] | None = described("tags")
+    metadata: dict[str, Any] | None = described("metadata")
+    importance: float | None = described("importance")
+    confidence: float | None = described("confidence")
+    expires_at: str | None = described("expires_at", json_schema_extra=DATE_TIME)
+    ttl_seconds: int | None = described("ttl_seconds", ge=1, le=MAX_TTL_SECONDS)
     clear_expiry: bool | None = Field(None, description="true: the memory never expires.")
 
 
@@ -177,12 +176,14 @@ class UserQuery(BaseModel):
     agent_id: str | None = AgentId
 
 
-#: The ``filters`` field of the bodies that take one (docs/memory-model.md, "Filters").
+#: The ``filters`` field of the bodies that take one (docs/memory-model.md, "Filters"); the
+#: keys it lists are the filterable fields of :mod:`mnemo.memory_fields`.
 FILTERS = Field(
     None,
     description='A filter in mem0\'s syntax: {"key": value}, {"key": {"gte": 3}}, '
-    '{"AND": [...]}, {"OR": [...]}, {"NOT": ...}; keys: metadata keys, tags, kind, '
-    "created_at, updated_at, session_id, agent_id. A bad one is a 422 naming its part.",
+    '{"AND": [...]}, {"OR": [...]}, {"NOT": ...}; keys: metadata keys, '
+    + ", ".join(name for name in FILTERABLE if name != "metadata")
+    + ". A bad one is a 422 naming its part.",
 )
 
 

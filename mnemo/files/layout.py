@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 import yaml
 
+from mnemo import memory_fields
 from mnemo.errors import ValidationError
 from mnemo.schemas import MemoryItem, Message, format_time
 
@@ -42,7 +43,10 @@ MAX_SEGMENT_BYTES = 180
 #: Bytes of the readable prefix kept when a segment is shortened.
 KEEP_BYTES = 150
 FENCE = "---"
-#: Front-matter keys, in the order they are written.
+#: The front-matter key of each memory field a file holds besides the entry's own (id, user,
+#: session, kind, created_at), by field name (:mod:`mnemo.memory_fields`).
+FRONT = {f.name: f.front for f in memory_fields.FIELDS if f.front is not None}
+#: Front-matter keys, in the order they are written (every key of :data:`FRONT` among them).
 KEYS = (
     "id", "user_id", "session_id", "role", "kind", "name", "seq", "summary_kind", "created_at",
     "updated_at", "tags", "importance", "confidence", "sources", "metadata",
@@ -122,6 +126,16 @@ def deleted_path(rel: PurePosixPath) -> PurePosixPath:
     return PurePosixPath(DELETED, *rel.parts[1:])
 
 
+def front_value(value: Any) -> Any:
+    """A memory field's value as front matter holds it: a time as stored text, a list or an
+    object copied, an empty one left out (None)."""
+    if isinstance(value, datetime):
+        return format_time(value)
+    if isinstance(value, list | dict):
+        return (list(value) if isinstance(value, list) else dict(value)) or None
+    return value
+
+
 def from_message(msg: Message) -> Entry:
     """The entry of a stored turn."""
     front: dict[str, Any] = {"name": msg.name, "seq": msg.seq, "metadata": msg.metadata or None}
@@ -139,14 +153,8 @@ def from_message(msg: Message) -> Entry:
 
 def from_memory(item: MemoryItem) -> Entry:
     """The entry of a stored memory."""
-    front: dict[str, Any] = {
-        "updated_at": format_time(item.updated_at),
-        "tags": list(item.tags),
-        "importance": item.importance,
-        "confidence": item.confidence,
-        "sources": list(item.source_message_ids) or None,
-        "metadata": item.metadata or None,
-    }
+    front: dict[str, Any] = {key: front_value(getattr(item, name)) for name, key in FRONT.items()}
+    front["tags"] = list(item.tags)  # written even when empty: ``tags: []``
     if item.metadata.get("summary_kind"):
         front["summary_kind"] = item.metadata["summary_kind"]
     return Entry(

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from mnemo.memory_fields import FILTERABLE
+
 #: A value a condition compares with: never None (``exists`` tests for presence).
 Scalar: TypeAlias = str | int | float | bool
 
@@ -20,18 +22,11 @@ Op = Literal["eq", "in", "gt", "gte", "lt", "lte", "contains", "icontains", "exi
 COMPARISONS: tuple[str, ...] = ("gt", "gte", "lt", "lte")
 
 #: How each field's values are read, by field name (``metadata`` covers every metadata key):
+#: the filterable fields of the memory field table (:data:`mnemo.memory_fields.FILTERABLE`).
 #: ``text``: a text column (NULL: absent); ``kind``: the item's kind; ``time``: a time
 #: column, compared as time; ``tags``: the item's list of tags; ``json``: a value inside the
 #: metadata object (a scalar, or a list whose elements are compared).
-FIELD_TYPES: dict[str, str] = {
-    "kind": "kind",
-    "session_id": "text",
-    "agent_id": "text",
-    "created_at": "time",
-    "updated_at": "time",
-    "tags": "tags",
-    "metadata": "json",
-}
+FIELD_TYPES: dict[str, str] = dict(FILTERABLE)
 
 
 @dataclass(frozen=True)

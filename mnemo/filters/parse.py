@@ -10,7 +10,8 @@ The syntax (mem0's, so one filter serves both)::
 Operators: ``eq ne gt gte lt lte in nin contains icontains exists``; LangGraph's spellings
 ``$eq $ne $gt $gte $lt $lte`` (and ``$in $nin``) are accepted too.
 
-Keys: ``kind``, ``tags``, ``created_at``, ``updated_at``, ``session_id``, ``agent_id``, and
+Keys: the filterable memory fields (:data:`mnemo.memory_fields.FILTERABLE`: ``kind``, ``tags``,
+``created_at``, ``updated_at``, ``session_id``, ``agent_id``), and
 metadata keys, written ``metadata.key`` or, as in mem0, bare (``{"category": "work"}`` is
 ``metadata.category``); a dotted key reaches into nested objects (``metadata.a.b``). A
 metadata key that shares a name with a field is written ``metadata.kind``. ``user_id`` is a

@@ -27,11 +27,12 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mnemo.filters.evaluate import ascii_lower, matches
-from mnemo.filters.nodes import And, Condition, Filter, Not, Or, Scalar
+from mnemo.filters.nodes import FIELD_TYPES, And, Condition, Filter, Not, Or, Scalar
+from mnemo.memory_fields import FILTERABLE, field
 
 TRUE, FALSE = "(1 = 1)", "(1 = 0)"
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
@@ -53,41 +54,60 @@ class SQLDialect(Protocol):
     def mark(self) -> str: ...
 
 
-@dataclass(frozen=True)
 class Columns:
-    """The column holding each filter field in one table (None: the table has no such field,
-    so no row has a value for it). ``fixed`` gives fields one value for every row, e.g.
-    ``kind`` = ``message`` for turns."""
+    """The column holding each filter field in one table (a field without one: the table has
+    no such field, so no row has a value for it). ``fixed`` gives fields one value for every
+    row, e.g. ``kind`` = ``message`` for turns.
 
-    metadata: str | None = "metadata"
-    tags: str | None = None
-    kind: str | None = None
-    created_at: str | None = "created_at"
-    updated_at: str | None = None
-    session_id: str | None = "session_id"
-    agent_id: str | None = None
-    fixed: tuple[tuple[str, str], ...] = ()
+    ``Columns(metadata="metadata", created_at="created_at")``: each keyword a filter field
+    (:data:`~mnemo.filters.nodes.FIELD_TYPES`), its value the column (None: none); the
+    column names are checked to be identifiers (``alias.column`` at most)."""
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            column = getattr(self, f.name)
-            if f.name != "fixed" and column is not None and not _COLUMN.fullmatch(column):
+    __slots__ = ("_by_field", "fixed")
+
+    def __init__(self, *, fixed: tuple[tuple[str, str], ...] = (), **columns: str | None) -> None:
+        for name, column in columns.items():
+            if name not in FIELD_TYPES:
+                raise ValueError(f"not a filter field: {name!r}")
+            if column is not None and not _COLUMN.fullmatch(column):
                 raise ValueError(f"not a column name: {column!r}")
+        self._by_field = {k: v for k, v in columns.items() if v is not None}
+        self.fixed = fixed
+
+    def column(self, name: str) -> str | None:
+        """The column of the filter field ``name``; None when the table has none."""
+        return self._by_field.get(name)
+
+    def replaced(self, **columns: str | None) -> Columns:
+        """These columns with those of ``columns`` (field: column, None: none) changed."""
+        return Columns(fixed=self.fixed, **{**self._by_field, **columns})
 
     def aliased(self, alias: str) -> Columns:
         """These columns read through the table alias ``alias`` (``m.metadata``...)."""
-        changes: dict[str, Any] = {
-            f.name: f"{alias}.{getattr(self, f.name)}"
-            for f in fields(self)
-            if f.name != "fixed" and getattr(self, f.name) is not None
-        }
-        return replace(self, **changes)
+        return self.replaced(**{k: f"{alias}.{v}" for k, v in self._by_field.items()})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Columns):
+            return NotImplemented
+        return (self._by_field, self.fixed) == (other._by_field, other.fixed)
+
+    def __hash__(self) -> int:
+        return hash((tuple(sorted(self._by_field.items())), self.fixed))
+
+    def __repr__(self) -> str:
+        return f"Columns(fixed={self.fixed!r}, **{self._by_field!r})"
 
 
-#: The ``memories`` table.
-MEMORIES = Columns(tags="tags", kind="kind", updated_at="updated_at", agent_id="agent_id")
+#: The ``memories`` table: each filterable field of the memory field table in its column.
+MEMORIES = Columns().replaced(**{name: field(name).column for name in FILTERABLE})
 #: The ``messages`` table: turns, whose kind is ``message``.
-MESSAGES = Columns(agent_id="agent_id", fixed=(("kind", "message"),))
+MESSAGES = Columns(
+    metadata="metadata",
+    created_at="created_at",
+    session_id="session_id",
+    agent_id="agent_id",
+    fixed=(("kind", "message"),),
+)
 
 
 @dataclass(frozen=True)
@@ -136,7 +156,7 @@ class _Compiler(ABC):
         fixed = dict(columns.fixed)
         if c.field.name in fixed:  # one value for every row: decided here
             return TRUE if matches(c, {c.field.name: fixed[c.field.name]}) else FALSE
-        column = getattr(columns, c.field.name, None)
+        column = columns.column(c.field.name)
         if column is None:  # no row has the value: only a negation can hold
             return FALSE
         if c.field.type in ("json", "tags"):

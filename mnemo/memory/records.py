@@ -24,6 +24,7 @@ from mnemo.memory.listing import listing, paged
 from mnemo.memory.paging import Page as Page  # named by the listings' annotations
 from mnemo.memory.paging import check_window
 from mnemo.memory.tenant import TenantService
+from mnemo.memory_fields import fingerprint
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
 from mnemo.storage.agent_scope import check_visible, write_scope
 from mnemo.storage.base import ListFilter, NewMemory
@@ -125,16 +126,15 @@ class Records(TenantService):
         expiry = self.expiry(expires_at, ttl_seconds)
         memory_id = new_id(MEMORY_PREFIX)
         if idempotency_key is not None:
-            request = {
-                "op": "add", "content": text, "user_id": user_id, "session_id": session_id,
-                "kind": kind, "tags": row_tags, "metadata": meta, "importance": imp,
-                "confidence": conf, "sources": list(source_message_ids or []),
-                "created_at": given_time,
-                **({} if expires_at is None else {"expires_at": expiry.expires_at}),
-                **({} if ttl_seconds is None else {"ttl_seconds": expiry.ttl_seconds}),
+            given = {
+                "content": text, "user_id": user_id, "session_id": session_id, "kind": kind,
+                "tags": row_tags, "metadata": meta, "importance": imp, "confidence": conf,
+                "source_message_ids": list(source_message_ids or []), "created_at": given_time,
+                "expires_at": None if expires_at is None else expiry.expires_at,
+                "ttl_seconds": None if ttl_seconds is None else expiry.ttl_seconds,
+                "agent_id": agent_id,
             }  # fmt: skip
-            if agent_id is not None:
-                request["agent_id"] = agent_id
+            request = fingerprint("add", given)  # every caller-given field of the table
             reserved = Keys(self.store.idempotency, self.settings)
             memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
             first = self.store.get_memory(self.tenant, memory_id)

@@ -399,8 +399,8 @@ def test_columns_are_checked_identifiers() -> None:
     for bad in ("metadata; DROP TABLE x", "m.metadata.x", "1col", "a b"):
         with pytest.raises(ValueError, match="not a column name"):
             Columns(metadata=bad)
-    assert MEMORIES.aliased("m").tags == "m.tags"
-    assert MESSAGES.aliased("m").tags is None
+    assert MEMORIES.aliased("m").column("tags") == "m.tags"
+    assert MESSAGES.aliased("m").column("tags") is None
 
 
 def test_the_storage_dialects_fit_the_compiler() -> None:

@@ -16,10 +16,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mnemo.memory_fields import MemoryField
 from mnemo.storage.base import MemoryVersion
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.expiry import live
-from mnemo.storage.sql.tx import Tx
+from mnemo.storage.sql.rows import HIT_FIELDS, TURN_ONLY, loaded
+from mnemo.storage.sql.tx import Row, Tx
+
+#: The hit fields a version reads from the live row (history does not record them).
+LIVE_COLUMNS = ", ".join(f"m.{f.column} AS {f.name}" for f in HIT_FIELDS if not f.history)
 
 
 def memory_versions(
@@ -30,7 +35,7 @@ def memory_versions(
     clock's now) is left out, as every read leaves it out."""
     q = c.dialect.mark
     found = c.execute(
-        "SELECT m.rowid, m.id, m.created_at, m.user_id, m.source_message_ids, m.agent_id, h.old"
+        f"SELECT m.rowid, {LIVE_COLUMNS}, h.old"
         " FROM history h JOIN memories m ON m.tenant = h.tenant AND m.id = h.memory_id"
         f" WHERE h.tenant={q} AND h.user_id={q} AND h.event IN ('UPDATE', 'DELETE')"
         f" AND h.at > {q} AND m.created_at <= {q} AND {live(c.dialect, 'm.expires_at')}"
@@ -42,25 +47,19 @@ def memory_versions(
         if r["rowid"] in out or r["old"] is None:
             continue  # the first change after ``at`` holds the version current at ``at``
         old = json.loads(r["old"])
-        out[r["rowid"]] = MemoryVersion(
-            r["rowid"],
-            {
-                "id": r["id"],
-                "kind": old["kind"],
-                "content": old["content"],
-                "created_at": r["created_at"],
-                "user_id": r["user_id"],
-                "agent_id": r["agent_id"],  # an item's agent never changes
-                "session_id": old.get("session_id"),
-                "role": None,
-                "name": None,
-                "metadata": old.get("metadata") or {},
-                "tags": old.get("tags") or [],
-                "source_message_ids": json.loads(r["source_message_ids"]),
-                "seq": None,
-            },
-        )
+        fields = {f.name: version_value(f, r, old) for f in HIT_FIELDS}
+        out[r["rowid"]] = MemoryVersion(r["rowid"], {**fields, **TURN_ONLY})
     return list(out.values())
+
+
+def version_value(f: MemoryField, r: Row, old: dict[str, Any]) -> Any:
+    """A hit field of a memory's version: from its history snapshot ``old`` when history
+    records the field (none there: the field's empty value), else from the live row ``r``
+    (the fields no change touches: id, user, agent, creation time, sources)."""
+    if not f.history:
+        return loaded(f, r[f.name])
+    value = old.get(f.name)
+    return f.empty() if value is None else value
 
 
 def current_fact(d: Dialect, at: str) -> tuple[str, list[Any]]:
@@ -73,4 +72,4 @@ def current_fact(d: Dialect, at: str) -> tuple[str, list[Any]]:
     )
 
 
-__all__ = ["current_fact", "memory_versions"]
+__all__ = ["LIVE_COLUMNS", "current_fact", "memory_versions", "version_value"]

@@ -14,6 +14,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from mnemo import memory_fields
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem, format_time
 from mnemo.storage.base import MEMORY, ListFilter, NewMemory
@@ -22,44 +23,15 @@ from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
 from mnemo.storage.sql.user_lock import lock_user
 
-#: Columns a MemoryItem is read from.
-MEMORY_COLS = (
-    "rowid, id, tenant, user_id, session_id, kind, content, tags, metadata, importance,"
-    " confidence, source_message_ids, created_at, updated_at, valid_until, deleted_at,"
-    " access_count, last_accessed_at, expires_at, ttl_seconds, agent_id"
-)
-INSERT_COLUMNS = (
-    "id",
-    "tenant",
-    "user_id",
-    "session_id",
-    "kind",
-    "content",
-    "tags",
-    "metadata",
-    "importance",
-    "confidence",
-    "source_message_ids",
-    "created_at",
-    "updated_at",
-    "content_hash",
-    "embedder",
-    "embedding",
-    "expires_at",
-    "ttl_seconds",
-    "agent_id",
-)
-FIELDS = (
-    "content",
-    "tags",
-    "metadata",
-    "importance",
-    "confidence",
-    "session_id",
-    "expires_at",
-    "ttl_seconds",
-)
-JSON_FIELDS = ("tags", "metadata", "source_message_ids")
+#: Columns a MemoryItem is read from (every field of :data:`mnemo.memory_fields.FIELDS`).
+MEMORY_COLS = ", ".join(["rowid", *(f.selected for f in memory_fields.FIELDS)])
+#: The fields an insert writes, each from the NewMemory or the clock (``insert``).
+INSERTED = tuple(f for f in memory_fields.FIELDS if f.insert is not None)
+#: The columns of an embedded content, inserted and updated together.
+EMBEDDING_COLUMNS = ("content_hash", "embedder", "embedding")
+INSERT_COLUMNS = (*(f.column for f in INSERTED), *EMBEDDING_COLUMNS)
+#: The fields an update's ``changes`` may set (besides the embedding).
+FIELDS = memory_fields.fields_where(rewritable=True)
 HISTORY_COLUMNS = (
     "tenant",
     "user_id",
@@ -154,25 +126,10 @@ def insert(c: Tx, row: NewMemory, actor: str, sources: list[str], now: str) -> M
     rowid = c.insert(
         d.insert("memories", INSERT_COLUMNS),
         (
-            row.id,
-            row.tenant,
-            row.user_id,
-            row.session_id,
-            row.kind,
-            row.content,
-            json.dumps(row.tags),
-            json.dumps(row.metadata),
-            row.importance,
-            row.confidence,
-            json.dumps(row.source_message_ids),
-            row.created_at,
-            now,
+            *(rows.stored(f, now if f.insert == "now" else getattr(row, f.name)) for f in INSERTED),
             row.content_hash,
             row.embedder,
             d.vector(row.embedding),
-            row.expires_at,
-            row.ttl_seconds,
-            row.agent_id,
         ),
     )
     _tags(c, rowid, row.tags)
@@ -198,10 +155,10 @@ def update(
     d = c.dialect
     q = d.mark
     sets, args = [f"updated_at = {q}"], [now]
-    for key in (*FIELDS, "source_message_ids"):
-        if key in changes:
-            sets.append(f"{key} = {q}")
-            args.append(json.dumps(changes[key]) if key in JSON_FIELDS else changes[key])
+    for f in FIELDS:
+        if f.name in changes:
+            sets.append(f"{f.column} = {q}")
+            args.append(rows.stored(f, changes[f.name]))
     if "embedding" in changes:
         sets += [f"embedding = {q}", f"embedder = {q}", f"content_hash = {q}"]
         args += [d.vector(changes["embedding"]), changes["embedder"], changes["content_hash"]]

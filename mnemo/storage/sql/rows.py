@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
+from mnemo import memory_fields
+from mnemo.memory_fields import MemoryField
 from mnemo.schemas import HistoryEntry, Job, MemoryItem, Message, parse_time
 from mnemo.storage.base import ListFilter, NewMessage, VectorRows
 from mnemo.storage.sql import scoping
@@ -68,14 +70,33 @@ def message_from_new(m: NewMessage, seq: int) -> Message:
     )
 
 
+#: The memory fields held as JSON text, and as time text.
+MEMORY_JSON = tuple(f.name for f in memory_fields.FIELDS if f.json)
+MEMORY_TIMES = tuple(f.name for f in memory_fields.FIELDS if f.type == "time")
+
+
 def memory(r: Row) -> MemoryItem:
     """A MemoryItem from a ``memories`` row."""
-    times = ("created_at", "updated_at", "deleted_at", "last_accessed_at", "expires_at")
-    return record(MemoryItem, r, ("tags", "metadata", "source_message_ids"), times)
+    return record(MemoryItem, r, MEMORY_JSON, MEMORY_TIMES)
+
+
+def stored(f: MemoryField, value: Any) -> Any:
+    """``value`` of the memory field ``f`` as its column holds it (JSON text for a list or
+    an object)."""
+    return json.dumps(value) if f.json else value
+
+
+def loaded(f: MemoryField, value: Any) -> Any:
+    """The value of the memory field ``f`` from its column (JSON text parsed)."""
+    return json.loads(value) if f.json else value
 
 
 #: The fields of a memory that history records before and after a change, in order.
-SNAPSHOT_FIELDS = ("content", "tags", "metadata", "importance", "confidence", "kind", "session_id")
+SNAPSHOT_FIELDS = tuple(f.name for f in memory_fields.fields_where(history=True))
+#: The memory fields a search hit's row carries (:func:`fetched`).
+HIT_FIELDS = memory_fields.fields_where(hit=True)
+#: The fields of a hit only a turn has.
+TURN_ONLY: dict[str, Any] = {"role": None, "name": None, "seq": None}
 
 
 def snapshot(item: MemoryItem) -> dict[str, Any]:
@@ -181,19 +202,22 @@ def vector_rows(rows: list[Row]) -> VectorRows:
 
 def fetched(is_message: bool, r: Row) -> dict[str, Any]:
     """The dialect-free fields a search hit is built from (a row of the columns
-    :data:`mnemo.storage.sql.search.HIT_COLUMNS` names)."""
+    :data:`mnemo.storage.sql.search.HIT_COLUMNS` names): a memory's :data:`HIT_FIELDS`, or
+    a turn's fields under the same names."""
+    if not is_message:
+        return {**{f.name: loaded(f, r[f.name]) for f in HIT_FIELDS}, **TURN_ONLY}
     return {
         "id": r["id"],
-        "kind": "message" if is_message else r["kind"],
+        "kind": "message",
         "content": r["content"],
         "created_at": r["created_at"],
         "user_id": r["user_id"],
         "session_id": r["session_id"],
-        "role": r["role"] if is_message else None,
-        "name": r["name"] if is_message else None,
+        "role": r["role"],
+        "name": r["name"],
         "metadata": json.loads(r["metadata"]),
-        "tags": [] if is_message else json.loads(r["tags"]),
-        "source_message_ids": [] if is_message else json.loads(r["source_message_ids"]),
-        "seq": r["seq"] if is_message else None,
+        "tags": [],
+        "source_message_ids": [],
+        "seq": r["seq"],
         "agent_id": r["agent_id"],
     }

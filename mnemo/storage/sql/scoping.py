@@ -16,7 +16,7 @@ only narrows what the caller may see. The filter's fragment holds only bound par
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from mnemo.filters import MEMORIES, MESSAGES, Columns, Filter, to_sql
@@ -72,9 +72,8 @@ def _col(alias: str, column: str) -> str:
 def stored_json(columns: Columns) -> Columns:
     """``columns`` reading metadata and tags from PostgreSQL's jsonb copies (migration 0012:
     ``metadata_jsonb``, ``tags_jsonb``), which a filter reads without a cast per row."""
-    meta, tags = columns.metadata, columns.tags
-    return replace(
-        columns,
+    meta, tags = columns.column("metadata"), columns.column("tags")
+    return columns.replaced(
         metadata=None if meta is None else f"{meta}_jsonb",
         tags=None if tags is None else f"{tags}_jsonb",
     )

@@ -34,8 +34,7 @@ CHUNK = 500
 HIT_COLUMNS = {
     MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq,"
     " agent_id",
-    MEMORY: "rowid, id, kind, content, created_at, user_id, session_id, metadata, tags,"
-    " source_message_ids, agent_id",
+    MEMORY: ", ".join(["rowid", *(f.selected for f in rows.HIT_FIELDS)]),
 }
 #: The full-text tables' row tables, by ref table.
 TABLES = {MESSAGE: "messages", MEMORY: "memories"}
