@@ -20,6 +20,8 @@ from mnemo.schemas import (
     ProfileFact,
 )
 from mnemo.storage.agent_scope import AgentView
+from mnemo.text.turn_kinds import TurnKind
+from mnemo.text.turn_rules import TurnRules
 
 MESSAGE = 0
 MEMORY = 1
@@ -50,6 +52,9 @@ class NewMessage:
     ttl_seconds: int | None = None
     #: The agent the turn is private to (None: shared by the user's agents).
     agent_id: str | None = None
+    #: Its kind and name cues (see mnemo.text.turn_rules); None: not computed (the store
+    #: computes them when it next opens).
+    rules: TurnRules | None = None
 
 
 @dataclass
@@ -187,6 +192,9 @@ class VectorRows:
     expires: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
     #: Each row's agent (None: shared); empty when not loaded (every row shared).
     agents: list[str | None] = field(default_factory=list)
+    #: Each turn's stored kind (see mnemo.text.turn_rules; None: a memory, or not made by the
+    #: current rules); empty when not loaded.
+    turn_kinds: list[TurnKind | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
