@@ -17,8 +17,7 @@ from mnemo import Memory
 USER = "u1"
 
 #: The inverse of the migrations after 0010 (0011 expiry, 0013 profile supersession, 0014 turn
-#: rules; 0012's
-#: jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE), newest first.
+#: rules; 0012's jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE), newest first.
 LATER = (
     "DROP INDEX messages_turn_rules",
     "ALTER TABLE messages DROP COLUMN turn_rules",
