@@ -72,8 +72,9 @@ class Evidence:
         """Add what the cues of one turn by ``speaker`` say of its speaker and of third
         parties (``addressee``, when known, is not the third party a relational mention
         names); its vocatives :meth:`addressed` adds once the addressee is known."""
+        words, seen = self.words, self.words.get  # .get: no __missing__ call per new word
         for word, count in cues.words:
-            self.words[word] += count
+            words[word] = seen(word, 0) + count
         self.inner.update(cues.inner)
         self.lowered.update(cues.lowered)
         self.lowered.update(cues.called)
