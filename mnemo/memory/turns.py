@@ -1,5 +1,5 @@
-"""Writing turns: validated, embedded (with their keys) and stored with their follow-up jobs
-in one transaction."""
+"""Writing turns: validated, embedded (with their keys), read by the turn rules (kind and name
+cues, see mnemo.text.turn_rules) and stored with their follow-up jobs in one transaction."""
 
 from __future__ import annotations
 
