@@ -28,6 +28,7 @@ from mnemo.index.embed import Embedding
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, format_time, utcnow
 from mnemo.storage.base import NewMemory, NewMessage
 from mnemo.storage.ports.store import Store
+from mnemo.text import turn_rules
 
 ACTOR = "import"
 
@@ -123,6 +124,7 @@ def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
                 embedder=to.embed.id,
                 embedding=v,
                 key_vectors=kv,
+                rules=turn_rules.derive(e.role or "user", e.body),
             )
             for e, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
         ]

@@ -23,6 +23,10 @@ from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import VectorRows, VectorState
 from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.scope import ReadScope
+from mnemo.text.turn_kinds import TURN_KINDS
+
+#: A turn kind's label (its place in TURN_KINDS); -1 for none.
+_KIND_LABELS = {k: i for i, k in enumerate(TURN_KINDS)}
 
 
 @cache
@@ -60,8 +64,9 @@ class VectorIndex:
         self.name_codes = np.zeros(0, dtype=np.int32)
         #: each row's agent (code 0: shared), see mnemo.storage.agent_scope
         self.agent_codes = np.zeros(0, dtype=np.int32)
-        #: a label per row that retrieval computes from the row's text and caches here
-        #: (-1 until computed; rows are never edited in place, a change reloads the index)
+        #: each row's turn kind as its place in TURN_KINDS: the kind stored with the turn
+        #: (mnemo.text.turn_rules), else -1 until retrieval computes and caches it here (rows
+        #: are never edited in place, a change reloads the index)
         self.labels = np.zeros(0, dtype=np.int8)
         #: epoch seconds each row expires at (inf: never), and how many rows do expire: the
         #: expiry mask is built only when some do (see :meth:`mask`)
@@ -121,7 +126,8 @@ class VectorIndex:
         self.tables[sl] = rows.tables
         self.rowids[sl] = rows.rowids
         self.times[sl] = rows.times
-        self.labels[sl] = -1
+        kinds = rows.turn_kinds or [None] * m
+        self.labels[sl] = [-1 if k is None else _KIND_LABELS[k] for k in kinds]
         self.expires[sl] = rows.expires if len(rows.expires) else np.inf
         self.session_codes[sl] = [
             self.session_names.setdefault(s, len(self.session_names)) for s in rows.sessions

@@ -1,5 +1,5 @@
-"""Writing turns: validated, embedded (with their keys) and stored with their follow-up jobs
-in one transaction."""
+"""Writing turns: validated, embedded (with their keys), read by the turn rules (kind and name
+cues, see mnemo.text.turn_rules) and stored with their follow-up jobs in one transaction."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from mnemo.schemas import MessageIn, fill_times, format_time, utcnow
 from mnemo.storage.agent_scope import write_scope
 from mnemo.storage.base import NewJob, NewMessage
 from mnemo.storage.ports.store import Store
+from mnemo.text import turn_rules
 
 Progress = Callable[[int], None]
 #: A validated batch: user id, session id, its turns, the ids chosen for them (or None) and
@@ -216,6 +217,7 @@ class TurnWriter(TenantService):
                     key_vectors=kv,
                     **vars(next(expiry_of)),
                     agent_id=agent_id,
+                    rules=turn_rules.derive(t.role, t.content),
                 )
                 for i, ((t, h, v, kv), at) in enumerate(
                     zip(islice(vectors_of, len(batch_turns)), times, strict=True)

@@ -25,7 +25,9 @@ alias.
 
 Aliases are learned per vector index (one user's, one generation: an erasure, update or
 re-embed reloads the index and its aliases start over) and kept up to date incrementally: each
-search reads only the texts of turns appended since the last one (:func:`learned`).
+search reads only the cues of turns appended since the last one (:func:`learned`), as stored
+with each turn when it was written (:mod:`mnemo.text.turn_rules`; a turn whose stored cues
+are of older rules is read again).
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ from dataclasses import dataclass, field
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import STOPWORDS
 from mnemo.storage.ports.search import SearchSource
+from mnemo.text.turn_rules import load_cues
 from mnemo.text.vocatives import GREETINGS, NameCues, name_cues
 
-_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")  # a word, contractions whole
 _TOKEN = re.compile(r"\w+")  # a word as queries match speaker names
 #: The vocative grammar's own words are nobody's name ("Congrats!" opens many a turn).
 _CUES = frozenset(w for g in GREETINGS for w in g.split("_"))
@@ -66,13 +68,13 @@ class Evidence:
     lowered: Counter[str] = field(default_factory=Counter)
     words: Counter[str] = field(default_factory=Counter)
 
-    def read(self, text: str, speaker: str, addressee: str | None) -> NameCues:
-        """Add what one turn by ``speaker`` says of its speaker and of third parties
-        (``addressee``, when known, is not the third party a relational mention names);
-        returns the turn's cues, whose vocatives :meth:`addressed` adds once the addressee
-        is known."""
-        cues = name_cues(text)
-        self.words.update(_WORD.findall(text))
+    def read(self, cues: NameCues, speaker: str, addressee: str | None) -> None:
+        """Add what the cues of one turn by ``speaker`` say of its speaker and of third
+        parties (``addressee``, when known, is not the third party a relational mention
+        names); its vocatives :meth:`addressed` adds once the addressee is known."""
+        words, seen = self.words, self.words.get  # .get: no __missing__ call per new word
+        for word, count in cues.words:
+            words[word] = seen(word, 0) + count
         self.inner.update(cues.inner)
         self.lowered.update(cues.lowered)
         self.lowered.update(cues.called)
@@ -84,7 +86,6 @@ class Evidence:
             for who in (speaker, addressee):
                 if who is not None:
                     self.con[name][who] += 1.0
-        return cues
 
     def addressed(self, cues: NameCues, addressee: str) -> None:
         """Add the vocatives of one turn spoken to ``addressee``."""
@@ -95,7 +96,7 @@ class Evidence:
         """Whether ``name`` is used as a name: capitalised inside sentences more often than
         written in lower case, or, in lower case, at least half of its uses where names sit
         ("hey jess!", "jess, did you...", "how are you, jess?") and no function word."""
-        lower = self.words[name]  # the counts are by exact form: these are lower-case uses
+        lower = self.words[name]  # the lower-case uses (cues count words in lower case only)
         if self.inner[name] > lower:
             return True
         return 2 * self.lowered[name] >= lower > 0 and name not in STOPWORDS
@@ -168,7 +169,10 @@ def learned(index: VectorIndex, store: SearchSource) -> dict[str, str]:
             if (row := rows.get(index.ref(p))) is not None:
                 to = names.get(addressee(index, p, n) or 0)
                 speaker = names[int(index.name_codes[p])]
-                read.append((p, state.evidence.read(row["content"], speaker, to)))
+                stored = row.get("name_cues")
+                cues = name_cues(row["content"]) if stored is None else load_cues(stored)
+                state.evidence.read(cues, speaker, to)
+                read.append((p, cues))
         for p, cues in waiting + read:
             if not cues.addressed:
                 continue

@@ -44,7 +44,9 @@ class Candidates:
 
 def classify(store: SearchSource, refs: set[Ref], cands: Candidates) -> None:
     """The turn kind of every ref not yet known (see text.turn_kinds), cached per row in
-    its vector index; memories are statements."""
+    its vector index; memories are statements. A turn's kind is the one stored with it
+    (text.turn_rules), read from its index or its row; computed only when the stored one is
+    of older rules."""
     unknown = []
     for ref in refs:
         if ref in cands.kinds:
@@ -63,7 +65,11 @@ def classify(store: SearchSource, refs: set[Ref], cands: Candidates) -> None:
     rows = store.fetch(unknown)
     for ref in unknown:
         row = rows.get(ref)
-        kind = classify_turn(row["role"], row["content"]) if row is not None else STATEMENT
+        kind = (
+            STATEMENT
+            if row is None
+            else row.get("turn_kind") or classify_turn(row["role"], row["content"])
+        )
         cands.kinds[ref] = kind
         loc = cands.located.get(ref)
         if loc is not None and row is not None:

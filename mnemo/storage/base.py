@@ -19,6 +19,8 @@ from mnemo.schemas import (
     ProfileFact,
 )
 from mnemo.storage.scope import ReadScope
+from mnemo.text.turn_kinds import TurnKind
+from mnemo.text.turn_rules import TurnRules
 
 MESSAGE = 0
 MEMORY = 1
@@ -49,6 +51,9 @@ class NewMessage:
     ttl_seconds: int | None = None
     #: The agent the turn is private to (None: shared by the user's agents).
     agent_id: str | None = None
+    #: Its kind and name cues (see mnemo.text.turn_rules); None: not computed (the store
+    #: computes them when it next opens).
+    rules: TurnRules | None = None
 
 
 @dataclass
@@ -186,6 +191,9 @@ class VectorRows:
     expires: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
     #: Each row's agent (None: shared); empty when not loaded (every row shared).
     agents: list[str | None] = field(default_factory=list)
+    #: Each turn's stored kind (see mnemo.text.turn_rules; None: a memory, or not made by the
+    #: current rules); empty when not loaded.
+    turn_kinds: list[TurnKind | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

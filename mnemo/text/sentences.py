@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import re
 
-_END = re.compile(r"(?:(?<=[.!?…;])|(?<=[.!?…;][\"'”’)\]]))\s+|\s*\n\s*")
+#: Where a sentence ends: white space after its closing mark, or white space holding a line
+#: break. Each alternative starts only where a run of white space starts (after a mark, or
+#: after no white space), so a long run costs its length once, not once per character.
+_END = re.compile(r"(?:(?<=[.!?…;])|(?<=[.!?…;][\"'”’)\]]))\s+|(?<!\s)\s*\n\s*")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 #: Words whose full stop does not end a sentence (compared lower case, without the stop).
 ABBREVIATIONS = frozenset(
@@ -38,18 +41,17 @@ def sentences(text: str) -> list[str]:
     >>> sentences('Hi Ann! I met Dr. Ruiz. She said "sure." How are you?\\nFine')
     ['Hi Ann!', 'I met Dr. Ruiz.', 'She said "sure."', 'How are you?', 'Fine']
     """
-    out: list[str] = []
-    glue = False
+    out: list[list[str]] = []  # each sentence's pieces, joined once at the end
     for match in _END.split(text):
         piece = match.strip()
         if not piece:
             continue
-        if glue and out:
-            out[-1] = f"{out[-1]} {piece}"
+        if out and _abbreviated(out[-1][-1]):
+            out[-1].append(piece)
         else:
-            out.append(piece)
-        glue = _abbreviated(out[-1])
-    return [s for s in out if _WORD.search(s)]
+            out.append([piece])
+    joined = (" ".join(parts) for parts in out)
+    return [s for s in joined if _WORD.search(s)]
 
 
 __all__ = ["ABBREVIATIONS", "sentences"]

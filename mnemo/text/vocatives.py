@@ -24,8 +24,11 @@ No list of names is involved: only the words around a name.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
+#: A word as the alias rules count it: letters, hyphenated and contracted parts whole.
+_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 #: A capitalised word (hyphenated parts allowed: "Mary-Jo"); see :func:`is_name`.
 _CAPITAL = re.compile(r"(?<![\w'’-])([^\W\d_a-z][^\W\d_]*(?:-[^\W\d_]+)*)")
 #: Greetings, thanks and farewells that come before a vocative name.
@@ -63,7 +66,7 @@ _CLOSING_AFTER = re.compile(r"\s*(?:[.!?…]+(?:\s|$)|$)")
 _MAYBE_SELF_AFTER = re.compile(r"\s*(?:[,.!]|$|here\b)")
 _LOWER_VOCATIVE = re.compile(  # opening a sentence: "no more night shifts?" calls no one
     r"(?:^|(?<=[.!?] ))(?i:hey|hi|hiya|hello|heya|yo|howdy|thanks|thank\s+you|thx|ty|cheers"
-    r"|congrats|good\s+morning|good\s+night|morning|evening|night|bye)\s*,?\s+"
+    r"|congrats|good\s+morning|good\s+night|morning|evening|night|bye)(?:\s*,\s+|\s+)"
     r"([^\W\d_]{2,})(?=\s*(?:[!?.,;]|$))",
     re.MULTILINE,
 )
@@ -111,6 +114,9 @@ class NameCues:
     #: lower-case words that open the turn or close a sentence after a comma ("jess, did
     #: you...", "how are you, jess?"): where names sit (no evidence of whose)
     called: tuple[str, ...] = ()
+    #: (word, count) of every word written all in lower case, sorted: how the turn writes a
+    #: word that may be a name elsewhere ("jess" here, "Hey Jess!" in another turn)
+    words: tuple[tuple[str, int], ...] = ()
 
 
 def name_cues(text: str) -> NameCues:
@@ -159,7 +165,10 @@ def name_cues(text: str) -> NameCues:
         for w in pattern.findall(text)
         if w.islower()
     )
-    return NameCues(tuple(addressed), tuple(own), tuple(others), frozenset(inner), lowered, called)
+    counts = tuple(sorted(Counter(w for w in _WORD.findall(text) if w.islower()).items()))
+    return NameCues(
+        tuple(addressed), tuple(own), tuple(others), frozenset(inner), lowered, called, counts
+    )
 
 
 __all__ = ["GREETINGS", "NameCues", "is_name", "name_cues"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from mnemo import Memory
 from mnemo.retrieval.aliases import Evidence
@@ -17,7 +18,9 @@ def learn(turns: list[tuple[str, str]], speakers: tuple[str, str] = (JESS, SAM))
     evidence = Evidence()
     for speaker, text in turns:
         other = speakers[1] if speaker == speakers[0] else speakers[0]
-        evidence.addressed(evidence.read(text, speaker, other), other)
+        cues = name_cues(text)
+        evidence.read(cues, speaker, other)
+        evidence.addressed(cues, other)
     return evidence.aliases(set(speakers))
 
 
@@ -31,7 +34,16 @@ def test_name_cues_read_the_words_around_each_name() -> None:
     assert cues.own == (("kim", 0.5),)
     assert name_cues("Hi, call me Jo.").own == (("jo", 1.0),)
     # a sentence's first word tells nothing; all-capitals and one-letter words are no names
-    assert name_cues("Honestly it was fine. Wow. OK I agree.") == name_cues("")
+    nothing = replace(name_cues("Honestly it was fine. Wow. OK I agree."), words=())
+    assert nothing == name_cues("")
+    # every word in lower case is counted, for how the user writes a name elsewhere
+    assert name_cues("Jess met jess, JESS and jess's dog.").words == (
+        ("and", 1),
+        ("dog", 1),
+        ("jess", 1),
+        ("jess's", 1),
+        ("met", 1),
+    )
 
 
 def test_vocatives_name_the_other_party() -> None:

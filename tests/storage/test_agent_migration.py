@@ -16,9 +16,13 @@ from mnemo import Memory
 
 USER = "u1"
 
-#: The inverse of the migrations after 0010 (0011 expiry, 0013 profile supersession; 0012's
-#: jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE), newest first.
+#: The inverse of the migrations after 0010 (0011 expiry, 0013 profile supersession, 0014 turn
+#: rules; 0012's jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE), newest first.
 LATER = (
+    "DROP INDEX messages_turn_rules",
+    "ALTER TABLE messages DROP COLUMN turn_rules",
+    "ALTER TABLE messages DROP COLUMN turn_kind",
+    "ALTER TABLE messages DROP COLUMN name_cues",
     "ALTER TABLE profile_facts DROP COLUMN superseded_at",
     "DROP INDEX messages_expiry",
     "DROP INDEX messages_user_expiry",

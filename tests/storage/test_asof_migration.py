@@ -19,17 +19,29 @@ def _fact(mem: Memory, key: str, value: str, observed: str | None, n: int) -> No
     mem.store.put_profile_fact(row, "test", lambda cur, seq: "ADD" if cur is None else "UPDATE")
 
 
+#: The inverse of migrations 0014 (turn rules) and 0013, on both backends.
+UNDO = (
+    "DROP INDEX messages_turn_rules",
+    "ALTER TABLE messages DROP COLUMN turn_rules",
+    "ALTER TABLE messages DROP COLUMN turn_kind",
+    "ALTER TABLE messages DROP COLUMN name_cues",
+    "ALTER TABLE profile_facts DROP COLUMN superseded_at",
+)
+
+
 def _back_to_0012(target: dict[str, str]) -> None:
-    """Undo migration 0013 by hand: the store as an older mnemo left it."""
+    """Undo migrations 0014 and 0013 by hand: the store as an older mnemo left it."""
     if "path" in target:
         with sqlite3.connect(target["path"]) as conn:
-            conn.execute("ALTER TABLE profile_facts DROP COLUMN superseded_at")
+            for statement in UNDO:
+                conn.execute(statement)
             conn.execute("PRAGMA user_version = 12")
         return
     import psycopg
 
     with psycopg.connect(target["url"], autocommit=True) as conn:
-        conn.execute("ALTER TABLE profile_facts DROP COLUMN superseded_at")
+        for statement in UNDO:
+            conn.execute(statement)
         conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
 
 

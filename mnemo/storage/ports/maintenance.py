@@ -86,6 +86,11 @@ class Maintenance(Protocol):
         backend keeps them, missing ``users`` rows); a count per kind of drift."""
         ...
 
+    def refresh_turn_rules(self) -> int:
+        """Compute the stored kind and name cues of turns whose stored ones are missing or
+        of other rules (see mnemo.text.turn_rules); returns how many."""
+        ...
+
     def bump_generations(self) -> None:
         """Advance every user's generation: cached vector indexes reload."""
         ...

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.storage.ports.maintenance import VECTOR_TABLES, KeylessTurn, NewVector, TextRow
+from mnemo.storage.sql import turn_rules
 from mnemo.storage.sql.tx import Transactions, Tx
 
 #: Key columns of each table of :data:`VECTOR_TABLES`.
@@ -157,6 +158,11 @@ class SQLMaintenance:
             out = self.drift(c, dry_run) if self.drift else {}
             out["users missing"] = _repair_users(c, dry_run)
         return out
+
+    def refresh_turn_rules(self) -> int:
+        """Compute the stored kind and name cues of every turn whose stored ones are missing
+        or of other rules (:mod:`mnemo.storage.sql.turn_rules`); returns how many."""
+        return turn_rules.refresh(self.tx)
 
     def bump_generations(self) -> None:
         """Advance every user's generation."""

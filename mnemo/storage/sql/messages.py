@@ -35,6 +35,9 @@ INSERT_COLUMNS = (
     "expires_at",
     "ttl_seconds",
     "agent_id",
+    "turn_rules",
+    "turn_kind",
+    "name_cues",
 )
 #: Orders of :func:`listed`: conversation order, and newest first.
 FORWARD = "created_at, session_id, seq"
@@ -80,6 +83,11 @@ def insert(c: Tx, new: list[NewMessage], now: str) -> list[Message]:
                 m.expires_at,
                 m.ttl_seconds,
                 m.agent_id,
+                *(
+                    (None, None, None)
+                    if m.rules is None
+                    else (m.rules.version, m.rules.kind, m.rules.cues_text)
+                ),
             )
         )
         out.append(rows.message_from_new(m, seq))

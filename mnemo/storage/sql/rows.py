@@ -16,6 +16,7 @@ from mnemo.storage.base import ListFilter, NewMessage, VectorRows
 from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Row
+from mnemo.text.turn_rules import stored_kind, stored_text
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -168,8 +169,7 @@ def expiry_seconds(stamps: list[str | None]) -> np.ndarray:
 
 def vector_rows(rows: list[Row]) -> VectorRows:
     """Pack (table, rowid, session, kind, created_at, blob, role, name, keys, expires_at,
-    agent) rows
-    into arrays."""
+    agent, turn rules version, turn kind) rows into arrays."""
     data = [tuple(r) for r in rows]  # plain tuples: indexed at C speed below
     n = len(data)
     if n == 0:
@@ -197,6 +197,7 @@ def vector_rows(rows: list[Row]) -> VectorRows:
         key_owners=key_owners,
         expires=expiry_seconds([r[9] for r in data]),
         agents=[r[10] for r in data],
+        turn_kinds=[stored_kind(r[11], r[12]) for r in data],
     )
 
 
@@ -220,4 +221,7 @@ def fetched(is_message: bool, r: Row) -> dict[str, Any]:
         "source_message_ids": [],
         "seq": r["seq"],
         "agent_id": r["agent_id"],
+        # what the rules say of a turn, when the current rules said it (mnemo.text.turn_rules)
+        "turn_kind": stored_kind(r["turn_rules"], r["turn_kind"]) if is_message else None,
+        "name_cues": stored_text(r["turn_rules"], r["name_cues"]) if is_message else None,
     }

@@ -33,7 +33,7 @@ CHUNK = 500
 #: The columns a search hit is built from (:func:`mnemo.storage.sql.rows.fetched`), by table.
 HIT_COLUMNS = {
     MESSAGE: "rowid, id, content, created_at, user_id, session_id, role, name, metadata, seq,"
-    " agent_id",
+    " agent_id, turn_rules, turn_kind, name_cues",
     MEMORY: ", ".join(["rowid", *(f.selected for f in rows.HIT_FIELDS)]),
 }
 #: The full-text tables' row tables, by ref table.
@@ -145,13 +145,14 @@ class SQLSearch(SQLRole):
             where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
             messages = c.execute(
                 "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
-                f" key_vectors, expires_at, agent_id FROM messages WHERE {where}"
+                " key_vectors, expires_at, agent_id, turn_rules, turn_kind"
+                f" FROM messages WHERE {where}"
                 f" AND {scoping.kept(MESSAGE)} ORDER BY rowid",  # the user index's order: no sort
                 (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
             ).fetchall()
             memories = c.execute(
                 "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
-                " expires_at, agent_id FROM memories"
+                " expires_at, agent_id, NULL, NULL FROM memories"
                 f" WHERE {where} AND {scoping.kept(MEMORY)} ORDER BY rowid",
                 (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
             ).fetchall()

@@ -47,6 +47,8 @@ class SQLStore(SQLMemoryRows, SQLDocumentStore, SQLJobQueue, SQLConversationStor
         self.api_keys = ApiKeyTable(tx)
         self.idempotency = IdempotencyTable(tx)
         self.maintenance = SQLMaintenance(tx, drift)
+        # turns written before migration 0014, or under other rules (mnemo.text.turn_rules)
+        self.maintenance.refresh_turn_rules()
 
     def observe(self, observer: WriteObserver) -> None:
         """Tell ``observer`` about every write that commits from now on."""
