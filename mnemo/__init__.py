@@ -21,17 +21,21 @@ from mnemo.errors import (
     TransientError,
     ValidationError,
 )
+from mnemo.ids import MEMORY_PREFIX
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
 from mnemo.memory.paging import Page
+from mnemo.memory.threaded import ThreadedFacade
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import (
+    MEMORY_KINDS,
     ContextBundle,
     Document,
     HistoryEntry,
     Hit,
     Job,
     MemoryItem,
+    MemoryKind,
     Message,
     MessageIn,
     ProfileFact,
@@ -43,6 +47,8 @@ from mnemo.schemas import (
 from mnemo.version import __version__ as __version__
 
 __all__ = [
+    "MEMORY_KINDS",
+    "MEMORY_PREFIX",
     "PRESETS",
     "AsyncMemory",
     "ConfigError",
@@ -58,6 +64,7 @@ __all__ = [
     "LLMTransientError",
     "Memory",
     "MemoryItem",
+    "MemoryKind",
     "Message",
     "MessageIn",
     "MnemoError",
@@ -68,6 +75,7 @@ __all__ = [
     "Settings",
     "Stats",
     "StorageError",
+    "ThreadedFacade",
     "Topic",
     "TopicHit",
     "TopicStats",

@@ -8,6 +8,7 @@ import time
 
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lower case
 MESSAGE_PREFIX = "msg_"
+#: Every memory id starts with it (a turn's id with ``msg_``).
 MEMORY_PREFIX = "mem_"
 
 

@@ -22,9 +22,11 @@ from mnemo.timestamps import (
 )
 
 Role = Literal["user", "assistant", "system", "tool"]
+#: The kind of a memory, as a type (its values are ``MEMORY_KINDS``).
 MemoryKind = Literal["fact", "episode", "summary", "note"]
 HitKind = Literal["message", "fact", "episode", "summary", "note", "profile"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
+#: The kinds of memory (what ``kinds=`` takes besides ``message`` and ``profile``).
 MEMORY_KINDS: tuple[str, ...] = ("fact", "episode", "summary", "note")
 HIT_KINDS: tuple[str, ...] = ("message", *MEMORY_KINDS, "profile")
 JobStatus = Literal["pending", "running", "done", "dead"]

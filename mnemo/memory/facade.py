@@ -17,9 +17,12 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol
+
+import numpy as np
 
 from mnemo import validation as check
 from mnemo.config.settings import Settings
@@ -378,6 +381,34 @@ class Memory:
         if self.chat is not None:
             self.chat.close()
 
+    # ---- for adapters: expiry, embeddings, another embedder --------------------------------
+    def refresh_expiry(self, ids: Sequence[str]) -> dict[str, datetime]:
+        """Move the expiry of the live turns and memories among ``ids`` that carry a ttl to
+        now + their ttl, as a read does under ``refresh_on_read``; their new ``expires_at`` by
+        id (ids without a ttl, expired or of another tenant are left out)."""
+        return self.store.refresh_expiry(self.tenant, _strings(ids, "ids"))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The unit vectors of ``texts`` (one row each) by this Memory's embedder; a text this
+        tenant already stores is not embedded again (its stored vector is reused)."""
+        return self.embedding(_strings(texts, "texts"))[1]
+
+    def prefetch_embeddings(self, texts: Sequence[str]) -> AbstractContextManager[None]:
+        """A ``with`` block in which this Memory's writes (``add``, ``update``, ...) take the
+        vectors of ``texts`` embedded ahead, in batches, instead of one call per write."""
+        return self.embedding.prefetched(_strings(texts, "texts"))
+
+    def with_embedder(self, embedder: Embedder | str) -> Memory:
+        """A Memory over this one's store, tenant and settings whose embedder is ``embedder``
+        (an instance, or a registry name: then the ``embedder`` setting too); SchemaError
+        when the store holds another embedder's vectors, as opening it would. It shares the
+        store: close this Memory, not it."""
+        if isinstance(embedder, str):
+            return Memory(settings=self.settings.replace(embedder=embedder), store=self.store)
+        if not isinstance(embedder, Embedder):
+            raise ValidationError(f"embedder must be an Embedder or a name, got {embedder!r}")
+        return Memory(settings=self.settings, embedder=embedder, store=self.store)
+
     def __enter__(self) -> Memory:
         return self
 
@@ -388,3 +419,11 @@ class Memory:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _strings(values: Sequence[str], field: str) -> builtins.list[str]:
+    """``values`` as a list, ValidationError unless it is a sequence of strings."""
+    wrong = isinstance(values, str) or not isinstance(values, Sequence)
+    if wrong or not all(isinstance(v, str) for v in values):
+        raise ValidationError(f"{field} must be a list of strings")
+    return builtins.list(values)

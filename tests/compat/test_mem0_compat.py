@@ -19,7 +19,7 @@ import pytest
 from mnemo import Memory as Mnemo
 from mnemo.compat.mem0 import AsyncMemory, Memory
 from mnemo.errors import ConfigError, NotFoundError, ValidationError
-from mnemo.memory.async_memory import public_methods
+from mnemo.memory.threaded import public_methods
 
 #: mem0's ``MemoryItem`` (mem0/configs/base.py) fields, the keys of every listed item.
 ITEM_KEYS = {"id", "memory", "hash", "metadata", "created_at", "updated_at"}

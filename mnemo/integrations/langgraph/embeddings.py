@@ -9,9 +9,9 @@
 * any other text (``"openai:text-embedding-3-small"``): refused, since mnemo never fetches a
   model or calls a provider it was not given; pass an ``Embeddings`` object instead.
 
-Any embedder other than the ``Memory``'s own runs in a second ``Memory`` over the same store,
-so mnemo's rule holds: a store keeps the vectors of one embedder (a SchemaError names the
-other and the way out, ``mnemo reembed``).
+Any embedder other than the ``Memory``'s own runs in the ``Memory`` that
+``Memory.with_embedder`` gives over the same store, so mnemo's rule holds: a store keeps the
+vectors of one embedder (a SchemaError names the other and the way out, ``mnemo reembed``).
 """
 
 from __future__ import annotations
@@ -97,12 +97,12 @@ def index_memory(memory: Memory, index: Mapping[str, Any]) -> Memory:
                 ", or \"mnemo\" for the Memory's own); mnemo fetches no provider's model: pass "
                 "a LangChain Embeddings object or a function from texts to vectors instead"
             )
-        chosen = Memory(settings=memory.settings.replace(embedder=embed), store=memory.store)
+        chosen = memory.with_embedder(embed)
     else:
         if dims is None:
             raise ValidationError("index dims is required with an Embeddings object or function")
         wrapped = LangChainEmbedder(ensure_embeddings(embed), dims, embedder_name(embed))
-        chosen = Memory(settings=memory.settings, embedder=wrapped, store=memory.store)
+        chosen = memory.with_embedder(wrapped)
     if dims is not None and dims != chosen.embedder.dim:
         raise ValidationError(
             f"index dims is {dims}, but the embedder {chosen.embedder.id!r} makes "

@@ -36,7 +36,7 @@ class ItemScope:
         if not listed:
             return []
         rows = [self.memory.get_memory(i) for _, i in listed]
-        _, vectors = self.memory.embedding([r.content for r in rows])
+        vectors = self.memory.embed([r.content for r in rows])
         scores = vectors @ self.memory.embedder.embed_query(query)
         scored = [(float(c), b, i) for c, (b, i) in zip(scores, listed, strict=True)]
         return sorted(scored, key=lambda t: -(t[0] or 0.0))
@@ -142,7 +142,7 @@ class ItemScope:
                 row = self.find(namespace, b["key"])
                 with_ttl += [*([row.id] if row else []), *self.part_ids(namespace, b["key"])]
         if with_ttl:
-            self.memory.store.refresh_expiry(self.memory.tenant, with_ttl)
+            self.memory.refresh_expiry(with_ttl)
 
 
 __all__ = ["ACTOR", "PAGE", "Block", "ItemScope"]

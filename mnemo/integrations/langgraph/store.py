@@ -142,7 +142,7 @@ class MnemoStore(BaseStore):
         if puts:
             # each put's texts once: checked before anything is written, embedded in one call
             texts = {place: self._texts(op) for place, op in puts.items() if op.value is not None}
-            with _WRITING, self._mem.embedding.prefetched([t for ts in texts.values() for t in ts]):
+            with _WRITING, self._mem.prefetch_embeddings([t for ts in texts.values() for t in ts]):
                 first_puts: dict[tuple[str, ...], int] = {}
                 for place, op in puts.items():
                     self._put(op, texts.get(place, []), first_puts)

@@ -1,0 +1,157 @@
+"""The generated awaitable facades: committed files equal to what ``scripts/gen_async.py``
+writes now (else: stale, rerun it), what it writes for a method, what it refuses, and mypy
+checking awaited calls through the generated types.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mnemo import AsyncMemory, Memory
+from mnemo.compat import mem0
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def generator() -> ModuleType:
+    """scripts/gen_async.py, imported as a module."""
+    spec = importlib.util.spec_from_file_location("gen_async", ROOT / "scripts" / "gen_async.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_async"] = module  # dataclasses resolve the module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def gen() -> ModuleType:
+    return generator()
+
+
+def test_the_committed_generated_modules_are_fresh(gen: ModuleType) -> None:
+    for target in gen.TARGETS:
+        committed = (ROOT / target.path).read_text(encoding="utf-8")
+        assert committed == gen.render(target), (
+            f"{target.path} is stale (its sync class {target.sync} changed): "
+            f"run `{gen.COMMAND}` and commit the result"
+        )
+
+
+def test_the_targets_are_the_classes_the_facades_are_built_on(gen: ModuleType) -> None:
+    by_sync = {t.sync: t for t in gen.TARGETS}
+    assert by_sync["mnemo.memory.facade:Memory"].sync_class() is Memory
+    assert by_sync["mnemo.compat.mem0_memory:Memory"].sync_class() is mem0.Memory
+    assert AsyncMemory.__mro__[1].__name__ == by_sync["mnemo.memory.facade:Memory"].name
+    assert mem0.AsyncMemory.__mro__[1].__name__ == by_sync["mnemo.compat.mem0_memory:Memory"].name
+
+
+def test_no_getattr_escape_hatch() -> None:
+    """Every twin is a real method: nothing answers an unknown name with an awaitable."""
+    for cls in (AsyncMemory, mem0.AsyncMemory):
+        assert all("__getattr__" not in vars(k) for k in cls.__mro__), cls
+
+
+class Louder(Memory):
+    def shout(self, text: str, times: int = 2, *, sep: str = "", **more: Any) -> str:
+        """Say ``text`` louder."""
+        return sep.join([text.upper()] * times)
+
+    def whisper(self, text: str, /, pad: tuple[int, ...] = (1, 2)) -> list[str]:
+        """Say ``text`` softer."""
+        return [text.lower()]
+
+
+def test_a_method_is_written_with_its_signature_docstring_and_call(gen: ModuleType) -> None:
+    notes = gen.Annotations(["shout", "whisper", "list"])
+    shout = "\n".join(gen.method(Louder, "shout", notes))
+    assert shout == (
+        "    async def shout("
+        'self, text: str, times: int = 2, *, sep: str = "", **more: Any) -> str:\n'
+        '        """Say ``text`` louder."""\n'
+        "        return await self._run(self.sync.shout, text, times, sep=sep, **more)"
+    )
+    whisper = "\n".join(gen.method(Louder, "whisper", notes))
+    # a positional-only parameter stays one; ``list`` is a method here, so builtins.list
+    assert (
+        "def whisper(self, text: str, /, pad: tuple[int, ...] = (1, 2)) -> builtins.list[str]:"
+        in whisper
+    )
+    assert "self._run(self.sync.whisper, text, pad)" in whisper
+    assert ("builtins", "", None) in notes.imports
+    assert ("typing", "Any", None) in notes.imports
+
+
+def test_what_cannot_be_copied_faithfully_is_refused(gen: ModuleType) -> None:
+    marker = object()
+
+    class Odd(Memory):
+        def sentinel(self, value: object = marker) -> None:
+            """A non-literal default."""
+
+        def bare(self, value) -> None:  # type: ignore[no-untyped-def]
+            """No annotation."""
+
+        def undocumented(self) -> None:
+            pass
+
+    notes = gen.Annotations([])
+    for name, why in (
+        ("sentinel", "not a literal"),
+        ("bare", "needs an annotation"),
+        ("undocumented", "no docstring"),
+    ):
+        with pytest.raises(gen.GenerationError, match=why):
+            gen.method(Odd, name, notes)
+
+
+def test_the_script_check_mode_reports_fresh_files() -> None:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_async.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.skipif(
+    shutil.which("mypy") is None and not Path(sys.executable).with_name("mypy").exists(),
+    reason="mypy not installed",
+)
+def test_mypy_checks_awaited_calls(tmp_path: Path) -> None:
+    code = tmp_path / "calls.py"
+    code.write_text(
+        "from mnemo import AsyncMemory\n"
+        "from mnemo.compat.mem0 import AsyncMemory as Mem0\n\n\n"
+        "async def main(mem: AsyncMemory, m0: Mem0) -> None:\n"
+        '    await mem.search("q", user_id=3)\n'
+        '    n: str = await mem.count("u1")\n'
+        "    await mem.nope()\n"
+        '    await m0.search("q", top_k="5")\n'
+        "    AsyncMemory(3)\n",
+        encoding="utf-8",
+    )
+    mypy = Path(sys.executable).with_name("mypy")
+    out = subprocess.run(
+        [str(mypy), "--strict", "--no-error-summary", str(code)],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        cwd=ROOT,
+    )
+    lines = [line.split(": error: ")[1] for line in out.stdout.splitlines() if ": error: " in line]
+    assert len(lines) == 5, out.stdout + out.stderr
+    assert 'Argument "user_id" to "search"' in lines[0]
+    assert 'expression has type "int", variable has type "str"' in lines[1]
+    assert 'has no attribute "nope"' in lines[2]
+    assert 'Argument "top_k" to "search"' in lines[3]
+    assert 'Argument 1 to "AsyncMemory" has incompatible type "int"' in lines[4]
