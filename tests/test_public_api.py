@@ -43,6 +43,7 @@ PUBLIC = [
     "Page",
     "ProfileFact",
     "SchemaError",
+    "SearchQuery",
     "Settings",
     "Stats",
     "StorageError",
