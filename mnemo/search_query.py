@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
 from pydantic import (
@@ -34,14 +34,11 @@ from pydantic import (
 
 from mnemo import validation as check
 from mnemo.errors import MnemoError, ValidationError
-from mnemo.schemas import HIT_KINDS
+from mnemo.schemas import HitKind
 from mnemo.timestamps import bounded_time, parse_time
 
 #: The most hits one search returns, on every surface.
 MAX_LIMIT = 1000
-#: What a search hit can be: a turn (``message``), a memory kind, or a profile fact.
-HitKind = Literal["message", "fact", "episode", "summary", "note", "profile"]
-assert get_args(HitKind) == HIT_KINDS, "HitKind must list mnemo.schemas.HIT_KINDS"
 
 #: The help of a ``filters`` argument (docs/memory-model.md, "Filters").
 FILTERS_HELP = (
@@ -257,7 +254,6 @@ __all__ = [
     "Exclude",
     "Explain",
     "Filters",
-    "HitKind",
     "Kinds",
     "Limit",
     "Now",
