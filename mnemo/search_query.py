@@ -226,7 +226,9 @@ class SearchQuery(BaseModel):
     @classmethod
     def of(cls, query: str | SearchQuery, **fields: Any) -> SearchQuery:
         """``query`` itself when it is a SearchQuery (then no field may be given as well),
-        else the query of that text and ``fields``; ValidationError for a bad one."""
+        else the query of that text and ``fields``, given as loosely as ``Memory.search``
+        takes them (a time as ISO-8601 text or epoch seconds, kinds as one string...);
+        ValidationError for a bad one."""
         if not isinstance(query, SearchQuery):
             return cls(query=query, **fields)
         given = [k for k, v in fields.items() if v is not None and v is not False and v != ()]
