@@ -30,10 +30,10 @@ class Searcher:
         self.clock = clock
 
     def search(self, q: SearchQuery) -> list[Hit]:
-        """The memories and turns most relevant to ``q.query``, best first, one hit per thing
-        said (duplicates collapse into ``hit.duplicates``).
+        """The memories and turns most relevant to the query's text, best first, one hit per
+        thing said (duplicates collapse into ``hit.duplicates``).
 
-        Every hit carries each stage's score in ``hit.scores``; ``q.explain`` keeps the ranks
+        Every hit carries each stage's score in ``hit.scores``; ``explain`` keeps the ranks
         too. The query's fields are documented on :class:`~mnemo.search_query.SearchQuery`;
         here the rules that need more than one of them: a user or an agent is required
         (:mod:`mnemo.storage.agent_scope`), ``as_of`` must not be after the store's clock
