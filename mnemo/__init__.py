@@ -44,6 +44,7 @@ from mnemo.schemas import (
     TopicHit,
     TopicStats,
 )
+from mnemo.search_query import SearchQuery
 from mnemo.version import __version__ as __version__
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "Page",
     "ProfileFact",
     "SchemaError",
+    "SearchQuery",
     "Settings",
     "Stats",
     "StorageError",

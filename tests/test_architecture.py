@@ -27,7 +27,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.index"],
     ["mnemo.storage", "mnemo.embedders", "mnemo.llm"],
     ["mnemo.text", "mnemo.filters"],
-    ["mnemo.config"],
+    ["mnemo.config", "mnemo.search_query"],
     ["mnemo.validation"],
     ["mnemo.schemas"],
     ["mnemo.timestamps"],

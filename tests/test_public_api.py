@@ -46,6 +46,7 @@ PUBLIC = [
     "Page",
     "ProfileFact",
     "SchemaError",
+    "SearchQuery",
     "Settings",
     "Stats",
     "StorageError",

@@ -62,6 +62,10 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     parts = []
     for err in exc.errors()[:10]:
+        cause = err.get("ctx", {}).get("error")
+        if isinstance(cause, MnemoError):  # a check of mnemo's own: its message, as elsewhere
+            parts.append(str(cause))
+            continue
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
         parts.append(f"{loc}: {err.get('msg', 'invalid')}")
     return error_response(422, "invalid_request", "; ".join(parts) or "invalid request")

@@ -28,7 +28,6 @@ from mnemo.api.models import (
     MessagesCreate,
     MessagesCreated,
     ProfileResponse,
-    SearchRequest,
     SearchResults,
     SessionList,
     Swept,
@@ -37,6 +36,7 @@ from mnemo.api.models import (
 from mnemo.memory import cursors, records
 from mnemo.memory.idempotency import MAX_KEY_CHARS
 from mnemo.schemas import ContextBundle, MemoryItem
+from mnemo.search_query import SearchQuery
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (401, 404, 422, 503)
@@ -179,21 +179,9 @@ def memory_history(memory_id: str, mem: MemoryDep) -> HistoryList:
 
 
 @router.post("/search", response_model=SearchResults, tags=["search"])
-def search(body: SearchRequest, mem: MemoryDep) -> SearchResults:
+def search(body: SearchQuery, mem: MemoryDep) -> SearchResults:
     """The memories and turns most relevant to a query, best first."""
-    hits = mem.search(
-        body.query,
-        body.user_id,
-        body.session_id,
-        body.limit,
-        body.kinds,
-        body.explain,
-        body.now,
-        as_of=body.as_of,
-        agent_id=body.agent_id,
-        filters=body.filters,
-    )
-    return SearchResults(data=hits)
+    return SearchResults(data=mem.search(body))
 
 
 @router.post(
@@ -259,16 +247,7 @@ def context(body: ContextRequestBody, mem: MemoryDep) -> ContextBundle:
     """The memory a prompt about ``query`` gets, within a token budget, in the preset's format."""
     budget = body.budget_tokens or mem.settings.context_budget_tokens
     return mem.context(
-        body.query,
-        body.user_id,
-        body.session_id,
-        budget,
-        location=body.location,
-        top_k=body.top_k,
-        now=body.now,
-        as_of=body.as_of,
-        agent_id=body.agent_id,
-        filters=body.filters,
+        body.search(), budget_tokens=budget, location=body.location, top_k=body.top_k
     )
 
 

@@ -6,6 +6,7 @@ from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mnemo.context.options import BudgetTokens, TopK
 from mnemo.memory.paging import Page as ListPage
 from mnemo.memory_fields import FILTERABLE, description
 from mnemo.schemas import (
@@ -17,6 +18,17 @@ from mnemo.schemas import (
     MessageIn,
     SessionSummary,
     UserSummary,
+)
+from mnemo.search_query import (
+    USER_OR_AGENT,
+    AgentRef,
+    AsOf,
+    Filters,
+    Now,
+    QueryText,
+    SearchQuery,
+    SessionRef,
+    UserRef,
 )
 from mnemo.validation import MAX_TTL_SECONDS
 
@@ -30,13 +42,6 @@ UserId = Field(
     max_length=256,
     description="The user; may be left out when `agent_id` is given (the agent's own memory).",
 )
-#: A body that names a user, an agent or both (what the schema says of one that takes either).
-USER_OR_AGENT: dict[str, Any] = {
-    "anyOf": [
-        {"required": ["user_id"], "properties": {"user_id": {"type": "string"}}},
-        {"required": ["agent_id"], "properties": {"agent_id": {"type": "string"}}},
-    ]
-}
 #: The agent an item is private to, or whose view a read takes (see docs/memory-model.md).
 AgentId = Field(
     None,
@@ -164,18 +169,6 @@ class MessagesCreated(BaseModel):
     ids: list[str]
 
 
-class UserQuery(BaseModel):
-    """The start of every request body that asks about one user (or agent): the text, the
-    user and optionally the session and the agent whose view it takes."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
-
-    query: str
-    user_id: str | None = UserId
-    session_id: str | None = None
-    agent_id: str | None = AgentId
-
-
 #: The ``filters`` field of the bodies that take one (docs/memory-model.md, "Filters"); the
 #: keys it lists are the filterable fields of :mod:`mnemo.memory_fields`.
 FILTERS = Field(
@@ -187,36 +180,37 @@ FILTERS = Field(
 )
 
 
-class SearchRequest(UserQuery):
-    """A search over one user's memories and turns."""
-
-    limit: int | None = Field(None, ge=1, le=1000)
-    kinds: list[str] | None = None
-    explain: bool = False
-    #: answer from what was known at this time (ISO-8601 or epoch seconds; not in the future)
-    as_of: str | float | None = None
-    #: the reference time of recency (default: ``as_of``, else the user's newest turn)
-    now: str | float | None = None
-    filters: dict[str, Any] | None = FILTERS
-
-
 class SearchResults(BaseModel):
     """Hits, best first."""
 
     data: list[Hit]
 
 
-class ContextRequestBody(UserQuery):
-    """What to assemble the context of."""
+class ContextRequestBody(BaseModel):
+    """What to assemble the context of: the search fields of
+    :class:`~mnemo.search_query.SearchQuery` a context takes, and its layout options
+    (:class:`~mnemo.context.options.ContextOptions`)."""
 
-    budget_tokens: int | None = Field(None, ge=50, le=1_000_000)
-    location: str | None = None
-    top_k: int | None = Field(None, ge=0, le=1000)
-    #: assemble from what was known at this time (ISO-8601 or epoch seconds; not in the future)
-    as_of: str | float | None = None
-    #: the reference time of recency (default: ``as_of``, else the user's newest turn)
-    now: str | float | None = None
-    filters: dict[str, Any] | None = FILTERS
+    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
+
+    query: QueryText
+    user_id: UserRef = None
+    session_id: SessionRef = None
+    agent_id: AgentRef = None
+    budget_tokens: BudgetTokens | None = Field(
+        None, description="Token budget of the block (default: `context_budget_tokens`)."
+    )
+    location: str | None = Field(None, description="The user's location (`llmplatform`).")
+    top_k: TopK | None = Field(
+        None, description="Hits each search of the layout takes (default: the layout's)."
+    )
+    as_of: AsOf = None
+    now: Now = None
+    filters: Filters = None
+
+    def search(self) -> SearchQuery:
+        """The search of this context call."""
+        return SearchQuery(**self.model_dump(include=set(SearchQuery.model_fields)))
 
 
 class MemorySelection(BaseModel):

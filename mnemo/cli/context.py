@@ -13,23 +13,12 @@ from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
+from mnemo.search_query import SearchQuery
 
-AsOfOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--as-of",
-        help="Answer from what was known at this time (ISO-8601 or epoch seconds; not in the"
-        " future): later turns and memories left out, changed ones as they were then.",
-    ),
-]
-NowOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--now",
-        help="Reference time of recency (ISO-8601 or epoch seconds); default --as-of, else "
-        "the user's newest turn.",
-    ),
-]
+#: The help of each search option: its SearchQuery field's description.
+HELP = {name: field.description or "" for name, field in SearchQuery.model_fields.items()}
+AsOfOpt = Annotated[str | None, typer.Option("--as-of", help=HELP["as_of"])]
+NowOpt = Annotated[str | None, typer.Option("--now", help=HELP["now"])]
 
 
 def context(
@@ -37,7 +26,7 @@ def context(
     user: Annotated[
         str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
     ] = None,
-    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    session: Annotated[str | None, typer.Option(help=HELP["session_id"])] = None,
     budget: Annotated[int, typer.Option(help="Token budget of the block.")] = 1500,
     as_of: AsOfOpt = None,
     now: NowOpt = None,
@@ -54,18 +43,13 @@ def context(
     facts only if the filter accepts kind profile)."""
 
     def build(mem: Memory) -> ContextBundle:
-        return mem.context(
-            query,
-            user,
-            session,
-            budget,
-            now=now,
-            as_of=as_of,
-            agent_id=agent,
-            filters=filter_arg(filter_),
-        )
+        q = SearchQuery.of(
+            query, user_id=user, session_id=session, now=now, as_of=as_of,
+            agent_id=agent, filters=filter_arg(filter_),
+        )  # fmt: skip
+        return mem.context(q, budget_tokens=budget)
 
     show_result(db, embedder, as_json, build, lambda b: escape(b.render()))
 
 
-__all__ = ["AsOfOpt", "NowOpt", "context"]
+__all__ = ["HELP", "AsOfOpt", "NowOpt", "context"]

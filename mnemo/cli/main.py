@@ -25,7 +25,7 @@ from mnemo.cli.common import (
     guarded,
     open_memory,
 )
-from mnemo.cli.context import AsOfOpt, NowOpt
+from mnemo.cli.context import HELP, AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
@@ -40,6 +40,7 @@ from mnemo.memory.facade import Memory
 from mnemo.ops.importers import ImportInterrupted, count_lines, import_jsonl
 from mnemo.progress import progress_bar
 from mnemo.schemas import Hit
+from mnemo.search_query import SearchQuery
 from mnemo.version import __version__
 
 app = typer.Typer(
@@ -130,9 +131,9 @@ def search(
     user: Annotated[
         str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
     ] = None,
-    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
-    limit: Annotated[int | None, typer.Option(help="Number of hits.")] = None,
-    kinds: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
+    session: Annotated[str | None, typer.Option(help=HELP["session_id"])] = None,
+    limit: Annotated[int | None, typer.Option(help=HELP["limit"])] = None,
+    kinds: Annotated[list[str] | None, typer.Option("--kind", help=HELP["kinds"])] = None,
     explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
     filter_: FilterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -146,18 +147,11 @@ def search(
     only those that match)."""
 
     def find(mem: Memory) -> list[Hit]:
-        return mem.search(
-            query,
-            user_id=user,
-            session_id=session,
-            limit=limit,
-            kinds=kinds,
-            explain=explain,
-            now=now,
-            as_of=as_of,
-            agent_id=agent,
-            filters=filter_arg(filter_),
-        )
+        q = SearchQuery.of(
+            query, user_id=user, session_id=session, limit=limit, kinds=kinds,
+            explain=explain, now=now, as_of=as_of, agent_id=agent, filters=filter_arg(filter_),
+        )  # fmt: skip
+        return mem.search(q)
 
     show_result(
         db,

@@ -7,29 +7,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemo.context.options import ContextOptions
 from mnemo.context.source import ContextSource
 from mnemo.schemas import ContextItem, ContextSection, Hit, Message
+from mnemo.search_query import SearchQuery
 from mnemo.text.extractive import excerpt
 
 
 @dataclass
 class ContextRequest:
-    """A validated context query and its retrieval options."""
+    """One context call as its layout reads it: the search (the source's query) and the
+    layout options."""
 
-    query: str
-    user_id: str
-    session_id: str | None
-    budget_tokens: int
-    location: str | None = None
-    include_history: bool = True
-    top_k: int | None = None
-    overrides: dict[str, Any] = field(default_factory=dict)
-    #: this call's floors on ``hit.relevance``, per hit and on the best hit (None: the
-    #: ``min_relevance`` and ``min_top_relevance`` settings)
-    min_relevance: float | None = None
-    min_top_relevance: float | None = None
+    search: SearchQuery
+    options: ContextOptions
     #: the layout's structured bundle, copied to ``ContextBundle.data`` (`llmplatform`)
     data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def query(self) -> str:
+        """The text the prompt answers."""
+        return self.search.query
+
+    @property
+    def user_id(self) -> str:
+        """Whose context it is: the user, else the agent (its own memories)."""
+        return self.search.user_id or self.search.agent_id or ""
+
+    @property
+    def session_id(self) -> str | None:
+        """The conversation it is about, if one."""
+        return self.search.session_id
 
 
 def clip(text: str, limit: int | None) -> str:
@@ -46,14 +54,12 @@ def search(
     kinds: Sequence[str] | None,
     query: str = "",
 ) -> list[Hit]:
-    """The source's search with the request's per-call overrides (recency weight, threshold),
+    """The request's search with this text (default: the request's), limit and kinds,
     without the hits whose calibrated relevance is below the floors (:func:`above_floor`)."""
-    hits = source.search(
-        query or req.query, req.user_id, req.session_id, limit, kinds, **req.overrides
-    )
-    s = source.settings
-    floor = s.min_relevance if req.min_relevance is None else req.min_relevance
-    top = s.min_top_relevance if req.min_top_relevance is None else req.min_top_relevance
+    hits = source.search(req.search.replace(query=query or req.query, limit=limit, kinds=kinds))
+    s, o = source.settings, req.options
+    floor = s.min_relevance if o.min_relevance is None else o.min_relevance
+    top = s.min_top_relevance if o.min_top_relevance is None else o.min_top_relevance
     return above_floor(hits, floor, top)
 
 
@@ -90,13 +96,11 @@ def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = N
     )
 
 
-def profile_items(
-    source: ContextSource, user_id: str, limit: int | None = None
-) -> list[ContextItem]:
+def profile_items(source: ContextSource, limit: int | None = None) -> list[ContextItem]:
     """Stage 1: the user's active profile facts with importance >=
     ``settings.profile_context_min_importance`` (default 0.5), most important first."""
     floor = source.settings.profile_context_min_importance
-    facts = sorted(source.profile(user_id, min_importance=floor), key=lambda f: -f.importance)
+    facts = sorted(source.profile(min_importance=floor), key=lambda f: -f.importance)
     return [
         ContextItem(
             id=getattr(f, "id", None),
@@ -114,7 +118,6 @@ def profile_items(
 
 def memory_items(
     source: ContextSource,
-    req: ContextRequest,
     kind: str | None,
     limit: int,
     chars: int | None = None,
@@ -130,19 +133,18 @@ def memory_items(
             session_id=m.session_id,
             metadata=m.metadata,
         )
-        for m in source.memories(req.user_id, kind=kind, limit=limit)
+        for m in source.memories(kind=kind, limit=limit)
     ]
 
 
 def turn_items(
     source: ContextSource,
-    user_id: str,
     session_id: str | None,
     limit: int,
     chars: int | None = None,
 ) -> list[ContextItem]:
     """The last ``limit`` turns (of a session, or of the user), in conversation order."""
-    turns = reversed(source.recent_turns(user_id, session_id, limit))
+    turns = reversed(source.recent_turns(session_id, limit))
     return [turn_item(t, chars) for t in turns]
 
 

@@ -81,8 +81,8 @@ def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSe
     bundled embedder this carries 0.877 of the evidence turns (0.863 with every hit cut at 400
     characters; 0.64 with the 10 best hits; bench/context_recall.py, docs/server.md).
     """
-    limit = req.top_k or max(
-        source.settings.search_limit, min(req.budget_tokens // TOKENS_PER_HIT, 200)
+    limit = req.options.top_k or max(
+        source.settings.search_limit, min(req.options.budget_tokens // TOKENS_PER_HIT, 200)
     )
     kinds = [k for k in ("message", *MEMORY_KINDS) if k != "summary"]
     hits = search(source, req, limit, kinds) if req.query.strip() else []
@@ -96,9 +96,9 @@ def gather_default(source: ContextSource, req: ContextRequest) -> list[ContextSe
         hits,
     )
     return [
-        section("profile", "User Profile", profile_items(source, req.user_id, 20)),
+        section("profile", "User Profile", profile_items(source, 20)),
         section("memories", "Relevant Memories", memories),
-        section("summaries", "Summaries", memory_items(source, req, "summary", 2, 400)),
+        section("summaries", "Summaries", memory_items(source, "summary", 2, 400)),
     ]
 
 
@@ -125,10 +125,10 @@ def gather_llm_managed(source: ContextSource, req: ContextRequest) -> list[Conte
     "If the RAG call throws or returns no hits", the 10 newest are the section: an embedding or
     storage failure of the search is logged and the fallback used.
     """
-    recent = memory_items(source, req, None, 10)
+    recent = memory_items(source, None, 10)
     chosen = recent
     if len(recent) > 5 and req.query.strip():
-        limit = req.top_k or source.settings.search_limit
+        limit = req.options.top_k or source.settings.search_limit
         try:
             hits = search(source, req, limit, list(MEMORY_KINDS), expand_query(req.query))
         except (EmbeddingError, StorageError) as exc:
@@ -142,9 +142,9 @@ def gather_agent_cli(source: ContextSource, req: ContextRequest) -> list[Context
     """`agent-cli`: the conversation's summary, the best hits, the current message."""
     summary = [
         ContextItem(id=m.id, kind="summary", content=m.content, created_at=m.created_at)
-        for m in source.memories(req.user_id, session_id=req.session_id, kind="summary", limit=1)
+        for m in source.memories(session_id=req.session_id, kind="summary", limit=1)
     ]
-    top_k = source.settings.search_limit if req.top_k is None else req.top_k
+    top_k = source.settings.search_limit if req.options.top_k is None else req.options.top_k
     kinds = [k for k in ("message", *MEMORY_KINDS) if k != "summary"]
     hits = search(source, req, top_k, kinds) if top_k > 0 and req.query.strip() else []
     return [
@@ -161,16 +161,16 @@ def gather_tiered(source: ContextSource, req: ContextRequest) -> list[ContextSec
     episode (at most ``window_max_turns``, the newest); without a session, the user's last
     ``window_keep_turns`` turns.
     """
-    limit = req.top_k or source.settings.search_limit
+    limit = req.options.top_k or source.settings.search_limit
     hits = search(source, req, limit, ["episode"]) if req.query.strip() else []
     window: list[ContextItem] = []
-    if req.include_history and req.session_id is not None:
-        turns = source.window(req.user_id, req.session_id)[-source.settings.window_max_turns :]
+    if req.options.include_history and req.session_id is not None:
+        turns = source.window(req.session_id)[-source.settings.window_max_turns :]
         window = [turn_item(t) for t in turns]
-    elif req.include_history:
-        window = turn_items(source, req.user_id, None, source.settings.window_keep_turns)
+    elif req.options.include_history:
+        window = turn_items(source, None, source.settings.window_keep_turns)
     return [
-        section("profile", "User Profile", profile_items(source, req.user_id)),
+        section("profile", "User Profile", profile_items(source)),
         section("episodes", "Recent Context", [hit_item(h, 150) for h in hits]),
         section("conversation", "Recent Conversation", window),
     ]

@@ -47,9 +47,9 @@ def _when(item: ContextItem) -> str | None:
 
 def user_memories(source: ContextSource, req: ContextRequest, limit: int) -> list[ContextItem]:
     """The user's key/value facts: stage-1 profile facts, then the newest fact memories."""
-    facts = profile_items(source, req.user_id, limit)
+    facts = profile_items(source, limit)
     if len(facts) < limit:
-        facts += memory_items(source, req, "fact", limit - len(facts))
+        facts += memory_items(source, "fact", limit - len(facts))
     return facts
 
 
@@ -116,16 +116,18 @@ def _cut(items: list[ContextItem], limit: tuple[int, int | None]) -> list[Contex
 def gather(source: ContextSource, req: ContextRequest) -> list[ContextSection]:
     """The MemoryAgent's bundle (into ``req.data``) and the WriterAgent's prompt sections."""
     history: list[ContextItem] = []
-    if req.include_history:
-        history = turn_items(source, req.user_id, req.session_id, HISTORY[0], HISTORY[1])
-    top_k = req.top_k or source.settings.search_limit
+    if req.options.include_history:
+        history = turn_items(source, req.session_id, HISTORY[0], HISTORY[1])
+    top_k = req.options.top_k or source.settings.search_limit
     hits = search(source, req, top_k, ["message"]) if req.query.strip() else []
-    recent = turn_items(source, req.user_id, req.session_id, 2 * RECENT_PAIRS)
-    summaries = memory_items(source, req, "summary", SUMMARIES)
+    recent = turn_items(source, req.session_id, 2 * RECENT_PAIRS)
+    summaries = memory_items(source, "summary", SUMMARIES)
     memories = user_memories(source, req, MEMORIES)
     req.data = agent_bundle(source, hits, recent, summaries, memories)
     similar = [hit_item(h, PROMPT_SIMILAR[1]) for h in hits[: PROMPT_SIMILAR[0]]]
-    location = [ContextItem(kind="location", content=req.location)] if req.location else []
+    location = (
+        [ContextItem(kind="location", content=req.options.location)] if req.options.location else []
+    )
     return [
         section("history", "Recent conversation history", history),
         section("summaries", "Session summaries", _cut(summaries, PROMPT_SUMMARIES)),

@@ -13,8 +13,10 @@ from mnemo.schemas import ContextBundle, ContextItem, ContextSection
 
 
 class _Request(Protocol):
-    query: str
-    location: str | None
+    @property
+    def query(self) -> str:
+        """The text the prompt answers."""
+        ...
 
 
 def _items(sections: list[ContextSection], name: str) -> list[ContextItem]:

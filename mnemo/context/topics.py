@@ -24,14 +24,20 @@ MESSAGES = "topic_messages"
 
 
 class _Request(Protocol):
-    query: str
-    user_id: str
-    session_id: str | None
+    @property
+    def query(self) -> str:
+        """The text the prompt answers."""
+        ...
+
+    @property
+    def session_id(self) -> str | None:
+        """The conversation it is about, if one."""
+        ...
 
 
 def gather_topics(source: ContextSource, req: Any) -> list[ContextSection]:
     """The matched (or active) topic's summary and its active messages, newest first."""
-    row = source.topic(req.query, req.user_id, req.session_id or "default")
+    row = source.topic(req.query, req.session_id or "default")
     summary: list[ContextItem] = []
     messages: list[ContextItem] = []
     if row is not None:

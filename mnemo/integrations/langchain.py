@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
 from mnemo.schemas import Hit, MemoryKind
+from mnemo.search_query import SearchQuery
 
 __all__ = ["MnemoRetriever", "hit_document", "memory_tools"]
 
@@ -83,12 +84,13 @@ class MnemoRetriever(BaseRetriever):
     kinds: list[str] | None = None
 
     def _search_args(self, query: str) -> dict[str, Any]:
-        """The keyword arguments of the ``Memory.search`` call for ``query``."""
-        return {
-            "query": query, "user_id": self.user_id, "session_id": self.session_id,
-            "limit": self.k, "kinds": self.kinds, "agent_id": self.agent_id,
-            "filters": self.filters,
-        }  # fmt: skip
+        """The keyword arguments of the ``Memory.search`` call for ``query``: its one
+        :class:`~mnemo.search_query.SearchQuery`."""
+        q = SearchQuery.of(
+            query, user_id=self.user_id, session_id=self.session_id, limit=self.k,
+            kinds=self.kinds, agent_id=self.agent_id, filters=self.filters,
+        )  # fmt: skip
+        return {"query": q}
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

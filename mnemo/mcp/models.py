@@ -8,10 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mnemo.memory.paging import Page
-from mnemo.schemas import ContextBundle, Hit, MemoryItem, ProfileFact
+from mnemo.schemas import ContextBundle, Hit, HitKind, MemoryItem, ProfileFact
 
 MemoryKind = Literal["fact", "episode", "summary", "note"]
-HitKind = Literal["message", "fact", "episode", "summary", "note", "profile"]
 Role = Literal["user", "assistant", "system", "tool"]
 
 

@@ -19,12 +19,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from mnemo.context.options import BudgetTokens
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.mcp.models import (
     AgentErased,
     Counted,
     Erased,
-    HitKind,
     MemoryKind,
     MemoryList,
     Profile,
@@ -38,6 +38,17 @@ from mnemo.mcp.source import MemorySource
 from mnemo.memory.cursors import MAX_CHARS as MAX_CURSOR_CHARS
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MemoryItem
+from mnemo.search_query import (
+    AgentRef,
+    AsOf,
+    Filters,
+    Kinds,
+    Limit,
+    Now,
+    QueryText,
+    SearchQuery,
+    SessionRef,
+)
 
 Ctx = Context[Any, Any]
 UserId = Annotated[str, Field(description="The user whose memory this is.", min_length=1)]
@@ -58,26 +69,8 @@ AgentId = Annotated[
     ),
 ]
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
-AsOf = Annotated[
-    str | None,
-    Field(
-        description="Answer from what was known at this time (ISO-8601, e.g. 2021-06-01; not"
-        " in the future): later turns and memories left out, changed ones as they were then."
-    ),
-]
-Now = Annotated[
-    str | None,
-    Field(description="Reference time of recency (ISO-8601); default as_of, else the newest turn."),
-]
-Filters = Annotated[
-    dict[str, Any] | None,
-    Field(
-        description='Only memories/turns matching this filter (mem0 syntax): {"key": value}, '
-        '{"key": {"gte": 3}} (eq ne gt gte lt lte in nin contains icontains exists), '
-        '{"AND": [...]}, {"OR": [...]}, {"NOT": {...}}; keys: metadata keys, tags, kind, '
-        "created_at, updated_at, session_id."
-    ),
-]
+#: Hits ``recall`` returns when the call does not say.
+DEFAULT_HITS = 10
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -93,14 +86,18 @@ def tool_errors() -> Iterator[None]:
         raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
-    """Add every mnemo tool to ``server``, each resolving its Memory through ``source``."""
+class MemoryTools:
+    """The mnemo tools, one method each, over the Memory ``source`` gives each call."""
 
-    def memory(ctx: Ctx) -> Memory:
-        return source.memory(ctx.request_context.request)
+    def __init__(self, source: MemorySource) -> None:
+        self.source = source
 
-    @server.tool(annotations=WRITE)
+    def memory(self, ctx: Ctx) -> Memory:
+        """The Memory the call may touch."""
+        return self.source.memory(ctx.request_context.request)
+
     def remember(
+        self,
         user_id: UserId,
         ctx: Ctx,
         content: Annotated[
@@ -132,7 +129,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         with tool_errors():
             if (content is None) == (turns is None):
                 raise ValidationError("give exactly one of content and turns")
-            mem = memory(ctx)
+            mem = self.memory(ctx)
             if turns is not None:
                 rows = [t.model_dump(exclude_none=True) for t in turns]
                 ids = mem.add_messages(
@@ -158,68 +155,52 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             )
             return Remembered(ids=[item.id], memory=item)
 
-    @server.tool(annotations=READ)
     def recall(
-        query: Annotated[str, Field(description="What to look for, in plain words.")],
+        self,
+        query: QueryText,
         user_id: UserId,
         ctx: Ctx,
-        session_id: SessionId = None,
-        limit: Annotated[int, Field(ge=1, le=100, description="Number of hits.")] = 10,
-        kinds: Annotated[
-            list[HitKind] | None, Field(description="Only hits of these kinds.")
-        ] = None,
+        session_id: SessionRef = None,
+        limit: Limit = DEFAULT_HITS,
+        kinds: Kinds = None,
         as_of: AsOf = None,
         now: Now = None,
-        agent_id: AgentId = None,
+        agent_id: AgentRef = None,
         filters: Filters = None,
     ) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
-            hits = memory(ctx).search(
-                query,
-                user_id,
-                session_id,
-                limit,
-                kinds,
-                now=now,
-                as_of=as_of,
-                agent_id=agent_id,
-                filters=filters,
-            )
+            q = SearchQuery(
+                query=query, user_id=user_id, session_id=session_id, limit=limit, kinds=kinds,
+                as_of=as_of, now=now, agent_id=agent_id, filters=filters,
+            )  # fmt: skip
+            hits = self.memory(ctx).search(q)
             return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
 
-    @server.tool(annotations=READ)
     def context(
+        self,
         query: Annotated[str, Field(description="The message the prompt answers.")],
         user_id: UserId,
         ctx: Ctx,
-        session_id: SessionId = None,
-        budget_tokens: Annotated[
-            int, Field(ge=16, le=100_000, description="Token budget of the block.")
-        ] = 1500,
+        session_id: SessionRef = None,
+        budget_tokens: BudgetTokens = 1500,
         as_of: AsOf = None,
         now: Now = None,
-        agent_id: AgentId = None,
+        agent_id: AgentRef = None,
         filters: Filters = None,
     ) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
-            bundle = memory(ctx).context(
-                query,
-                user_id,
-                session_id,
-                budget_tokens,
-                now=now,
-                as_of=as_of,
-                agent_id=agent_id,
-                filters=filters,
-            )
-            return PromptContext.of(bundle)
+            q = SearchQuery(
+                query=query, user_id=user_id, session_id=session_id, as_of=as_of, now=now,
+                agent_id=agent_id, filters=filters,
+            )  # fmt: skip
+            return PromptContext.of(self.memory(ctx).context(q, budget_tokens=budget_tokens))
 
-    @server.tool(annotations=READ)
     def list_memories(
+        self,
         user_id: UserId,
         ctx: Ctx,
         session_id: SessionId = None,
@@ -243,7 +224,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         there are (how many match `filters`), `next_cursor` (or `next_offset`) where the next
         page starts (null on the last)."""
         with tool_errors():
-            page = memory(ctx).list_page(
+            page = self.memory(ctx).list_page(
                 user_id,
                 session_id=session_id,
                 kind=kind,
@@ -256,8 +237,8 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
             )
             return MemoryList.of(page)
 
-    @server.tool(annotations=READ)
     def get_memory(
+        self,
         memory_id: MemoryId,
         ctx: Ctx,
         user_id: Annotated[
@@ -268,10 +249,10 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         """Fetch one live memory by id (with `user_id`/`agent_id`: only if it is in that
         scope)."""
         with tool_errors():
-            return memory(ctx).get_memory(memory_id, user_id=user_id, agent_id=agent_id)
+            return self.memory(ctx).get_memory(memory_id, user_id=user_id, agent_id=agent_id)
 
-    @server.tool(annotations=CHANGE)
     def update_memory(
+        self,
         memory_id: MemoryId,
         ctx: Ctx,
         content: Annotated[str | None, Field(description="New text (re-embedded).")] = None,
@@ -286,7 +267,7 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         """Change a memory's content, tags, importance or confidence; its history keeps the
         old version. Returns the updated memory."""
         with tool_errors():
-            mem = memory(ctx)
+            mem = self.memory(ctx)
             mem.get_memory(memory_id)
             return mem.update(
                 memory_id,
@@ -297,17 +278,16 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
                 actor="mcp",
             )
 
-    @server.tool(annotations=CHANGE)
-    def forget_memory(memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
+    def forget_memory(self, memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
         """Delete one memory: it leaves recall, context and listings (a soft delete; its
         history keeps it). Returns the deleted memory."""
         with tool_errors():
-            mem = memory(ctx)
+            mem = self.memory(ctx)
             mem.get_memory(memory_id)
             return mem.delete(memory_id, actor="mcp")
 
-    @server.tool(annotations=READ)
     def count_memories(
+        self,
         ctx: Ctx,
         user_id: OptionalUserId = None,
         session_id: SessionId = None,
@@ -317,13 +297,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         """How many live memories of a user (or, with only `agent_id`, of an agent) match
         `filters` (all when omitted): what `list_memories` gives as `total`."""
         with tool_errors():
-            n = memory(ctx).count(
+            n = self.memory(ctx).count(
                 user_id, agent_id=agent_id, session_id=session_id, filters=filters
             )
             return Counted(count=n)
 
-    @server.tool(annotations=CHANGE)
     def forget_memories(
+        self,
         ctx: Ctx,
         user_id: OptionalUserId = None,
         session_id: SessionId = None,
@@ -339,13 +319,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         with tool_errors():
             if not confirm:
                 raise ValidationError("forget_memories deletes every match: pass confirm=true")
-            n = memory(ctx).delete_all(
+            n = self.memory(ctx).delete_all(
                 user_id, agent_id=agent_id, session_id=session_id, filters=filters, actor="mcp"
             )
             return Counted(count=n)
 
-    @server.tool(annotations=READ)
     def profile(
+        self,
         user_id: UserId,
         ctx: Ctx,
         min_importance: Annotated[
@@ -358,13 +338,13 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         distilled from conversations, most important first. Empty until the profile tier has
         run on the user's turns."""
         with tool_errors():
-            facts = memory(ctx).profile_view(
+            facts = self.memory(ctx).profile_view(
                 user_id, min_importance=min_importance, agent_id=agent_id
             )
             return Profile(user_id=user_id, facts=facts)
 
-    @server.tool(annotations=CHANGE)
     def forget_user(
+        self,
         user_id: UserId,
         ctx: Ctx,
         confirm: Annotated[
@@ -376,10 +356,10 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         with tool_errors():
             if not confirm:
                 raise ValidationError("forget_user erases the user for good: pass confirm=true")
-            return Erased(user_id=user_id, deleted=memory(ctx).delete_user(user_id))
+            return Erased(user_id=user_id, deleted=self.memory(ctx).delete_user(user_id))
 
-    @server.tool(annotations=CHANGE)
     def forget_agent(
+        self,
         agent_id: Annotated[str, Field(description="The agent to erase.", min_length=1)],
         ctx: Ctx,
         confirm: Annotated[
@@ -391,7 +371,31 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         with tool_errors():
             if not confirm:
                 raise ValidationError("forget_agent erases the agent for good: pass confirm=true")
-            return AgentErased(agent_id=agent_id, deleted=memory(ctx).delete_agent(agent_id))
+            return AgentErased(agent_id=agent_id, deleted=self.memory(ctx).delete_agent(agent_id))
 
 
-__all__ = ["register_tools", "tool_errors"]
+#: Every tool, by name, with what it does to the store (the MCP annotations).
+TOOLS: dict[str, ToolAnnotations] = {
+    "remember": WRITE,
+    "recall": READ,
+    "context": READ,
+    "list_memories": READ,
+    "get_memory": READ,
+    "update_memory": CHANGE,
+    "forget_memory": CHANGE,
+    "count_memories": READ,
+    "forget_memories": CHANGE,
+    "profile": READ,
+    "forget_user": CHANGE,
+    "forget_agent": CHANGE,
+}
+
+
+def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
+    """Add every mnemo tool to ``server``, each resolving its Memory through ``source``."""
+    tools = MemoryTools(source)
+    for name, hints in TOOLS.items():
+        server.tool(annotations=hints)(getattr(tools, name))
+
+
+__all__ = ["TOOLS", "MemoryTools", "register_tools", "tool_errors"]

@@ -39,6 +39,7 @@ from mnemo.schemas import (
     TopicStats,
     UserSummary,
 )
+from mnemo.search_query import SearchQuery
 from mnemo.storage.ports.store import Store
 
 
@@ -235,7 +236,7 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
 
     async def context(
         self,
-        query: str,
+        query: str | SearchQuery,
         user_id: str | None = None,
         session_id: str | None = None,
         budget_tokens: int = 1500,
@@ -245,12 +246,14 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
         **options: Any,
     ) -> ContextBundle:
         """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
-        format; ``bundle.render()`` is the text. Options: see
-        :func:`mnemo.context.assemble.build_context`. ``as_of`` assembles it from what was
-        known then (:class:`~mnemo.memory.asof.PastContextSource`); ``now`` defaults to it.
-        ``agent_id`` assembles it from what that agent sees (with no ``user_id``: its own
-        memories; ``bundle.user_id`` then holds the agent id); topics are left out of an
-        agent's context. Both given: what that agent saw then."""
+        format; ``bundle.render()`` is the text. Options: the search's ``now``, ``exclude``,
+        ``filters``, ``recency_weight`` and ``score_threshold`` (see
+        :class:`~mnemo.search_query.SearchQuery`) and the layout's (see
+        :class:`~mnemo.context.options.ContextOptions`). ``as_of`` assembles it from what was
+        known then; ``now`` defaults to it. ``agent_id`` assembles it from what that agent
+        sees (with no ``user_id``: its own memories; ``bundle.user_id`` then holds the agent
+        id); topics are left out of an agent's context. Both given: what that agent saw then
+        (:class:`~mnemo.memory.context_source.MemoryContextSource`)."""
         return await self._run(
             self.sync.context,
             query,
@@ -560,7 +563,7 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
 
     async def search(
         self,
-        query: str,
+        query: str | SearchQuery,
         user_id: str | None = None,
         session_id: str | None = None,
         limit: int | None = None,
@@ -586,7 +589,8 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
         shared items and those private to the agent; alone, the agent's own memories (see
         docs/memory-model.md, "Scopes"). ``filters`` (mem0's syntax, see
         docs/memory-model.md) keeps only the memories and turns that match, applied in the
-        store before ranking takes its top k."""
+        store before ranking takes its top k. ``query`` may also be a whole
+        :class:`~mnemo.search_query.SearchQuery` (then give no other argument)."""
         return await self._run(
             self.sync.search,
             query,

@@ -8,8 +8,10 @@ exactly what it uses (store, embedding, settings), and delegates its public meth
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
 :class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
-:class:`~mnemo.memory.context_source.MemoryContextSource`. Every tier registers its job
-handlers the same way: ``tier.handlers()``, merged into :attr:`Memory.handlers`.
+:class:`~mnemo.memory.context_source.MemoryContextSource` per call. A search is one
+:class:`~mnemo.search_query.SearchQuery`, built once here and passed down. Every tier
+registers its job handlers the same way: ``tier.handlers()``, merged into
+:attr:`Memory.handlers`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from mnemo import validation as check
 from mnemo.config.settings import Settings
 from mnemo.context.assemble import build_context
-from mnemo.context.source import ContextSource
+from mnemo.context.options import ContextOptions
 from mnemo.embedders import Embedder, create_embedder
 from mnemo.errors import SchemaError, ValidationError
 from mnemo.index import keys
@@ -35,9 +37,7 @@ from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
-from mnemo.memory.agent_context import AgentContextSource
-from mnemo.memory.asof import PastContextSource
-from mnemo.memory.context_source import MemoryContextSource
+from mnemo.memory.context_source import MemoryContextSource, MemoryReads
 from mnemo.memory.directory import Directory
 from mnemo.memory.documents import Documents
 from mnemo.memory.files import Files, mirrored
@@ -51,8 +51,8 @@ from mnemo.retrieval.asof import as_of_time
 from mnemo.retrieval.pipeline import Pipeline, QueryCache
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import ContextBundle, Hit, Job, Stats
+from mnemo.search_query import SearchQuery
 from mnemo.storage import open_store
-from mnemo.storage.agent_scope import agent as check_agent
 from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.facts import tier as fact_tier
@@ -132,7 +132,7 @@ class Memory:
         self.handlers[SWEEP] = self._sweep_job
         self._topics = Topics(self.topic_memory)
         self._searcher = Searcher(self.pipeline, self.settings, self.store.clock)
-        self._context = MemoryContextSource(
+        self._reads = MemoryReads(
             self.settings,
             self._searcher,
             self._records,
@@ -222,7 +222,7 @@ class Memory:
 
     def search(
         self,
-        query: str,
+        query: str | SearchQuery,
         user_id: str | None = None,
         session_id: str | None = None,
         limit: int | None = None,
@@ -248,19 +248,22 @@ class Memory:
         shared items and those private to the agent; alone, the agent's own memories (see
         docs/memory-model.md, "Scopes"). ``filters`` (mem0's syntax, see
         docs/memory-model.md) keeps only the memories and turns that match, applied in the
-        store before ranking takes its top k.
+        store before ranking takes its top k. ``query`` may also be a whole
+        :class:`~mnemo.search_query.SearchQuery` (then give no other argument).
         """
-        hits = self._searcher.search(
-            query, user_id, session_id, limit, kinds, explain, now, exclude=exclude,
-            as_of=as_of, agent_id=agent_id, filters=filters,
+        q = SearchQuery.of(
+            query, user_id=user_id, session_id=session_id, limit=limit, kinds=kinds,
+            explain=explain, now=now, exclude=exclude, as_of=as_of, agent_id=agent_id,
+            filters=filters,
         )  # fmt: skip
+        hits = self._searcher.search(q)
         if self.settings.refresh_on_read and hits:
             self.store.refresh_expiry(self.tenant, [h.id for h in hits])
         return hits
 
     def context(
         self,
-        query: str,
+        query: str | SearchQuery,
         user_id: str | None = None,
         session_id: str | None = None,
         budget_tokens: int = 1500,
@@ -270,27 +273,23 @@ class Memory:
         **options: Any,
     ) -> ContextBundle:
         """The memory for a prompt about ``query``, within ``budget_tokens``, in the preset's
-        format; ``bundle.render()`` is the text. Options: see
-        :func:`mnemo.context.assemble.build_context`. ``as_of`` assembles it from what was
-        known then (:class:`~mnemo.memory.asof.PastContextSource`); ``now`` defaults to it.
-        ``agent_id`` assembles it from what that agent sees (with no ``user_id``: its own
-        memories; ``bundle.user_id`` then holds the agent id); topics are left out of an
-        agent's context. Both given: what that agent saw then.
+        format; ``bundle.render()`` is the text. Options: the search's ``now``, ``exclude``,
+        ``filters``, ``recency_weight`` and ``score_threshold`` (see
+        :class:`~mnemo.search_query.SearchQuery`) and the layout's (see
+        :class:`~mnemo.context.options.ContextOptions`). ``as_of`` assembles it from what was
+        known then; ``now`` defaults to it. ``agent_id`` assembles it from what that agent
+        sees (with no ``user_id``: its own memories; ``bundle.user_id`` then holds the agent
+        id); topics are left out of an agent's context. Both given: what that agent saw then
+        (:class:`~mnemo.memory.context_source.MemoryContextSource`).
         """
-        at = as_of_time(as_of, self.store.clock)
-        agent_id = check_agent(agent_id)
-        if at is not None and options.get("now") is None:
-            options["now"] = at
-        if agent_id is None:
-            user_id = check.identifier(user_id, "user_id")
-            whole: ContextSource = (
-                self._context if at is None else PastContextSource(self._context, at)
-            )
-            return build_context(whole, query, user_id, session_id, budget_tokens, **options)
-        agent = AgentContextSource(self._context, user_id, agent_id)
-        source: ContextSource = agent if at is None else PastContextSource(self._context, at, agent)
-        shown = agent_id if user_id is None else user_id
-        return build_context(source, query, shown, session_id, budget_tokens, **options)
+        searched = {k: options.pop(k) for k in list(options) if k in SearchQuery.model_fields}
+        q = SearchQuery.of(
+            query, user_id=user_id, session_id=session_id, as_of=as_of, agent_id=agent_id,
+            **searched,
+        )  # fmt: skip
+        as_of_time(q.as_of, self.store.clock)  # refuses a time after the store's clock
+        source = MemoryContextSource(self._reads, q)
+        return build_context(source, ContextOptions(budget_tokens=budget_tokens, **options))
 
     # ---- topics (`topics`) ----------------------------------------------------------------
     add_user_message = forward("_topics", Topics.add_user_message)

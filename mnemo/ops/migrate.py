@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,6 +33,7 @@ from mnemo.ops.steps import ProgressFactory, step_bar
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit
+from mnemo.search_query import SearchQuery
 from mnemo.storage import open_store
 from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.store import Store
@@ -181,10 +182,8 @@ class Searchable(Protocol):
     """What :func:`compare_searches` runs: a Memory, or a
     :class:`~mnemo.retrieval.searcher.Searcher`."""
 
-    def search(
-        self, query: str, *, user_id: str, limit: int | None = None, now: float | None = None
-    ) -> list[Hit]:
-        """Hits, best first (only the arguments :func:`compare_searches` passes)."""
+    def search(self, q: SearchQuery, /) -> list[Hit]:
+        """The hits of ``q``, best first."""
         ...
 
 
@@ -194,10 +193,11 @@ def compare_searches(
     """Run ``queries`` on two stores' searches: (how many return the same ids in the same
     order, how many ran, mean share of top-``limit`` ids both returned)."""
     same, overlap = 0, 0.0
-    now = time.time()  # one clock for both sides: recency is part of the score
+    now = datetime.now(UTC)  # one clock for both sides: recency is part of the score
     for user, query in queries:
-        a = [h.id for h in source.search(query, user_id=user, limit=limit, now=now)]
-        b = [h.id for h in target.search(query, user_id=user, limit=limit, now=now)]
+        q = SearchQuery(query=query, user_id=user, limit=limit, now=now)
+        a = [h.id for h in source.search(q)]
+        b = [h.id for h in target.search(q)]
         same += a == b
         overlap += len(set(a) & set(b)) / max(len(a), len(b), 1)
     return same, len(queries), overlap / max(len(queries), 1)

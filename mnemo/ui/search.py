@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from mnemo.schemas import Hit
+from mnemo.search_query import MAX_LIMIT, SearchQuery
 from mnemo.ui.deps import ViewerDep
 from mnemo.ui.render import page
 
@@ -45,7 +46,7 @@ def search_page(
     q: Text = "",
     user_id: Annotated[str, Query(max_length=256)] = "",
     session_id: Annotated[str, Query(max_length=256)] = "",
-    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
     as_of: Annotated[str, Query(max_length=64)] = "",
 ) -> Response:
     """The search form, and with a query and a user, the hits and their scores; with
@@ -54,9 +55,11 @@ def search_page(
     hits: list[Hit] = []
     searched = bool(q.strip() and user_id)
     if searched:
-        hits = mem.search(
-            q, user_id, session_id or None, limit=limit, explain=True, as_of=as_of or None
-        )
+        query = SearchQuery.of(
+            q, user_id=user_id, session_id=session_id or None, limit=limit, explain=True,
+            as_of=as_of or None,
+        )  # fmt: skip
+        hits = mem.search(query)
     return page(
         request,
         "search.html",

@@ -86,6 +86,7 @@ def test_recency_prefers_newer_when_weighted(open_mem: OpenMem) -> None:
 
 def test_per_call_overrides_equal_the_settings(open_mem: OpenMem) -> None:
     from mnemo.retrieval.searcher import Searcher
+    from mnemo.search_query import SearchQuery
 
     texts = [f"dentist appointment {i}" for i in range(6)]
     plain, tuned = open_mem(), open_mem(recency_weight=0.6, score_threshold=0.3)
@@ -95,7 +96,8 @@ def test_per_call_overrides_equal_the_settings(open_mem: OpenMem) -> None:
     now = "2026-01-01T00:00:00"
     want = [(h.content, h.scores) for h in tuned.search("dentist", user_id="u", now=now)]
     searcher = Searcher(plain.pipeline, plain.settings)
-    got = searcher.search("dentist", "u", now=now, recency_weight=0.6, score_threshold=0.3)
+    q = SearchQuery(query="dentist", user_id="u", now=now, recency_weight=0.6, score_threshold=0.3)
+    got = searcher.search(q)
     assert [(h.content, h.scores) for h in got] == want
     assert plain.settings.recency_weight != 0.6  # the override did not touch the settings
 
