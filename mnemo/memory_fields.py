@@ -7,8 +7,8 @@ explicit places a test checks against the table):
 * the ``memories`` column lists of the store: what a row is read from and inserted with, what
   an update may set (``storage/sql/memories.py``), the columns of a search hit
   (``storage/sql/search.py``'s ``HIT_COLUMNS``, ``storage/sql/rows.py``'s ``fetched``), the
-  history snapshot (``rows.SNAPSHOT_FIELDS``) and an "as of" version of a memory
-  (``storage/sql/asof.py``);
+  history snapshot (``storage/sql/rows.py``'s ``SNAPSHOT_FIELDS``) and an "as of" version of
+  a memory (``storage/sql/asof.py``);
 * the filter fields and their value types (``filters/nodes.py``'s ``FIELD_TYPES``) and where
   each lives in the ``memories`` table (``filters/sql.py``'s ``MEMORIES``);
 * the idempotency fingerprint of ``Memory.add`` (:func:`fingerprint`: every field a caller

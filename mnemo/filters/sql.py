@@ -61,7 +61,7 @@ class Columns:
 
     ``Columns(metadata="metadata", created_at="created_at")``: each keyword a filter field
     (:data:`~mnemo.filters.nodes.FIELD_TYPES`), its value the column (None: none); the
-    column names are checked to be identifiers (``alias.column`` at most)."""
+    column names are checked to be identifiers (an alias and a dot before one at most)."""
 
     __slots__ = ("_by_field", "fixed")
 

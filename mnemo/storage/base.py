@@ -58,7 +58,9 @@ class NewMessage:
 
 @dataclass
 class NewMemory:
-    """A validated memory ready to be written."""
+    """A validated memory ready to be written: the fields of :data:`mnemo.memory_fields.
+    FIELDS` an insert takes from the row (``insert="row"``; ``tests/test_memory_fields.py``
+    checks they agree), and its embedded content."""
 
     id: str
     tenant: str
