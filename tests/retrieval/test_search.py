@@ -96,9 +96,7 @@ def test_per_call_overrides_equal_the_settings(open_mem: OpenMem) -> None:
     now = "2026-01-01T00:00:00"
     want = [(h.content, h.scores) for h in tuned.search("dentist", user_id="u", now=now)]
     searcher = Searcher(plain.pipeline, plain.settings)
-    q = SearchQuery(
-        query="dentist", user_id="u", now=now, recency_weight=0.6, score_threshold=0.3
-    )
+    q = SearchQuery(query="dentist", user_id="u", now=now, recency_weight=0.6, score_threshold=0.3)
     got = searcher.search(q)
     assert [(h.content, h.scores) for h in got] == want
     assert plain.settings.recency_weight != 0.6  # the override did not touch the settings
