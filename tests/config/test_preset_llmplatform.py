@@ -12,6 +12,7 @@ from api_support import served
 
 from mnemo import Memory
 from mnemo.context.render import memory_context
+from mnemo.context.tokens import token_counter
 
 LONG = " and then some more words about the evening" * 12  # > 240 chars
 
@@ -105,7 +106,7 @@ def test_memory_context_carries_the_seed_fields_whole(db_path: str) -> None:
         assert all(len(s["summary"]) > 240 for s in data["summaries"])
         assert {s["model"] for s in data["summaries"]} == {"rule_based"}
         # memories: 8 user memories, each with updated_at and tokenCount
-        count = mem._context.token_counter()
+        count = token_counter(mem.embedder)
         assert len(data["memories"]) == 8
         for m in data["memories"]:
             assert m["updated_at"] and m["tokenCount"] == count(m["value"]) > 0
