@@ -34,18 +34,21 @@ from pydantic import (
 
 from mnemo import validation as check
 from mnemo.errors import MnemoError, ValidationError
+from mnemo.memory_fields import FILTERABLE
 from mnemo.schemas import HitKind
 from mnemo.timestamps import bounded_time, parse_time
 
 #: The most hits one search returns, on every surface.
 MAX_LIMIT = 1000
 
-#: The help of a ``filters`` argument (docs/memory-model.md, "Filters").
+#: The help of a ``filters`` argument (docs/memory-model.md, "Filters"), on every surface;
+#: the keys it names are the filterable fields of :mod:`mnemo.memory_fields`.
 FILTERS_HELP = (
     'Only memories and turns matching this filter, in mem0\'s syntax: {"key": value}, '
     '{"key": {"gte": 3}} (eq ne gt gte lt lte in nin contains icontains exists), '
-    '{"AND": [...]}, {"OR": [...]}, {"NOT": {...}}; keys: metadata keys, tags, kind, '
-    "created_at, updated_at, session_id, agent_id. A bad one is refused, naming its part."
+    '{"AND": [...]}, {"OR": [...]}, {"NOT": {...}}; keys: metadata keys, '
+    + ", ".join(name for name in FILTERABLE if name != "metadata")
+    + ". A bad one is refused, naming its part."
 )
 #: The JSON schema of a request that names a user, an agent or both.
 USER_OR_AGENT: dict[str, Any] = {

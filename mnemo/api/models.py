@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo.context.options import BudgetTokens, TopK
 from mnemo.memory.paging import Page as ListPage
-from mnemo.memory_fields import FILTERABLE, description
+from mnemo.memory_fields import description
 from mnemo.schemas import (
     HistoryEntry,
     Hit,
@@ -20,6 +20,7 @@ from mnemo.schemas import (
     UserSummary,
 )
 from mnemo.search_query import (
+    FILTERS_HELP,
     USER_OR_AGENT,
     AgentRef,
     AsOf,
@@ -171,13 +172,7 @@ class MessagesCreated(BaseModel):
 
 #: The ``filters`` field of the bodies that take one (docs/memory-model.md, "Filters"); the
 #: keys it lists are the filterable fields of :mod:`mnemo.memory_fields`.
-FILTERS = Field(
-    None,
-    description='A filter in mem0\'s syntax: {"key": value}, {"key": {"gte": 3}}, '
-    '{"AND": [...]}, {"OR": [...]}, {"NOT": ...}; keys: metadata keys, '
-    + ", ".join(name for name in FILTERABLE if name != "metadata")
-    + ". A bad one is a 422 naming its part.",
-)
+FILTERS = Field(None, description=FILTERS_HELP)
 
 
 class SearchResults(BaseModel):
