@@ -24,7 +24,8 @@ TOOLS = {
 
 def test_stdio_tools_remember_recall_update_forget(db_path: str) -> None:
     async def body() -> None:
-        async with stdio_client(db_path) as client:
+        # no background worker: a fact it drew from the turn below would race the listings
+        async with stdio_client(db_path, MNEMO_SERVE_WORKER="false") as client:
             listed = await client.list_tools()
             assert {t.name for t in listed.tools} == TOOLS
             schema = next(t for t in listed.tools if t.name == "recall").input_schema
@@ -98,6 +99,7 @@ def test_stdio_tools_remember_recall_update_forget(db_path: str) -> None:
     with Memory(db_path, embedder="hashing") as mem:
         assert mem.list("ann") == []  # the subprocess wrote the same store
         assert len(mem.messages("ann")) == 1
+        assert mem.jobs("done") == []  # the worker was off, as the server was told
 
 
 def test_stdio_bad_arguments_are_tool_errors(db_path: str) -> None:
