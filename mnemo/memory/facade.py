@@ -263,6 +263,7 @@ class Memory:
 
     def context(
         self,
+        /,
         query: str | SearchQuery,
         user_id: str | None = None,
         session_id: str | None = None,

@@ -2,8 +2,9 @@
 
 An awaitable facade (``mnemo.AsyncMemory`` over ``mnemo.Memory``, ``mnemo.compat.mem0``'s
 ``AsyncMemory`` over its ``Memory``) is this class plus one generated class of methods
-(``scripts/gen_async.py`` writes it from the sync class: one ``async def`` per public method,
-with its signature, docstring and types, each ``await self._run(self.sync.method, ...)``).
+(``scripts/gen_async.py`` writes it from the sync class: a typed constructor, and one
+:func:`twin` per public method, ``search = twin(Memory.search)``, an ``async`` method with the
+sync method's name, docstring and parameter types, so mypy checks every awaited call).
 
 Why a thread, and which one. Every ``Memory`` method may block: it reads and writes the
 database, embeds text (a model on the CPU or an HTTP call) and may call the chat model. None
@@ -33,10 +34,10 @@ import asyncio
 import contextvars
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Generic, ParamSpec, Protocol, Self, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar
 
 from mnemo.config.settings import Settings
 from mnemo.errors import StorageError, ValidationError
@@ -133,4 +134,25 @@ class ThreadedFacade(Generic[S]):
         await self.close()
 
 
-__all__ = ["SyncFacade", "ThreadedFacade", "public_methods"]
+def twin(
+    method: Callable[Concatenate[Any, P], R],
+) -> Callable[Concatenate[ThreadedFacade[Any], P], Coroutine[Any, Any, R]]:
+    """The awaitable twin of ``method``, a method of the sync class: it runs the method of the
+    facade's ``sync`` object on the facade's pool and returns its result (raising what it
+    raised). It keeps the method's name, docstring and signature (``inspect.signature``,
+    ``help()``), and its type carries the method's parameters, so mypy checks each call::
+
+        class AsyncMemoryMethods(ThreadedFacade[Memory]):
+            search = twin(Memory.search)
+    """
+    name = method.__name__
+
+    async def call(self: ThreadedFacade[Any], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        result: R = await self._run(getattr(self.sync, name), *args, **kwargs)
+        return result
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+__all__ = ["SyncFacade", "ThreadedFacade", "public_methods", "twin"]

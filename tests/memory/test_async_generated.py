@@ -5,7 +5,9 @@ checking awaited calls through the generated types.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import inspect
 import shutil
 import subprocess
 import sys
@@ -69,47 +71,45 @@ class Louder(Memory):
         return [text.lower()]
 
 
-def test_a_method_is_written_with_its_signature_docstring_and_call(gen: ModuleType) -> None:
-    notes = gen.Annotations(["shout", "whisper", "list"])
-    shout = "\n".join(gen.method(Louder, "shout", notes))
-    assert shout == (
-        "    async def shout("
-        'self, text: str, times: int = 2, *, sep: str = "", **more: Any) -> str:\n'
-        '        """Say ``text`` louder."""\n'
-        "        return await self._run(self.sync.shout, text, times, sep=sep, **more)"
-    )
-    whisper = "\n".join(gen.method(Louder, "whisper", notes))
-    # a positional-only parameter stays one; ``list`` is a method here, so builtins.list
-    assert (
-        "def whisper(self, text: str, /, pad: tuple[int, ...] = (1, 2)) -> builtins.list[str]:"
-        in whisper
-    )
-    assert "self._run(self.sync.whisper, text, pad)" in whisper
-    assert ("builtins", "", None) in notes.imports
-    assert ("typing", "Any", None) in notes.imports
+def test_each_method_is_one_twin_line(gen: ModuleType) -> None:
+    """The generated class lists every public method as ``name = twin(Sync.name)``, after
+    the written-out constructor; nothing of a method's signature or docstring is copied."""
+    source = gen.render(gen.TARGETS[0])
+    for name in gen.twin_names(Memory):
+        assert f"    {name} = twin(Memory.{name})\n" in source
+    assert "async def" in source  # ``open``: the constructor's arguments, written out
+    assert source.count("async def") == 1
+
+
+def test_a_twin_keeps_the_method_and_runs_it_on_the_pool(tmp_path: Path) -> None:
+    from mnemo.memory.threaded import ThreadedFacade, twin
+
+    class AsyncLouder(ThreadedFacade[Louder]):
+        shout = twin(Louder.shout)
+        whisper = twin(Louder.whisper)
+
+    async def body() -> None:
+        louder = AsyncLouder.wrap(Louder(str(tmp_path / "l.db"), embedder="hashing"))
+        try:
+            assert await louder.shout("hi", 3, sep="-") == "HI-HI-HI"
+            assert await louder.whisper("HEY") == ["hey"]
+        finally:
+            await louder.close()
+
+    asyncio.run(body())
+    assert AsyncLouder.shout.__doc__ == "Say ``text`` louder."
+    assert str(inspect.signature(AsyncLouder.whisper)) == str(inspect.signature(Louder.whisper))
 
 
 def test_what_cannot_be_copied_faithfully_is_refused(gen: ModuleType) -> None:
     marker = object()
 
     class Odd(Memory):
-        def sentinel(self, value: object = marker) -> None:
+        def __init__(self, value: object = marker) -> None:
             """A non-literal default."""
 
-        def bare(self, value) -> None:  # type: ignore[no-untyped-def]
-            """No annotation."""
-
-        def undocumented(self) -> None:
-            pass
-
-    notes = gen.Annotations([])
-    for name, why in (
-        ("sentinel", "not a literal"),
-        ("bare", "needs an annotation"),
-        ("undocumented", "no docstring"),
-    ):
-        with pytest.raises(gen.GenerationError, match=why):
-            gen.method(Odd, name, notes)
+    with pytest.raises(gen.GenerationError, match="not a literal"):
+        gen.constructors(Odd, gen.Annotations([]))
 
 
 def test_the_script_check_mode_reports_fresh_files() -> None:
@@ -150,8 +150,8 @@ def test_mypy_checks_awaited_calls(tmp_path: Path) -> None:
     )
     lines = [line.split(": error: ")[1] for line in out.stdout.splitlines() if ": error: " in line]
     assert len(lines) == 5, out.stdout + out.stderr
-    assert 'Argument "user_id" to "search"' in lines[0]
+    assert 'Argument "user_id" has incompatible type "int"' in lines[0]
     assert 'expression has type "int", variable has type "str"' in lines[1]
     assert 'has no attribute "nope"' in lines[2]
-    assert 'Argument "top_k" to "search"' in lines[3]
+    assert 'Argument "top_k" has incompatible type "str"' in lines[3]
     assert 'Argument 1 to "AsyncMemory" has incompatible type "int"' in lines[4]
