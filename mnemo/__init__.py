@@ -25,7 +25,7 @@ from mnemo.ids import MEMORY_PREFIX
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
 from mnemo.memory.paging import Page
-from mnemo.memory.threaded import ThreadedFacade
+from mnemo.memory.threaded import ThreadedFacade, twin
 from mnemo.memory.turns import TurnBatch
 from mnemo.schemas import (
     MEMORY_KINDS,
@@ -84,4 +84,5 @@ __all__ = [
     "TransientError",
     "TurnBatch",
     "ValidationError",
+    "twin",
 ]

@@ -57,6 +57,7 @@ PUBLIC = [
     "TransientError",
     "TurnBatch",
     "ValidationError",
+    "twin",
 ]
 
 
