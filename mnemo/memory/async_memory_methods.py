@@ -19,6 +19,7 @@ from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.files.watcher import BatchHook, FileWatcher
 from mnemo.jobs import runner as job_runner
+from mnemo.list_query import MemoryQuery, MessageQuery
 from mnemo.memory.facade import Memory
 from mnemo.memory.paging import Page
 from mnemo.memory.threaded import ThreadedFacade
@@ -380,23 +381,25 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
 
     async def list(
         self,
-        user_id: str | None = None,
+        user_id: str | MemoryQuery | None = None,
         *,
         session_id: str | None = None,
         kind: str | None = None,
         tag: str | None = None,
-        since: Any = None,
-        until: Any = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
         cursor: str | None = None,
         agent_id: str | None = None,
-        filters: Any = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> builtins.list[MemoryItem]:
         """Memories, newest first, filtered by user, session, kind, tag, [since, until) and
         ``filters`` (mem0's syntax, :mod:`mnemo.filters`); ``agent_id`` narrows to what that
-        agent sees (see mnemo.storage.agent_scope)."""
+        agent sees (see mnemo.storage.agent_scope); ``cursor`` (a page's ``next_cursor``)
+        resumes after that page's last memory. ``user_id`` may also be a whole
+        :class:`~mnemo.list_query.MemoryQuery` (then give no other argument)."""
         return await self._run(
             self.sync.list,
             user_id,
@@ -415,19 +418,19 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
 
     async def list_page(
         self,
-        user_id: str | None = None,
+        user_id: str | MemoryQuery | None = None,
         *,
         session_id: str | None = None,
         kind: str | None = None,
         tag: str | None = None,
-        since: Any = None,
-        until: Any = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
         limit: int = 50,
         offset: int = 0,
         include_deleted: bool = False,
         cursor: str | None = None,
         agent_id: str | None = None,
-        filters: Any = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> Page[MemoryItem]:
         """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
         match in all, and where the next page starts (``next_offset``, and ``next_cursor``
@@ -450,20 +453,21 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
 
     async def messages(
         self,
-        user_id: str | None = None,
+        user_id: str | MessageQuery | None = None,
         *,
         session_id: str | None = None,
-        since: Any = None,
-        until: Any = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
         limit: int = 100,
         offset: int = 0,
         cursor: str | None = None,
         agent_id: str | None = None,
-        filters: Any = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> builtins.list[Message]:
         """Stored turns in conversation order, filtered by user, session, [since, until)
         and ``filters`` (a turn's kind is ``message``; it has no tags); ``agent_id`` narrows
-        to what that agent sees (see mnemo.storage.agent_scope)."""
+        to what that agent sees (see mnemo.storage.agent_scope). ``user_id`` may also be a
+        whole :class:`~mnemo.list_query.MessageQuery` (then give no other argument)."""
         return await self._run(
             self.sync.messages,
             user_id,
@@ -479,18 +483,19 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
 
     async def messages_page(
         self,
-        user_id: str | None = None,
+        user_id: str | MessageQuery | None = None,
         *,
         session_id: str | None = None,
-        since: Any = None,
-        until: Any = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
         limit: int = 100,
         offset: int = 0,
         cursor: str | None = None,
         agent_id: str | None = None,
-        filters: Any = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> Page[Message]:
-        """:meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in :meth:`list_page`)."""
+        """:meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in
+        :meth:`list_page`)."""
         return await self._run(
             self.sync.messages_page,
             user_id,
