@@ -13,13 +13,12 @@ from fastapi import Query
 
 from mnemo.filters.text import filter_from_json
 
-FiltersParam = Annotated[
-    str | None,
-    Query(
-        description='A filter as JSON, e.g. {"category": "work"} or '
-        '{"AND": [{"tags": "health"}, {"priority": {"gte": 3}}]} (docs/memory-model.md).'
-    ),
-]
+#: The help of a ``filters`` query parameter.
+FILTER_JSON_HELP = (
+    'A filter as JSON, e.g. {"category": "work"} or '
+    '{"AND": [{"tags": "health"}, {"priority": {"gte": 3}}]} (docs/memory-model.md).'
+)
+FiltersParam = Annotated[str | None, Query(description=FILTER_JSON_HELP)]
 
 
 def filter_json(text: str | None) -> dict[str, Any] | None:
@@ -28,4 +27,4 @@ def filter_json(text: str | None) -> dict[str, Any] | None:
     return filter_from_json(text, "filters")
 
 
-__all__ = ["FiltersParam", "filter_json"]
+__all__ = ["FILTER_JSON_HELP", "FiltersParam", "filter_json"]
