@@ -32,6 +32,10 @@ from mnemo.timestamps import parse_time
 
 #: The most rows one listing call returns (and, for jobs, looks through: offset plus limit).
 MAX_ROWS = 10_000
+#: Memories a page holds unless the call says otherwise.
+MEMORIES_PER_PAGE = 50
+#: Turns a page holds unless the call says otherwise.
+MESSAGES_PER_PAGE = 100
 #: The furthest position a listing page may start at.
 MAX_OFFSET = 10_000_000
 #: The longest page cursor read (a real one is well under 300 characters).
@@ -185,7 +189,7 @@ class MemoryQuery(ListQuery):
     tag: Tag = None
     since: Since = None
     until: Until = None
-    limit: RowLimit = 50
+    limit: RowLimit = MEMORIES_PER_PAGE
     offset: Offset = 0
     include_deleted: IncludeDeleted = False
     cursor: Cursor = None
@@ -205,7 +209,7 @@ class MessageQuery(ListQuery):
     session_id: ListSession = None
     since: Since = None
     until: Until = None
-    limit: RowLimit = 100
+    limit: RowLimit = MESSAGES_PER_PAGE
     offset: Offset = 0
     cursor: Cursor = None
     agent_id: ListAgent = None
@@ -217,6 +221,8 @@ __all__ = [
     "MAX_CURSOR_CHARS",
     "MAX_OFFSET",
     "MAX_ROWS",
+    "MEMORIES_PER_PAGE",
+    "MESSAGES_PER_PAGE",
     "Cursor",
     "IncludeDeleted",
     "Kind",

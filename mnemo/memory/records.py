@@ -18,7 +18,7 @@ from mnemo import validation as check
 from mnemo.errors import NotFoundError, StorageError, ValidationError
 from mnemo.filters import Filter, parse_where
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
-from mnemo.list_query import MemoryQuery, MessageQuery
+from mnemo.list_query import MEMORIES_PER_PAGE, MESSAGES_PER_PAGE, MemoryQuery, MessageQuery
 from mnemo.memory.expiry import Expiry, expired, resolve
 from mnemo.memory.idempotency import Keys
 from mnemo.memory.listing import Listing
@@ -226,7 +226,7 @@ class Records(TenantService):
         tag: str | None = None,
         since: datetime | float | str | None = None,
         until: datetime | float | str | None = None,
-        limit: int = 50,
+        limit: int = MEMORIES_PER_PAGE,
         offset: int = 0,
         include_deleted: bool = False,
         cursor: str | None = None,
@@ -254,7 +254,7 @@ class Records(TenantService):
         tag: str | None = None,
         since: datetime | float | str | None = None,
         until: datetime | float | str | None = None,
-        limit: int = 50,
+        limit: int = MEMORIES_PER_PAGE,
         offset: int = 0,
         include_deleted: bool = False,
         cursor: str | None = None,
@@ -278,7 +278,7 @@ class Records(TenantService):
         session_id: str | None = None,
         since: datetime | float | str | None = None,
         until: datetime | float | str | None = None,
-        limit: int = 100,
+        limit: int = MESSAGES_PER_PAGE,
         offset: int = 0,
         cursor: str | None = None,
         agent_id: str | None = None,
@@ -301,7 +301,7 @@ class Records(TenantService):
         session_id: str | None = None,
         since: datetime | float | str | None = None,
         until: datetime | float | str | None = None,
-        limit: int = 100,
+        limit: int = MESSAGES_PER_PAGE,
         offset: int = 0,
         cursor: str | None = None,
         agent_id: str | None = None,
