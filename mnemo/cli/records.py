@@ -160,8 +160,8 @@ def list_(
     )
 
     def run() -> None:
-        q = MemoryQuery(
-            user_id=user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset,
+        q = MemoryQuery.of(
+            user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset,
             cursor=cursor, agent_id=agent, filters=filter_arg(filter_),
         )  # fmt: skip
         with open_existing(db, embedder) as mem:

@@ -64,9 +64,9 @@ def memories_page(
         "where": where or "",
     }
     try:
-        q = MemoryQuery(
-            user_id=user_id or None, kind=kind or None, include_deleted=include_deleted,
-            limit=PAGE, offset=offset, cursor=cursor, agent_id=agent_id or None,
+        q = MemoryQuery.of(
+            user_id or None, kind=kind or None, include_deleted=include_deleted, limit=PAGE,
+            offset=offset, cursor=cursor, agent_id=agent_id or None,
             filters=filter_from_json(where, "filter"),
         )  # fmt: skip
         listed = who.memory.list_page(q)
