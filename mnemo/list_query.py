@@ -27,7 +27,16 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, StringConstra
 from mnemo import validation as check
 from mnemo.errors import ValidationError
 from mnemo.schemas import MemoryKind
-from mnemo.search_query import FILTERS_HELP, TIME_SCHEMA, IdText, checked, mnemo_error, optional
+from mnemo.search_query import (
+    FILTERS_HELP,
+    TIME_SCHEMA,
+    AgentRef,
+    IdText,
+    SessionRef,
+    checked,
+    mnemo_error,
+    optional,
+)
 from mnemo.timestamps import parse_time
 
 #: The most rows one listing call returns (and, for jobs, looks through: offset plus limit).
@@ -78,19 +87,6 @@ ListUser = Annotated[
     IdText | None,
     optional(check.identifier, "user_id"),
     Field(description="Only this user's rows (without it and `agent_id`: the whole tenant)."),
-]
-ListSession = Annotated[
-    IdText | None,
-    optional(check.identifier, "session_id"),
-    Field(description="Only this conversation (session); omit for every session."),
-]
-ListAgent = Annotated[
-    IdText | None,
-    optional(check.identifier, "agent_id"),
-    Field(
-        description="Only what this agent sees: the user's shared items and those private "
-        "to it (without user_id: its own memories).",
-    ),
 ]
 Kind = Annotated[
     MemoryKind | None,
@@ -184,7 +180,7 @@ class MemoryQuery(ListQuery):
     """
 
     user_id: ListUser = None
-    session_id: ListSession = None
+    session_id: SessionRef = None
     kind: Kind = None
     tag: Tag = None
     since: Since = None
@@ -193,7 +189,7 @@ class MemoryQuery(ListQuery):
     offset: Offset = 0
     include_deleted: IncludeDeleted = False
     cursor: Cursor = None
-    agent_id: ListAgent = None
+    agent_id: AgentRef = None
     filters: ListFilters = None
 
 
@@ -206,13 +202,13 @@ class MessageQuery(ListQuery):
     """
 
     user_id: ListUser = None
-    session_id: ListSession = None
+    session_id: SessionRef = None
     since: Since = None
     until: Until = None
     limit: RowLimit = MESSAGES_PER_PAGE
     offset: Offset = 0
     cursor: Cursor = None
-    agent_id: ListAgent = None
+    agent_id: AgentRef = None
     filters: ListFilters = None
 
 
@@ -226,10 +222,8 @@ __all__ = [
     "Cursor",
     "IncludeDeleted",
     "Kind",
-    "ListAgent",
     "ListFilters",
     "ListQuery",
-    "ListSession",
     "ListUser",
     "MemoryQuery",
     "MessageQuery",

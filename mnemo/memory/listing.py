@@ -1,7 +1,8 @@
 """How a listing of the store reads its rows and its pages: :class:`Listing`.
 
-``Records.list`` / ``list_page`` (memories) and ``messages`` / ``messages_page`` (turns) each
-validate their arguments into one query (:mod:`mnemo.list_query`), turn it into a
+The listings of :class:`~mnemo.memory.records.Records`, ``list`` / ``list_page`` (memories)
+and ``messages`` / ``messages_page`` (turns), each validate their arguments into one query
+(:mod:`mnemo.list_query`), turn it into a
 :class:`~mnemo.storage.base.ListFilter`, and hand that to their :class:`Listing`: the rows
 (:meth:`Listing.rows`) or the :class:`~mnemo.memory.paging.Page` with its total and the next
 page's cursor (:meth:`Listing.page`). A listing resumes from a cursor only of its own name and
