@@ -22,6 +22,7 @@ from mnemo.errors import (
     ValidationError,
 )
 from mnemo.ids import MEMORY_PREFIX
+from mnemo.list_query import MemoryQuery, MessageQuery
 from mnemo.memory.async_memory import AsyncMemory
 from mnemo.memory.facade import Memory
 from mnemo.memory.paging import Page
@@ -66,8 +67,10 @@ __all__ = [
     "Memory",
     "MemoryItem",
     "MemoryKind",
+    "MemoryQuery",
     "Message",
     "MessageIn",
+    "MessageQuery",
     "MnemoError",
     "NotFoundError",
     "Page",

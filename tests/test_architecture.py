@@ -27,6 +27,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.index"],
     ["mnemo.storage", "mnemo.embedders", "mnemo.llm"],
     ["mnemo.text", "mnemo.filters"],
+    ["mnemo.list_query"],
     ["mnemo.config", "mnemo.search_query"],
     ["mnemo.validation"],
     ["mnemo.schemas"],

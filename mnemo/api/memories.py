@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header, Query
 
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
-from mnemo.api.filter_param import FiltersParam, filter_json
+from mnemo.api.list_params import MemoryParams, MessageParams
 from mnemo.api.models import (
     AgentErasedResponse,
     ContextRequestBody,
@@ -92,35 +92,9 @@ def create_memory(
 
 
 @router.get("/memories", response_model=MemoryPage, tags=["memories"])
-def list_memories(
-    mem: MemoryDep,
-    user_id: str | None = None,
-    session_id: str | None = None,
-    kind: str | None = None,
-    tag: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    limit: Limit = 50,
-    offset: Offset = 0,
-    cursor: Cursor = None,
-    agent_id: AgentQuery = None,
-    filters: FiltersParam = None,
-) -> MemoryPage:
+def list_memories(mem: MemoryDep, params: Annotated[MemoryParams, Query()]) -> MemoryPage:
     """Memories, newest first, filtered and paginated; ``filters`` holds a filter as JSON."""
-    page = mem.list_page(
-        user_id,
-        session_id=session_id,
-        kind=kind,
-        tag=tag,
-        since=since,
-        until=until,
-        limit=limit,
-        offset=offset,
-        cursor=cursor,
-        agent_id=agent_id,
-        filters=filter_json(filters),
-    )
-    return MemoryPage.of(page)
+    return MemoryPage.of(mem.list_page(params.query()))
 
 
 @router.post("/memories/count", response_model=MemoryCount, tags=["memories"])
@@ -214,32 +188,10 @@ def add_messages(
 
 
 @router.get("/messages", response_model=MessagePage, tags=["messages"])
-def list_messages(
-    mem: MemoryDep,
-    user_id: str | None = None,
-    session_id: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    limit: Limit = 100,
-    offset: Offset = 0,
-    cursor: Cursor = None,
-    agent_id: AgentQuery = None,
-    filters: FiltersParam = None,
-) -> MessagePage:
+def list_messages(mem: MemoryDep, params: Annotated[MessageParams, Query()]) -> MessagePage:
     """Stored turns in conversation order, filtered and paginated; ``filters`` holds a
     filter as JSON."""
-    page = mem.messages_page(
-        user_id,
-        session_id=session_id,
-        since=since,
-        until=until,
-        limit=limit,
-        offset=offset,
-        cursor=cursor,
-        agent_id=agent_id,
-        filters=filter_json(filters),
-    )
-    return MessagePage.of(page)
+    return MessagePage.of(mem.messages_page(params.query()))
 
 
 @router.post("/context", response_model=ContextBundle, tags=["context"])

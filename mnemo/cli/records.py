@@ -24,6 +24,7 @@ from mnemo.cli.common import (
     open_existing,
 )
 from mnemo.cli.filter_option import FilterOpt, filter_arg
+from mnemo.list_query import MemoryQuery
 from mnemo.memory.paging import Page
 from mnemo.schemas import HistoryEntry, MemoryItem, Message
 
@@ -34,6 +35,8 @@ T = TypeVar("T")
 
 #: Memories a page of `mnemo list` shows unless told otherwise.
 DEFAULT_LIMIT = 20
+#: The help of each listing option: its MemoryQuery field's description.
+HELP = {name: field.description or "" for name, field in MemoryQuery.model_fields.items()}
 IdArg = Annotated[str, typer.Argument(help="A memory id (mem_...); `get` takes msg_... too.")]
 
 
@@ -128,15 +131,12 @@ def record_table(item: MemoryItem | Message) -> Table:
 
 def list_(
     user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user.")] = None,
-    session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
-    kind: Annotated[str | None, typer.Option(help="fact, note, episode or summary.")] = None,
-    tag: Annotated[str | None, typer.Option(help="Only memories with this tag.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="Memories per page.")] = DEFAULT_LIMIT,
-    offset: Annotated[int, typer.Option(min=0, help="Start at this position (0-based).")] = 0,
-    cursor: Annotated[
-        str | None,
-        typer.Option(help="Start after the page this cursor came from (the list prints it)."),
-    ] = None,
+    session: Annotated[str | None, typer.Option(help=HELP["session_id"])] = None,
+    kind: Annotated[str | None, typer.Option(help=HELP["kind"])] = None,
+    tag: Annotated[str | None, typer.Option(help=HELP["tag"])] = None,
+    limit: Annotated[int, typer.Option(help=HELP["limit"])] = DEFAULT_LIMIT,
+    offset: Annotated[int, typer.Option(help=HELP["offset"])] = 0,
+    cursor: Annotated[str | None, typer.Option(help=HELP["cursor"])] = None,
     filter_: FilterOpt = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
@@ -160,19 +160,12 @@ def list_(
     )
 
     def run() -> None:
-        filters = filter_arg(filter_)
+        q = MemoryQuery.of(
+            user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset,
+            cursor=cursor, agent_id=agent, filters=filter_arg(filter_),
+        )  # fmt: skip
         with open_existing(db, embedder) as mem:
-            page = mem.list_page(
-                user,
-                session_id=session,
-                kind=kind,
-                tag=tag,
-                limit=limit,
-                offset=offset,
-                cursor=cursor,
-                agent_id=agent,
-                filters=filters,
-            )
+            page = mem.list_page(q)
         if as_json:
             print_json(page_json(page))
             return

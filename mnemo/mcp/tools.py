@@ -21,6 +21,16 @@ from pydantic import Field
 
 from mnemo.context.options import BudgetTokens
 from mnemo.errors import MnemoError, ValidationError
+from mnemo.list_query import (
+    MEMORIES_PER_PAGE,
+    Cursor,
+    Kind,
+    ListFilters,
+    MemoryQuery,
+    Offset,
+    RowLimit,
+    Tag,
+)
 from mnemo.mcp.models import (
     AgentErased,
     Counted,
@@ -35,7 +45,6 @@ from mnemo.mcp.models import (
     Turn,
 )
 from mnemo.mcp.source import MemorySource
-from mnemo.memory.cursors import MAX_CHARS as MAX_CURSOR_CHARS
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MemoryItem
 from mnemo.search_query import (
@@ -203,39 +212,24 @@ class MemoryTools:
         self,
         user_id: UserId,
         ctx: Ctx,
-        session_id: SessionId = None,
-        kind: Annotated[MemoryKind | None, Field(description="Only this kind.")] = None,
-        tag: Annotated[str | None, Field(description="Only memories with this tag.")] = None,
-        limit: Annotated[int, Field(ge=1, le=500, description="Memories per page.")] = 50,
-        offset: Annotated[
-            int, Field(ge=0, description="Skip this many (the previous page's next_offset).")
-        ] = 0,
-        cursor: Annotated[
-            str | None,
-            Field(
-                max_length=MAX_CURSOR_CHARS,
-                description="The previous page's next_cursor (instead of offset).",
-            ),
-        ] = None,
-        agent_id: AgentId = None,
-        filters: Filters = None,
+        session_id: SessionRef = None,
+        kind: Kind = None,
+        tag: Tag = None,
+        limit: RowLimit = MEMORIES_PER_PAGE,
+        offset: Offset = 0,
+        cursor: Cursor = None,
+        agent_id: AgentRef = None,
+        filters: ListFilters = None,
     ) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
         there are (how many match `filters`), `next_cursor` (or `next_offset`) where the next
         page starts (null on the last)."""
         with tool_errors():
-            page = self.memory(ctx).list_page(
-                user_id,
-                session_id=session_id,
-                kind=kind,
-                tag=tag,
-                limit=limit,
-                offset=offset,
-                cursor=cursor,
-                agent_id=agent_id,
-                filters=filters,
-            )
-            return MemoryList.of(page)
+            q = MemoryQuery(
+                user_id=user_id, session_id=session_id, kind=kind, tag=tag, limit=limit,
+                offset=offset, cursor=cursor, agent_id=agent_id, filters=filters,
+            )  # fmt: skip
+            return MemoryList.of(self.memory(ctx).list_page(q))
 
     def get_memory(
         self,

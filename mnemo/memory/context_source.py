@@ -24,6 +24,7 @@ from datetime import timedelta
 from mnemo.config.settings import Settings
 from mnemo.context.tokens import TokenCounter, token_counter
 from mnemo.embedders import Embedder
+from mnemo.list_query import MessageQuery
 from mnemo.memory.documents import Documents
 from mnemo.memory.records import Records
 from mnemo.retrieval.searcher import Searcher
@@ -127,9 +128,10 @@ class MemoryContextSource:
     def recent_turns(self, session_id: str | None, limit: int) -> list[Message]:
         """The last ``limit`` turns of a session (or of the whole scope), newest first."""
         records, q = self.reads.records, self._query
-        flt = records.message_filter(
+        turns = MessageQuery.of(
             q.user_id, session_id=session_id, until=self.until, limit=limit, agent_id=q.agent_id
         )
+        flt = records.message_filter(turns)
         return records.store.recent_messages(flt)
 
     def window(self, session_id: str) -> list[Message]:

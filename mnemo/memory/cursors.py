@@ -30,17 +30,12 @@ from dataclasses import asdict
 from typing import Any
 
 from mnemo.errors import ValidationError
+from mnemo.list_query import FOREIGN, cursor_token
+from mnemo.list_query import MAX_CURSOR_CHARS as MAX_CHARS
 from mnemo.storage.base import Keyset, ListFilter
 
-#: The longest cursor read (a real one is well under 300 characters).
-MAX_CHARS = 2000
 #: The key of the seal (it binds a cursor to its query; it guards no secret).
 SEAL_KEY = b"mnemo page cursor v1"
-#: What every rejected cursor is told.
-FOREIGN = (
-    "this cursor belongs to another listing (another query, user or tenant) or was altered; "
-    "start again without a cursor"
-)
 #: The types of each listing's sort key: memories ``(created_at, rowid)``, turns
 #: ``(created_at, session_id, seq)``, users ``(user_id,)``, sessions ``(last_at, session_id)``,
 #: jobs ``(id,)``.
@@ -90,10 +85,9 @@ def resume(
     """Where ``cursor`` resumes ``listing`` for this tenant and query (None without a cursor);
     ValidationError for a cursor of another listing, query or tenant, a garbled one, or a
     cursor given together with an offset."""
+    cursor = cursor_token(cursor)
     if cursor is None:
         return None
-    if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_CHARS:
-        raise ValidationError(f"cursor must be a page's next_cursor: {FOREIGN}")
     if offset:
         raise ValidationError("give a cursor or an offset, not both")
     try:

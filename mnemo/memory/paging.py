@@ -22,12 +22,10 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, computed_field
 
-from mnemo.errors import ValidationError
+from mnemo.list_query import MAX_ROWS, window_limit, window_offset
 from mnemo.storage.base import ListFilter
 
 T = TypeVar("T")
-#: The most rows one listing call looks through (its offset plus its limit).
-MAX_ROWS = 10_000
 
 
 class Page(BaseModel, Generic[T]):
@@ -69,12 +67,8 @@ class Page(BaseModel, Generic[T]):
 
 def check_window(limit: object, offset: object) -> tuple[int, int]:
     """``(limit, offset)`` of a listing call; ValidationError unless the limit is an integer in
-    [1, 10000] and the offset a non-negative integer."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROWS:
-        raise ValidationError(f"limit must be an integer in [1, {MAX_ROWS}]")
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValidationError("offset must be a non-negative integer")
-    return limit, offset
+    [1, 10000] and the offset one in [0, 10000000] (the bounds of :mod:`mnemo.list_query`)."""
+    return window_limit(limit), window_offset(offset)
 
 
 def page_of(

@@ -9,20 +9,20 @@ change something (:func:`check_changes`), and how a listing pages."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from mnemo import validation as check
 from mnemo.errors import NotFoundError, StorageError, ValidationError
-from mnemo.filters import parse_where
+from mnemo.filters import Filter, parse_where
 from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX, PROFILE_PREFIX, new_id
-from mnemo.memory import cursors
+from mnemo.list_query import MEMORIES_PER_PAGE, MESSAGES_PER_PAGE, MemoryQuery, MessageQuery
 from mnemo.memory.expiry import Expiry, expired, resolve
 from mnemo.memory.idempotency import Keys
-from mnemo.memory.listing import listing, paged
-from mnemo.memory.paging import Page as Page  # named by the listings' annotations
-from mnemo.memory.paging import check_window
+from mnemo.memory.listing import Listing
+from mnemo.memory.paging import Page
 from mnemo.memory.tenant import TenantService
 from mnemo.memory_fields import fingerprint
 from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
@@ -30,7 +30,6 @@ from mnemo.storage.agent_scope import check_visible, write_scope
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.caller_scope import listing_scope
 from mnemo.storage.ports.store import Store
-from mnemo.storage.scope import ReadScope
 
 #: The message of an update that changes nothing.
 NOTHING_TO_CHANGE = (
@@ -47,14 +46,6 @@ def memory_id(id: str) -> str:
     return id
 
 
-def resumed(flt: ListFilter, listing: str, cursor: str | None) -> ListFilter:
-    """``flt`` resumed where ``cursor`` (of this ``listing`` and query) left off;
-    ValidationError for another query's cursor or a cursor with an offset."""
-    tenant = flt.scope.tenant
-    flt.after = cursors.resume(cursor, listing, tenant, cursors.query_params(flt), flt.offset)
-    return flt
-
-
 #: The place of a memory erased before its page's cursor was made: after every other (the
 #: next page may then show again the few memories that share its exact time, never skip one).
 ERASED_PLACE = 2**62
@@ -64,6 +55,22 @@ def memory_place(store: Store, item: MemoryItem) -> int:
     """Where ``item`` stands among memories of its exact ``created_at`` (the store's rowid)."""
     found = store.memory_rowid(item.tenant, item.id)
     return ERASED_PLACE if found is None else found
+
+
+#: The listing of memories: newest first, resumed after ``(created_at, rowid)``.
+MEMORIES = Listing[MemoryItem](
+    "memories",
+    lambda store: store.list_memories,
+    lambda store: store.count_memories,
+    lambda store, m: (format_time(m.created_at), memory_place(store, m)),
+)
+#: The listing of turns: in conversation order, resumed after ``(created_at, session, seq)``.
+MESSAGES = Listing[Message](
+    "messages",
+    lambda store: store.list_messages,
+    lambda store: store.count_messages,
+    lambda _, m: (format_time(m.created_at), m.session_id, m.seq),
+)
 
 
 def check_changes(changes: dict[str, Any]) -> dict[str, Any]:
@@ -210,115 +217,129 @@ class Records(TenantService):
         assert isinstance(found, MemoryItem)  # what a memory id names
         return found
 
-    def memory_filter(
+    def list(
         self,
-        user_id: str | None = None,
+        user_id: str | MemoryQuery | None = None,
         *,
         session_id: str | None = None,
         kind: str | None = None,
         tag: str | None = None,
-        since: Any = None,
-        until: Any = None,
-        limit: int = 50,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
+        limit: int = MEMORIES_PER_PAGE,
         offset: int = 0,
         include_deleted: bool = False,
         cursor: str | None = None,
         agent_id: str | None = None,
-        filters: Any = None,
-    ) -> ListFilter:
-        """The validated filter of :meth:`list` and :meth:`list_page`; ``cursor`` (a page's
-        ``next_cursor``) resumes after that page's last row."""
-        where = parse_where(filters)
-        flt = self.filter(user_id, session_id, since, until, limit, offset)
-        scope = listing_scope(self.tenant, user_id, agent_id, session_id)
-        kinds = None if kind is None else (check.memory_kind(kind),)
-        flt.tag = None if tag is None else check.text(tag, "tag")
-        flt.scope = replace(scope, kinds=kinds, deleted=include_deleted, where=where)
-        return resumed(flt, "memories", cursor)
-
-    list = listing(
-        memory_filter,
-        lambda store: store.list_memories,
-        "builtins.list[MemoryItem]",
+        filters: Mapping[str, Any] | None = None,
+    ) -> builtins.list[MemoryItem]:
         """Memories, newest first, filtered by user, session, kind, tag, [since, until) and
         ``filters`` (mem0's syntax, :mod:`mnemo.filters`); ``agent_id`` narrows to what that
-        agent sees (see mnemo.storage.agent_scope).""",
-    )
-    list_page = paged(
-        memory_filter,
-        lambda store: store.list_memories,
-        lambda store: store.count_memories,
-        "Page[MemoryItem]",
-        """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
-        match in all, and where the next page starts (``next_offset``, and ``next_cursor``
-        to pass back as ``cursor=``, which stays right while memories are written).""",
-        "memories",
-        lambda store, m: (format_time(m.created_at), memory_place(store, m)),
-    )
+        agent sees (see mnemo.storage.agent_scope); ``cursor`` (a page's ``next_cursor``)
+        resumes after that page's last memory. ``user_id`` may also be a whole
+        :class:`~mnemo.list_query.MemoryQuery` (then give no other argument)."""
+        q = MemoryQuery.of(
+            user_id, session_id=session_id, kind=kind, tag=tag, since=since, until=until,
+            limit=limit, offset=offset, include_deleted=include_deleted, cursor=cursor,
+            agent_id=agent_id, filters=filters,
+        )  # fmt: skip
+        return MEMORIES.rows(self.store, self.memory_filter(q))
 
-    def message_filter(
+    def list_page(
         self,
-        user_id: str | None = None,
+        user_id: str | MemoryQuery | None = None,
         *,
         session_id: str | None = None,
-        since: Any = None,
-        until: Any = None,
-        limit: int = 100,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
+        limit: int = MEMORIES_PER_PAGE,
+        offset: int = 0,
+        include_deleted: bool = False,
+        cursor: str | None = None,
+        agent_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> Page[MemoryItem]:
+        """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
+        match in all, and where the next page starts (``next_offset``, and ``next_cursor``
+        to pass back as ``cursor=``, which stays right while memories are written)."""
+        q = MemoryQuery.of(
+            user_id, session_id=session_id, kind=kind, tag=tag, since=since, until=until,
+            limit=limit, offset=offset, include_deleted=include_deleted, cursor=cursor,
+            agent_id=agent_id, filters=filters,
+        )  # fmt: skip
+        return MEMORIES.page(self.store, self.memory_filter(q))
+
+    def messages(
+        self,
+        user_id: str | MessageQuery | None = None,
+        *,
+        session_id: str | None = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
+        limit: int = MESSAGES_PER_PAGE,
         offset: int = 0,
         cursor: str | None = None,
         agent_id: str | None = None,
-        filters: Any = None,
-    ) -> ListFilter:
-        """The validated filter of :meth:`messages` and :meth:`messages_page`; ``cursor`` (a
-        page's ``next_cursor``) resumes after that page's last turn."""
-        where = parse_where(filters)
-        flt = self.filter(user_id, session_id, since, until, limit, offset)
-        scope = listing_scope(self.tenant, user_id, agent_id, session_id)
-        flt.scope = replace(scope, where=where)
-        return resumed(flt, "messages", cursor)
-
-    messages = listing(
-        message_filter,
-        lambda store: store.list_messages,
-        "builtins.list[Message]",
+        filters: Mapping[str, Any] | None = None,
+    ) -> builtins.list[Message]:
         """Stored turns in conversation order, filtered by user, session, [since, until)
         and ``filters`` (a turn's kind is ``message``; it has no tags); ``agent_id`` narrows
-        to what that agent sees (see mnemo.storage.agent_scope).""",
-    )
-    messages_page = paged(
-        message_filter,
-        lambda store: store.list_messages,
-        lambda store: store.count_messages,
-        "Page[Message]",
-        ":meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in "
-        ":meth:`list_page`).",
-        "messages",
-        lambda _, m: (format_time(m.created_at), m.session_id, m.seq),
-    )
+        to what that agent sees (see mnemo.storage.agent_scope). ``user_id`` may also be a
+        whole :class:`~mnemo.list_query.MessageQuery` (then give no other argument)."""
+        q = MessageQuery.of(
+            user_id, session_id=session_id, since=since, until=until, limit=limit,
+            offset=offset, cursor=cursor, agent_id=agent_id, filters=filters,
+        )  # fmt: skip
+        return MESSAGES.rows(self.store, self.message_filter(q))
 
-    def filter(
+    def messages_page(
         self,
-        user_id: str | None,
-        session_id: str | None,
-        since: Any = None,
-        until: Any = None,
-        limit: int = 50,
+        user_id: str | MessageQuery | None = None,
+        *,
+        session_id: str | None = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
+        limit: int = MESSAGES_PER_PAGE,
         offset: int = 0,
-    ) -> ListFilter:
-        """A validated listing filter of this tenant (its scope: the user and session as
-        given, every agent); ValidationError for a bad argument."""
-        if user_id is not None:
-            check.identifier(user_id, "user_id")
-        if session_id is not None:
-            check.identifier(session_id, "session_id")
-        limit, offset = check_window(limit, offset)
+        cursor: str | None = None,
+        agent_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> Page[Message]:
+        """:meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in
+        :meth:`list_page`)."""
+        q = MessageQuery.of(
+            user_id, session_id=session_id, since=since, until=until, limit=limit,
+            offset=offset, cursor=cursor, agent_id=agent_id, filters=filters,
+        )  # fmt: skip
+        return MESSAGES.page(self.store, self.message_filter(q))
+
+    def memory_filter(self, q: MemoryQuery) -> ListFilter:
+        """The store filter of a memory listing: ``q``'s scope (with its kind, deleted rows
+        and parsed filter), times and window, resumed from its cursor."""
+        flt = self._filter(q, parse_where(q.filters))
+        kinds = None if q.kind is None else (q.kind,)
+        flt.tag = q.tag
+        flt.scope = replace(flt.scope, kinds=kinds, deleted=q.include_deleted)
+        return MEMORIES.resume(flt, q.cursor)
+
+    def message_filter(self, q: MessageQuery) -> ListFilter:
+        """The store filter of a listing of turns: ``q``'s scope (with its parsed filter),
+        times and window, resumed from its cursor."""
+        return MESSAGES.resume(self._filter(q, parse_where(q.filters)), q.cursor)
+
+    def _filter(self, q: MemoryQuery | MessageQuery, where: Filter | None) -> ListFilter:
+        """The listing filter of this tenant that ``q`` selects (its scope: the rules of
+        :func:`~mnemo.storage.caller_scope.listing_scope` and ``where``), without a cursor."""
+        scope = listing_scope(self.tenant, q.user_id, q.agent_id, q.session_id)
         return ListFilter(
-            scope=ReadScope(self.tenant, user_id, session_id),
-            since=check.time_text(since, "since"),
-            until=check.time_text(until, "until"),
+            scope=replace(scope, where=where),
+            since=None if q.since is None else format_time(q.since),
+            until=None if q.until is None else format_time(q.until),
             refresh=self.settings.refresh_on_read,
-            limit=limit,
-            offset=offset,
+            limit=q.limit,
+            offset=q.offset,
         )
 
     def update(

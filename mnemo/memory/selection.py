@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from mnemo import validation as check
 from mnemo.filters import Filter, parse_where
 from mnemo.memory.records import Records
 from mnemo.storage.agent_scope import exactly, write_scope
@@ -72,9 +73,9 @@ class Selection:
         """The listing filter of :meth:`count` and :meth:`delete_all`: ``scope`` (one user
         key, an agent's own memories have the reserved empty one, and its agent view) in
         the session, with the filter."""
-        flt = self.records.filter(None, session_id)
-        flt.scope = replace(scope, session_id=flt.scope.session_id, where=where)
-        return flt
+        session = None if session_id is None else check.identifier(session_id, "session_id")
+        scope = replace(scope, session_id=session, where=where)
+        return ListFilter(scope=scope, refresh=self.records.settings.refresh_on_read)
 
 
 __all__ = ["Selection"]

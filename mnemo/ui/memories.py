@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.filters.text import filter_from_json
+from mnemo.list_query import MAX_OFFSET, MemoryQuery
 from mnemo.memory import records
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MEMORY_KINDS, MemoryItem, Message
@@ -20,7 +21,7 @@ from mnemo.ui.render import linker, page
 router = APIRouter(include_in_schema=False)
 PAGE = 50
 ACTOR = "ui"
-Offset = Annotated[int, Query(ge=0, le=10_000_000)]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET)]
 FilterParam = Annotated[str | None, Query(max_length=256)]
 #: The filter box: a filter as JSON (mem0's syntax); its size is checked by the filter's limits.
 WhereParam = Annotated[str | None, Query(alias="filter", max_length=65_536)]
@@ -63,16 +64,12 @@ def memories_page(
         "where": where or "",
     }
     try:
-        listed = who.memory.list_page(
-            user_id or None,
-            kind=kind or None,
-            include_deleted=include_deleted,
-            limit=PAGE,
-            offset=offset,
-            cursor=cursor,
-            agent_id=agent_id or None,
+        q = MemoryQuery.of(
+            user_id or None, kind=kind or None, include_deleted=include_deleted, limit=PAGE,
+            offset=offset, cursor=cursor, agent_id=agent_id or None,
             filters=filter_from_json(where, "filter"),
-        )
+        )  # fmt: skip
+        listed = who.memory.list_page(q)
     except ValidationError as exc:
         return page(request, "memories.html", who, code=422, page=None, error=str(exc), **form)
     return page(request, "memories.html", who, page=listed, error=None, **form)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mnemo import AsyncMemory, Memory, Page, ValidationError
+from mnemo import AsyncMemory, Memory, MemoryQuery, Page, ValidationError
 from mnemo.memory import cursors
 from mnemo.storage.base import NewJob
 
@@ -203,7 +203,7 @@ def test_a_cursor_never_reveals_another_tenants_rows(open_mem: OpenMem) -> None:
     theirs = [other.add(f"theirs {i}", "ann") for i in range(3)]
     # a forger who knows the scheme seals a cursor for their own tenant and query, at the
     # position of another tenant's row: the page still holds only the caller's rows
-    params = cursors.query_params(mem._records.memory_filter("ann", limit=50))
+    params = cursors.query_params(mem._records.memory_filter(MemoryQuery(user_id="ann")))
     stamp = theirs[-1].created_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     place = other.store.memory_rowid(other.tenant, theirs[-1].id)
     assert place is not None
