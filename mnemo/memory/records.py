@@ -62,7 +62,7 @@ ERASED_PLACE = 2**62
 
 def memory_place(store: Store, item: MemoryItem) -> int:
     """Where ``item`` stands among memories of its exact ``created_at`` (the store's rowid)."""
-    found = store.memory_rowid(item.tenant, item.id)
+    found = store.rows.memory_rowid(item.tenant, item.id)
     return ERASED_PLACE if found is None else found
 
 
@@ -137,7 +137,7 @@ class Records(TenantService):
             request = fingerprint("add", given)  # every caller-given field of the table
             reserved = Keys(self.store.idempotency, self.settings)
             memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
-            first = self.store.get_memory(self.tenant, memory_id)
+            first = self.store.rows.get_memory(self.tenant, memory_id)
             if first is not None:
                 return first  # the first call's memory: nothing is written again
         created = given_time or format_time(utcnow())
@@ -163,9 +163,11 @@ class Records(TenantService):
             agent_id=agent_id,
         )
         try:
-            return self.store.add_memory(row, actor)
+            return self.store.rows.add_memory(row, actor)
         except StorageError:
-            first = None if idempotency_key is None else self.store.get_memory(self.tenant, row.id)
+            first = (
+                None if idempotency_key is None else self.store.rows.get_memory(self.tenant, row.id)
+            )
             if first is None:
                 raise
             return first  # a concurrent call with the same key stored it first
@@ -178,9 +180,9 @@ class Records(TenantService):
         check.text(id, "id")
         found: MemoryItem | Message | None = None
         if id.startswith(MESSAGE_PREFIX):
-            found = self.store.get_message(self.tenant, id)
+            found = self.store.rows.get_message(self.tenant, id)
         elif id.startswith(MEMORY_PREFIX):
-            found = self.store.get_memory(self.tenant, id)
+            found = self.store.rows.get_memory(self.tenant, id)
             if found is not None and found.deleted_at is not None:
                 raise NotFoundError(f"memory {id!r} was deleted (its history keeps it)")
         if found is None:
@@ -189,7 +191,7 @@ class Records(TenantService):
         if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
             raise NotFoundError(f"{id!r} expired at {format_time(found.expires_at)}")
         if self.settings.refresh_on_read and found.ttl_seconds is not None:
-            moved = self.store.refresh_expiry(self.tenant, [found.id])
+            moved = self.store.rows.refresh_expiry(self.tenant, [found.id])
             if found.id in moved:
                 found = found.model_copy(update={"expires_at": moved[found.id]})
         return found
@@ -238,7 +240,7 @@ class Records(TenantService):
 
     list = listing(
         memory_filter,
-        lambda store: store.list_memories,
+        lambda store: store.rows.list_memories,
         "builtins.list[MemoryItem]",
         """Memories, newest first, filtered by user, session, kind, tag, [since, until) and
         ``filters`` (mem0's syntax, :mod:`mnemo.filters`); ``agent_id`` narrows to what that
@@ -246,8 +248,8 @@ class Records(TenantService):
     )
     list_page = paged(
         memory_filter,
-        lambda store: store.list_memories,
-        lambda store: store.count_memories,
+        lambda store: store.rows.list_memories,
+        lambda store: store.rows.count_memories,
         "Page[MemoryItem]",
         """:meth:`list` as a :class:`~mnemo.memory.paging.Page`: the memories, how many
         match in all, and where the next page starts (``next_offset``, and ``next_cursor``
@@ -279,7 +281,7 @@ class Records(TenantService):
 
     messages = listing(
         message_filter,
-        lambda store: store.list_messages,
+        lambda store: store.rows.list_messages,
         "builtins.list[Message]",
         """Stored turns in conversation order, filtered by user, session, [since, until)
         and ``filters`` (a turn's kind is ``message``; it has no tags); ``agent_id`` narrows
@@ -287,8 +289,8 @@ class Records(TenantService):
     )
     messages_page = paged(
         message_filter,
-        lambda store: store.list_messages,
-        lambda store: store.count_messages,
+        lambda store: store.rows.list_messages,
+        lambda store: store.rows.count_messages,
         "Page[Message]",
         ":meth:`messages` as a :class:`~mnemo.memory.paging.Page` (``cursor=`` as in "
         ":meth:`list_page`).",
@@ -365,27 +367,27 @@ class Records(TenantService):
         if confidence is not None:
             changes["confidence"] = check.unit_float(confidence, "confidence")
         check_changes(changes)
-        return self.store.update_memory(
+        return self.store.rows.update_memory(
             self.tenant, id, changes, actor, list(source_message_ids or [])
         )
 
     def delete(self, id: str, actor: str = "api") -> MemoryItem:
         """Soft-delete a memory: it leaves search and listing; history keeps it."""
         self._memory_id(id)
-        return self.store.delete_memory(self.tenant, id, actor)
+        return self.store.rows.delete_memory(self.tenant, id, actor)
 
     def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory or profile fact, oldest first; NotFoundError for an
         unknown id (or an expired memory: it is gone, only the sweep has yet to reclaim it)."""
         if check.text(id, "id").startswith(PROFILE_PREFIX):
-            return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
+            return [h for h in self.store.rows.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
-        found = self.store.get_memory(self.tenant, id)
+        found = self.store.rows.get_memory(self.tenant, id)
         if found is None:
             raise NotFoundError(f"no memory with id {id!r}")
         if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
             raise NotFoundError(f"memory {id!r} expired")
-        return self.store.history(self.tenant, id)
+        return self.store.rows.history(self.tenant, id)
 
     @staticmethod
     def _no_memory(id: str) -> builtins.list[HistoryEntry]:
