@@ -13,7 +13,7 @@ from mnemo.cli.main import app
 from mnemo.embedders import content_hash
 from mnemo.ops.migrate import compare_searches, migrate, sample_queries
 from mnemo.storage.base import NewJob
-from mnemo.storage.postgres.search import index_name
+from mnemo.storage.postgres.hnsw import index_name
 from mnemo.storage.postgres.store import PostgresStore
 
 #: No write-path tiers: the rows of a test are the ones it writes.

@@ -22,7 +22,8 @@ from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE
 from mnemo.storage.postgres.bm25 import bm25
 from mnemo.storage.postgres.conn import migration_files, redact
-from mnemo.storage.postgres.search import index_name, match_terms, unpack_vectors
+from mnemo.storage.postgres.hnsw import index_name
+from mnemo.storage.postgres.search import match_terms, unpack_vectors
 from mnemo.storage.postgres.store import PostgresStore
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.conn import migration_files as sqlite_migrations
