@@ -18,47 +18,42 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Concatenate, ParamSpec, TypeVar
 
 from mnemo.storage.sql.role import Notice, Samples, SQLRole
-from mnemo.storage.sql.tx import Tx
+from mnemo.storage.sql.tx import Transactions, Tx
 
 P = ParamSpec("P")
 R = TypeVar("R")
 S = TypeVar("S", bound=SQLRole)
 
 
-def reads(fn: Callable[Concatenate[S, Tx, P], R]) -> Callable[Concatenate[S, P], R]:
-    """``fn`` run on a read snapshot of the store."""
+class InTransaction:
+    """A decorator that runs a role method in the transaction ``kind`` opens on the store's
+    transactions, passing the connection in."""
 
-    @functools.wraps(fn)
-    def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.core.tx.read() as c:
-            return fn(self, c, *args, **kwargs)
+    def __init__(self, kind: Callable[[Transactions], AbstractContextManager[Tx]]) -> None:
+        self.kind = kind
 
-    return run
+    def __call__(self, fn: Callable[Concatenate[S, Tx, P], R]) -> Callable[Concatenate[S, P], R]:
+        """``fn`` run in the transaction."""
+        kind = self.kind
 
+        @functools.wraps(fn)
+        def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            with kind(self.core.tx) as c:
+                return fn(self, c, *args, **kwargs)
 
-def auto(fn: Callable[Concatenate[S, Tx, P], R]) -> Callable[Concatenate[S, P], R]:
-    """``fn`` run in autocommit (each statement its own transaction)."""
-
-    @functools.wraps(fn)
-    def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.core.tx.auto() as c:
-            return fn(self, c, *args, **kwargs)
-
-    return run
+        return run
 
 
-def writes(fn: Callable[Concatenate[S, Tx, P], R]) -> Callable[Concatenate[S, P], R]:
-    """``fn`` run in one write transaction, committed when it returns."""
-
-    @functools.wraps(fn)
-    def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.core.tx.write() as c:
-            return fn(self, c, *args, **kwargs)
-
-    return run
+#: ``fn`` run on a read snapshot of the store.
+reads = InTransaction(lambda tx: tx.read())
+#: ``fn`` run in autocommit (each statement its own transaction).
+auto = InTransaction(lambda tx: tx.auto())
+#: ``fn`` run in one write transaction, committed when it returns.
+writes = InTransaction(lambda tx: tx.write())
 
 
 class stamped:
@@ -100,4 +95,4 @@ class stamped:
         return run
 
 
-__all__ = ["auto", "reads", "stamped", "writes"]
+__all__ = ["InTransaction", "auto", "reads", "stamped", "writes"]
