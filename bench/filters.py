@@ -3,7 +3,7 @@
 One user holds N memories (``--n``, default 100k: the synthetic corpus's conversation-like
 texts of ``corpus.synthetic_turns``), each with ``metadata = {"category": c, "n": i}`` (ten
 categories) and one of ten tags. The store is built fast: batches of 5,000 memories written
-through the store in one transaction each (``store.apply_facts``: rows, tags, history and
+through the store in one transaction each (``store.rows.apply_facts``: rows, tags, history and
 full text, as ``Memory.add`` writes them one by one), embedded by the **hashing** embedder
 (deterministic and cheap: the bench measures the filter, not the model; a real embedder adds
 the same query-embedding time to both sides).
@@ -76,7 +76,7 @@ def build(mem: Memory, n: int) -> float:
             for i, text, h, v in zip(range(start, start + len(part)), part, hashes, vectors,
                                      strict=True)
         ]  # fmt: skip
-        mem.store.apply_facts(FactBatch(mem.tenant, USER, "bench", [], [], adds=adds))
+        mem.store.rows.apply_facts(FactBatch(mem.tenant, USER, "bench", [], [], adds=adds))
         console.print(f"[dim]  built {start + len(part):,} / {n:,}[/dim]")
     return now() - t0
 

@@ -88,8 +88,8 @@ def run(embedder: str, sample: dict[str, Any], folder: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     ran = mem.drain()
     drain_s = time.perf_counter() - t0
-    kinds = Counter(j.kind for j in mem.store.list_jobs(limit=100_000))
-    status = Counter(j.status for j in mem.store.list_jobs(limit=100_000))
+    kinds = Counter(j.kind for j in mem.store.jobs.list_jobs(limit=100_000))
+    status = Counter(j.status for j in mem.store.jobs.list_jobs(limit=100_000))
     out = {
         "embedder": mem.embedder.id,
         "turns": turns,

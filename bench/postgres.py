@@ -62,7 +62,8 @@ def pg_vector_queries(store: PostgresStore, users: list[str], qs: np.ndarray) ->
     hnsw, exact, recall = [], [], []
     for user, q in zip(users, qs, strict=True):
         t0 = now()
-        got = store.vector_search(ReadScope("default", user, kinds=("message",)), EMBEDDER, q, 10)
+        scope = ReadScope("default", user, kinds=("message",))
+        got = store.search.vector_search(scope, EMBEDDER, q, 10)
         hnsw.append(now() - t0)
         t0 = now()
         with store.db.connection() as c:
@@ -142,8 +143,8 @@ def sqlite_vector_queries(store: SQLiteStore, users: list[str], qs: np.ndarray) 
     cold, warm = [], []
     for user, q in zip(users, qs, strict=True):
         t0 = now()
-        state = store.vector_state("default", user)
-        rows = store.load_vectors("default", user, EMBEDDER, None, state)
+        state = store.search.vector_state("default", user)
+        rows = store.search.load_vectors("default", user, EMBEDDER, None, state)
         t1 = now()
         with single_blas_thread():
             sims = rows.vectors @ q

@@ -135,7 +135,7 @@ def build_sqlite(path: Path, n: int, users: int) -> tuple[SQLiteStore, dict[str,
     store = SQLiteStore(str(path))
     t0 = now()
     for chunk in chunks(n, users):
-        store.add_messages(chunk, [])
+        store.rows.add_messages(chunk, [])
     took = now() - t0
     return store, {"copy_s": took, "rows_per_s": n / took}
 

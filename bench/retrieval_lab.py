@@ -143,7 +143,7 @@ def load_questions(bench: str, data: str, mem: Memory, users: dict[str, User]) -
         match = lexical.match_expression(lexical.query_terms(text))
         if match:
             pos = {r: i for i, r in enumerate(u.rowids)}
-            for (table, rowid), score in mem.store.lexical(
+            for (table, rowid), score in mem.store.search.lexical(
                 ReadScope(mem.tenant, user), match, 10**6
             ):
                 if table == 0 and rowid in pos:

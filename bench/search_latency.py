@@ -232,11 +232,11 @@ def breakdown(db: Path, embedder: Embedder, queries: list[str], limit: int) -> d
     with Memory(str(db), embedder=embedder, **SETTINGS) as mem:
         mem.search(queries[0], user_id=USER, limit=limit)  # warm-up: loads the index
         wrap(mem.pipeline.queries, "vector", "query embedding")
-        wrap(mem.store, "lexical", "lexical (FTS5 bm25)")
-        wrap(mem.store, "vector_state", "index freshness check")
-        wrap(mem.store, "load_vectors", "index load")
+        wrap(mem.store.search, "lexical", "lexical (FTS5 bm25)")
+        wrap(mem.store.search, "vector_state", "index freshness check")
+        wrap(mem.store.search, "load_vectors", "index load")
         wrap(mem.pipeline.retrievers, "_dense", "dense top-k")
-        wrap(mem.store, "fetch", "fetch hit rows")
+        wrap(mem.store.search, "fetch", "fetch hit rows")
         total = 0.0
         for q in queries[1:]:
             t0 = now()

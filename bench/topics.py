@@ -149,7 +149,7 @@ def replay(
                     lat[kind].append(took)
         topics = [t for c in convs for t in mem.topics(c.sample_id, include_inactive=True)]
         for t in topics:
-            row = mem.store.get_topic(mem.tenant, t.id)
+            row = mem.store.topics.get_topic(mem.tenant, t.id)
             if row is not None and row.compressed:
                 raw_total += len(compaction.history_json(compaction.decompress(row.compressed)))
                 stored_total += len(row.compressed)

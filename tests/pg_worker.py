@@ -43,9 +43,9 @@ def main() -> None:
             emit({"ran": payload["n"]})
             time.sleep(0.005)
 
-        emit({"done": run_ready(store, {"work": work}, options=RunOptions(lease_s=lease))})
+        emit({"done": run_ready(store.jobs, {"work": work}, options=RunOptions(lease_s=lease))})
     elif mode == "hang":
-        job = store.claim_job(lease_s=lease, owner="hanging worker")
+        job = store.jobs.claim_job(lease_s=lease, owner="hanging worker")
         assert job is not None
         emit({"claimed": job.payload["n"], "attempts": job.attempts})
         time.sleep(600)

@@ -162,7 +162,7 @@ def test_the_checker_catches_private_imports_and_reaches() -> None:
         "    def __init__(self, memory):\n"
         "        self.store = memory\n"
         "        self.store.batch()\n"  # its own attribute
-        "        memory.store.refresh_expiry()\n"
+        "        memory.store.rows.refresh_expiry()\n"
         "        memory.embedding.prefetched([])\n"
         "def f(mem):\n"
         "    return mem.pipeline\n"

@@ -55,7 +55,7 @@ def test_an_llm_url_password_reaches_no_log_note_or_job_error(
         stored = [m.model_dump_json() for m in mem.list("u1", include_deleted=True)]
         notes = [json.dumps(m.metadata) for m in mem.list("u1")]
         profile = [f.model_dump_json() for f in mem.profile("u1", include_inactive=True)]
-        jobs = [str(j.last_error) for j in mem.store.list_jobs()]
+        jobs = [str(j.last_error) for j in mem.store.jobs.list_jobs()]
     assert any("LLM" in n or "fallback" in n for n in notes + profile), "no fallback recorded"
     for where in (caplog.text, *stored, *notes, *profile, *jobs):
         assert SECRET not in where

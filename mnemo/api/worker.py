@@ -27,4 +27,4 @@ def tenant_worker(tenants: Tenants) -> Worker:
     """A Worker over the shared store whose handlers dispatch by tenant (not started)."""
     base = tenants.get(tenants.settings.tenant)
     handlers = {kind: dispatcher(tenants, kind) for kind in base.handlers}
-    return Worker(base.store, handlers, base.settings, tenant=None)
+    return Worker(base.store.jobs, handlers, base.settings, tenant=None)

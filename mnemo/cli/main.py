@@ -216,7 +216,7 @@ def _import_jsonl(mem: Memory, path: Path, user: str | None, session: str, size:
         raise typer.BadParameter(f"no such file: {path}")
 
     def stored(ids: list[str]) -> set[str]:
-        return {i for i in ids if mem.store.get_message(mem.tenant, i) is not None}
+        return {i for i in ids if mem.store.rows.get_message(mem.tenant, i) is not None}
 
     def warn(line: str) -> None:
         err.print(f"[yellow]warning:[/] {escape(line)}", soft_wrap=True)

@@ -90,8 +90,8 @@ def jobs(
         require_store(settings)
         store = open_store(settings)
         try:
-            requeued = store.requeue_dead_jobs() if retry_dead else None
-            found = store.list_jobs(status, limit)
+            requeued = store.jobs.requeue_dead_jobs() if retry_dead else None
+            found = store.jobs.list_jobs(status, limit)
         finally:
             store.close()
         if as_json:

@@ -39,7 +39,7 @@ def export_markdown(
     """Write the tenant's (or one user's) rows as Markdown files; returns counts per kind."""
     mirror = FileMirror(out_dir)
     out: Counter[str] = Counter()
-    for row in all_rows(store, tenant, user_id):
+    for row in all_rows(store.rows, tenant, user_id):
         if isinstance(row, MemoryItem):
             entry = layout.from_memory(row)
             if row.deleted_at is not None:
@@ -95,7 +95,7 @@ def _session_key(e: layout.Entry) -> tuple[str, str]:
 
 
 def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
-    fresh = [e for e in entries if e.id and to.store.get_message(to.tenant, e.id) is None]
+    fresh = [e for e in entries if e.id and to.store.rows.get_message(to.tenant, e.id) is None]
     fresh.sort(key=lambda e: (_session_key(e), int(e.front.get("seq") or 0), e.created_at or ""))
     n = 0
     for (user, session), group in groupby(fresh, key=_session_key):
@@ -103,7 +103,7 @@ def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
         hashes, vectors = to.embed([e.body for e in turns])
         key_vectors = keys.embed_keys(
             to.embed.embedder,
-            to.store,
+            to.store.search,
             to.tenant,
             [(e.role or "user", e.body) for e in turns],
             hashes,
@@ -128,7 +128,7 @@ def _import_turns(to: _Target, entries: list[layout.Entry]) -> int:
             )
             for e, h, v, kv in zip(turns, hashes, vectors, key_vectors, strict=True)
         ]
-        n += len(to.store.add_messages(rows, []))
+        n += len(to.store.rows.add_messages(rows, []))
     return n
 
 
@@ -137,7 +137,7 @@ def _import_memories(to: _Target, entries: Iterable[tuple[layout.Entry, bool]]) 
     for e, deleted in entries:
         if e.is_turn:
             continue
-        if not e.id or to.store.get_memory(to.tenant, e.id) is not None:
+        if not e.id or to.store.rows.get_memory(to.tenant, e.id) is not None:
             continue
         hashes, vectors = to.embed([e.body])
         row = NewMemory(
@@ -157,9 +157,9 @@ def _import_memories(to: _Target, entries: Iterable[tuple[layout.Entry, bool]]) 
             embedder=to.embed.id,
             embedding=vectors[0],
         )
-        to.store.add_memory(row, ACTOR)
+        to.store.rows.add_memory(row, ACTOR)
         if deleted:
-            to.store.delete_memory(to.tenant, e.id, ACTOR)
+            to.store.rows.delete_memory(to.tenant, e.id, ACTOR)
         n["deleted" if deleted else "memories"] += 1
     return n
 

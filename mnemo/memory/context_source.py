@@ -98,7 +98,9 @@ class MemoryContextSource:
             )
         versions = {
             v.fields["id"]: v.fields
-            for v in records.store.memory_versions(records.tenant, self.user_key, self.at_text)
+            for v in records.store.search.memory_versions(
+                records.tenant, self.user_key, self.at_text
+            )
         }
         out: list[MemoryItem] = []
         offset = 0
@@ -132,7 +134,7 @@ class MemoryContextSource:
             q.user_id, session_id=session_id, until=self.until, limit=limit, agent_id=q.agent_id
         )
         flt = records.message_filter(turns)
-        return records.store.recent_messages(flt)
+        return records.store.rows.recent_messages(flt)
 
     def window(self, session_id: str) -> list[Message]:
         """The session's short-term window (the conversation tiers' ``window``): the turns
@@ -152,7 +154,7 @@ class MemoryContextSource:
                 self._query.user_id, min_importance=min_importance, agent_id=self._query.agent_id
             )
         records = self.reads.records
-        return records.store.profile_facts(
+        return records.store.conversation.profile_facts(
             records.tenant,
             self.user_key,
             min_importance=min_importance,

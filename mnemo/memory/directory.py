@@ -29,11 +29,11 @@ class Directory(TenantService):
         """The tenant's users by id, with their sessions, turns, live memories and last
         activity."""
         limit, offset = check_window(limit, offset)
-        return self.store.list_users(self.tenant, limit, offset)
+        return self.store.rows.list_users(self.tenant, limit, offset)
 
     def sessions(self, user_id: str) -> builtins.list[SessionSummary]:
         """A user's sessions (conversations), the most recently active first."""
-        return self.store.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
+        return self.store.rows.list_sessions(self.tenant, check.identifier(user_id, "user_id"))
 
     def users_page(
         self, *, limit: int = 100, offset: int = 0, cursor: str | None = None
@@ -44,8 +44,8 @@ class Directory(TenantService):
         at = cursors.resume(cursor, "users", self.tenant, {}, offset)
         after = None if at is None else str(at.key[0])
         return page_of(
-            lambda n, _: self.store.list_users(self.tenant, n, offset, after=after),
-            lambda: self.store.stats(self.tenant).users,
+            lambda n, _: self.store.rows.list_users(self.tenant, n, offset, after=after),
+            lambda: self.store.rows.stats(self.tenant).users,
             limit,
             offset if at is None else at.position,
             lambda u, pos: cursors.mark("users", self.tenant, {}, (u.user_id,), pos),
@@ -90,9 +90,9 @@ class Directory(TenantService):
         query = {"status": status}
         at = cursors.resume(cursor, "jobs", self.tenant, query, offset)
         before = None if at is None else int(at.key[0])
-        counts = self.store.stats(self.tenant).jobs
+        counts = self.store.rows.stats(self.tenant).jobs
         return page_of(
-            lambda n, _: self.store.list_jobs(
+            lambda n, _: self.store.jobs.list_jobs(
                 status, offset + n, tenant=self.tenant, before=before
             )[offset:],
             lambda: counts.get(status, 0) if status else sum(counts.values()),

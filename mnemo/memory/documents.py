@@ -41,18 +41,18 @@ class Documents(TenantService):
             embedder_id=self.embed.id,
             embed=self.embed,
         )
-        return self.store.add_document(row)
+        return self.store.documents.add_document(row)
 
     def detach_document(self, id: str) -> Document:
         """Remove an attached document; NotFoundError for an unknown id."""
-        return self.store.delete_document(self.tenant, doc_tier.document_id(id))
+        return self.store.documents.delete_document(self.tenant, doc_tier.document_id(id))
 
     def documents(self, user_id: str, *, session_id: str | None = None) -> builtins.list[Document]:
         """A user's documents, oldest first; with ``session_id``, those that session sees."""
         user_id = check.identifier(user_id, "user_id")
         if session_id is not None:
             session_id = check.identifier(session_id, "session_id")
-        return self.store.list_documents(self.tenant, user_id, session_id)
+        return self.store.documents.list_documents(self.tenant, user_id, session_id)
 
     # ---- profile ------------------------------------------------------------------------
     def profile(
@@ -75,7 +75,7 @@ class Documents(TenantService):
         )
         if category is not None:
             category = check.profile_category(category)
-        return self.store.profile_facts(
+        return self.store.conversation.profile_facts(
             self.tenant,
             user_id,
             include_inactive=include_inactive,

@@ -106,9 +106,9 @@ class Memory:
         self._check_embedder()
         # files_dir set: every write (API and tiers alike) mirrored to a Markdown file
         mirror = mirrored(self.store, self.settings)
-        self.embedding = Embedding(self.store, self.embedder, self.tenant)
+        self.embedding = Embedding(self.store.search, self.embedder, self.tenant)
         self.pipeline = Pipeline(
-            self.store,
+            self.store.search,
             self.embedder,
             self.settings,
             queries=QueryCache(self.settings.query_cache_size),
@@ -165,7 +165,7 @@ class Memory:
     def _check_embedder(self) -> None:
         """Raise SchemaError when the store holds another embedder's vectors, unless
         ``reembed_on_open`` (then rebuild them); run the startup repair when asked."""
-        in_use = [e for e in self.store.embedders_in_use() if e != self.embedder.id]
+        in_use = [e for e in self.store.search.embedders_in_use() if e != self.embedder.id]
         if in_use and self.settings.reembed_on_open:
             from mnemo.ops.reembed import reembed
 
@@ -258,7 +258,7 @@ class Memory:
         )  # fmt: skip
         hits = self._searcher.search(q)
         if self.settings.refresh_on_read and hits:
-            self.store.refresh_expiry(self.tenant, [h.id for h in hits])
+            self.store.rows.refresh_expiry(self.tenant, [h.id for h in hits])
         return hits
 
     def context(
@@ -313,7 +313,7 @@ class Memory:
         in every user (turns, memories, profile facts, their FTS rows, vectors, history and
         mirrored files); shared items stay. Returns counts by table."""
         agent_id = check.identifier(agent_id, "agent_id")
-        counts, users = self.store.delete_agent(self.tenant, agent_id)
+        counts, users = self.store.rows.delete_agent(self.tenant, agent_id)
         for user_id in users:
             self.pipeline.indexes.drop(self.tenant, user_id)
         return counts
@@ -321,7 +321,7 @@ class Memory:
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase every row of a user: messages, memories, FTS rows, vectors, history, jobs."""
         user_id = check.identifier(user_id, "user_id")
-        counts = self.store.delete_user(self.tenant, user_id)
+        counts = self.store.rows.delete_user(self.tenant, user_id)
         self.pipeline.indexes.drop(self.tenant, user_id)
         return counts
 
@@ -330,18 +330,18 @@ class Memory:
         full-text rows, vectors, mirrored files and the memories' history go too); counts per
         table (``messages``, ``memories``, ``history``, ...). Expired rows are already out of
         every read; the sweep reclaims them. A worker runs it every ``sweep_interval_s``."""
-        return self.store.sweep(self.tenant)
+        return self.store.rows.sweep(self.tenant)
 
     def _sweep_job(self, payload: dict[str, Any]) -> None:
         """The handler of a periodic sweep job (see :mod:`mnemo.jobs.sweep`); what it removed
         is logged (a handler's return value is its token usage, and a sweep uses none)."""
-        counts = self.store.sweep(None if payload.get("every_tenant") else self.tenant)
+        counts = self.store.rows.sweep(None if payload.get("every_tenant") else self.tenant)
         log.info("sweep: %s", counts)
 
     def drain(self, max_jobs: int | None = None) -> int:
         """Run this tenant's pending jobs inline until none is ready; returns how many ran."""
         options = job_runner.RunOptions.from_settings(self.settings, tenant=self.tenant)
-        return job_runner.run_ready(self.store, self.handlers, max_jobs, options=options)
+        return job_runner.run_ready(self.store.jobs, self.handlers, max_jobs, options=options)
 
     def jobs(self, status: str | None = None, limit: int = 100) -> builtins.list[Job]:
         """This tenant's background jobs, newest first; ``status`` is one of pending, running,
@@ -350,25 +350,25 @@ class Memory:
             status = check.job_status(status)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
             raise ValidationError("limit must be an integer in [1, 10000]")
-        return self.store.list_jobs(status, limit, tenant=self.tenant)
+        return self.store.jobs.list_jobs(status, limit, tenant=self.tenant)
 
     def requeue_dead_jobs(self) -> int:
         """Put this tenant's dead jobs back in the queue (due now, attempts reset, last error
         kept); returns how many."""
-        return self.store.requeue_dead_jobs(self.tenant)
+        return self.store.jobs.requeue_dead_jobs(self.tenant)
 
     def worker(self, poll_s: float | None = None) -> job_runner.Worker:
         """A :class:`~mnemo.jobs.runner.Worker` for this tenant's jobs with this Memory's
         handlers (not started; ``poll_s`` defaults to ``worker_poll_s``)."""
         return job_runner.Worker(
-            self.store, self.handlers, self.settings, tenant=self.tenant, poll_s=poll_s
+            self.store.jobs, self.handlers, self.settings, tenant=self.tenant, poll_s=poll_s
         )
 
     def stats(self) -> Stats:
         """Counts of what the store holds for this tenant, with advice in ``hints`` (see
         :mod:`mnemo.memory.hints`)."""
-        stats = self.store.stats(self.tenant)
-        stats.hints.extend(store_hints(self.store, self.tenant, self.embedder))
+        stats = self.store.rows.stats(self.tenant)
+        stats.hints.extend(store_hints(self.store.rows, self.tenant, self.embedder))
         return stats
 
     def close(self) -> None:
@@ -386,7 +386,7 @@ class Memory:
         """Move the expiry of the live turns and memories among ``ids`` that carry a ttl to
         now + their ttl, as a read does under ``refresh_on_read``; their new ``expires_at`` by
         id (ids without a ttl, expired or of another tenant are left out)."""
-        return self.store.refresh_expiry(self.tenant, _strings(ids, "ids"))
+        return self.store.rows.refresh_expiry(self.tenant, _strings(ids, "ids"))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """The unit vectors of ``texts`` (one row each) by this Memory's embedder; a text this

@@ -45,7 +45,7 @@ def mirrored(store: Store, settings: Settings) -> FileMirror | None:
             f"or files_enabled=false: {exc}"
         ) from None
     mirror = FileMirror(tenant_root(root, settings.tenant))
-    store.observe(MirrorObserver(mirror, store, settings.tenant))
+    store.observe(MirrorObserver(mirror, store.rows, settings.tenant))
     return mirror
 
 
@@ -61,7 +61,9 @@ class Files:
         mirror: FileMirror | None,
     ) -> None:
         self.settings = settings
-        self.sync = None if mirror is None else FileSync(store, settings.tenant, writer, mirror)
+        self.sync = (
+            None if mirror is None else FileSync(store.rows, settings.tenant, writer, mirror)
+        )
         self._watcher: FileWatcher | None = None
 
     def open(self) -> None:

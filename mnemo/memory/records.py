@@ -53,22 +53,22 @@ ERASED_PLACE = 2**62
 
 def memory_place(store: Store, item: MemoryItem) -> int:
     """Where ``item`` stands among memories of its exact ``created_at`` (the store's rowid)."""
-    found = store.memory_rowid(item.tenant, item.id)
+    found = store.rows.memory_rowid(item.tenant, item.id)
     return ERASED_PLACE if found is None else found
 
 
 #: The listing of memories: newest first, resumed after ``(created_at, rowid)``.
 MEMORIES = Listing[MemoryItem](
     "memories",
-    lambda store: store.list_memories,
-    lambda store: store.count_memories,
+    lambda store: store.rows.list_memories,
+    lambda store: store.rows.count_memories,
     lambda store, m: (format_time(m.created_at), memory_place(store, m)),
 )
 #: The listing of turns: in conversation order, resumed after ``(created_at, session, seq)``.
 MESSAGES = Listing[Message](
     "messages",
-    lambda store: store.list_messages,
-    lambda store: store.count_messages,
+    lambda store: store.rows.list_messages,
+    lambda store: store.rows.count_messages,
     lambda _, m: (format_time(m.created_at), m.session_id, m.seq),
 )
 
@@ -144,7 +144,7 @@ class Records(TenantService):
             request = fingerprint("add", given)  # every caller-given field of the table
             reserved = Keys(self.store.idempotency, self.settings)
             memory_id = reserved.reserve(idempotency_key, user_id, request, 1, MEMORY_PREFIX)[0]
-            first = self.store.get_memory(self.tenant, memory_id)
+            first = self.store.rows.get_memory(self.tenant, memory_id)
             if first is not None:
                 return first  # the first call's memory: nothing is written again
         created = given_time or format_time(utcnow())
@@ -170,9 +170,11 @@ class Records(TenantService):
             agent_id=agent_id,
         )
         try:
-            return self.store.add_memory(row, actor)
+            return self.store.rows.add_memory(row, actor)
         except StorageError:
-            first = None if idempotency_key is None else self.store.get_memory(self.tenant, row.id)
+            first = (
+                None if idempotency_key is None else self.store.rows.get_memory(self.tenant, row.id)
+            )
             if first is None:
                 raise
             return first  # a concurrent call with the same key stored it first
@@ -185,9 +187,9 @@ class Records(TenantService):
         check.text(id, "id")
         found: MemoryItem | Message | None = None
         if id.startswith(MESSAGE_PREFIX):
-            found = self.store.get_message(self.tenant, id)
+            found = self.store.rows.get_message(self.tenant, id)
         elif id.startswith(MEMORY_PREFIX):
-            found = self.store.get_memory(self.tenant, id)
+            found = self.store.rows.get_memory(self.tenant, id)
             if found is not None and found.deleted_at is not None:
                 raise NotFoundError(f"memory {id!r} was deleted (its history keeps it)")
         if found is None:
@@ -196,7 +198,7 @@ class Records(TenantService):
         if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
             raise NotFoundError(f"{id!r} expired at {format_time(found.expires_at)}")
         if self.settings.refresh_on_read and found.ttl_seconds is not None:
-            moved = self.store.refresh_expiry(self.tenant, [found.id])
+            moved = self.store.rows.refresh_expiry(self.tenant, [found.id])
             if found.id in moved:
                 found = found.model_copy(update={"expires_at": moved[found.id]})
         return found
@@ -386,27 +388,27 @@ class Records(TenantService):
         if confidence is not None:
             changes["confidence"] = check.unit_float(confidence, "confidence")
         check_changes(changes)
-        return self.store.update_memory(
+        return self.store.rows.update_memory(
             self.tenant, id, changes, actor, list(source_message_ids or [])
         )
 
     def delete(self, id: str, actor: str = "api") -> MemoryItem:
         """Soft-delete a memory: it leaves search and listing; history keeps it."""
         self._memory_id(id)
-        return self.store.delete_memory(self.tenant, id, actor)
+        return self.store.rows.delete_memory(self.tenant, id, actor)
 
     def history(self, id: str) -> builtins.list[HistoryEntry]:
         """Every change of a memory or profile fact, oldest first; NotFoundError for an
         unknown id (or an expired memory: it is gone, only the sweep has yet to reclaim it)."""
         if check.text(id, "id").startswith(PROFILE_PREFIX):
-            return [h for h in self.store.history(self.tenant, id)] or self._no_memory(id)
+            return [h for h in self.store.rows.history(self.tenant, id)] or self._no_memory(id)
         self._memory_id(id)
-        found = self.store.get_memory(self.tenant, id)
+        found = self.store.rows.get_memory(self.tenant, id)
         if found is None:
             raise NotFoundError(f"no memory with id {id!r}")
         if found.expires_at is not None and expired(found.expires_at, self.store.clock()):
             raise NotFoundError(f"memory {id!r} expired")
-        return self.store.history(self.tenant, id)
+        return self.store.rows.history(self.tenant, id)
 
     @staticmethod
     def _no_memory(id: str) -> builtins.list[HistoryEntry]:

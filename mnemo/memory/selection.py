@@ -43,7 +43,7 @@ class Selection:
         ``agent_id`` counts what that agent sees (with no ``user_id``: its own memories)."""
         where = parse_where(filters)
         scope = scope_of(self.records.tenant, user_id, agent_id)
-        return self.store.count_memories(self._selected(scope, session_id, where))
+        return self.store.rows.count_memories(self._selected(scope, session_id, where))
 
     def delete_all(
         self,
@@ -65,7 +65,7 @@ class Selection:
         view = None if agent is None else exactly(agent)
         scope = ReadScope(self.records.tenant, user_key, agents=view)
         flt = self._selected(scope, session_id, where)
-        return len(self.store.delete_memories(flt, actor))
+        return len(self.store.rows.delete_memories(flt, actor))
 
     def _selected(
         self, scope: ReadScope, session_id: str | None, where: Filter | None

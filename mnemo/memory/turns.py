@@ -138,7 +138,7 @@ class TurnWriter(TenantService):
                 request["agent_id"] = agent_id
             reserved = Keys(self.store.idempotency, self.settings)
             chosen = reserved.reserve(idempotency_key, user_id, request, len(turns), MESSAGE_PREFIX)
-            if self.store.get_message(self.tenant, chosen[0]) is not None:
+            if self.store.rows.get_message(self.tenant, chosen[0]) is not None:
                 return chosen  # the first call's turns: nothing is written again
         try:
             checked: list[Checked] = [(user_id, session_id, turns, chosen, agent_id)]
@@ -146,7 +146,7 @@ class TurnWriter(TenantService):
         except StorageError:
             if idempotency_key is None or chosen is None:
                 raise
-            if self.store.get_message(self.tenant, chosen[0]) is None:
+            if self.store.rows.get_message(self.tenant, chosen[0]) is None:
                 raise
             return chosen  # a concurrent call with the same key stored them first
 
@@ -189,7 +189,7 @@ class TurnWriter(TenantService):
         hashes, vectors = self.embed(texts, progress)
         key_vectors = keys.embed_keys(
             self.embed.embedder,
-            self.store,
+            self.store.search,
             self.tenant,
             [(t.role, t.content) for t in turns],
             hashes,
@@ -223,7 +223,7 @@ class TurnWriter(TenantService):
                     zip(islice(vectors_of, len(batch_turns)), times, strict=True)
                 )
             ]
-            stored = self.store.add_messages(
+            stored = self.store.rows.add_messages(
                 rows, followups(rows, list(self.handlers), self.tenant)
             )
             out.append([m.id for m in stored])

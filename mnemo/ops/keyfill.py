@@ -37,7 +37,7 @@ def fill_keys(
         last = turns[-1].rowid
         found = keys.embed_keys(
             embedder,
-            store,
+            store.search,
             None,  # maintenance: no tenant times it
             [(t.role, t.content) for t in turns],
             [t.content_hash for t in turns],

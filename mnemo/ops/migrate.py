@@ -238,7 +238,7 @@ def migrate(
     copying = False  # set once rows may be in the target: from then on a failure undoes
     try:
         if shared is not None:  # before the target is opened (and given mnemo's schema)
-            check_embedder(src, shared)
+            check_embedder(src.search, shared)
         dst = open_side(target)
         check_empty(dst.table_rows)
         copying = True
@@ -330,7 +330,7 @@ def open_searcher(
     where = {"database_url": url} if url else {"path": location, "database_url": None}
     settings = settings.replace(**where)
     store = open_store(settings)
-    in_use = [e for e in store.embedders_in_use() if e != embedder.id]
+    in_use = [e for e in store.search.embedders_in_use() if e != embedder.id]
     if in_use:
         store.close()
         raise SchemaError(
@@ -338,7 +338,7 @@ def open_searcher(
             f"{embedder.id!r}; use that embedder, or re-embed the store with "
             f"`mnemo reembed` (see docs/maintenance.md)"
         )
-    return Searcher(Pipeline(store, embedder, settings), settings), store.close
+    return Searcher(Pipeline(store.search, embedder, settings), settings), store.close
 
 
 def check_location(location: str) -> str:

@@ -39,9 +39,9 @@ from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import query_terms
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.schemas import bounded_time, format_time
-from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows, VectorState
+from mnemo.storage.base import MEMORY, MemoryVersion, Ref, VectorRows
 from mnemo.storage.clock import Clock
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchRows, SearchSource
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql.rows import epoch_seconds
 
@@ -154,10 +154,12 @@ def version_rows(versions: list[MemoryVersion], embed: Embedding) -> VectorRows:
     )
 
 
-class PastSource:
-    """The store as a search as of T reads it (see the module docstring): full text cut to
-    the past indexes plus the versions at T, and the versions' fields for their refs; every
-    other read goes to ``store``."""
+class PastSource(SearchRows):
+    """The rows a search as of T reads (see the module docstring): full text cut to the past
+    indexes plus the versions at T, the rows of a scope and the hit fields with each memory
+    changed since T in its version at T. The pipeline reads what a past search does not change
+    (the clock, vectors, session sizes) from the store itself; only the idf sums, which the
+    full text of a past search is scored with, are the store's read through here."""
 
     def __init__(
         self,
@@ -173,11 +175,6 @@ class PastSource:
         self.fields: dict[Ref, dict[str, Any]] = {
             (MEMORY, v.rowid): v.fields for vs in versions.values() for v in vs
         }
-
-    @property
-    def clock(self) -> Clock:
-        """The store's clock."""
-        return self.store.clock
 
     def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
         """The store's BM25 candidates held by the user's past index, plus the user's
@@ -227,7 +224,7 @@ class PastSource:
         return out | self.store.matching_among(scope, [r for r in refs if r not in mine])
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
-        """The store's idf sums (taken over today's rows)."""
+        """The store's idf sums: a past search scores with today's statistics."""
         return self.store.lexical_idf(tenant, user_id, terms)
 
     def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
@@ -235,40 +232,6 @@ class PastSource:
         out = self.store.fetch([r for r in refs if r not in self.fields])
         out.update({r: dict(self.fields[r]) for r in refs if r in self.fields})
         return out
-
-    def vector_state(self, tenant: str, user_id: str) -> VectorState:
-        """The store's."""
-        return self.store.vector_state(tenant, user_id)
-
-    def load_vectors(
-        self, tenant: str, user_id: str, embedder: str, after: VectorState | None, upto: VectorState
-    ) -> VectorRows:
-        """The store's."""
-        return self.store.load_vectors(tenant, user_id, embedder, after, upto)
-
-    def embeddings_for(
-        self, tenant: str | None, embedder: str, hashes: list[str]
-    ) -> dict[str, np.ndarray]:
-        """The store's."""
-        return self.store.embeddings_for(tenant, embedder, hashes)
-
-    def key_vectors_for(
-        self, tenant: str | None, embedder: str, hashes: list[str]
-    ) -> dict[str, np.ndarray]:
-        """The store's."""
-        return self.store.key_vectors_for(tenant, embedder, hashes)
-
-    def memory_versions(self, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:
-        """The store's."""
-        return self.store.memory_versions(tenant, user_id, at)
-
-    def embedders_in_use(self) -> list[str]:
-        """The store's."""
-        return self.store.embedders_in_use()
-
-    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
-        """The store's."""
-        return self.store.count_items(tenant, user_id, session_id)
 
 
 def the_past(

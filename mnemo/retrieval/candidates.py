@@ -20,7 +20,7 @@ from mnemo.retrieval import coverage, filtered, lexical
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.talk import STATEMENT, is_talk
 from mnemo.storage.base import MESSAGE, Ref
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchRows
 from mnemo.storage.scope import ReadScope
 from mnemo.text.turn_kinds import TURN_KINDS, TurnKind
 from mnemo.text.turn_kinds import classify as classify_turn
@@ -42,7 +42,7 @@ class Candidates:
     kinds: dict[Ref, TurnKind] = field(default_factory=dict)
 
 
-def classify(store: SearchSource, refs: set[Ref], cands: Candidates) -> None:
+def classify(store: SearchRows, refs: set[Ref], cands: Candidates) -> None:
     """The turn kind of every ref not yet known (see text.turn_kinds), cached per row in
     its vector index; memories are statements. A turn's kind is the one stored with it
     (text.turn_rules), read from its index or its row; computed only when the stored one is
@@ -83,7 +83,7 @@ class Retrievers:
     ``pool`` statements (see the module docstring).
     """
 
-    def __init__(self, store: SearchSource, settings: RetrievalSettings, uses_kinds: bool) -> None:
+    def __init__(self, store: SearchRows, settings: RetrievalSettings, uses_kinds: bool) -> None:
         self.store = store
         self.settings = settings
         self.uses_kinds = uses_kinds

@@ -17,14 +17,14 @@ import numpy as np
 from mnemo.filters import walk
 from mnemo.index.vectors import VectorIndex
 from mnemo.storage.base import Ref
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchRows
 from mnemo.storage.scope import ReadScope
 
 Found = tuple[int, float]
 
 
 def nearest_matching(
-    store: SearchSource,
+    store: SearchRows,
     index: VectorIndex,
     query: np.ndarray,
     n: int,
@@ -61,7 +61,7 @@ def nearest_matching(
 
 
 def admitted(
-    store: SearchSource, scope: ReadScope, scores: dict[Ref, float], known: set[Ref]
+    store: SearchRows, scope: ReadScope, scores: dict[Ref, float], known: set[Ref]
 ) -> dict[Ref, float]:
     """``scores`` of the refs that match the filter of the search's ``scope``: those in
     ``known`` (candidates, which matched already) and those the store says match (a signal

@@ -62,7 +62,7 @@ from mnemo.retrieval.signals import Ranking, Signal, signals_for
 from mnemo.retrieval.talk import is_talk
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchRows, SearchSource
 from mnemo.storage.scope import ReadScope
 
 
@@ -157,7 +157,7 @@ class Pipeline:
             (scope, self.indexes.get(self.store, tenant, scope.user_key, self.embedder.id))
             for scope in self.scopes(req)
         ]
-        store: SearchSource = self.store
+        store: SearchRows = self.store
         if req.as_of is not None:
             store, scoped = asof.the_past(self.store, self.embedder, req, scoped)
         if req.now is None:
@@ -204,7 +204,7 @@ class Pipeline:
         req: RetrievalRequest,
         cands: Candidates,
         about: speakers.QuerySpeakers,
-        store: SearchSource,
+        store: SearchRows,
     ) -> list[Hit]:
         s = self.settings
         now = time.time() if req.now is None else req.now
@@ -259,7 +259,7 @@ class Pipeline:
         order: np.ndarray,
         refs: list[Ref],
         cands: Candidates,
-        store: SearchSource,
+        store: SearchRows,
     ) -> list[tuple[int, dict[str, Any], Kept]]:
         """The first ``limit`` candidates in ``order`` that are neither in the request nor
         duplicates of a better one, with their rows (fetched a few more than needed at a
@@ -290,7 +290,7 @@ class Pipeline:
                         break
         return out
 
-    def _times(self, refs: list[Ref], cands: Candidates, store: SearchSource) -> np.ndarray:
+    def _times(self, refs: list[Ref], cands: Candidates, store: SearchRows) -> np.ndarray:
         """Each ref's time: from its vector index, else from its fetched row."""
         out = np.zeros(len(refs))
         unknown = []

@@ -27,7 +27,7 @@ def test_server_worker_runs_jobs_per_tenant(db_path: str) -> None:
         done: list[Any] = []
         while not done and time.monotonic() < deadline:
             time.sleep(0.05)
-            done = state.tenants.get("acme").store.list_jobs(status="done")
+            done = state.tenants.get("acme").store.jobs.list_jobs(status="done")
     assert [p["message_ids"] for p in ran["acme"]] == [ids]
     assert ran["acme"][0]["tenant"] == "acme" and ran["default"] == []
 
@@ -39,5 +39,5 @@ def test_worker_can_be_turned_off(db_path: str) -> None:
         body = {"user_id": "u1", "messages": [{"role": "user", "content": "hi"}]}
         httpx.post(srv.url + "/v1/messages", json=body)
         time.sleep(0.3)
-        jobs = app.state.mnemo.tenants.get("default").store.list_jobs()
+        jobs = app.state.mnemo.tenants.get("default").store.jobs.list_jobs()
     assert jobs and {j.status for j in jobs} == {"pending"}  # no worker ran them

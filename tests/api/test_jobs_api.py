@@ -15,7 +15,9 @@ from mnemo.storage.base import NewJob
 def dead_job(db: str, tenant: str) -> None:
     """One dead job of ``tenant`` in the store at ``db`` (a kind no handler runs)."""
     with Memory(db, embedder="hashing", tenant=tenant) as mem:
-        mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, tenant=tenant, user_id="u")])
+        mem.store.jobs.enqueue(
+            [NewJob(kind="nobody.handles", payload={}, tenant=tenant, user_id="u")]
+        )
         mem.drain()
 
 
@@ -45,7 +47,7 @@ def test_jobs_listed_and_dead_ones_requeued_within_the_callers_tenant(tmp_path: 
 def test_jobs_page_with_their_total(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     with Memory(db, embedder="hashing") as mem:
-        mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")] * 5)
+        mem.store.jobs.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")] * 5)
         ids = [j.id for j in mem.jobs()]
     with served(db, serve_worker=False) as (_, client):
         seen, offset = [], 0

@@ -208,9 +208,9 @@ def test_stats_table_and_json(env: dict[str, str], seeded: dict[str, str]) -> No
 
 def kill_one_job(mem: Memory) -> int:
     """Claim the oldest job of the tenant of `mem` and fail it for good; its id."""
-    job = mem.store.claim_job(tenant=mem.tenant)
+    job = mem.store.jobs.claim_job(tenant=mem.tenant)
     assert job is not None
-    assert mem.store.fail_job(job.id, "boom", None)
+    assert mem.store.jobs.fail_job(job.id, "boom", None)
     return job.id
 
 
@@ -239,12 +239,12 @@ def test_requeue_dead_jobs_on_both_stores(open_mem: Callable[..., Memory]) -> No
     dead = kill_one_job(a)
     b.add_messages([{"role": "user", "content": "two"}], user_id="u")
     kill_one_job(b)
-    assert a.store.requeue_dead_jobs(tenant="a") == 1
-    job = next(j for j in a.store.list_jobs() if j.id == dead)
+    assert a.store.jobs.requeue_dead_jobs(tenant="a") == 1
+    job = next(j for j in a.store.jobs.list_jobs() if j.id == dead)
     assert (job.status, job.attempts) == ("pending", 0)
-    assert [j.status for j in a.store.list_jobs("dead")] == ["dead"]  # b's, untouched
-    assert a.store.requeue_dead_jobs() == 1
-    assert a.store.list_jobs("dead") == []
+    assert [j.status for j in a.store.jobs.list_jobs("dead")] == ["dead"]  # b's, untouched
+    assert a.store.jobs.requeue_dead_jobs() == 1
+    assert a.store.jobs.list_jobs("dead") == []
 
 
 def test_version_and_short_help() -> None:

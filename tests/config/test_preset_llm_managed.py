@@ -121,7 +121,7 @@ def test_startup_sync_reembeds_and_repairs(tmp_path: Path) -> None:
     # another embedding model: re-embedded on open instead of a SchemaError
     with Memory(path, **PRESET, embedder_dim=256) as mem:
         assert mem.search("Ann loves pizza", "u1")[0].id == pizza.id
-        assert mem.store.embedders_in_use() == ["hashing:256"]
+        assert mem.store.search.embedders_in_use() == ["hashing:256"]
 
 
 def test_the_extractor_sees_the_assistant_reply_through_the_proxy(
@@ -158,7 +158,7 @@ def test_an_extraction_failure_is_caught_and_stores_nothing(
         server.enqueue(status=500)
         exchange(mem, "I live in Paris. I have two cats.", "Nice!")
         assert facts(mem) == []  # no rule fallback in this preset
-        [job] = mem.store.list_jobs()
+        [job] = mem.store.jobs.list_jobs()
         assert job.status == "done" and job.last_error is None  # best-effort: no crash
         con = sqlite3.connect(mem.store.location)
         try:

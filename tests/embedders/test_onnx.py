@@ -148,7 +148,7 @@ def test_a_store_of_another_embedder_is_detected_and_reembedded(tmp_path: Path) 
     with pytest.raises(SchemaError, match="onnx:all-MiniLM-L6-v2-q8"):
         Memory(db)
     with Memory(db, reembed_on_open=True) as mem:
-        assert mem.store.embedders_in_use() == ["onnx:all-MiniLM-L6-v2-q8"]
+        assert mem.store.search.embedders_in_use() == ["onnx:all-MiniLM-L6-v2-q8"]
         hits = mem.search("What is my dog's name?", user_id="u", limit=1)
         assert "Biscuit" in hits[0].content
 

@@ -71,7 +71,7 @@ def test_replay_stores_each_exchange_through_the_proxy_path(data: Path, tmp_path
         # dated at the question's time (the conversation's end), the reply a second later
         assert (reply.created_at - first[0].created_at).total_seconds() == 1
         # user turn and reply written in one batch: one fact job sees both
-        jobs = [j for j in mem.store.list_jobs(limit=100) if j.kind == "turns.facts"]
+        jobs = [j for j in mem.store.jobs.list_jobs(limit=100) if j.kind == "turns.facts"]
         assert any(set(j.payload["message_ids"]) == {first[0].id, reply.id} for j in jobs)
 
 

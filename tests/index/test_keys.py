@@ -95,11 +95,11 @@ def test_keys_are_stored_and_loaded_on_both_stores(open_mem: Callable[..., Memor
         ],
         user_id="u",
     )
-    index = mem.pipeline.indexes.get(mem.store, mem.tenant, "u", mem.embedder.id)
+    index = mem.pipeline.indexes.get(mem.store.search, mem.tenant, "u", mem.embedder.id)
     n_chunks = len(chunk_text(LONG, 20))
     assert index.k == n_chunks
     assert set(index.key_owners[: index.k].tolist()) == {0}  # the long user turn's position
-    stored = mem.store.key_vectors_for(mem.tenant, mem.embedder.id, [content_hash(LONG)])
+    stored = mem.store.search.key_vectors_for(mem.tenant, mem.embedder.id, [content_hash(LONG)])
     vectors = mem.embedder.embed(chunk_text(LONG, 20))
     assert np.allclose(stored[content_hash(LONG)], vectors, atol=1e-6)
 
@@ -125,7 +125,7 @@ def test_keys_off_writes_none_and_repair_fills_them(open_mem: Callable[..., Memo
     repair(off.store, off.embedder, keys=CHUNKS)
     assert pending_keys(off.store, off.embedder.id) == 0
     on = open_mem(key_chunk_words=20, **QUIET)
-    index = on.pipeline.indexes.get(on.store, on.tenant, "u", on.embedder.id)
+    index = on.pipeline.indexes.get(on.store.search, on.tenant, "u", on.embedder.id)
     assert index.k == len(chunk_text(LONG, 20))  # the short turn got an empty blob
 
 
@@ -138,7 +138,7 @@ def test_reembed_rebuilds_keys_with_the_new_embedder(tmp_path: Path) -> None:
     try:
         report = reembed(store, emb, keys=CHUNKS)
         assert report.rows["messages"] == 1 and report.rows["message keys"] == 1
-        keys = store.key_vectors_for(None, emb.id, [content_hash(LONG)])[content_hash(LONG)]
+        keys = store.search.key_vectors_for(None, emb.id, [content_hash(LONG)])[content_hash(LONG)]
         assert keys.shape == (len(chunk_text(LONG, 20)), 96)
     finally:
         store.close()
@@ -149,7 +149,7 @@ def test_fact_keys_are_stored_with_the_turn(open_mem: Callable[..., Memory]) -> 
     mem = open_mem(**{**QUIET, "fact_keys": True, "key_chunk_words": 0})
     turn = "Hey Mel! Good to see you. I adopted a beagle called Biscuit last week."
     mem.add_messages([{"role": "user", "content": turn}, {"role": "user", "content": "hi"}], "u")
-    index = mem.pipeline.indexes.get(mem.store, mem.tenant, "u", mem.embedder.id)
+    index = mem.pipeline.indexes.get(mem.store.search, mem.tenant, "u", mem.embedder.id)
     assert index.k == 1 and index.key_owners[0] == 0
     fact = mem.embedder.embed(["User adopted a beagle called Biscuit last week"])[0]
     assert np.allclose(index.key_matrix[0], fact, atol=1e-6)

@@ -43,11 +43,11 @@ def test_turn_jobs_are_written_with_the_turns_and_drained(mem: Memory) -> None:
     seen: list[dict] = []
     mem.handlers["turns.echo"] = seen.append
     ids = mem.add_messages([{"role": "user", "content": "hello"}], "u1", "s1")
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "pending" and job.payload["message_ids"] == ids
     assert mem.drain() == 1
     assert seen == [{"message_ids": ids, "user_id": "u1", "session_id": "s1", "tenant": "default"}]
-    assert mem.store.list_jobs()[0].status == "done"
+    assert mem.store.jobs.list_jobs()[0].status == "done"
     assert mem.drain() == 0
 
 
@@ -64,14 +64,14 @@ def test_failing_job_retries_with_backoff_then_dies_visibly(
     mem.handlers["turns.flaky"] = flaky
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     assert mem.drain() == 1
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "pending" and job.attempts == 1 and "upstream said no" in job.last_error
     assert job.run_after > clock()  # backing off
     assert mem.drain() == 0  # not due yet
     for _ in range(4):
         clock.advance(BACKOFF_CAP_S)  # the longest backoff: the retry is due
         mem.drain()
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "dead" and job.attempts == 5 and len(calls) == 5
     assert mem.stats().jobs == {"dead": 1}
 
@@ -79,9 +79,9 @@ def test_failing_job_retries_with_backoff_then_dies_visibly(
 def test_unknown_job_kind_is_dead(mem: Memory) -> None:
     from mnemo.storage.base import NewJob
 
-    mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")])
+    mem.store.jobs.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")])
     mem.drain()
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "dead" and "no handler" in job.last_error
 
 

@@ -111,7 +111,7 @@ JOBS_ONLY: dict = {"fact_extraction": "off", "profile_enabled": False, "episodes
 
 
 def only_job(mem: Memory) -> Job:
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     return job
 
 
@@ -178,7 +178,7 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
     wait_for(lambda: calls)
     stolen = []
     while only_job(mem).status == "running":
-        stolen.append(mem.store.claim_job(lease_s=1.0, owner="thief"))
+        stolen.append(mem.store.jobs.claim_job(lease_s=1.0, owner="thief"))
         time.sleep(0.05)
     assert worker.stop(timeout=WAIT_S)
     assert len(stolen) > 10 and not any(stolen)
@@ -190,10 +190,10 @@ def test_heartbeat_keeps_a_job_longer_than_its_lease(db_path: str) -> None:
 def test_lease_keeper_renews_only_the_job_it_holds(db_path: str) -> None:
     clock = FakeClock()  # the store and the keeper tell time by it: no sleeping
     mem = Memory(db_path, embedder="hashing", store=SQLiteStore(db_path, clock=clock), **JOBS_ONLY)
-    mem.store.enqueue([NewJob(kind="k", payload={}, user_id="u")])
-    job = mem.store.claim_job(lease_s=0.3, owner="me")
+    mem.store.jobs.enqueue([NewJob(kind="k", payload={}, user_id="u")])
+    job = mem.store.jobs.claim_job(lease_s=0.3, owner="me")
     assert job is not None
-    keeper = LeaseKeeper(mem.store, "me", 0.3, clock)
+    keeper = LeaseKeeper(mem.store.jobs, "me", 0.3, clock)
     keeper.hold(job.id)
     for _ in range(7):  # 0.7 s: a renewal every lease/3 = 0.1 s
         clock.step(0.1)
@@ -204,7 +204,7 @@ def test_lease_keeper_renews_only_the_job_it_holds(db_path: str) -> None:
     clock.advance(0.35)
     assert keeper.renewals == count and only_job(mem).lease_until == held
     keeper.close()
-    assert mem.store.claim_job(lease_s=1.0, owner="other") is not None  # expired: reclaimed
+    assert mem.store.jobs.claim_job(lease_s=1.0, owner="other") is not None  # expired: reclaimed
     mem.close()
 
 
@@ -235,16 +235,16 @@ def test_running_job_of_an_older_schema_is_reclaimable_after_upgrade(db_path: st
 
 
 def test_stale_worker_cannot_finish_or_fail_a_reclaimed_job(mem: Memory) -> None:
-    mem.store.enqueue([NewJob(kind="k", payload={}, user_id="u")])
-    first = mem.store.claim_job(lease_s=0.0, owner="a")
-    second = mem.store.claim_job(lease_s=60.0, owner="b")
+    mem.store.jobs.enqueue([NewJob(kind="k", payload={}, user_id="u")])
+    first = mem.store.jobs.claim_job(lease_s=0.0, owner="a")
+    second = mem.store.jobs.claim_job(lease_s=60.0, owner="b")
     assert first is not None and second is not None and first.id == second.id
     assert second.attempts == 2
-    assert not mem.store.extend_lease(first.id, "a", 60.0)
-    assert not mem.store.finish_job(first.id, None, owner="a")
-    assert not mem.store.fail_job(first.id, "late", 1.0, owner="a")
+    assert not mem.store.jobs.extend_lease(first.id, "a", 60.0)
+    assert not mem.store.jobs.finish_job(first.id, None, owner="a")
+    assert not mem.store.jobs.fail_job(first.id, "late", 1.0, owner="a")
     assert only_job(mem).status == "running"
-    assert mem.store.finish_job(second.id, {"total_tokens": 3}, owner="b")
+    assert mem.store.jobs.finish_job(second.id, {"total_tokens": 3}, owner="b")
     assert only_job(mem).status == "done" and only_job(mem).usage == {"total_tokens": 3}
 
 
@@ -254,7 +254,7 @@ def test_job_whose_workers_keep_dying_ends_dead(db_path: str) -> None:
     mem.handlers["turns.crashy"] = ran.append
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     for ghost in ("g1", "g2"):  # two workers claim it and die (lease ends at once)
-        assert mem.store.claim_job(lease_s=0.0, owner=ghost) is not None
+        assert mem.store.jobs.claim_job(lease_s=0.0, owner=ghost) is not None
     assert mem.drain() == 1
     job = only_job(mem)
     assert job.status == "dead" and job.attempts == 3 and "abandoned" in (job.last_error or "")
@@ -269,7 +269,7 @@ def test_handler_usage_is_stored_on_the_job(mem: Memory) -> None:
     mem.handlers["turns.none"] = lambda payload: "not usage"
     mem.add_messages([{"role": "user", "content": "x"}], "u1")
     assert mem.drain() == 3
-    usage = {j.kind: j.usage for j in mem.store.list_jobs()}
+    usage = {j.kind: j.usage for j in mem.store.jobs.list_jobs()}
     assert usage == {
         "turns.llm": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
         "turns.dict": {"prompt_tokens": 7, "total_tokens": 7},
@@ -297,7 +297,7 @@ def test_worker_thread_runs_jobs_as_they_arrive_and_stops(mem: Memory) -> None:
     wait_for(lambda: seen == [first, second])
     assert worker.stop(timeout=WAIT_S) and not worker.running
     assert worker.jobs_run == 2 and worker.errors == 0
-    assert [j.status for j in mem.store.list_jobs()] == ["done", "done"]
+    assert [j.status for j in mem.store.jobs.list_jobs()] == ["done", "done"]
 
 
 def test_worker_stop_lets_the_current_job_finish(mem: Memory) -> None:
@@ -318,7 +318,7 @@ def test_worker_stop_lets_the_current_job_finish(mem: Memory) -> None:
     release.set()
     assert worker.stop(timeout=WAIT_S)
     assert done == [1]
-    assert sorted(j.status for j in mem.store.list_jobs()) == ["done", "pending"]
+    assert sorted(j.status for j in mem.store.jobs.list_jobs()) == ["done", "pending"]
 
 
 def test_worker_survives_a_store_failure(db_path: str) -> None:
@@ -345,7 +345,7 @@ def test_sigterm_finishes_the_current_job_then_exits(
     proc.proc.send_signal(signal.SIGTERM)
     assert proc.expect("stopped")["jobs_run"] == 1
     assert proc.wait() == 0
-    jobs = {j.payload["message_ids"][0]: j for j in mem.store.list_jobs()}
+    jobs = {j.payload["message_ids"][0]: j for j in mem.store.jobs.list_jobs()}
     assert jobs[first[0]].status == "done"
     assert jobs[first[0]].usage == {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
     assert sorted(j.status for j in jobs.values()) == ["done", "pending"]
@@ -364,7 +364,7 @@ def test_mnemo_worker_command_stops_on_sigterm(tmp_path: Path, db_path: str) -> 
 
 def test_mnemo_worker_once_drains_and_exits(db_path: str) -> None:
     with Memory(db_path, embedder="hashing", **JOBS_ONLY) as mem:
-        mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")])
+        mem.store.jobs.enqueue([NewJob(kind="nobody.handles", payload={}, user_id="u")])
     env = {"MNEMO_PATH": db_path, "MNEMO_EMBEDDER": "hashing"}
     out = CliRunner().invoke(app, ["worker", "--once"], env=env)
     assert out.exit_code == 0, out.output

@@ -107,7 +107,9 @@ def _fact(mem: Memory, key: str, value: str, observed: str, n: int) -> None:
         observed_at=observed,
         observed_seq=n,
     )
-    mem.store.put_profile_fact(row, "test", lambda cur, seq: "ADD" if cur is None else "UPDATE")
+    mem.store.conversation.put_profile_fact(
+        row, "test", lambda cur, seq: "ADD" if cur is None else "UPDATE"
+    )
 
 
 def test_a_superseded_profile_fact_is_the_one_answered_as_of_then(open_mem: Open) -> None:

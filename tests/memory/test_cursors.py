@@ -147,9 +147,9 @@ def test_user_session_and_job_cursors(open_mem: OpenMem) -> None:
     assert {p.total for p in sessions} == {5}
 
     job = NewJob(kind="nobody.handles", payload={}, tenant=mem.tenant, user_id="u")
-    mem.store.enqueue([job] * 5)
+    mem.store.jobs.enqueue([job] * 5)
     before = [j.id for j in mem.jobs(limit=1000)]
-    jobs = walk(lambda **w: mem.jobs_page(**w), 3, lambda n: writer.store.enqueue([job]))
+    jobs = walk(lambda **w: mem.jobs_page(**w), 3, lambda n: writer.store.jobs.enqueue([job]))
     got = [j.id for p in jobs for j in p.items]
     assert got == before  # new jobs are newer than the cursor: not in this walk, none repeated
 
@@ -205,7 +205,7 @@ def test_a_cursor_never_reveals_another_tenants_rows(open_mem: OpenMem) -> None:
     # position of another tenant's row: the page still holds only the caller's rows
     params = cursors.query_params(mem._records.memory_filter(MemoryQuery(user_id="ann")))
     stamp = theirs[-1].created_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    place = other.store.memory_rowid(other.tenant, theirs[-1].id)
+    place = other.store.rows.memory_rowid(other.tenant, theirs[-1].id)
     assert place is not None
     forged = cursors.mark("memories", mem.tenant, params, ("9999-01-01T00:00:00.000000Z", 1), 0)
     near = cursors.mark("memories", mem.tenant, params, (stamp, place), 0)

@@ -43,7 +43,9 @@ def test_jobs_are_listed_and_requeued_per_tenant(open_mem: OpenMem) -> None:
     mem = open_mem(**QUIET)
     other = open_mem(tenant="other", **QUIET)
     for m in (mem, other):
-        m.store.enqueue([NewJob(kind="nobody.handles", payload={}, tenant=m.tenant, user_id="u")])
+        m.store.jobs.enqueue(
+            [NewJob(kind="nobody.handles", payload={}, tenant=m.tenant, user_id="u")]
+        )
         m.drain()
     [dead] = mem.jobs("dead")
     assert dead.user_id == "u" and "no handler" in (dead.last_error or "")

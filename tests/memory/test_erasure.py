@@ -74,9 +74,9 @@ def test_job_waiting_on_the_llm_writes_nothing_after_erasure(
     assert mem.list("u1") == []
     assert mem.messages("u1") == []
     assert mem.search("cat Miso", "u1") == []
-    assert mem.store.facts_processed(mem.tenant, ids) == set()
+    assert mem.store.rows.facts_processed(mem.tenant, ids) == set()
     assert mem.list(include_deleted=True) == []
-    assert mem.store.list_jobs() == []
+    assert mem.store.jobs.list_jobs() == []
 
 
 def test_a_user_written_again_after_erasure_is_processed(
@@ -119,7 +119,7 @@ def test_profile_job_waiting_on_the_llm_writes_nothing_after_erasure(
     assert not worker.is_alive()
     assert mem.profile("u1", min_importance=0.0) == []
     assert mem.stats().users == 0
-    assert mem.store.list_jobs() == []
+    assert mem.store.jobs.list_jobs() == []
 
 
 def file_bytes(db: Path) -> bytes:

@@ -201,6 +201,6 @@ def test_the_write_path_tiers_read_no_expired_turn(clocked: Clocked) -> None:
         user_id="u",
         session_id="s",
     )
-    assert [m.id for m in mem.store.session_messages("default", "u", "s")] == [a, b]
+    assert [m.id for m in mem.store.conversation.session_messages("default", "u", "s")] == [a, b]
     clock.advance(6)
-    assert [m.id for m in mem.store.session_messages("default", "u", "s")] == [b]
+    assert [m.id for m in mem.store.conversation.session_messages("default", "u", "s")] == [b]

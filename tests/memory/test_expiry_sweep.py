@@ -98,7 +98,7 @@ def test_sweep_erases_expired_rows_and_everything_hanging_off_them(
         keep.id,
         kept_turn,
     }
-    index = mem.pipeline.indexes.get(mem.store, "default", "u", mem.embedder.id)
+    index = mem.pipeline.indexes.get(mem.store.search, "default", "u", mem.embedder.id)
     assert index.n == 2 and index.k == 0
     assert not any("zebra" in p.read_text() for p in files.rglob("*.md"))
     assert mem.get(keep.id).id == keep.id
@@ -137,7 +137,7 @@ def test_the_worker_queues_a_durable_sweep_job(clocked: tuple[Memory, FakeClock]
     next drain (any worker) runs it."""
     mem, clock = clocked
     mem.add("a short lived note", user_id="u", ttl_seconds=10)
-    worker = Worker(mem.store, mem.handlers, mem.settings, tenant="default", clock=clock)
+    worker = Worker(mem.store.jobs, mem.handlers, mem.settings, tenant="default", clock=clock)
     assert worker.sweeps.tick(worker.handlers) is False  # nothing expired yet: no job
     assert mem.jobs() == []
     clock.advance(11)

@@ -47,7 +47,7 @@ def bulk_add(mem: Memory, user_id: str, rows: list[dict[str, Any]]) -> list[str]
         for r, h, v in zip(rows, hashes, vectors, strict=True)
     ]
     batch = FactBatch(mem.tenant, user_id, "test", [], [], adds=adds)
-    assert mem.store.apply_facts(batch) is not None
+    assert mem.store.rows.apply_facts(batch) is not None
     return [a.id for a in adds]
 
 

@@ -87,7 +87,7 @@ def test_turn_user_session_and_job_pages(mem: Memory) -> None:
     assert sessions.total == 3 and sessions.next_offset == 2
     assert [s.session_id for s in sessions.items] == [s.session_id for s in mem.sessions("ann")][:2]
 
-    mem.store.enqueue(
+    mem.store.jobs.enqueue(
         [NewJob(kind="nobody.handles", payload={}, tenant=mem.tenant, user_id="u")] * 3
     )
     every = mem.jobs(limit=1000)
@@ -143,6 +143,6 @@ def test_the_shared_rules(mem: Memory) -> None:
             importance=importance,
             source_message_ids=[turn],
         )
-        mem.store.put_profile_fact(fact, "test", lambda current, seq: "ADD")
+        mem.store.conversation.put_profile_fact(fact, "test", lambda current, seq: "ADD")
     assert [f.key for f in mem.profile_view("ann")] == ["name"]
     assert {f.key for f in mem.profile_view("ann", min_importance=0.0)} == {"name", "snack"}

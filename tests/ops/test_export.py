@@ -42,7 +42,7 @@ def seed(path: str) -> None:
             mem.update(item.id, content=f"loves {WORDS[u]}", tags=["pref"])
             mem.add(f"deleted {WORDS[u]}", user_id=f"u{u}", tags=[f"t{u}"])
         mem.delete(mem.list(user_id="u1", tag="t1")[0].id)
-        mem.store.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
+        mem.store.jobs.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
         mem.attach_document("Ann's allergies: peanuts. Her cat is Miso.", "u0", title="notes")
         mem.attach_document("Bob plays the piano.", "u1", title="bob")
         mem.add_user_message("u1", "planning a hiking trip to the Alps in June", "s0")

@@ -44,7 +44,7 @@ def put_fact(mem: Memory, user: str, value: str) -> None:
         importance=0.9,
         source_message_ids=[],
     )
-    mem.store.put_profile_fact(
+    mem.store.conversation.put_profile_fact(
         row, "test", lambda current, seq: "ADD" if current is None else "UPDATE"
     )
 
@@ -87,7 +87,9 @@ def view(location: str, user: str) -> dict[str, Any]:
             "docs": [(d.title, d.content) for d in mem.documents(user)],
             "profile": [
                 (f.key, f.value, f.active)
-                for f in mem.store.profile_facts("default", user, include_inactive=True)
+                for f in mem.store.conversation.profile_facts(
+                    "default", user, include_inactive=True
+                )
             ],
             "hits": [
                 h.content for h in mem.search("hiking trip tea", user_id=user, limit=5, now=NOW)

@@ -13,7 +13,7 @@ from mnemo.cli.main import app
 from mnemo.embedders import content_hash
 from mnemo.ops.migrate import compare_searches, migrate, sample_queries
 from mnemo.storage.base import NewJob
-from mnemo.storage.postgres.search import index_name
+from mnemo.storage.postgres.hnsw import index_name
 from mnemo.storage.postgres.store import PostgresStore
 
 #: No write-path tiers: the rows of a test are the ones it writes.
@@ -52,7 +52,7 @@ def seed(path: str) -> Memory:
         if u == 1:
             mem.delete(item.id)
     mem.add_messages([{"role": "user", "content": LONG}], user_id="u2", session_id="s9")  # keys
-    mem.store.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
+    mem.store.jobs.enqueue([NewJob(kind="turns.facts", payload={"n": 1}, user_id="u0")])
     mem.attach_document("Ann's allergies: peanuts. Her cat is called Miso.", "u0", title="notes")
     mem.add_user_message("u1", "planning a hiking trip to the Alps in June", "s0")  # a topic
     mem.store.api_keys.add("key_1", "default", "ci", "f" * 64)  # type: ignore[attr-defined]
@@ -85,11 +85,11 @@ def test_sqlite_to_postgres_and_back_loses_nothing(tmp_path: Path, pg_url: str) 
         assert a.stats().model_dump(exclude={"path"}) == b.stats().model_dump(exclude={"path"})
         assert a.documents("u0") == b.documents("u0")
         assert a.topics("u1") == b.topics("u1")
-        chunks_a = a.store.document_chunks("default", "u0", "hashing:384")
-        chunks_b = b.store.document_chunks("default", "u0", "hashing:384")
+        chunks_a = a.store.documents.document_chunks("default", "u0", "hashing:384")
+        chunks_b = b.store.documents.document_chunks("default", "u0", "hashing:384")
         assert chunks_a.texts == chunks_b.texts and (chunks_a.vectors == chunks_b.vectors).all()
-        keys_a = a.store.key_vectors_for(None, "hashing:384", [content_hash(LONG)])
-        keys_b = b.store.key_vectors_for(None, "hashing:384", [content_hash(LONG)])
+        keys_a = a.store.search.key_vectors_for(None, "hashing:384", [content_hash(LONG)])
+        keys_b = b.store.search.key_vectors_for(None, "hashing:384", [content_hash(LONG)])
         assert len(keys_a[content_hash(LONG)]) >= 2
         assert (keys_a[content_hash(LONG)] == keys_b[content_hash(LONG)]).all()
 
@@ -112,7 +112,7 @@ def test_migrated_postgres_store_keeps_working(tmp_path: Path, pg_url: str) -> N
         item = mem.add("a new fact after migration", user_id="u0")
         assert mem.history(item.id)[0].event == "ADD"
         assert mem.search("zebra", user_id="u0")[0].id == new_id
-        assert len(mem.store.list_jobs()) == 1
+        assert len(mem.store.jobs.list_jobs()) == 1
 
 
 def test_target_must_be_empty(tmp_path: Path, pg_url: str) -> None:

@@ -155,7 +155,7 @@ def test_reembed_on_postgres(pg_url: str) -> None:
         done = reembed(store, emb, batch_size=4)
         assert done.rows["messages"] == 11 and done.rows["memories"] == 1
         assert set(stale_count(store, emb.id).values()) == {0}
-        assert store.embedders_in_use() == [emb.id]
+        assert store.search.embedders_in_use() == [emb.id]
     finally:
         store.close()
     with Memory(url=pg_url, **NEW, **QUIET, lexical_weight=0.0) as mem:
@@ -167,6 +167,6 @@ def test_reembed_on_open_rebuilds_instead_of_refusing(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
     seed(path)
     with Memory(path, **NEW, **QUIET, reembed_on_open=True, lexical_weight=0.0) as mem:
-        assert mem.store.embedders_in_use() == ["hashing:96"]
+        assert mem.store.search.embedders_in_use() == ["hashing:96"]
         assert mem.search("pizza", user_id="u0")[0].content == "Ann loves pizza"
     assert embedders_left(path) == {"hashing:96"}

@@ -139,7 +139,7 @@ def test_rows_committed_during_an_index_load_are_held_once(open_mem: OpenMem) ->
     reader = open_mem()
     writer = open_mem()
     writer.add_messages(turns("first wombat"), "u")
-    real = reader.store.load_vectors
+    real = reader.store.search.load_vectors
     state = {"raced": False}
 
     def racing_load(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -148,10 +148,10 @@ def test_rows_committed_during_an_index_load_are_held_once(open_mem: OpenMem) ->
             writer.add_messages(turns("second wombat"), "u")
         return real(*args, **kwargs)
 
-    reader.store.load_vectors = racing_load  # type: ignore[method-assign]
+    reader.store.search.load_vectors = racing_load  # type: ignore[method-assign]
     reader.search("wombat", user_id="u")
     hits = reader.search("wombat", user_id="u")
-    index = reader.pipeline.indexes.get(reader.store, "default", "u", reader.embedder.id)
+    index = reader.pipeline.indexes.get(reader.store.search, "default", "u", reader.embedder.id)
     pairs = list(
         zip(index.tables[: index.n].tolist(), index.rowids[: index.n].tolist(), strict=True)
     )
@@ -202,7 +202,7 @@ def test_a_reload_builds_a_new_index_and_leaves_the_old_one_whole(mem: Memory) -
         [{"role": "user", "content": f"turn {i} about otters"} for i in range(3)], "u1"
     )
     item = mem.add("a fact about otters", user_id="u1")
-    cache, args = mem.pipeline.indexes, (mem.store, mem.tenant, "u1", mem.embedder.id)
+    cache, args = mem.pipeline.indexes, (mem.store.search, mem.tenant, "u1", mem.embedder.id)
     old = cache.get(*args)
     rows = old.n
     mem.add_messages([{"role": "user", "content": "one more otter turn"}], "u1")

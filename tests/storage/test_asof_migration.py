@@ -16,7 +16,9 @@ def _fact(mem: Memory, key: str, value: str, observed: str | None, n: int) -> No
         value=value, confidence=0.9, importance=0.9, source_message_ids=[],
         observed_at=observed, observed_seq=n,
     )  # fmt: skip
-    mem.store.put_profile_fact(row, "test", lambda cur, seq: "ADD" if cur is None else "UPDATE")
+    mem.store.conversation.put_profile_fact(
+        row, "test", lambda cur, seq: "ADD" if cur is None else "UPDATE"
+    )
 
 
 #: The inverse of migrations 0014 (turn rules) and 0013, on both backends.

@@ -39,11 +39,11 @@ def test_varint_and_idf_helpers() -> None:
 def test_idf_sum_per_table(open_mem: Callable[..., Memory]) -> None:
     mem = open_mem(**QUIET)
     mem.add_messages([{"role": "user", "content": t} for t in TURNS], user_id="u")
-    got = mem.store.lexical_idf("default", "u", ["alpha", "zeta", "missing"])
+    got = mem.store.search.lexical_idf("default", "u", ["alpha", "zeta", "missing"])
     want = fts5_idf(5, 2) + fts5_idf(5, 1) + fts5_idf(5, 0)
     assert got[MESSAGE] == pytest.approx(want)
     assert got[MEMORY] == pytest.approx(3 * MIN_IDF)  # no memory rows at all
-    assert mem.store.lexical_idf("default", "u", [])[MESSAGE] == 0.0
+    assert mem.store.search.lexical_idf("default", "u", [])[MESSAGE] == 0.0
 
 
 def test_an_average_row_holding_each_term_once_scores_the_sum(
@@ -53,5 +53,7 @@ def test_an_average_row_holding_each_term_once_scores_the_sum(
     mem = open_mem(**QUIET)
     mem.add_messages([{"role": "user", "content": t} for t in TURNS], user_id="u")
     match = 'text : ("zeta" OR "theta")'
-    (ref, score), *_ = mem.store.lexical(ReadScope("default", "u"), match, 5)
-    assert score == pytest.approx(mem.store.lexical_idf("default", "u", ["zeta", "theta"])[ref[0]])
+    (ref, score), *_ = mem.store.search.lexical(ReadScope("default", "u"), match, 5)
+    assert score == pytest.approx(
+        mem.store.search.lexical_idf("default", "u", ["zeta", "theta"])[ref[0]]
+    )

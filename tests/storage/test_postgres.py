@@ -22,7 +22,8 @@ from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE
 from mnemo.storage.postgres.bm25 import bm25
 from mnemo.storage.postgres.conn import migration_files, redact
-from mnemo.storage.postgres.search import index_name, match_terms, unpack_vectors
+from mnemo.storage.postgres.hnsw import index_name
+from mnemo.storage.postgres.search import match_terms, unpack_vectors
 from mnemo.storage.postgres.store import PostgresStore
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.conn import migration_files as sqlite_migrations
@@ -146,26 +147,31 @@ def test_vector_search_agrees_with_the_exact_search(pg_url: str) -> None:
     store = mem.store
     assert isinstance(store, PostgresStore)
     q = mem.embedder.embed(["rome again"])[0]
-    hits = store.vector_search(ReadScope("default", "u"), mem.embedder.id, q, 5)
+    hits = store.search.vector_search(ReadScope("default", "u"), mem.embedder.id, q, 5)
     assert len(hits) == 5 and hits[0][1] == pytest.approx(1.0, abs=1e-5)
     exact = sorted(
         ((ref, float(v @ q)) for ref, v in _all_vectors(mem).items()), key=lambda x: -x[1]
     )[:5]
     assert [s for _, s in hits] == pytest.approx([s for _, s in exact], abs=1e-5)  # ties
-    in_s1 = store.vector_search(ReadScope("default", "u", "s1"), mem.embedder.id, q, 50)
+    in_s1 = store.search.vector_search(ReadScope("default", "u", "s1"), mem.embedder.id, q, 50)
     assert len(in_s1) == 30 and all(t == MESSAGE for (t, _), _ in in_s1)
-    notes = store.vector_search(ReadScope("default", "u", kinds=("note",)), mem.embedder.id, q, 5)
+    notes = store.search.vector_search(
+        ReadScope("default", "u", kinds=("note",)), mem.embedder.id, q, 5
+    )
     assert [r for r, _ in notes] == [(MEMORY, _rowid(mem, note.id))]
     mem.delete(note.id)
     assert (
-        store.vector_search(ReadScope("default", "u", kinds=("note",)), mem.embedder.id, q, 5) == []
+        store.search.vector_search(
+            ReadScope("default", "u", kinds=("note",)), mem.embedder.id, q, 5
+        )
+        == []
     )
     mem.close()
 
 
 def _all_vectors(mem: Memory) -> dict[tuple[int, int], np.ndarray]:
-    state = mem.store.vector_state("default", "u")
-    rows = mem.store.load_vectors("default", "u", mem.embedder.id, None, state)
+    state = mem.store.search.vector_state("default", "u")
+    rows = mem.store.search.load_vectors("default", "u", mem.embedder.id, None, state)
     return {
         (int(t), int(r)): v for t, r, v in zip(rows.tables, rows.rowids, rows.vectors, strict=True)
     }
@@ -215,8 +221,8 @@ def test_vector_search_never_leaves_its_scope(pg_url: str) -> None:
     q = mem.embedder.embed(["rome"])[0]
 
     def found(scope: ReadScope) -> set[str]:
-        hits = store.vector_search(scope, mem.embedder.id, q, 50)
-        return {row["content"] for row in store.fetch([ref for ref, _ in hits]).values()}
+        hits = store.search.vector_search(scope, mem.embedder.id, q, 50)
+        return {row["content"] for row in store.search.fetch([ref for ref, _ in hits]).values()}
 
     live = {"rome shared", "rome of agent a", "rome of agent b", "rome at work", "rome at home"}
     assert found(ReadScope("default", "u")) == live | {"rome soon expired"}

@@ -46,7 +46,7 @@ def store(pg_url: str) -> Iterator[PostgresStore]:
 
 
 def test_two_worker_processes_never_run_the_same_job(store: PostgresStore, pg_url: str) -> None:
-    store.enqueue([NewJob(kind="work", payload={"n": i}, user_id="u") for i in range(120)])
+    store.jobs.enqueue([NewJob(kind="work", payload={"n": i}, user_id="u") for i in range(120)])
     workers = [start("drain", pg_url, 30) for _ in range(2)]
     results = [lines(w) for w in workers]
     ran = Counter(x["ran"] for r in results for x in r if "ran" in x)
@@ -54,13 +54,13 @@ def test_two_worker_processes_never_run_the_same_job(store: PostgresStore, pg_ur
     assert max(ran.values()) == 1, [n for n, c in ran.items() if c > 1]
     per_worker = [sum(1 for x in r if "ran" in x) for r in results]
     assert all(n > 0 for n in per_worker), per_worker  # both really worked
-    assert [j.status for j in store.list_jobs(limit=500)] == ["done"] * 120
+    assert [j.status for j in store.jobs.list_jobs(limit=500)] == ["done"] * 120
 
 
 def test_a_killed_workers_job_is_taken_over_after_its_lease(
     store: PostgresStore, pg_url: str
 ) -> None:
-    store.enqueue([NewJob(kind="work", payload={"n": 7}, user_id="u")])
+    store.jobs.enqueue([NewJob(kind="work", payload={"n": 7}, user_id="u")])
     hung = start("hang", pg_url, 1.5)
     assert hung.stdout is not None
     claimed = json.loads(hung.stdout.readline())
@@ -68,29 +68,31 @@ def test_a_killed_workers_job_is_taken_over_after_its_lease(
     hung.kill()
     hung.communicate(timeout=30)  # reaps it and closes its pipes
     killed_at = time.monotonic()
-    assert store.claim_job() is None  # still leased to the dead worker
-    [job] = store.list_jobs()
+    assert store.jobs.claim_job() is None  # still leased to the dead worker
+    [job] = store.jobs.list_jobs()
     assert job.status == "running" and job.lease_until is not None
-    assert not store.finish_job(job.id, owner="someone else")  # only the holder may finish
+    assert not store.jobs.finish_job(job.id, owner="someone else")  # only the holder may finish
     while time.monotonic() - killed_at < 1.6:
         time.sleep(0.1)
     took_over = lines(start("drain", pg_url, 30))
     assert took_over == [{"ran": 7}, {"done": 1}]
-    [job] = store.list_jobs()
+    [job] = store.jobs.list_jobs()
     assert job.status == "done" and job.attempts == 2 and job.lease_until is None
-    assert not store.fail_job(job.id, "late", None, owner="hanging worker")  # lease lost
+    assert not store.jobs.fail_job(job.id, "late", None, owner="hanging worker")  # lease lost
 
 
 def test_claim_filters_kinds_and_respects_run_after(store: PostgresStore) -> None:
-    store.enqueue([NewJob(kind="a", payload={"n": 1}), NewJob(kind="b", payload={"n": 2})])
-    got = store.claim_job(kinds=("b",))
+    store.jobs.enqueue([NewJob(kind="a", payload={"n": 1}), NewJob(kind="b", payload={"n": 2})])
+    got = store.jobs.claim_job(kinds=("b",))
     assert got is not None and got.kind == "b" and got.status == "running"
-    store.fail_job(got.id, "boom", retry_in_s=3600)
-    assert store.claim_job(kinds=("b",)) is None  # backing off
-    other = store.claim_job()
+    store.jobs.fail_job(got.id, "boom", retry_in_s=3600)
+    assert store.jobs.claim_job(kinds=("b",)) is None  # backing off
+    other = store.jobs.claim_job()
     assert other is not None and other.kind == "a"
-    assert store.extend_lease(other.id, "", 60) and not store.extend_lease(other.id, "x", 60)
-    assert store.finish_job(other.id, usage={"prompt_tokens": 12})
-    assert store.claim_job() is None
-    assert [j.usage for j in store.list_jobs(status="done")] == [{"prompt_tokens": 12}]
-    assert {j.status for j in store.list_jobs(status="pending")} == {"pending"}
+    assert store.jobs.extend_lease(other.id, "", 60) and not store.jobs.extend_lease(
+        other.id, "x", 60
+    )
+    assert store.jobs.finish_job(other.id, usage={"prompt_tokens": 12})
+    assert store.jobs.claim_job() is None
+    assert [j.usage for j in store.jobs.list_jobs(status="done")] == [{"prompt_tokens": 12}]
+    assert {j.status for j in store.jobs.list_jobs(status="pending")} == {"pending"}

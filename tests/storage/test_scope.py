@@ -29,9 +29,9 @@ def _rows(mem: Memory) -> dict[str, dict[str, Any]]:
     """Every turn and memory of the tenant (removed ones too), as fields by content."""
     scope = ReadScope("default", deleted=True, live_at="0001-01-01T00:00:00.000000Z")
     out: dict[str, dict[str, Any]] = {}
-    for m in mem.store.list_messages(ListFilter(scope, limit=1000)):
+    for m in mem.store.rows.list_messages(ListFilter(scope, limit=1000)):
         out[m.content] = {k: _stored(v) for k, v in m.model_dump().items()} | {"kind": "message"}
-    for item in mem.store.list_memories(ListFilter(scope, limit=1000)):
+    for item in mem.store.rows.list_memories(ListFilter(scope, limit=1000)):
         out[item.content] = {k: _stored(v) for k, v in item.model_dump().items()}
     return out
 
@@ -70,14 +70,14 @@ def test_the_sql_and_the_predicate_select_the_same_rows(mem: Memory, scope: Read
     _write(mem)
     rows = _rows(mem)
     wanted = {text for text, row in rows.items() if scope.admits(row)}
-    among = mem.store.matching_among(scope, _all_refs(mem))
-    assert {row["content"] for row in mem.store.fetch(sorted(among)).values()} == wanted
+    among = mem.store.search.matching_among(scope, _all_refs(mem))
+    assert {row["content"] for row in mem.store.search.fetch(sorted(among)).values()} == wanted
     if scope.user_id is not None:
-        rowids = mem.store.matching_rowids(scope)
+        rowids = mem.store.search.matching_rowids(scope)
         assert {(table, int(r)) for table, ids in rowids.items() for r in ids} == among
-    listed = {m.content for m in mem.store.list_memories(ListFilter(scope, limit=1000))}
+    listed = {m.content for m in mem.store.rows.list_memories(ListFilter(scope, limit=1000))}
     assert listed == {t for t in wanted if rows[t]["kind"] != "message"}
-    assert mem.store.count_memories(ListFilter(scope)) == len(listed)
+    assert mem.store.rows.count_memories(ListFilter(scope)) == len(listed)
 
 
 def _all_refs(mem: Memory) -> list[Ref]:
@@ -97,13 +97,15 @@ def test_full_text_and_the_vector_index_stay_in_the_scope(mem: Memory, scope: Re
     live = ReadScope(scope.tenant, scope.user_id).at_clock(mem.store.clock)
     wanted = {t for t, row in rows.items() if scope.admits(row) and live.admits(row)}
     match = 'text : ("rome")'
-    lexical = mem.store.lexical(scope, match, 100)
-    assert {r["content"] for r in mem.store.fetch([ref for ref, _ in lexical]).values()} == wanted
-    index = VectorIndex().refresh(mem.store, "default", "u", mem.embedder.id)
+    lexical = mem.store.search.lexical(scope, match, 100)
+    assert {
+        r["content"] for r in mem.store.search.fetch([ref for ref, _ in lexical]).values()
+    } == wanted
+    index = VectorIndex().refresh(mem.store.search, "default", "u", mem.embedder.id)
     mask = index.mask(scope.at_clock(mem.store.clock))
     held = np.arange(index.n) if mask is None else np.flatnonzero(mask)
     if scope.filter is not None:
-        allowed = index.matching(mem.store.matching_rowids(scope))
+        allowed = index.matching(mem.store.search.matching_rowids(scope))
         held = [p for p in held if allowed[p]]
-    found = mem.store.fetch([index.ref(int(p)) for p in held])
+    found = mem.store.search.fetch([index.ref(int(p)) for p in held])
     assert {r["content"] for r in found.values()} == wanted

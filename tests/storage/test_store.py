@@ -34,8 +34,8 @@ def raw(store: Store, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any,
 def lexical_texts(mem: Memory, user: str, words: str) -> list[str]:
     """Contents the store's full-text search finds for ``words`` (messages and memories)."""
     match = "text : (" + " OR ".join(f'"{w}"' for w in words.split()) + ")"
-    refs = [ref for ref, _ in mem.store.lexical(ReadScope("default", user), match, 50)]
-    return sorted(row["content"] for row in mem.store.fetch(refs).values())
+    refs = [ref for ref, _ in mem.store.search.lexical(ReadScope("default", user), match, 50)]
+    return sorted(row["content"] for row in mem.store.search.fetch(refs).values())
 
 
 def test_reopening_applies_nothing_twice(open_mem: OpenMem) -> None:
@@ -78,13 +78,15 @@ def test_lexical_is_confined_to_user_session_and_kinds(mem: Memory) -> None:
     mem.add_messages([{"role": "user", "content": "penguin of another user"}], "u2", "s1")
     mem.add("likes penguins", user_id="u1", session_id="s1", kind="note")
     match = 'text : ("penguin")'
-    found = mem.store.lexical(ReadScope("default", "u1"), match, 10)
+    found = mem.store.search.lexical(ReadScope("default", "u1"), match, 10)
     assert len(found) == 3 and [s for _, s in found] == sorted((s for _, s in found), reverse=True)
-    in_s1 = mem.store.lexical(ReadScope("default", "u1", "s1"), match, 10)
+    in_s1 = mem.store.search.lexical(ReadScope("default", "u1", "s1"), match, 10)
     assert {t for (t, _), _ in in_s1} == {MESSAGE, MEMORY}
-    notes = mem.store.lexical(ReadScope("default", "u1", kinds=("note",)), match, 10)
+    notes = mem.store.search.lexical(ReadScope("default", "u1", kinds=("note",)), match, 10)
     assert [t for (t, _), _ in notes] == [MEMORY]
-    only_messages = mem.store.lexical(ReadScope("default", "u1", kinds=("message",)), match, 10)
+    only_messages = mem.store.search.lexical(
+        ReadScope("default", "u1", kinds=("message",)), match, 10
+    )
     assert {t for (t, _), _ in only_messages} == {MESSAGE} and len(only_messages) == 2
 
 
@@ -94,8 +96,8 @@ def test_lexical_scores_are_bm25_rare_words_weigh_more(mem: Memory) -> None:
     turns.append({"role": "user", "content": "apple apple apple"})
     mem.add_messages(turns, "u")
     match = 'text : ("apple" OR "zanzibar")'
-    found = mem.store.lexical(ReadScope("default", "u"), match, 5)
-    rows = mem.store.fetch([ref for ref, _ in found])
+    found = mem.store.search.lexical(ReadScope("default", "u"), match, 5)
+    rows = mem.store.search.fetch([ref for ref, _ in found])
     contents = [rows[ref]["content"] for ref, _ in found]
     assert contents[:2] == ["zanzibar trip", "apple apple apple"]  # idf first, then tf
     assert found[0][1] > 2 * found[1][1] > 0
@@ -118,9 +120,9 @@ def test_embeddings_are_float32_tagged_and_never_computed_twice(open_mem: OpenMe
     mem.add_messages([turn], user_id="u2")
     mem.add("same words", user_id="u3")
     assert emb.calls == ["same words"]
-    assert mem.store.embedders_in_use() == [emb.id]
-    state = mem.store.vector_state("default", "u1")
-    loaded = mem.store.load_vectors("default", "u1", emb.id, None, state)
+    assert mem.store.search.embedders_in_use() == [emb.id]
+    state = mem.store.search.vector_state("default", "u1")
+    loaded = mem.store.search.load_vectors("default", "u1", emb.id, None, state)
     assert loaded.vectors.dtype == np.float32 and loaded.vectors.shape == (2, emb.dim)
     assert np.allclose(np.linalg.norm(loaded.vectors, axis=1), 1.0, atol=1e-5)
     assert np.array_equal(loaded.vectors[0], emb.embed(["same words"])[0])
@@ -148,22 +150,22 @@ def test_delete_user_erases_every_row(mem: Memory) -> None:
 
 
 def test_vector_state_tracks_inserts_and_other_changes(mem: Memory) -> None:
-    before = mem.store.vector_state("default", "u")
+    before = mem.store.search.vector_state("default", "u")
     assert before.generation == -1  # no such user yet
     mem.add_messages([{"role": "user", "content": "one"}], "u")
-    inserted = mem.store.vector_state("default", "u")
+    inserted = mem.store.search.vector_state("default", "u")
     assert inserted.max_message_rowid > 0 and inserted.generation == 0
     item = mem.add("fact", user_id="u")
-    added = mem.store.vector_state("default", "u")
+    added = mem.store.search.vector_state("default", "u")
     assert added.max_memory_rowid > 0 and added.generation == 0  # inserts append
     mem.update(item.id, importance=0.9)
-    assert mem.store.vector_state("default", "u").generation == 1  # anything else reloads
+    assert mem.store.search.vector_state("default", "u").generation == 1  # anything else reloads
 
 
 def test_fetch_and_embeddings_for_missing_rows(mem: Memory) -> None:
-    assert mem.store.fetch([(MESSAGE, 12345), (MEMORY, 999)]) == {}
-    assert mem.store.embeddings_for(mem.tenant, "hashing:384", ["nohash"]) == {}
-    assert mem.store.embeddings_for(mem.tenant, "hashing:384", []) == {}
+    assert mem.store.search.fetch([(MESSAGE, 12345), (MEMORY, 999)]) == {}
+    assert mem.store.search.embeddings_for(mem.tenant, "hashing:384", ["nohash"]) == {}
+    assert mem.store.search.embeddings_for(mem.tenant, "hashing:384", []) == {}
 
 
 def test_concurrent_writers_get_unique_contiguous_seq(open_mem: OpenMem) -> None:

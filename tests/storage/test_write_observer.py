@@ -40,8 +40,8 @@ def test_observers_hear_each_committed_write(mem: Memory) -> None:
     item = mem.add("likes tea", user_id="u")
     mem.update(item.id, content="likes green tea")
     mem.delete(item.id)
-    evicted = mem.store.evict_oldest("default", "u", "s", 0, ("fact",), "test")
-    mem.store.delete_user("default", "u")
+    evicted = mem.store.conversation.evict_oldest("default", "u", "s", 0, ("fact",), "test")
+    mem.store.rows.delete_user("default", "u")
     assert evicted == 1
     assert heard.events == [
         ("messages", ["I live in Lisbon"]),
@@ -57,6 +57,6 @@ def test_a_write_that_fails_is_not_observed(mem: Memory) -> None:
     heard = Heard()
     mem.store.observe(heard)
     with pytest.raises(NotFoundError):
-        mem.store.update_memory("default", "no-such-id", {"content": "x"}, "test")
-    assert mem.store.evict_oldest("default", "u", "s", 10, ("fact",), "test") == 0
+        mem.store.rows.update_memory("default", "no-such-id", {"content": "x"}, "test")
+    assert mem.store.conversation.evict_oldest("default", "u", "s", 10, ("fact",), "test") == 0
     assert heard.events == []

@@ -36,7 +36,7 @@ def test_long_documents_are_chunked_with_overlap(db_path: str) -> None:
         text = " ".join(f"word{i}" for i in range(35))
         doc = mem.attach_document(text, "u1")
         assert doc.chunks == 5  # starts at 0, 8, 16, 24, 32 (the last reaches the end)
-        chunks = mem.store.document_chunks(mem.tenant, "u1", mem.embedder.id)
+        chunks = mem.store.documents.document_chunks(mem.tenant, "u1", mem.embedder.id)
         assert chunks.texts[1].split()[0] == "word8" and chunks.vectors.shape == (5, 384)
         assert set(chunks.document_ids) == {doc.id}
 
@@ -88,7 +88,7 @@ def test_dedupe_by_chunk_similarity(mem: Memory) -> None:
     mem.add_messages([{"role": "user", "content": "I live in Lyon"}], "u1", "s1")
     mem.drain()
     stored = facts(mem)
-    doc_chunks = mem.store.document_chunks(mem.tenant, "u1", mem.embedder.id)
+    doc_chunks = mem.store.documents.document_chunks(mem.tenant, "u1", mem.embedder.id)
     [_, vec] = mem.embedding(["User lives in Lyon"])
     assert float(doc_chunks.vectors[0] @ vec[0]) > 0.99
     assert stored == []  # a document of another session counts too (`llm-managed`: all contexts)
@@ -113,7 +113,7 @@ def test_delete_user_erases_documents_and_chunks(mem: Memory) -> None:
     mem.attach_document("a b c", "u1")
     counts = mem.delete_user("u1")
     assert counts["documents"] == 1 and mem.documents("u1") == []
-    assert mem.store.document_chunks(mem.tenant, "u1", mem.embedder.id).texts == []
+    assert mem.store.documents.document_chunks(mem.tenant, "u1", mem.embedder.id).texts == []
 
 
 def test_documents_survive_reopen(db_path: str) -> None:

@@ -73,7 +73,7 @@ def test_bulk_import_compresses_in_the_same_steps(tiered: Memory) -> None:
     ranges = [e.metadata["turn_range"] for e in episodes(tiered)]
     assert ranges == [f"turns {a}-{a + 9}" for a in range(1, 91, 10)]
     assert [m.seq for m in window(tiered.conversation.ctx, "u1", "s1")] == list(range(91, 101))
-    job = next(j for j in tiered.store.list_jobs() if j.kind == "turns.episodes")
+    job = next(j for j in tiered.store.jobs.list_jobs() if j.kind == "turns.episodes")
     tiered.handlers["turns.episodes"](job.payload)  # idempotent
     assert len(episodes(tiered)) == 9
 
@@ -189,7 +189,7 @@ def test_bad_or_failing_llm_falls_back_to_rules(
     assert summary.metadata["fallback"].startswith(reason)
     assert "Q: " in summary.content
     assert [h.actor for h in llm_platform.history(summary.id)] == ["rules"]
-    job = next(j for j in llm_platform.store.list_jobs() if j.kind == "turns.summary")
+    job = next(j for j in llm_platform.store.jobs.list_jobs() if j.kind == "turns.summary")
     assert job.status == "done"
 
 
@@ -220,7 +220,7 @@ def test_rolling_summary_is_one_per_conversation(open_mem: Callable[..., Memory]
         assert again.metadata["message_count"] == 8 and len(again.source_message_ids) == 8
         assert [h.event for h in mem.history(again.id)] == ["ADD", "UPDATE"]
         assert mem.search("Berlin", "u1", kinds=["summary"])[0].id == again.id
-        job = next(j for j in mem.store.list_jobs() if j.kind == "turns.rolling_summary")
+        job = next(j for j in mem.store.jobs.list_jobs() if j.kind == "turns.rolling_summary")
         assert mem.handlers["turns.rolling_summary"](job.payload)["summaries"] == 0
 
 
@@ -237,7 +237,7 @@ def test_eviction_leaves_messages_intact(open_mem: Callable[..., Memory]) -> Non
         assert found & set(ids) == set(ids[3:])  # 9 entries, 5 kept: the fact and 3 turns left
         assert fact.id not in found and mem.history(fact.id)[-1].event == "DELETE"
         assert summaries(mem, "rolling")  # summaries are exempt
-        job = next(j for j in mem.store.list_jobs() if j.kind == "turns.evict")
+        job = next(j for j in mem.store.jobs.list_jobs() if j.kind == "turns.evict")
         assert mem.handlers["turns.evict"](job.payload) == {"evicted": 0}
 
 

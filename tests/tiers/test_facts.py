@@ -203,7 +203,7 @@ def test_facts_are_extracted_with_provenance_and_history(mem: Memory) -> None:
         "u1",
         "s1",
     )
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.kind == JOB_KIND and job.status == "pending"
     assert mem.drain() == 1
     assert facts(mem) == ["User lives in Paris", "User's favourite colour is blue"]
@@ -213,7 +213,7 @@ def test_facts_are_extracted_with_provenance_and_history(mem: Memory) -> None:
         assert item.metadata == {"extracted_by": "rules", "mode": "atomic"}
         [entry] = mem.history(item.id)
         assert (entry.event, entry.actor, entry.source_message_ids) == ("ADD", "rules", [ids[0]])
-    assert mem.store.list_jobs()[0].status == "done"
+    assert mem.store.jobs.list_jobs()[0].status == "done"
     assert [r["message_id"] for r in fact_runs(mem)] == [ids[0]]
 
 
@@ -249,7 +249,7 @@ def test_rerunning_a_job_adds_nothing(mem: Memory) -> None:
     # a facts job enqueued again for the same turns (e.g. a replayed queue) changes nothing
     from mnemo.storage.base import NewJob
 
-    mem.store.enqueue([NewJob(JOB_KIND, payload, user_id="u1")])
+    mem.store.jobs.enqueue([NewJob(JOB_KIND, payload, user_id="u1")])
     assert mem.drain() == 1
     assert facts(mem) == before
     assert sum(len(mem.history(m.id)) for m in mem.list("u1")) == 2
@@ -275,7 +275,7 @@ def test_off_registers_nothing_and_enqueues_nothing(db_path: str) -> None:
     with Memory(db_path, embedder="hashing", **FACTS_ONLY, fact_extraction="off") as mem:
         assert JOB_KIND not in mem.handlers
         mem.add_messages([{"role": "user", "content": "I live in Paris"}], "u1")
-        assert mem.store.list_jobs() == [] and mem.drain() == 0
+        assert mem.store.jobs.list_jobs() == [] and mem.drain() == 0
 
 
 def test_agent_cli_preset_is_atomic() -> None:

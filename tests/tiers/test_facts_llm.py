@@ -88,7 +88,7 @@ def test_atomic_extraction_adds_facts_and_records_usage(
     item = mem.list("u1")[0]
     assert item.metadata == {"extracted_by": "llm", "mode": "atomic"}
     assert [(h.actor, h.source_message_ids) for h in mem.history(item.id)] == [("llm", ids)]
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "done" and job.usage["total_tokens"] > 0
 
 
@@ -122,7 +122,7 @@ def test_single_extraction_nothing_stores_nothing(db_path: str, server: Scripted
         server.enqueue_chat("NOTHING")
         say(mem, "What's the weather like?")
         assert facts(mem) == [] and run_notes(mem) == [("llm", None)]
-        assert mem.store.list_jobs()[0].status == "done"
+        assert mem.store.jobs.list_jobs()[0].status == "done"
 
 
 @pytest.mark.parametrize(
@@ -246,7 +246,7 @@ def assert_rules_fallback(mem: Memory, reason: str) -> None:
     item = mem.list("u1")[0]
     assert item.metadata["extracted_by"] == "rules" and reason in item.metadata["fallback"]
     assert mem.history(item.id)[0].actor == "rules"
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "done" and job.last_error is None
 
 
@@ -297,7 +297,7 @@ def test_reconciliation_failure_falls_back_to_rules(mem: Memory, server: Scripte
 def test_non_transient_llm_error_fails_the_job(mem: Memory, server: ScriptedServer) -> None:
     server.enqueue(status=401)
     say(mem, "I live in Lyon.")
-    [job] = mem.store.list_jobs()
+    [job] = mem.store.jobs.list_jobs()
     assert job.status == "pending" and job.attempts == 1 and "401" in job.last_error
     assert facts(mem) == [] and run_notes(mem) == []
 
@@ -338,12 +338,12 @@ def test_a_killed_job_stays_queued_and_completes_later(
     clock = FakeClock()
     store = SQLiteStore(db_path, clock=clock)
     with llm_memory(db_path, server.url, job_lease_s=1.0, store=store) as mem:
-        [job] = mem.store.list_jobs()
+        [job] = mem.store.jobs.list_jobs()
         assert job.status == "running" and facts(mem) == [] and run_notes(mem) == []
         clock.advance(1.1)  # the dead worker's lease runs out
         reply_json(server, {"facts": ["User lives in Lyon."]})
         assert mem.drain() == 1
-        [job] = mem.store.list_jobs()
+        [job] = mem.store.jobs.list_jobs()
         assert job.status == "done" and job.attempts == 2
         assert facts(mem) == ["User lives in Lyon."]
         assert mem.handlers[JOB_KIND](job.payload)["total_tokens"] == 0  # idempotent

@@ -59,7 +59,8 @@ def test_seed_003_alex_example_plays_out_with_history(mem: Memory) -> None:
     old_id = history[0].old["id"]
     assert [h.event for h in mem.history(old_id)] == ["ADD"]
     events = [
-        (h.event, (h.new or {}).get("value")) for h in mem.store.profile_history("default", "u1")
+        (h.event, (h.new or {}).get("value"))
+        for h in mem.store.conversation.profile_history("default", "u1")
     ]
     assert events == [("ADD", "Alex"), ("UPDATE", "Alexander")]
 
@@ -110,11 +111,11 @@ def test_profile_job_is_idempotent(mem: Memory) -> None:
     )
     mem.drain()
     before = [f.model_dump() for f in mem.profile("u1", include_inactive=True)]
-    history = mem.store.profile_history("default", "u1")
-    job = next(j for j in mem.store.list_jobs() if j.kind == "turns.profile")
+    history = mem.store.conversation.profile_history("default", "u1")
+    job = next(j for j in mem.store.jobs.list_jobs() if j.kind == "turns.profile")
     assert mem.handlers["turns.profile"](job.payload)["add"] == 0
     assert [f.model_dump() for f in mem.profile("u1", include_inactive=True)] == before
-    assert mem.store.profile_history("default", "u1") == history
+    assert mem.store.conversation.profile_history("default", "u1") == history
     assert {(f.category, f.key, f.value) for f in mem.profile("u1")} == {
         ("identity", "name", "Alex"),
         ("constraint", "allergy_peanuts", "peanuts"),
@@ -196,7 +197,7 @@ def test_llm_facts_are_used_and_attributed(llm_mem: Memory, server: ScriptedServ
     fact = llm_mem.profile("u1")[0]
     [entry] = llm_mem.history(fact.id)
     assert entry.actor == "llm" and "fallback" not in entry.new["note"]
-    job = next(j for j in llm_mem.store.list_jobs() if j.kind == "turns.profile")
+    job = next(j for j in llm_mem.store.jobs.list_jobs() if j.kind == "turns.profile")
     assert job.status == "done"
 
 
@@ -228,6 +229,6 @@ def test_a_non_transient_llm_error_fails_the_job(llm_mem: Memory, server: Script
     server.enqueue(status=400, json={"error": {"message": "bad model"}})
     llm_mem.add_messages([{"role": "user", "content": "My name is Alex"}], "u1", "s1")
     llm_mem.drain()
-    job = next(j for j in llm_mem.store.list_jobs() if j.kind == "turns.profile")
+    job = next(j for j in llm_mem.store.jobs.list_jobs() if j.kind == "turns.profile")
     assert job.status == "pending" and "bad model" in (job.last_error or "")
     assert llm_mem.profile("u1") == []

@@ -143,7 +143,7 @@ def test_the_job_path_matches_the_inline_path_and_is_idempotent(tmp_path: Path) 
         ]
     job = _mem(tmp_path / "job.db", topics_enabled=True)
     ids = job.add_messages(turns, "u1", "s1")
-    assert [j.kind for j in job.store.list_jobs()] == ["turns.topics"]
+    assert [j.kind for j in job.store.jobs.list_jobs()] == ["turns.topics"]
     assert job.topics("u1") == []  # nothing until the job runs
     assert job.drain() == 1
     grouped = [m.topic_id for m in job.messages("u1")]
@@ -155,7 +155,7 @@ def test_the_job_path_matches_the_inline_path_and_is_idempotent(tmp_path: Path) 
     for t in turns:
         add = inline.add_user_message if t["role"] == "user" else inline.add_assistant_message
         add("u1", str(t["content"]), "s1", now=t["created_at"])  # type: ignore[operator]
-    assert inline.store.list_jobs() == []  # topics_enabled is off: no job, inline only
+    assert inline.store.jobs.list_jobs() == []  # topics_enabled is off: no job, inline only
     shape = lambda m: sorted((t.message_count, t.access_count, t.title) for t in m.topics("u1"))  # noqa: E731
     assert shape(inline) == shape(job)
     job.close()

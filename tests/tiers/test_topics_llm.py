@@ -55,7 +55,7 @@ def test_compaction_enqueues_an_llm_rewrite_of_the_rules_summary(
     [topic] = mem.topics("u1")
     assert topic.summary_actor == "rules" and topic.summary
     assert server.requests == []  # the write path never waited for the LLM
-    [job] = [j for j in mem.store.list_jobs() if j.kind == SUMMARY_JOB]
+    [job] = [j for j in mem.store.jobs.list_jobs() if j.kind == SUMMARY_JOB]
     server.enqueue_chat("The user asked about subject zero; the assistant replied in turn.")
     assert mem.drain() == 1
     [topic] = mem.topics("u1")
@@ -65,7 +65,7 @@ def test_compaction_enqueues_an_llm_rewrite_of_the_rules_summary(
     [req] = server.requests
     prompt = req.json["messages"][0]["content"]
     assert about(0, 0) in prompt and "reply number 3." in prompt and about(0, 6) not in prompt
-    [job] = [j for j in mem.store.list_jobs() if j.kind == SUMMARY_JOB]
+    [job] = [j for j in mem.store.jobs.list_jobs() if j.kind == SUMMARY_JOB]
     assert job.status == "done" and job.usage and job.usage["total_tokens"] > 0
     mem.topic_memory.handle_summary_job(job.payload)  # again: stale now, nothing asked
     assert len(server.requests) == 1 and mem.topics("u1")[0].summary_actor == "llm"
@@ -110,7 +110,7 @@ def test_transient_llm_failure_keeps_the_rules_summary_and_records_it(
     [topic] = mem.topics("u1")
     assert topic.summary == rules and topic.summary_actor == "rules"
     assert topic.metadata["summary_fallback"] == "rules: LLMTransientError"
-    [job] = [j for j in mem.store.list_jobs() if j.kind == SUMMARY_JOB]
+    [job] = [j for j in mem.store.jobs.list_jobs() if j.kind == SUMMARY_JOB]
     assert job.status == "done"  # fell back, recorded: nothing left to retry
     mem.close()
 
@@ -120,4 +120,4 @@ def test_without_an_llm_compaction_is_rules_only(mem: Memory) -> None:
         mem.add_user_message("u1", about(0, k), "s1")
         mem.add_assistant_message("u1", f"reply {k}", "s1")
     [topic] = mem.topics("u1")
-    assert topic.summary_actor == "rules" and mem.store.list_jobs() == []
+    assert topic.summary_actor == "rules" and mem.store.jobs.list_jobs() == []

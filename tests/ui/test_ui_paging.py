@@ -37,7 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
         mem.add_messages(turns, user_id="caroline", session_id="long")
         for i in range(USERS):
             mem.add(f"User {i} likes tea", f"user{i:02d}")
-        mem.store.enqueue(
+        mem.store.jobs.enqueue(
             [NewJob(kind="nobody.handles", payload={}, tenant=mem.tenant, user_id="caroline")]
             * JOBS
         )

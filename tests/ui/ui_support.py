@@ -78,7 +78,9 @@ def seed(mem: Memory, user: str, fact: str, session: str = "s1") -> MemoryItem:
 
 def dead_job(mem: Memory, user: str) -> None:
     """One dead job of ``mem``'s tenant: a kind no handler runs, drained once."""
-    mem.store.enqueue([NewJob(kind="nobody.handles", payload={}, tenant=mem.tenant, user_id=user)])
+    mem.store.jobs.enqueue(
+        [NewJob(kind="nobody.handles", payload={}, tenant=mem.tenant, user_id=user)]
+    )
     mem.drain()
 
 

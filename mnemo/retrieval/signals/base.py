@@ -17,7 +17,7 @@ from mnemo.retrieval.candidates import Candidates
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.speakers import QuerySpeakers
 from mnemo.storage.base import Ref
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchRows
 
 
 @dataclass
@@ -34,7 +34,7 @@ class Ranking:
     now: float
     about: QuerySpeakers
     cands: Candidates
-    store: SearchSource
+    store: SearchRows
     priors: dict[Ref, dict[str, float]] = field(default_factory=dict)
     notes: dict[Ref, dict[str, float]] = field(default_factory=dict)
     damped: dict[Ref, float] = field(default_factory=dict)

@@ -96,9 +96,14 @@ class Maintenance(Protocol):
         ...
 
 
-class Maintainable(SearchSource, Protocol):
+class Maintainable(Protocol):
     """A store as the maintenance commands use it: its batches and fixes, plus the stored
     vectors and keys they reuse."""
+
+    @property
+    def search(self) -> SearchSource:
+        """The stored vectors and keys (by content hash) a run reuses."""
+        ...
 
     @property
     def maintenance(self) -> Maintenance:

@@ -1,4 +1,11 @@
-"""The search-source port: what retrieval reads (full text, vectors, hit fields)."""
+"""The search-source port (``store.search``): what retrieval reads (full text, vectors, hit
+fields).
+
+:class:`SearchRows` is the part a search ranks from: full-text candidates and their idf, the
+rows of a scope, hit fields. A search as of a past time reads the store through another
+:class:`SearchRows` (:class:`mnemo.retrieval.asof.PastSource`); :class:`SearchSource` adds
+what only the store has: its clock, vectors and the rest.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +18,8 @@ from mnemo.storage.clock import Clock
 from mnemo.storage.scope import ReadScope
 
 
-class SearchSource(Protocol):
-    """Candidates, vectors and row fields for the retrieval pipeline and the vector index."""
-
-    @property
-    def clock(self) -> Clock:
-        """The store's clock: rows expired by it are out of every read."""
-        ...
+class SearchRows(Protocol):
+    """The rows a search ranks: full-text candidates, the rows of a scope, hit fields."""
 
     def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
         """BM25 candidates for an FTS query among the rows of ``scope`` (one user's; "now"
@@ -40,6 +42,19 @@ class SearchSource(Protocol):
         those rows only."""
         ...
 
+    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Row fields for the given refs (those still present)."""
+        ...
+
+
+class SearchSource(SearchRows, Protocol):
+    """Candidates, vectors and row fields for the retrieval pipeline and the vector index."""
+
+    @property
+    def clock(self) -> Clock:
+        """The store's clock: rows expired by it are out of every read."""
+        ...
+
     def vector_state(self, tenant: str, user_id: str) -> VectorState:
         """The current generation and insert high-water marks of a user's vectors."""
         ...
@@ -53,10 +68,6 @@ class SearchSource(Protocol):
         upto: VectorState,
     ) -> VectorRows:
         """Embedded live rows of a user made by ``embedder``, in (``after``, ``upto``]."""
-        ...
-
-    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
-        """Row fields for the given refs (those still present)."""
         ...
 
     def embeddings_for(
@@ -87,4 +98,4 @@ class SearchSource(Protocol):
         ...
 
 
-__all__ = ["SearchSource"]
+__all__ = ["SearchRows", "SearchSource"]

@@ -1,5 +1,5 @@
-"""Unions of role ports, for callers that use a few roles together (each tier of the write
-path); a caller that needs everything takes :class:`~mnemo.storage.ports.store.Store`."""
+"""The roles a few callers use together (each tier of the write path), as attributes of a
+store; a caller that needs everything takes :class:`~mnemo.storage.ports.store.Store`."""
 
 from __future__ import annotations
 
@@ -12,18 +12,47 @@ from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.topics import TopicStore
 
 
-class ConversationTierStore(MemoryRows, ConversationStore, Protocol):
+class HasRows(Protocol):
+    """A store's memory rows (``store.rows``)."""
+
+    @property
+    def rows(self) -> MemoryRows:
+        """Turns and memories, their history, listing and erasure."""
+        ...
+
+
+class ConversationTierStore(HasRows, Protocol):
     """What the profile, episode, summary and eviction tiers use: memories and the
     conversation-tier reads and writes."""
 
+    @property
+    def conversation(self) -> ConversationStore:
+        """Profile facts, session reads and eviction."""
+        ...
 
-class TopicTierStore(MemoryRows, TopicStore, Protocol):
+
+class TopicTierStore(HasRows, Protocol):
     """What the topic tier uses: topics, and the turns they are made of."""
 
+    @property
+    def topics(self) -> TopicStore:
+        """A conversation's topics."""
+        ...
 
-class FactTierStore(MemoryRows, DocumentStore, SearchSource, Protocol):
+
+class FactTierStore(HasRows, Protocol):
     """What the fact tier uses: memories and fact batches, context documents, and hit fields of
     the candidates it compares against."""
 
+    @property
+    def documents(self) -> DocumentStore:
+        """Context documents and their chunks."""
+        ...
 
-__all__ = ["ConversationTierStore", "FactTierStore", "TopicTierStore"]
+    @property
+    def search(self) -> SearchSource:
+        """Hit fields, stored vectors."""
+        ...
+
+
+__all__ = ["ConversationTierStore", "FactTierStore", "HasRows", "TopicTierStore"]

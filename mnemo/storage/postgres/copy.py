@@ -17,7 +17,8 @@ from psycopg import sql
 
 from mnemo.storage.ports.tables import Write
 from mnemo.storage.postgres.conn import Conn, PgConnections, configure, pg_errors
-from mnemo.storage.postgres.search import create_hnsw_index, raw_vector_cursor, unpack_vectors
+from mnemo.storage.postgres.hnsw import create_hnsw_index
+from mnemo.storage.postgres.search import raw_vector_cursor, unpack_vectors
 from mnemo.storage.sql.lookup import ChunkedLookup, Key
 
 #: Columns PostgreSQL computes itself (never copied in).

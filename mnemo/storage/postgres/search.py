@@ -11,7 +11,6 @@ Vector loading, hit fields and the rest of the search port are the shared
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from mnemo.storage.postgres import bm25
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import POSTGRES
-from mnemo.storage.sql.role import Samples
+from mnemo.storage.sql.role import StoreCore
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 
 if TYPE_CHECKING:
@@ -72,20 +71,15 @@ def raw_vector_cursor(c: Conn, name: str | None = None) -> Any:
     return cur
 
 
-def index_name(table: str, embedder: str) -> str:
-    """The HNSW index of one embedder's vectors in ``table``."""
-    return f"{table}_hnsw_{hashlib.sha1(embedder.encode()).hexdigest()[:12]}"
-
-
 class PgSearch(SQLSearch):
     """:class:`~mnemo.storage.ports.search.SearchSource` over PostgreSQL (the full text here,
-    the rest shared), plus the HNSW vector indexes (created per embedder as vectors arrive)
-    and store-side vector queries: the search role of
+    the rest shared), plus store-side vector queries through the HNSW indexes
+    (:mod:`mnemo.storage.postgres.hnsw`): the search role of
     :class:`~mnemo.storage.postgres.store.PostgresStore`."""
 
-    db: PgConnections
-    #: Embedders whose HNSW indexes are known to exist.
-    indexed: set[str]
+    def __init__(self, core: StoreCore, db: PgConnections) -> None:
+        super().__init__(core)
+        self.db = db
 
     def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
         """BM25 candidates for a match expression over messages and memories (see
@@ -108,21 +102,6 @@ class PgSearch(SQLSearch):
         with self.db.connection() as c:
             lexemes = bm25.query_lexemes(c, terms)
             return {table: bm25.idf_total(c, table, scope, lexemes) for table in (MESSAGE, MEMORY)}
-
-    def index_vectors(self, samples: Samples) -> None:
-        """Create the HNSW (cosine) index of each embedder in ``samples`` that lacks one.
-
-        pgvector indexes need a fixed dimension, so each is an expression index over
-        ``embedding::vector(dim)``, partial on the embedder id (one per embedder).
-        """
-        for embedder, vec in samples.items():
-            if not embedder or vec is None or embedder in self.indexed:
-                continue
-            with self.db.write() as c:
-                c.execute("SELECT pg_advisory_xact_lock(hashtext('mnemo.hnsw'))")
-                for table in ("messages", "memories"):
-                    create_hnsw_index(c, table, embedder, len(vec))
-            self.indexed.add(embedder)
 
     def vector_search(
         self, scope: ReadScope, embedder: str, query: np.ndarray, limit: int
@@ -157,20 +136,4 @@ class PgSearch(SQLSearch):
         return out[:limit]
 
 
-def create_hnsw_index(c: Conn, table: str, embedder: str, dim: int) -> None:
-    """``CREATE INDEX`` the HNSW (cosine) index of ``embedder`` on ``table`` unless present."""
-    name = index_name(table, embedder)
-    got = c.execute("SELECT to_regclass(%s) IS NOT NULL AS present", (name,)).fetchone()
-    if got and got["present"]:
-        return
-    c.execute(
-        sql.SQL(
-            "CREATE INDEX IF NOT EXISTS {n} ON {t} USING hnsw"
-            " ((embedding::vector({d})) vector_cosine_ops) WHERE embedder = {e}"
-        ).format(
-            n=sql.Identifier(name),
-            t=sql.Identifier(table),
-            d=sql.Literal(dim),
-            e=sql.Literal(embedder),
-        )
-    )
+__all__ = ["PgSearch", "match_terms", "raw_vector_cursor", "unpack_vectors"]

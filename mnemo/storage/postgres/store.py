@@ -18,13 +18,19 @@ from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.postgres import jobs
 from mnemo.storage.postgres.conn import PgConnections
 from mnemo.storage.postgres.copy import PgTableRows
+from mnemo.storage.postgres.hnsw import HnswIndexes
 from mnemo.storage.postgres.search import PgSearch
 from mnemo.storage.postgres.tx import PgTransactions
+from mnemo.storage.sql.erasure import Erasure
+from mnemo.storage.sql.role import StoreCore
 from mnemo.storage.sql.store import SQLStore
 
 
-class PostgresStore(PgSearch, SQLStore):
+class PostgresStore(SQLStore):
     """Store protocol over one PostgreSQL database (pgvector + full-text search)."""
+
+    search: PgSearch
+    table_rows: PgTableRows
 
     def __init__(
         self,
@@ -34,9 +40,10 @@ class PostgresStore(PgSearch, SQLStore):
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.db = PgConnections(url, pool_size, connect_timeout_s)
-        self.indexed = set()
-        tx = PgTransactions(self.db)
-        SQLStore.__init__(self, self.db.location, tx, jobs.claim, None, clock)
+        self.hnsw = HnswIndexes(self.db)
+        core = StoreCore(PgTransactions(self.db), clock, self.hnsw.index_vectors)
+        search = PgSearch(core, self.db)
+        super().__init__(self.db.location, core, search, jobs.claim, Erasure(core))
         self.table_rows = PgTableRows(self.db)
 
     def close(self) -> None:

@@ -5,21 +5,22 @@ from __future__ import annotations
 import json
 
 from mnemo.schemas import format_time, utcnow
-from mnemo.storage.ports.idempotency import Receipt
-from mnemo.storage.sql.tx import Transactions
+from mnemo.storage.ports.idempotency import IdempotencyKeys, Receipt
+from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql.transactional import writes
+from mnemo.storage.sql.tx import Tx
 
 COLUMNS = ("tenant", "key", "user_id", "request_hash", "ids", "created_at")
 
 
-class IdempotencyTable:
-    """The ``idempotency_keys`` table of one store
-    (:class:`~mnemo.storage.ports.idempotency.IdempotencyKeys`)."""
+class IdempotencyTable(SQLRole, IdempotencyKeys):
+    """The ``idempotency_keys`` table of one store (``store.idempotency``; the port,
+    :class:`~mnemo.storage.ports.idempotency.IdempotencyKeys`, documents it)."""
 
-    def __init__(self, tx: Transactions) -> None:
-        self.tx = tx
-
+    @writes
     def reserve(
         self,
+        c: Tx,
         tenant: str,
         key: str,
         user_id: str,
@@ -27,26 +28,24 @@ class IdempotencyTable:
         ids: list[str],
         expired_before: str,
     ) -> Receipt:
-        """The receipt of ``key``: the stored one, or a new one with these values (see the
-        port). An insert that skips an existing key, then a read, in one transaction: a
-        concurrent reservation of the same key waits for the first and reads its receipt."""
-        with self.tx.write() as c:
-            d = c.dialect
-            q = d.mark
-            c.execute(
-                f"DELETE FROM idempotency_keys WHERE tenant={q} AND created_at < {q}",
-                (tenant, expired_before),
-            )
-            now = format_time(utcnow())
-            c.execute(
-                d.insert_ignore("idempotency_keys", COLUMNS),
-                (tenant, key, user_id, request_hash, json.dumps(ids), now),
-            )
-            row = c.execute(
-                "SELECT user_id, request_hash, ids, created_at FROM idempotency_keys"
-                f" WHERE tenant={q} AND key={q}",
-                (tenant, key),
-            ).fetchone()
+        """An insert that skips an existing key, then a read, in one transaction: a concurrent
+        reservation of the same key waits for the first and reads its receipt."""
+        d = c.dialect
+        q = d.mark
+        c.execute(
+            f"DELETE FROM idempotency_keys WHERE tenant={q} AND created_at < {q}",
+            (tenant, expired_before),
+        )
+        now = format_time(utcnow())
+        c.execute(
+            d.insert_ignore("idempotency_keys", COLUMNS),
+            (tenant, key, user_id, request_hash, json.dumps(ids), now),
+        )
+        row = c.execute(
+            "SELECT user_id, request_hash, ids, created_at FROM idempotency_keys"
+            f" WHERE tenant={q} AND key={q}",
+            (tenant, key),
+        ).fetchone()
         return Receipt(key, str(row[0]), str(row[1]), list(json.loads(row[2])), str(row[3]))
 
 

@@ -1,20 +1,25 @@
-"""The job-queue role of a SQL store: enqueue, claim under a lease, renew, finish, fail.
+"""The job-queue role of a SQL store (``store.jobs``): enqueue, claim under a lease, renew,
+finish, fail; the port (:class:`~mnemo.storage.ports.jobs.JobQueue`) documents every method.
 
 Claiming is the one step the backends do differently (select-then-update under SQLite's single
 writer; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL): the store passes its backend's
-:data:`Claim` in.
+:data:`Claim` in. A job's times are read from the clock inside its write transaction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
-from mnemo.schemas import Job, format_time
+from mnemo.schemas import Job, format_time, parse_time
 from mnemo.storage.base import NewJob
+from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.sql import jobs as job_sql
 from mnemo.storage.sql import rows
-from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql import sweep as sweep_sql
+from mnemo.storage.sql.role import SQLRole, StoreCore
+from mnemo.storage.sql.transactional import auto, writes
 from mnemo.storage.sql.tx import Tx
 
 #: A backend's job claim: (write tx, the ready condition and its parameters (``jobs.ready``),
@@ -22,72 +27,69 @@ from mnemo.storage.sql.tx import Tx
 Claim = Callable[[Tx, str, list[Any], str, str, str], Job | None]
 
 
-class SQLJobQueue(SQLRole):
-    """:class:`~mnemo.storage.ports.jobs.JobQueue` over the store's transactions."""
+class SQLJobQueue(SQLRole, JobQueue):
+    """:class:`~mnemo.storage.ports.jobs.JobQueue` over the store's core and its backend's
+    claim."""
 
-    claim: Claim
+    def __init__(self, core: StoreCore, claim: Claim) -> None:
+        super().__init__(core)
+        self.claim = claim
 
-    def enqueue(self, jobs: list[NewJob]) -> None:
-        """Add jobs outside a turn write."""
-        with self.tx.write() as c:
-            job_sql.enqueue(c, jobs, format_time(self.clock()))
+    @writes
+    def enqueue(self, c: Tx, jobs: list[NewJob]) -> None:
+        job_sql.enqueue(c, jobs, self.core.now())
 
+    @auto
+    def next_expiry(self, c: Tx, tenant: str | None) -> datetime | None:
+        first = sweep_sql.first_expiry(c, tenant)
+        return None if first is None else parse_time(first)
+
+    @writes
     def claim_job(
         self,
+        c: Tx,
         kinds: tuple[str, ...] | None = None,
         *,
         lease_s: float = 300.0,
         owner: str = "",
         tenant: str | None = None,
     ) -> Job | None:
-        """Mark the oldest ready job running under a lease of ``lease_s`` and return it.
+        now = self.core.clock()
+        at = format_time(now)
+        cond, args = job_sql.ready(c, kinds, tenant, at)
+        return self.claim(c, cond, args, owner, format_time(rows.later(now, lease_s)), at)
 
-        Ready: pending and due, or running with an expired lease (its worker died).
-        """
-        with self.tx.write() as c:
-            now = self.clock()
-            at = format_time(now)
-            cond, args = job_sql.ready(c, kinds, tenant, at)
-            return self.claim(c, cond, args, owner, format_time(rows.later(now, lease_s)), at)
+    @writes
+    def extend_lease(self, c: Tx, job_id: int, owner: str, lease_s: float) -> bool:
+        return job_sql.extend_lease(c, job_id, owner, rows.later(self.core.clock(), lease_s))
 
-    def extend_lease(self, job_id: int, owner: str, lease_s: float) -> bool:
-        """Renew the lease of a job ``owner`` still holds; False if it lost the job."""
-        with self.tx.write() as c:
-            return job_sql.extend_lease(c, job_id, owner, rows.later(self.clock(), lease_s))
-
+    @writes
     def finish_job(
-        self, job_id: int, usage: dict[str, int] | None = None, owner: str | None = None
+        self, c: Tx, job_id: int, usage: dict[str, int] | None = None, owner: str | None = None
     ) -> bool:
-        """Mark a job done with its token usage; with ``owner``, only if it still holds it."""
-        with self.tx.write() as c:
-            return job_sql.finish(c, job_id, usage, owner, self.clock())
+        return job_sql.finish(c, job_id, usage, owner, self.core.clock())
 
+    @writes
     def fail_job(
-        self, job_id: int, error: str, retry_in_s: float | None, owner: str | None = None
+        self, c: Tx, job_id: int, error: str, retry_in_s: float | None, owner: str | None = None
     ) -> bool:
-        """Record a failure: back to pending after ``retry_in_s``, or dead when None; with
-        ``owner``, only if that worker still holds the job."""
-        with self.tx.write() as c:
-            return job_sql.fail(c, job_id, error, retry_in_s, owner, self.clock())
+        return job_sql.fail(c, job_id, error, retry_in_s, owner, self.core.clock())
 
+    @auto
     def list_jobs(
         self,
+        c: Tx,
         status: str | None = None,
         limit: int = 100,
         tenant: str | None = None,
         *,
         before: int | None = None,
     ) -> list[Job]:
-        """Jobs (of ``tenant``, or every tenant), newest first; with ``before``, only jobs
-        with a smaller id."""
-        with self.tx.auto() as c:
-            return job_sql.listed(c, status, limit, tenant, before)
+        return job_sql.listed(c, status, limit, tenant, before)
 
-    def requeue_dead_jobs(self, tenant: str | None = None) -> int:
-        """Put dead jobs (of ``tenant``, or every tenant) back to pending, due now, with their
-        attempts reset; returns how many."""
-        with self.tx.write() as c:
-            return job_sql.requeue_dead(c, tenant, self.clock())
+    @writes
+    def requeue_dead_jobs(self, c: Tx, tenant: str | None = None) -> int:
+        return job_sql.requeue_dead(c, tenant, self.core.clock())
 
 
 __all__ = ["Claim", "SQLJobQueue"]

@@ -11,9 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.storage.ports.maintenance import VECTOR_TABLES, KeylessTurn, NewVector, TextRow
+from mnemo.storage.ports.maintenance import (
+    VECTOR_TABLES,
+    KeylessTurn,
+    Maintenance,
+    NewVector,
+    TextRow,
+)
 from mnemo.storage.sql import turn_rules
-from mnemo.storage.sql.tx import Transactions, Tx
+from mnemo.storage.sql.role import SQLRole, StoreCore
+from mnemo.storage.sql.transactional import reads, writes
+from mnemo.storage.sql.tx import Tx
 
 #: Key columns of each table of :data:`VECTOR_TABLES`.
 KEYS: dict[str, tuple[str, ...]] = {
@@ -36,138 +44,130 @@ def _keyless(q: str) -> str:
     return f"key_vectors IS NULL AND embedder = {q}"
 
 
-class SQLMaintenance:
-    """:class:`~mnemo.storage.ports.maintenance.Maintenance` over a store's transactions."""
+class SQLMaintenance(SQLRole, Maintenance):
+    """:class:`~mnemo.storage.ports.maintenance.Maintenance` over a store's core (``store.
+    maintenance``); the port documents every method."""
 
-    def __init__(self, tx: Transactions, drift: Drift | None = None) -> None:
-        self.tx = tx
+    def __init__(self, core: StoreCore, drift: Drift | None = None) -> None:
+        super().__init__(core)
         self.drift = drift
 
-    def stale_counts(self, embedder_id: str) -> dict[str, int]:
-        """Rows per table (and ``topics``) whose vector another embedder made."""
-        with self.tx.read() as c:
-            where = _stale(c.dialect.mark)
-            return {
-                table: int(
-                    c.execute(
-                        f"SELECT count(*) FROM {table} WHERE {where}", (embedder_id,)
-                    ).fetchone()[0]
-                )
-                for table in (*VECTOR_TABLES, "topics")
-            }
+    @reads
+    def stale_counts(self, c: Tx, embedder_id: str) -> dict[str, int]:
+        where = _stale(c.dialect.mark)
+        return {
+            table: int(
+                c.execute(f"SELECT count(*) FROM {table} WHERE {where}", (embedder_id,)).fetchone()[
+                    0
+                ]
+            )
+            for table in (*VECTOR_TABLES, "topics")
+        }
 
-    def missing_counts(self) -> dict[str, int]:
-        """Rows per table with text but no vector."""
-        with self.tx.read() as c:
-            return {
-                t: int(c.execute(f"SELECT count(*) FROM {t} WHERE {MISSING}").fetchone()[0])
-                for t in VECTOR_TABLES
-            }
+    @reads
+    def missing_counts(self, c: Tx) -> dict[str, int]:
+        return {
+            t: int(c.execute(f"SELECT count(*) FROM {t} WHERE {MISSING}").fetchone()[0])
+            for t in VECTOR_TABLES
+        }
 
-    def text_batch(self, table: str, embedder_id: str, size: int, missing: bool) -> list[TextRow]:
-        """The next rows of ``table`` to (re)embed, in key order."""
+    @reads
+    def text_batch(
+        self, c: Tx, table: str, embedder_id: str, size: int, missing: bool
+    ) -> list[TextRow]:
         keys = KEYS[table]
         order = ", ".join(keys)
-        with self.tx.read() as c:
-            q = c.dialect.mark
-            which, args = (MISSING, [size]) if missing else (_stale(q), [embedder_id, size])
-            found = c.execute(
-                f"SELECT {order}, content FROM {table} WHERE {which} ORDER BY {order} LIMIT {q}",
-                args,
-            ).fetchall()
+        q = c.dialect.mark
+        which, args = (MISSING, [size]) if missing else (_stale(q), [embedder_id, size])
+        found = c.execute(
+            f"SELECT {order}, content FROM {table} WHERE {which} ORDER BY {order} LIMIT {q}",
+            args,
+        ).fetchall()
         n = len(keys)
         return [TextRow(tuple(int(r[i]) for i in range(n)), r[n]) for r in found]
 
-    def write_vectors(self, table: str, embedder_id: str, rows: list[NewVector]) -> None:
-        """Store rebuilt vectors (and hashes); a turn's extra keys are cleared."""
+    @writes
+    def write_vectors(self, c: Tx, table: str, embedder_id: str, rows: list[NewVector]) -> None:
         has_hash = table != "document_chunks"
-        with self.tx.write() as c:
-            d = c.dialect
-            q = d.mark
-            sets = f"embedder={q}, embedding={q}" + (f", content_hash={q}" if has_hash else "")
-            if table == "messages":
-                sets += ", key_vectors=NULL"  # made by the old embedder; see mnemo.ops.keyfill
-            where = " AND ".join(f"{k}={q}" for k in KEYS[table])
-            c.executemany(
-                f"UPDATE {table} SET {sets} WHERE {where}",
+        d = c.dialect
+        q = d.mark
+        sets = f"embedder={q}, embedding={q}" + (f", content_hash={q}" if has_hash else "")
+        if table == "messages":
+            sets += ", key_vectors=NULL"  # made by the old embedder; see mnemo.ops.keyfill
+        where = " AND ".join(f"{k}={q}" for k in KEYS[table])
+        c.executemany(
+            f"UPDATE {table} SET {sets} WHERE {where}",
+            [
                 [
-                    [
-                        embedder_id,
-                        _vector(c, table, r.vector),
-                        *([r.content_hash] if has_hash else []),
-                        *r.key,
-                    ]
-                    for r in rows
-                ],
-            )
+                    embedder_id,
+                    _vector(c, table, r.vector),
+                    *([r.content_hash] if has_hash else []),
+                    *r.key,
+                ]
+                for r in rows
+            ],
+        )
 
-    def refold_topics(self, embedder_id: str) -> int:
-        """Recompute stale topic vectors from their linked user turns; bump every generation."""
+    @writes
+    def refold_topics(self, c: Tx, embedder_id: str) -> int:
         n = 0
-        with self.tx.write() as c:
-            q = c.dialect.mark
-            found = c.execute(f"SELECT id FROM topics WHERE {_stale(q)}", (embedder_id,))
-            for (topic_id,) in found.fetchall():
-                blobs = c.execute(
-                    "SELECT m.embedding FROM topic_messages t JOIN messages m"
-                    f" ON m.id = t.message_id WHERE t.topic_id = {q} AND m.role = 'user'"
-                    f" AND m.embedder = {q}",
-                    (topic_id, embedder_id),
-                ).fetchall()
-                vecs = [np.frombuffer(bytes(b[0]), np.float32) for b in blobs if b[0] is not None]
-                mean = np.mean(vecs, axis=0).astype(np.float32).tobytes() if vecs else None
-                c.execute(
-                    f"UPDATE topics SET embedder={q}, embedding={q}, embedding_weight={q}"
-                    f" WHERE id={q}",
-                    (embedder_id if vecs else None, mean, len(vecs), topic_id),
-                )
-                n += 1
-            c.execute("UPDATE users SET generation = generation + 1")
+        q = c.dialect.mark
+        found = c.execute(f"SELECT id FROM topics WHERE {_stale(q)}", (embedder_id,))
+        for (topic_id,) in found.fetchall():
+            blobs = c.execute(
+                "SELECT m.embedding FROM topic_messages t JOIN messages m"
+                f" ON m.id = t.message_id WHERE t.topic_id = {q} AND m.role = 'user'"
+                f" AND m.embedder = {q}",
+                (topic_id, embedder_id),
+            ).fetchall()
+            vecs = [np.frombuffer(bytes(b[0]), np.float32) for b in blobs if b[0] is not None]
+            mean = np.mean(vecs, axis=0).astype(np.float32).tobytes() if vecs else None
+            c.execute(
+                f"UPDATE topics SET embedder={q}, embedding={q}, embedding_weight={q} WHERE id={q}",
+                (embedder_id if vecs else None, mean, len(vecs), topic_id),
+            )
+            n += 1
+        c.execute("UPDATE users SET generation = generation + 1")
         return n
 
-    def keyless_count(self, embedder_id: str) -> int:
-        """Turns by ``embedder_id`` whose extra keys were never computed."""
-        with self.tx.read() as c:
-            sql = f"SELECT count(*) FROM messages WHERE {_keyless(c.dialect.mark)}"
-            return int(c.execute(sql, (embedder_id,)).fetchone()[0])
+    @reads
+    def keyless_count(self, c: Tx, embedder_id: str) -> int:
+        sql = f"SELECT count(*) FROM messages WHERE {_keyless(c.dialect.mark)}"
+        return int(c.execute(sql, (embedder_id,)).fetchone()[0])
 
-    def keyless_batch(self, embedder_id: str, after: int, size: int) -> list[KeylessTurn]:
-        """The next such turns past rowid ``after`` (keyset pagination), in rowid order."""
-        with self.tx.read() as c:
-            q = c.dialect.mark
-            found = c.execute(
-                f"SELECT rowid, role, content, content_hash FROM messages WHERE {_keyless(q)}"
-                f" AND rowid > {q} ORDER BY rowid LIMIT {q}",
-                (embedder_id, after, size),
-            ).fetchall()
+    @reads
+    def keyless_batch(self, c: Tx, embedder_id: str, after: int, size: int) -> list[KeylessTurn]:
+        q = c.dialect.mark
+        found = c.execute(
+            f"SELECT rowid, role, content, content_hash FROM messages WHERE {_keyless(q)}"
+            f" AND rowid > {q} ORDER BY rowid LIMIT {q}",
+            (embedder_id, after, size),
+        ).fetchall()
         return [KeylessTurn(int(r[0]), r[1], r[2], r[3]) for r in found]
 
-    def write_keys(self, keys: list[tuple[int, np.ndarray | None]]) -> None:
-        """Store turns' keys by rowid; an empty blob for a turn that needs none."""
+    @writes
+    def write_keys(self, c: Tx, keys: list[tuple[int, np.ndarray | None]]) -> None:
+        """An empty blob for a turn that needs none."""
         params = [
             [b"" if vecs is None else vecs.astype("float32").tobytes(), rowid]
             for rowid, vecs in keys
         ]
-        with self.tx.write() as c:
-            q = c.dialect.mark
-            c.executemany(f"UPDATE messages SET key_vectors = {q} WHERE rowid = {q}", params)
+        q = c.dialect.mark
+        c.executemany(f"UPDATE messages SET key_vectors = {q} WHERE rowid = {q}", params)
 
-    def repair_rows(self, dry_run: bool) -> dict[str, int]:
+    @writes
+    def repair_rows(self, c: Tx, dry_run: bool) -> dict[str, int]:
         """The backend's own drift, then the missing ``users`` rows, in one transaction."""
-        with self.tx.write() as c:
-            out = self.drift(c, dry_run) if self.drift else {}
-            out["users missing"] = _repair_users(c, dry_run)
+        out = self.drift(c, dry_run) if self.drift else {}
+        out["users missing"] = _repair_users(c, dry_run)
         return out
 
     def refresh_turn_rules(self) -> int:
-        """Compute the stored kind and name cues of every turn whose stored ones are missing
-        or of other rules (:mod:`mnemo.storage.sql.turn_rules`); returns how many."""
-        return turn_rules.refresh(self.tx)
+        return turn_rules.refresh(self.core.tx)
 
-    def bump_generations(self) -> None:
-        """Advance every user's generation."""
-        with self.tx.write() as c:
-            c.execute("UPDATE users SET generation = generation + 1")
+    @writes
+    def bump_generations(self, c: Tx) -> None:
+        c.execute("UPDATE users SET generation = generation + 1")
 
 
 def _vector(c: Tx, table: str, v: np.ndarray) -> Any:
@@ -197,3 +197,6 @@ def _repair_users(c: Tx, dry_run: bool) -> int:
                 (tenant, user, first),
             )
     return len(missing)
+
+
+__all__ = ["KEYS", "MISSING", "Drift", "SQLMaintenance"]

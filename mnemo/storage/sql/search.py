@@ -18,14 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.schemas import format_time
 from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
+from mnemo.storage.clock import Clock
+from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql import asof as asof_sql
 from mnemo.storage.sql import expiry, filtering, rows, scoping
 from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql.transactional import auto, reads
 from mnemo.storage.sql.tx import Tx
 
 #: Rows per ``IN (...)`` list of a batched lookup.
@@ -74,18 +76,19 @@ class LexicalQuery:
     limit: int
 
 
-class SQLSearch(SQLRole):
-    """The shared half of a backend's search port, over the store's transactions; a backend
-    adds its full text (:meth:`bm25` and ``lexical_idf``)."""
+class SQLSearch(SQLRole, SearchSource):
+    """The shared half of a backend's search role (``store.search``), over the store's core; a
+    backend adds its full text (:meth:`bm25` and ``lexical_idf``). The port
+    (:class:`~mnemo.storage.ports.search.SearchSource`) documents every method."""
+
+    @property
+    def clock(self) -> Clock:
+        return self.core.clock
 
     def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query among the rows of ``scope`` (one user's; "now"
-        by the store's clock unless the scope names its time), best first; scores are
-        higher-is-better. A filter in the scope applies before the limit: the matching rows
-        are ranked among themselves."""
         if scope.user_id is None:
             raise ValueError("a full-text search reads one user's rows")
-        out = self.bm25(LexicalQuery(scope.at_clock(self.clock), match, limit))
+        out = self.bm25(LexicalQuery(scope.at_clock(self.core.clock), match, limit))
         out.sort(key=lambda x: -x[1])
         return out[:limit]
 
@@ -94,116 +97,105 @@ class SQLSearch(SQLRole):
         table's best first; scores are higher-is-better."""
         raise NotImplementedError
 
-    def matching_rowids(self, scope: ReadScope) -> dict[int, np.ndarray]:
-        """The sorted rowids of the rows of ``scope`` in each table (MESSAGE, MEMORY): what
-        the in-process vector index is masked with under a filter."""
-        with self.tx.read() as c:
-            return filtering.matching_rowids(c, scope)
+    @reads
+    def matching_rowids(self, c: Tx, scope: ReadScope) -> dict[int, np.ndarray]:
+        return filtering.matching_rowids(c, scope)
 
-    def matching_among(self, scope: ReadScope, refs: list[Ref]) -> set[Ref]:
-        """The refs among ``refs`` that are rows of ``scope``, its conditions evaluated on
-        those rows only."""
-        with self.tx.read() as c:
-            return filtering.matching_among(c, scope, refs)
+    @reads
+    def matching_among(self, c: Tx, scope: ReadScope, refs: list[Ref]) -> set[Ref]:
+        return filtering.matching_among(c, scope, refs)
 
-    def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
-        """Messages plus live memories in one session."""
-        with self.tx.auto() as c:
-            return stats_sql.count_items(c, tenant, user_id, session_id)
+    @auto
+    def count_items(self, c: Tx, tenant: str, user_id: str, session_id: str) -> int:
+        return stats_sql.count_items(c, tenant, user_id, session_id)
 
-    def vector_state(self, tenant: str, user_id: str) -> VectorState:
-        """The current generation and insert high-water marks of a user's vectors."""
-        with self.tx.auto() as c:
-            q = c.dialect.mark
-            r = c.execute(
-                f"SELECT (SELECT generation FROM users WHERE tenant={q} AND user_id={q}),"
-                f" (SELECT coalesce(max(rowid), 0) FROM messages WHERE tenant={q}"
-                f" AND user_id={q}),"
-                f" (SELECT coalesce(max(rowid), 0) FROM memories WHERE tenant={q}"
-                f" AND user_id={q})",
-                (tenant, user_id) * 3,
-            ).fetchone()
+    @auto
+    def vector_state(self, c: Tx, tenant: str, user_id: str) -> VectorState:
+        q = c.dialect.mark
+        r = c.execute(
+            f"SELECT (SELECT generation FROM users WHERE tenant={q} AND user_id={q}),"
+            f" (SELECT coalesce(max(rowid), 0) FROM messages WHERE tenant={q}"
+            f" AND user_id={q}),"
+            f" (SELECT coalesce(max(rowid), 0) FROM memories WHERE tenant={q}"
+            f" AND user_id={q})",
+            (tenant, user_id) * 3,
+        ).fetchone()
         return VectorState(-1 if r[0] is None else int(r[0]), int(r[1]), int(r[2]))
 
+    @reads
     def load_vectors(
         self,
+        c: Tx,
         tenant: str,
         user_id: str,
         embedder: str,
         after: VectorState | None,
         upto: VectorState,
     ) -> VectorRows:
-        """Embedded live rows of a user made by ``embedder``, newer than ``after`` (if given)
-        and no newer than ``upto``: bounding both ends keeps concurrent inserts from being
-        loaded twice. Messages first, each table in rowid order (equal rows then give
-        bit-equal products on both backends)."""
+        """Newer than ``after`` (if given) and no newer than ``upto``: bounding both ends keeps
+        concurrent inserts from being loaded twice. Messages first, each table in rowid order
+        (equal rows then give bit-equal products on both backends)."""
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
-        with self.tx.read() as c:
-            d = c.dialect
-            q, emb = d.mark, d.unindexed("embedder")
-            where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
-            messages = c.execute(
-                "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
-                " key_vectors, expires_at, agent_id, turn_rules, turn_kind"
-                f" FROM messages WHERE {where}"
-                f" AND {scoping.kept(MESSAGE)} ORDER BY rowid",  # the user index's order: no sort
-                (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
-            ).fetchall()
-            memories = c.execute(
-                "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
-                " expires_at, agent_id, NULL, NULL FROM memories"
-                f" WHERE {where} AND {scoping.kept(MEMORY)} ORDER BY rowid",
-                (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
-            ).fetchall()
+        d = c.dialect
+        q, emb = d.mark, d.unindexed("embedder")
+        where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
+        messages = c.execute(
+            "SELECT 0, rowid, session_id, 'message', created_at, embedding, role, name,"
+            " key_vectors, expires_at, agent_id, turn_rules, turn_kind"
+            f" FROM messages WHERE {where}"
+            f" AND {scoping.kept(MESSAGE)} ORDER BY rowid",  # the user index's order: no sort
+            (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
+        ).fetchall()
+        memories = c.execute(
+            "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
+            " expires_at, agent_id, NULL, NULL FROM memories"
+            f" WHERE {where} AND {scoping.kept(MEMORY)} ORDER BY rowid",
+            (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
+        ).fetchall()
         return rows.vector_rows(messages + memories)
 
-    def fetch(self, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
-        """Hit fields of the given refs (those still present and not expired); see
-        :func:`mnemo.storage.sql.rows.fetched`."""
+    @auto
+    def fetch(self, c: Tx, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
+        """Rows not expired by the store's clock; see :func:`mnemo.storage.sql.rows.fetched`."""
         out: dict[Ref, dict[str, Any]] = {}
-        now = format_time(self.clock())
-        with self.tx.auto() as c:
-            for table, name in TABLES.items():
-                for chunk in chunks([r for t, r in refs if t == table]):
-                    sql = (
-                        f"SELECT {HIT_COLUMNS[table]} FROM {name}"
-                        f" WHERE rowid IN ({c.dialect.marks(len(chunk))})"
-                        f" AND {expiry.live(c.dialect)}"
-                    )
-                    for r in c.execute(sql, [*chunk, now]):
-                        out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
+        now = self.core.now()
+        for table, name in TABLES.items():
+            for chunk in chunks([r for t, r in refs if t == table]):
+                sql = (
+                    f"SELECT {HIT_COLUMNS[table]} FROM {name}"
+                    f" WHERE rowid IN ({c.dialect.marks(len(chunk))})"
+                    f" AND {expiry.live(c.dialect)}"
+                )
+                for r in c.execute(sql, [*chunk, now]):
+                    out[(table, r["rowid"])] = rows.fetched(table == MESSAGE, r)
         return out
 
+    @auto
     def embeddings_for(
-        self, tenant: str | None, embedder: str, hashes: list[str]
+        self, c: Tx, tenant: str | None, embedder: str, hashes: list[str]
     ) -> dict[str, np.ndarray]:
-        """Already-stored vectors of ``tenant``'s rows (None: any tenant's) for content hashes
-        made by ``embedder``."""
         out: dict[str, np.ndarray] = {}
-        with self.tx.auto() as c:
-            for chunk in chunks(hashes):
-                for table in TABLES.values():
-                    sql, args = self._by_hash(c.dialect, table, chunk, embedder, tenant)
-                    for r in c.execute(f"SELECT content_hash, embedding FROM {sql}", args):
-                        out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
+        for chunk in chunks(hashes):
+            for table in TABLES.values():
+                sql, args = self._by_hash(c.dialect, table, chunk, embedder, tenant)
+                for r in c.execute(f"SELECT content_hash, embedding FROM {sql}", args):
+                    out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
         return out
 
+    @auto
     def key_vectors_for(
-        self, tenant: str | None, embedder: str, hashes: list[str]
+        self, c: Tx, tenant: str | None, embedder: str, hashes: list[str]
     ) -> dict[str, np.ndarray]:
-        """Stored extra keys (at least one) of ``tenant``'s messages (None: any tenant's) by
-        content hash, made by ``embedder``."""
         out: dict[str, np.ndarray] = {}
-        with self.tx.auto() as c:
-            for chunk in chunks(hashes):
-                sql, args = self._by_hash(c.dialect, "messages", chunk, embedder, tenant)
-                for h, vec, keys in c.execute(
-                    f"SELECT content_hash, embedding, key_vectors FROM {sql}"
-                    " AND length(key_vectors) > 0",
-                    args,
-                ):
-                    out[h] = rows.unpack_keys(keys, len(vec) // 4)
+        for chunk in chunks(hashes):
+            sql, args = self._by_hash(c.dialect, "messages", chunk, embedder, tenant)
+            for h, vec, keys in c.execute(
+                f"SELECT content_hash, embedding, key_vectors FROM {sql}"
+                " AND length(key_vectors) > 0",
+                args,
+            ):
+                out[h] = rows.unpack_keys(keys, len(vec) // 4)
         return out
 
     @staticmethod
@@ -222,18 +214,13 @@ class SQLSearch(SQLRole):
             args.append(tenant)
         return where, args
 
-    def memory_versions(self, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:
-        """A user's memories created at or before ``at`` and changed after it, each in its
-        version current at ``at`` (see :mod:`mnemo.storage.sql.asof`)."""
-        with self.tx.read() as c:
-            return asof_sql.memory_versions(
-                c, tenant, user_id, at, live_at=format_time(self.clock())
-            )
+    @reads
+    def memory_versions(self, c: Tx, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:
+        return asof_sql.memory_versions(c, tenant, user_id, at, live_at=self.core.now())
 
-    def embedders_in_use(self) -> list[str]:
-        """Distinct embedder ids of stored vectors."""
-        with self.tx.auto() as c:
-            return embedders(c)
+    @auto
+    def embedders_in_use(self, c: Tx) -> list[str]:
+        return embedders(c)
 
 
 __all__ = ["CHUNK", "HIT_COLUMNS", "LexicalQuery", "SQLSearch", "chunks", "embedders"]

@@ -1,58 +1,67 @@
-"""What both stores share: every port but full text, one role class each, over one
-:class:`~mnemo.storage.sql.tx.Transactions`.
+"""What both stores share: every role but full text, one object each, over one
+:class:`~mnemo.storage.sql.role.StoreCore`.
 
-:class:`SQLStore` is assembled from the role classes (:class:`SQLMemoryRows`,
-:class:`SQLDocumentStore`, :class:`SQLJobQueue`, :class:`SQLConversationStore`,
-:class:`SQLTopics`), each port method written once in its role's class; a backend adds its
-search class (the shared :class:`~mnemo.storage.sql.search.SQLSearch` plus its own full text)
-and passes in its transactions, its job claim, its own drift check for ``mnemo repair`` and a
-clock (:mod:`mnemo.storage.clock`; a test passes one it advances). It overrides
-:meth:`SQLStore.index_vectors` when it keeps a vector index in the database, and
+:class:`SQLStore` holds the roles as attributes (``rows``, ``documents``, ``search``,
+``jobs``, ``conversation``, ``topics``, ``api_keys``, ``idempotency``, ``maintenance``), each
+port method written once in its role's class. A backend builds the core (its transactions, a
+clock (:mod:`mnemo.storage.clock`; a test passes one it advances) and, when it keeps a vector
+index in the database, its vector-index hook) and passes in its search role (the shared
+:class:`~mnemo.storage.sql.search.SQLSearch` plus its own full text), its job claim, its
+erasure, its own drift check for ``mnemo repair`` and its ``table_rows``; it implements
 :meth:`SQLStore.close`. Write observers (:meth:`SQLStore.observe`) hear of every committed
 write.
 """
 
 from __future__ import annotations
 
-from mnemo.storage.clock import SYSTEM_CLOCK, Clock
 from mnemo.storage.ports.observer import WriteObserver
+from mnemo.storage.ports.tables import TableRows
 from mnemo.storage.sql.api_keys import ApiKeyTable
 from mnemo.storage.sql.conversation import SQLConversationStore
 from mnemo.storage.sql.document_store import SQLDocumentStore
+from mnemo.storage.sql.erasure import Erasure
 from mnemo.storage.sql.idempotency import IdempotencyTable
 from mnemo.storage.sql.job_queue import Claim, SQLJobQueue
 from mnemo.storage.sql.maintenance import Drift, SQLMaintenance
 from mnemo.storage.sql.memory_rows import SQLMemoryRows
-from mnemo.storage.sql.role import Samples
+from mnemo.storage.sql.role import Samples, StoreCore
+from mnemo.storage.sql.search import SQLSearch
 from mnemo.storage.sql.topics import SQLTopics
-from mnemo.storage.sql.tx import Transactions
 
 
-class SQLStore(SQLMemoryRows, SQLDocumentStore, SQLJobQueue, SQLConversationStore, SQLTopics):
-    """The :class:`~mnemo.storage.ports.store.Store` roles both backends share."""
+class SQLStore:
+    """The :class:`~mnemo.storage.ports.store.Store` both backends share."""
+
+    table_rows: TableRows
 
     def __init__(
         self,
         location: str,
-        tx: Transactions,
+        core: StoreCore,
+        search: SQLSearch,
         claim: Claim,
+        erasure: Erasure,
         drift: Drift | None = None,
-        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.location = location
-        self.tx = tx
-        self.claim = claim
-        self.clock = clock
-        self.observers = []
-        self.api_keys = ApiKeyTable(tx)
-        self.idempotency = IdempotencyTable(tx)
-        self.maintenance = SQLMaintenance(tx, drift)
+        self.core = core
+        self.tx = core.tx
+        self.clock = core.clock
+        self.rows = SQLMemoryRows(core, erasure, location)
+        self.documents = SQLDocumentStore(core)
+        self.search = search
+        self.jobs = SQLJobQueue(core, claim)
+        self.conversation = SQLConversationStore(core)
+        self.topics = SQLTopics(core)
+        self.api_keys = ApiKeyTable(core)
+        self.idempotency = IdempotencyTable(core)
+        self.maintenance = SQLMaintenance(core, drift)
         # turns written before migration 0014, or under other rules (mnemo.text.turn_rules)
         self.maintenance.refresh_turn_rules()
 
     def observe(self, observer: WriteObserver) -> None:
         """Tell ``observer`` about every write that commits from now on."""
-        self.observers.append(observer)
+        self.core.observers.append(observer)
 
     def close(self) -> None:
         """Close every connection (the backend's own)."""

@@ -1,4 +1,6 @@
-"""Topic memory in SQL: load a conversation's topics, let the tier change them, write back.
+"""Topic memory in SQL (``store.topics``): load a conversation's topics, let the tier change
+them, write back; the port (:class:`~mnemo.storage.ports.topics.TopicStore`) documents every
+method.
 
 The statements are shared by both stores; a conversation loaded for writing is loaded under
 its user's write lock (:func:`~mnemo.storage.sql.user_lock.lock_user`).
@@ -14,7 +16,9 @@ from typing import Any, TypeVar
 import numpy as np
 
 from mnemo.schemas import format_time, parse_time
+from mnemo.storage.ports.topics import TopicStore
 from mnemo.storage.sql.role import SQLRole
+from mnemo.storage.sql.transactional import auto
 from mnemo.storage.sql.tx import Row, Tx
 from mnemo.storage.sql.user_lock import lock_user
 from mnemo.storage.topic_records import Conversation, PendingTurn, TopicEntry, TopicRow
@@ -71,8 +75,8 @@ def _entries(c: Tx, topic_id: str, compacted: bool) -> list[TopicEntry]:
     return [TopicEntry(r[0], r[1], r[2], r[3], r[4]) for r in cur]
 
 
-class SQLTopics(SQLRole):
-    """:class:`~mnemo.storage.ports.topics.TopicStore` over the store's transactions."""
+class SQLTopics(SQLRole, TopicStore):
+    """:class:`~mnemo.storage.ports.topics.TopicStore` over the store's core."""
 
     def apply_topics(
         self,
@@ -83,40 +87,36 @@ class SQLTopics(SQLRole):
         write: bool = True,
         also: str | None = None,
     ) -> T:
-        """Load a conversation (plus topic ``also`` even outside the working set), run ``fn`` on
-        it and (``write``) persist its changes, atomically."""
         if not write:
-            with self.tx.read() as c:
+            with self.core.tx.read() as c:
                 return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
-        with self.tx.write() as c:
+        with self.core.tx.write() as c:
             lock_user(c, tenant, user_id)
             conv = self._conversation(c, (tenant, user_id, session_id), True, also)
             result = fn(conv)
             self._save(c, conv)
         return result
 
+    @auto
     def list_topics(
-        self, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
+        self, c: Tx, tenant: str, user_id: str, session_id: str | None, include_inactive: bool
     ) -> list[TopicRow]:
-        """Topics of a user (or one conversation), latest activity first, without messages."""
-        with self.tx.auto() as c:
-            q = c.dialect.mark
-            sql = f"SELECT * FROM topics WHERE tenant={q} AND user_id={q}"
-            args = [tenant, user_id]
-            if session_id is not None:
-                sql += f" AND session_id={q}"
-                args.append(session_id)
-            if not include_inactive:
-                sql += f" AND {_WORKING}"
-            cur = c.execute(sql + " ORDER BY last_active_at DESC, rowid DESC", args)
-            return [topic_row(r) for r in cur]
+        q = c.dialect.mark
+        sql = f"SELECT * FROM topics WHERE tenant={q} AND user_id={q}"
+        args = [tenant, user_id]
+        if session_id is not None:
+            sql += f" AND session_id={q}"
+            args.append(session_id)
+        if not include_inactive:
+            sql += f" AND {_WORKING}"
+        cur = c.execute(sql + " ORDER BY last_active_at DESC, rowid DESC", args)
+        return [topic_row(r) for r in cur]
 
-    def get_topic(self, tenant: str, topic_id: str) -> TopicRow | None:
-        """One topic by id (without messages), or None."""
-        with self.tx.auto() as c:
-            q = c.dialect.mark
-            sql = f"SELECT * FROM topics WHERE tenant={q} AND id={q}"
-            r = c.execute(sql, (tenant, topic_id)).fetchone()
+    @auto
+    def get_topic(self, c: Tx, tenant: str, topic_id: str) -> TopicRow | None:
+        q = c.dialect.mark
+        sql = f"SELECT * FROM topics WHERE tenant={q} AND id={q}"
+        r = c.execute(sql, (tenant, topic_id)).fetchone()
         return None if r is None else topic_row(r)
 
     # ---- loading ---------------------------------------------------------------------------
@@ -202,7 +202,7 @@ class SQLTopics(SQLRole):
             f"UPDATE messages SET topic_id={q} WHERE id={q}",
             [(tid, mid) for mid, (tid, *_rest) in conv.links.items()],
         )
-        now = format_time(self.clock())
+        now = self.core.now()
         c.executemany(
             "INSERT INTO jobs (tenant, user_id, kind, payload, run_after, created_at, updated_at)"
             f" VALUES ({d.marks(7)})",

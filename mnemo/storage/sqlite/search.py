@@ -15,6 +15,7 @@ from mnemo.filters import walk
 from mnemo.storage.base import MEMORY, MESSAGE, Ref
 from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import SQLITE
+from mnemo.storage.sql.role import StoreCore
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 from mnemo.storage.sqlite import fts_stats
 from mnemo.storage.sqlite.conn import Connections
@@ -32,7 +33,9 @@ class SQLiteSearch(SQLSearch):
     """:class:`~mnemo.storage.ports.search.SearchSource` over one SQLite file (the search role
     of :class:`~mnemo.storage.sqlite.store.SQLiteStore`)."""
 
-    db: Connections
+    def __init__(self, core: StoreCore, db: Connections) -> None:
+        super().__init__(core)
+        self.db = db
 
     def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
         """BM25 candidates for an FTS5 query over messages and memories. With a filter, each

@@ -122,7 +122,7 @@ def write_memory(
     """Embed and store a memory under ``memory_id`` unless that id exists (deleted or not);
     returns the new memory, or None when it was already written. ``agent_id``: the agent of
     its source turns (None: shared)."""
-    if ctx.store.get_memory(ctx.tenant, memory_id) is not None:
+    if ctx.store.rows.get_memory(ctx.tenant, memory_id) is not None:
         return None
     text = content[: ctx.settings.max_content_chars]
     vector = ctx.embedder.embed([text])[0]
@@ -144,7 +144,7 @@ def write_memory(
         embedding=vector,
         agent_id=agent_id,
     )
-    return ctx.store.add_memory(row, actor)
+    return ctx.store.rows.add_memory(row, actor)
 
 
 def write_turns_memory(
@@ -188,7 +188,7 @@ def session_memories(
     """Every memory of ``kind`` in one session, deleted ones included."""
     scope = ReadScope(ctx.tenant, user_id, session_id, kinds=(kind,), deleted=True)
     flt = ListFilter(scope, limit=100_000)
-    return ctx.store.list_memories(flt)
+    return ctx.store.rows.list_memories(flt)
 
 
 def summary_field(data: Any) -> str | None:

@@ -42,7 +42,7 @@ def last_compressed_turn(ctx: TierContext, user_id: str, session_id: str) -> int
 def window(ctx: TierContext, user_id: str, session_id: str) -> list[Message]:
     """The session's short-term window: its turns after the last compressed one, by seq."""
     after = last_compressed_turn(ctx, user_id, session_id)
-    return ctx.store.session_messages(ctx.tenant, user_id, session_id, after_seq=after)
+    return ctx.store.conversation.session_messages(ctx.tenant, user_id, session_id, after_seq=after)
 
 
 def due_chunks(turns: list[Message], max_turns: int, keep_turns: int) -> list[list[Message]]:
@@ -65,7 +65,7 @@ def compress(ctx: TierContext, turns: list[Message]) -> Usage:
     first, last = turns[0], turns[-1]
     memory_id = stable_id(MEMORY_PREFIX, ctx.tenant, first.user_id, first.session_id, "episode",
                           str(first.seq))  # fmt: skip
-    if ctx.store.get_memory(ctx.tenant, memory_id) is not None:
+    if ctx.store.rows.get_memory(ctx.tenant, memory_id) is not None:
         return Usage()
     answer = ask_json(ctx, "episode_summary", {"messages": transcript(turns)}, _parse_summary)
     content = answer.value or extractive.episode_summary(turns)

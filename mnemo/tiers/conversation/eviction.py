@@ -22,7 +22,7 @@ def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     limit = ctx.settings.max_entries
     if limit is None:
         return {"evicted": 0}
-    n = ctx.store.evict_oldest(
+    n = ctx.store.conversation.evict_oldest(
         ctx.tenant, payload["user_id"], payload["session_id"], limit, EVICTED_KINDS, "rules"
     )
     return {"evicted": n}

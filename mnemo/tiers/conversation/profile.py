@@ -154,7 +154,7 @@ def apply(
         changing = candidate.key in CHANGING_KEYS
         return decide(old, old_seq, row.value, row.confidence, row.importance, observed, changing)
 
-    decision, _ = ctx.store.put_profile_fact(row, answer.actor, rule)
+    decision, _ = ctx.store.conversation.put_profile_fact(row, answer.actor, rule)
     return decision
 
 
@@ -163,7 +163,7 @@ def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
 
     Returns token usage plus counts of decisions and of fallbacks to rules.
     """
-    messages = ctx.store.session_messages(
+    messages = ctx.store.conversation.session_messages(
         ctx.tenant, payload["user_id"], payload["session_id"], ids=list(payload["message_ids"])
     )
     usage, counts = Usage(), {"ADD": 0, "UPDATE": 0, "REFRESH": 0, "NONE": 0, "fallbacks": 0}

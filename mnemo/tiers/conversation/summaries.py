@@ -90,7 +90,9 @@ def run_session(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     """Job ``turns.summary``: a session summary at every ``summary_interval`` pairs."""
     s, user, session = ctx.settings, payload["user_id"], payload["session_id"]
     turns = [
-        m for m in ctx.store.session_messages(ctx.tenant, user, session) if m.role in PAIR_ROLES
+        m
+        for m in ctx.store.conversation.session_messages(ctx.tenant, user, session)
+        if m.role in PAIR_ROLES
     ]
     done = {int(m.metadata.get("pair_count", 0)) for m in _summaries(ctx, user, session, "session")}
     usage, due = Usage(), due_pair_counts(len(turns) // 2, s.summary_interval, done)
@@ -104,11 +106,11 @@ def run_rolling(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     """Job ``turns.rolling_summary``: fold the turns after ``through_seq`` into the summary."""
     user, session = payload["user_id"], payload["session_id"]
     memory_id = stable_id(MEMORY_PREFIX, ctx.tenant, user, session, "rolling")
-    current = ctx.store.get_memory(ctx.tenant, memory_id)
+    current = ctx.store.rows.get_memory(ctx.tenant, memory_id)
     if current is not None and current.deleted_at is not None:
         return {"summaries": 0}  # deleted on purpose: not brought back
     through = int(current.metadata.get("through_seq", 0)) if current else 0
-    new = ctx.store.session_messages(ctx.tenant, user, session, after_seq=through)
+    new = ctx.store.conversation.session_messages(ctx.tenant, user, session, after_seq=through)
     if not new:
         return {"summaries": 0}
     prior = current.content if current else ""
@@ -146,7 +148,9 @@ def run_rolling(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
             "embedder": ctx.embedder.id,
             "content_hash": content_hash(content),
         }
-        ctx.store.update_memory(ctx.tenant, memory_id, changes, answer.actor, [m.id for m in new])
+        ctx.store.rows.update_memory(
+            ctx.tenant, memory_id, changes, answer.actor, [m.id for m in new]
+        )
     return {**answer.usage.as_dict(), "summaries": 1}
 
 

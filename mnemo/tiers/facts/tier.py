@@ -149,15 +149,17 @@ class FactTier:
         """Process the turns of a ``turns.*`` payload; returns the LLM tokens spent and how
         many times the LLM failed and rules decided instead (``fallbacks``)."""
         ids = [i for i in payload.get("message_ids", []) if isinstance(i, str)]
-        done = self.store.facts_processed(self.tenant, ids)
-        found = [self.store.get_message(self.tenant, i) for i in ids if i not in done]
+        done = self.store.rows.facts_processed(self.tenant, ids)
+        found = [self.store.rows.get_message(self.tenant, i) for i in ids if i not in done]
         messages = [m for m in found if m is not None]  # erased users leave nothing to do
         total, job = Usage(), JobState()
         for unit in self.units(messages):
             job.user_id = unit.user.user_id
             total += self.process(unit, job)
         if job.pending:  # turns that changed nothing: recorded together, one transaction
-            self.store.apply_facts(FactBatch(self.tenant, job.user_id, "rules", [], job.pending))
+            self.store.rows.apply_facts(
+                FactBatch(self.tenant, job.user_id, "rules", [], job.pending)
+            )
         return {**total.as_dict(), "fallbacks": job.fallbacks}
 
     def vectors(self, texts: list[str], job: JobState) -> tuple[list[str], np.ndarray]:
@@ -184,7 +186,7 @@ class FactTier:
         """The assistant turn right after ``m`` in its session, if stored yet."""
         scope = ReadScope(self.tenant, m.user_id, m.session_id)
         flt = ListFilter(scope, since=format_time(m.created_at), limit=20)
-        for later in self.store.list_messages(flt):
+        for later in self.store.rows.list_messages(flt):
             if later.seq == m.seq + 1:
                 private = {a for a in (m.agent_id, later.agent_id) if a is not None}
                 return later if later.role == "assistant" and len(private) < 2 else None
@@ -202,7 +204,9 @@ class FactTier:
         decisions: list[Decision] = []
         if facts:
             _, vectors = self.vectors(facts, job)
-            chunks = self.store.document_chunks(self.tenant, unit.user.user_id, self.embedder_id)
+            chunks = self.store.documents.document_chunks(
+                self.tenant, unit.user.user_id, self.embedder_id
+            )
             facts, neighbours = self.screen(unit, facts, vectors, chunks, run)
             if facts:
                 decisions = self.decide(facts, neighbours, run)
@@ -211,7 +215,7 @@ class FactTier:
         changes: list[Decision] = [d for d in decisions if not isinstance(d, Keep)]
         if changes or run.usage.total_tokens or run.actor == "llm":
             batch = self.batch(unit, changes, run)
-            if self.store.apply_facts(batch) is None:
+            if self.store.rows.apply_facts(batch) is None:
                 log.info("facts for %s were already applied by another run", unit.ids)
             job.pending = []
         log.debug("facts for %s: %s by %s", unit.ids, decisions, run.actor)
@@ -251,7 +255,7 @@ class FactTier:
         _, vec = self.vectors([user.content], job)
         near = self.nearest(user.user_id, vec[0], s.fact_context_k, unit.agent_id)
         existing = [n.text for n, _ in near if n.similarity >= s.min_similarity]
-        docs = self.store.list_documents(self.tenant, user.user_id, user.session_id)
+        docs = self.store.documents.list_documents(self.tenant, user.user_id, user.session_id)
         context = "\n\n".join(d.content for d in docs)[: s.max_content_chars]
         reply = unit.reply.content if unit.reply else ""
         return fact_llm.extract_single(chat, user.content, reply, existing, context, self.limits)
@@ -264,14 +268,14 @@ class FactTier:
         ``vector``, with their vectors."""
         if k <= 0:
             return []
-        index = self.indexes.get(self.store, self.tenant, user_id, self.embedder_id)
+        index = self.indexes.get(self.store.search, self.tenant, user_id, self.embedder_id)
         if index.n == 0 or index.matrix.shape[1] != len(vector):
             return []
         scope = ReadScope(self.tenant, user_id, kinds=("fact",), agents=exactly(agent_id))
         mask = index.mask(scope)
         pos, sims = index.search(vector, k, mask)
         refs = [index.ref(int(p)) for p in pos]
-        rows = self.store.fetch(refs)
+        rows = self.store.search.fetch(refs)
         out = []
         for p, sim, ref in zip(pos, sims, refs, strict=True):
             row = rows.get(ref)
@@ -321,7 +325,7 @@ class FactTier:
         flt = ListFilter(scope, limit=SUBJECT_SCAN)
         return [
             Neighbour(m.id, m.content, 0.0)
-            for m in self.store.list_memories(flt)
+            for m in self.store.rows.list_memories(flt)
             if any(k[0] in wanted for k in _keys(m.content))
         ]
 

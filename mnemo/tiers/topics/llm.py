@@ -59,7 +59,7 @@ class TopicSummaries:
 
     def handle(self, payload: dict[str, Any]) -> Usage:
         """Rewrite one compaction's summary with the LLM; returns the tokens it used."""
-        row = self.store.get_topic(self.tenant, str(payload["topic_id"]))
+        row = self.store.topics.get_topic(self.tenant, str(payload["topic_id"]))
         if row is None or not self._current(row.compressed_count, row.summary, payload):
             return Usage()
         chat = self.chat
@@ -68,7 +68,7 @@ class TopicSummaries:
             return Usage()
         lines = []
         for mid in payload["message_ids"]:
-            msg = self.store.get_message(self.tenant, str(mid))
+            msg = self.store.rows.get_message(self.tenant, str(mid))
             if msg is not None:
                 lines.append(f"{msg.role}: {msg.content}")
         prompt = summary_prompt(payload.get("previous"), lines)
@@ -110,7 +110,7 @@ class TopicSummaries:
                 t.metadata = {**t.metadata, "summary_fallback": f"rules: {fallback}"}
             conv.touch(t)
 
-        self.store.apply_topics(self.tenant, user_id, session_id, change, also=tid)
+        self.store.topics.apply_topics(self.tenant, user_id, session_id, change, also=tid)
 
 
 __all__ = ["SUMMARY_JOB", "TopicSummaries", "summary_payload", "summary_prompt"]

@@ -136,7 +136,7 @@ class TopicMemory:
     # ---- write path ------------------------------------------------------------------------
     def apply(self, user_id: str, session_id: str) -> dict[str, str]:
         """Apply the conversation's pending turns to its topics (idempotent)."""
-        return self.store.apply_topics(
+        return self.store.topics.apply_topics(
             self.tenant,
             user_id,
             session_id,
@@ -176,12 +176,12 @@ class TopicMemory:
         turn = {"role": role, "content": text, "created_at": at, "metadata": meta}
         [message_id] = self.write([turn], user_id, session_id)
         self.apply(user_id, session_id)
-        msg = self.store.get_message(self.tenant, message_id)
+        msg = self.store.rows.get_message(self.tenant, message_id)
         if msg is None or msg.topic_id is None:
             return None
-        row = self.store.get_topic(self.tenant, msg.topic_id)
+        row = self.store.topics.get_topic(self.tenant, msg.topic_id)
         while row is not None and row.merged_into:  # merged since: report where it went
-            row = self.store.get_topic(self.tenant, row.merged_into)
+            row = self.store.topics.get_topic(self.tenant, row.merged_into)
         return None if row is None else views.topic_model(row)
 
     def feedback(self, topic_id: str, signal: float) -> Topic:
@@ -205,7 +205,9 @@ class TopicMemory:
             conv.touch(t)
             return t
 
-        out = self.store.apply_topics(self.tenant, row.user_id, row.session_id, change, also=row.id)
+        out = self.store.topics.apply_topics(
+            self.tenant, row.user_id, row.session_id, change, also=row.id
+        )
         return views.topic_model(out)
 
     # ---- reads ---------------------------------------------------------------------------
@@ -230,7 +232,7 @@ class TopicMemory:
 
     def list(self, user_id: str, session_id: str | None, include_inactive: bool) -> list[Topic]:
         """Topics of a user or a conversation, latest activity first."""
-        rows = self.store.list_topics(self.tenant, user_id, session_id, include_inactive)
+        rows = self.store.topics.list_topics(self.tenant, user_id, session_id, include_inactive)
         return [views.topic_model(t) for t in rows]
 
     def search(
@@ -238,7 +240,9 @@ class TopicMemory:
     ) -> builtins.list[TopicHit]:
         """Cross-topic search: every topic of the user (or conversation), evicted ones too,
         ranked by the cosine of the query to the topic embedding."""
-        rows = self.store.list_topics(self.tenant, user_id, session_id, include_inactive=True)
+        rows = self.store.topics.list_topics(
+            self.tenant, user_id, session_id, include_inactive=True
+        )
         rows = [t for t in rows if t.merged_into is None and t.embedder == self.embedder.id]
         if not rows or not query.strip():
             return []
@@ -261,7 +265,7 @@ class TopicMemory:
                 return best
             return conv.topics.get(conv.active_topic_id or "")
 
-        return self.store.apply_topics(self.tenant, user_id, session_id, pick, write=False)
+        return self.store.topics.apply_topics(self.tenant, user_id, session_id, pick, write=False)
 
     # ---- helpers ---------------------------------------------------------------------------
     def _now(self, now: Any) -> float:
@@ -269,9 +273,9 @@ class TopicMemory:
 
     def _topic(self, topic_id: str) -> TopicRow:
         check.text(topic_id, "topic_id")
-        row = self.store.get_topic(self.tenant, topic_id)
+        row = self.store.topics.get_topic(self.tenant, topic_id)
         while row is not None and row.merged_into:
-            row = self.store.get_topic(self.tenant, row.merged_into)
+            row = self.store.topics.get_topic(self.tenant, row.merged_into)
         if row is None:
             raise NotFoundError(f"no topic with id {topic_id!r}")
         return row
@@ -288,7 +292,7 @@ class TopicMemory:
         def pick(conv: Conversation) -> TopicRow | None:
             return conv.topics.get(also or conv.active_topic_id or "")
 
-        return self.store.apply_topics(self.tenant, user_id, session_id, pick, False, also)
+        return self.store.topics.apply_topics(self.tenant, user_id, session_id, pick, False, also)
 
 
 __all__ = [
