@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import STOPWORDS
 from mnemo.storage.ports.search import SearchSource
-from mnemo.text.turn_rules import dump_cues, split_cues, word_count
+from mnemo.text.turn_rules import NO_CUES, dump_cues, split_cues, word_count
 from mnemo.text.vocatives import GREETINGS, NameCues, name_cues
 
 _TOKEN = re.compile(r"\w+")  # a word as queries match speaker names
@@ -82,6 +82,8 @@ class Evidence:
         names), and its word counts (``words``, as stored); its vocatives :meth:`addressed`
         adds once the addressee is known."""
         self.fresh.append(words)
+        if cues is NO_CUES:  # most turns: nothing more to add
+            return
         self.inner.update(cues.inner)
         self.lowered.update(cues.lowered)
         self.lowered.update(cues.called)

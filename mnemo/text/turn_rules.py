@@ -70,7 +70,8 @@ def dump_cues(cues: NameCues) -> str:
     return f"{head}\n{word_text(cues.words)}"
 
 
-_NO_CUES = NameCues(addressed=(), own=(), others=(), inner=frozenset())
+#: The cues of a turn that says nothing about names (what :func:`split_cues` returns for it).
+NO_CUES = NameCues(addressed=(), own=(), others=(), inner=frozenset())
 
 
 def split_cues(text: str) -> tuple[NameCues, str]:
@@ -78,7 +79,7 @@ def split_cues(text: str) -> tuple[NameCues, str]:
     word counts in their stored form (:func:`word_text`), not parsed."""
     head, _, words = text.partition("\n")
     if not head:
-        return _NO_CUES, words
+        return NO_CUES, words
     d = json.loads(head)
     cues = NameCues(
         addressed=tuple((n, float(w)) for n, w in d.get("a", ())),
@@ -122,6 +123,7 @@ def stored_text(version: int | None, text: str | None) -> str | None:
 
 
 __all__ = [
+    "NO_CUES",
     "TURN_RULES_VERSION",
     "TurnRules",
     "derive",
