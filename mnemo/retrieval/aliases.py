@@ -27,7 +27,10 @@ Aliases are learned per vector index (one user's, one generation: an erasure, up
 re-embed reloads the index and its aliases start over) and kept up to date incrementally: each
 search reads only the cues of turns appended since the last one (:func:`learned`), as stored
 with each turn when it was written (:mod:`mnemo.text.turn_rules`; a turn whose stored cues
-are of older rules is read again).
+are of older rules is read again). Only the cues about names are parsed; a turn's lower-case
+word counts are kept in their stored text, and a name's lower-case uses are counted in it only
+when the name could be an alias by its evidence for and against (once over the turns read
+before, then over each batch of new ones).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from dataclasses import dataclass, field
 from mnemo.index.vectors import VectorIndex
 from mnemo.retrieval.lexical import STOPWORDS
 from mnemo.storage.ports.search import SearchSource
-from mnemo.text.turn_rules import load_cues
+from mnemo.text.turn_rules import NO_CUES, dump_cues, split_cues, word_count
 from mnemo.text.vocatives import GREETINGS, NameCues, name_cues
 
 _TOKEN = re.compile(r"\w+")  # a word as queries match speaker names
@@ -60,21 +63,27 @@ def _weights() -> defaultdict[str, defaultdict[str, float]]:
 @dataclass
 class Evidence:
     """Alias evidence summed over turns: for and against each (name, speaker), and how this
-    user writes each word (capitalised inside a sentence, or as it is)."""
+    user writes each word (capitalised inside a sentence, or as it is: the turns' word counts,
+    in their stored text, :func:`mnemo.text.turn_rules.word_text`)."""
 
     pro: defaultdict[str, defaultdict[str, float]] = field(default_factory=_weights)
     con: defaultdict[str, defaultdict[str, float]] = field(default_factory=_weights)
     inner: Counter[str] = field(default_factory=Counter)
     lowered: Counter[str] = field(default_factory=Counter)
-    words: Counter[str] = field(default_factory=Counter)
+    #: the word counts of the turns read, one text per batch, and those of the batch being read
+    words: list[str] = field(default_factory=list)
+    fresh: list[str] = field(default_factory=list)
+    #: the lower-case uses of each name looked up so far, over the texts of ``words``
+    lower: dict[str, int] = field(default_factory=dict)
 
-    def read(self, cues: NameCues, speaker: str, addressee: str | None) -> None:
+    def read(self, cues: NameCues, words: str, speaker: str, addressee: str | None) -> None:
         """Add what the cues of one turn by ``speaker`` say of its speaker and of third
         parties (``addressee``, when known, is not the third party a relational mention
-        names); its vocatives :meth:`addressed` adds once the addressee is known."""
-        words, seen = self.words, self.words.get  # .get: no __missing__ call per new word
-        for word, count in cues.words:
-            words[word] = seen(word, 0) + count
+        names), and its word counts (``words``, as stored); its vocatives :meth:`addressed`
+        adds once the addressee is known."""
+        self.fresh.append(words)
+        if cues is NO_CUES:  # most turns: nothing more to add
+            return
         self.inner.update(cues.inner)
         self.lowered.update(cues.lowered)
         self.lowered.update(cues.called)
@@ -92,25 +101,42 @@ class Evidence:
         for name, weight in cues.addressed:
             self.pro[name][addressee] += weight
 
+    def _lower(self, name: str) -> int:
+        """How often ``name`` is written in lower case (the word counts hold lower-case words
+        only), over all turns read."""
+        if self.fresh:  # the counts of names looked up before, carried over the new turns
+            batch = "".join(self.fresh)
+            self.fresh.clear()
+            self.words.append(batch)
+            for known in self.lower:
+                self.lower[known] += word_count(batch, known)
+        if name not in self.lower:
+            self.lower[name] = sum(word_count(text, name) for text in self.words)
+        return self.lower[name]
+
     def _proper(self, name: str) -> bool:
         """Whether ``name`` is used as a name: capitalised inside sentences more often than
         written in lower case, or, in lower case, at least half of its uses where names sit
         ("hey jess!", "jess, did you...", "how are you, jess?") and no function word."""
-        lower = self.words[name]  # the lower-case uses (cues count words in lower case only)
-        if self.inner[name] > lower:
+        inner, lowered = self.inner[name], self.lowered[name]
+        if not inner and not lowered:
+            return False  # neither test can hold, whatever its lower-case uses
+        lower = self._lower(name)
+        if inner > lower:
             return True
-        return 2 * self.lowered[name] >= lower > 0 and name not in STOPWORDS
+        return 2 * lowered >= lower > 0 and name not in STOPWORDS
 
     def aliases(self, speakers: set[str]) -> dict[str, str]:
-        """Each alias the evidence supports -> its speaker (see the module docstring)."""
+        """Each alias the evidence supports -> its speaker (see the module docstring); how a
+        name is written is looked up only for the names the evidence supports."""
         out: dict[str, str] = {}
         taken = {w for s in speakers for w in _TOKEN.findall(s)} | _CUES
         for name, pro in self.pro.items():
-            if name in taken or not self._proper(name):
+            if name in taken:
                 continue
             speaker, best = max(pro.items(), key=lambda kv: kv[1])
             net = best - self.con[name][speaker]
-            if net >= 1.0 and best >= _CONSISTENCY * sum(pro.values()):
+            if net >= 1.0 and best >= _CONSISTENCY * sum(pro.values()) and self._proper(name):
                 out[name] = speaker
         return out
 
@@ -170,8 +196,10 @@ def learned(index: VectorIndex, store: SearchSource) -> dict[str, str]:
                 to = names.get(addressee(index, p, n) or 0)
                 speaker = names[int(index.name_codes[p])]
                 stored = row.get("name_cues")
-                cues = name_cues(row["content"]) if stored is None else load_cues(stored)
-                state.evidence.read(cues, speaker, to)
+                if stored is None:  # not computed by the current rules yet
+                    stored = dump_cues(name_cues(row["content"]))
+                cues, words = split_cues(stored)
+                state.evidence.read(cues, words, speaker, to)
                 read.append((p, cues))
         for p, cues in waiting + read:
             if not cues.addressed:

@@ -10,20 +10,27 @@ recomputes such turns when it opens, and until then a search computes them itsel
 
 **Bump** :data:`TURN_RULES_VERSION` **with any change that can change what**
 :func:`derive` **returns for some turn** (a rule, a word list, a pattern, the sentence
-splitter): every stored value is then recomputed.
+splitter), or the stored form of the cues: every stored value is then recomputed.
+
+The stored cues are two lines (:func:`dump_cues`): the few cues about names, as compact JSON
+(empty when the turn has none), then the turn's lower-case word counts as `` word:count``
+entries. A search parses only the first line of every turn (:func:`split_cues`); the word
+counts matter only for the few names that may be aliases, and :func:`word_count` counts one
+such name in the text of many turns without parsing it.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mnemo.text.turn_kinds import TURN_KINDS, TurnKind, classify
 from mnemo.text.vocatives import NameCues, name_cues
 
 #: The version of the rules that :func:`derive` applies (see the module docstring).
-TURN_RULES_VERSION = 1
+TURN_RULES_VERSION = 2
 _KINDS: dict[str | None, TurnKind] = {k: k for k in TURN_KINDS}
 
 
@@ -47,7 +54,9 @@ def derive(role: str | None, content: str) -> TurnRules:
 
 
 def dump_cues(cues: NameCues) -> str:
-    """``cues`` as compact JSON (one key per field that is not empty)."""
+    """``cues`` in their stored form: the cues about names as compact JSON (one key per field
+    that is not empty; nothing when all are), a newline, then :func:`word_text` of the word
+    counts (JSON escapes a newline inside a string, so the first one ends the JSON)."""
     fields: dict[str, Any] = {
         "a": [list(p) for p in cues.addressed],
         "o": [list(p) for p in cues.own],
@@ -55,25 +64,52 @@ def dump_cues(cues: NameCues) -> str:
         "i": sorted(cues.inner),
         "l": list(cues.lowered),
         "c": list(cues.called),
-        "w": dict(cues.words),
     }
-    return json.dumps(
-        {k: v for k, v in fields.items() if v}, ensure_ascii=False, separators=(",", ":")
-    )
+    kept = {k: v for k, v in fields.items() if v}
+    head = json.dumps(kept, ensure_ascii=False, separators=(",", ":")) if kept else ""
+    return f"{head}\n{word_text(cues.words)}"
 
 
-def load_cues(text: str) -> NameCues:
-    """The cues :func:`dump_cues` wrote."""
-    d = json.loads(text)
-    return NameCues(
+#: The cues of a turn that says nothing about names (what :func:`split_cues` returns for it).
+NO_CUES = NameCues(addressed=(), own=(), others=(), inner=frozenset())
+
+
+def split_cues(text: str) -> tuple[NameCues, str]:
+    """The cues :func:`dump_cues` wrote, without their word counts (``words`` empty), and the
+    word counts in their stored form (:func:`word_text`), not parsed."""
+    head, _, words = text.partition("\n")
+    if not head:
+        return NO_CUES, words
+    d = json.loads(head)
+    cues = NameCues(
         addressed=tuple((n, float(w)) for n, w in d.get("a", ())),
         own=tuple((n, float(w)) for n, w in d.get("o", ())),
         others=tuple(d.get("x", ())),
         inner=frozenset(d.get("i", ())),
         lowered=tuple(d.get("l", ())),
         called=tuple(d.get("c", ())),
-        words=tuple(d.get("w", {}).items()),
     )
+    return cues, words
+
+
+def load_cues(text: str) -> NameCues:
+    """The cues :func:`dump_cues` wrote, word counts included."""
+    cues, words = split_cues(text)
+    counts = tuple((w, int(n)) for w, _, n in (e.rpartition(":") for e in words.split()))
+    return replace(cues, words=counts)
+
+
+def word_text(words: tuple[tuple[str, int], ...]) -> str:
+    """Word counts as text: `` word:count`` per word, in order. A word is letters with inner
+    hyphens and apostrophes (no space, no colon), so `` jess:`` starts exactly the entry of
+    "jess", in one turn's text or in several joined."""
+    return "".join(f" {w}:{n}" for w, n in words)
+
+
+def word_count(text: str, word: str) -> int:
+    """The count of ``word`` summed over the entries of ``text`` (one or more
+    :func:`word_text` joined)."""
+    return sum(map(int, re.findall(f" {re.escape(word)}:(\\d+)", text)))
 
 
 def stored_kind(version: int | None, kind: str | None) -> TurnKind | None:
@@ -87,11 +123,15 @@ def stored_text(version: int | None, text: str | None) -> str | None:
 
 
 __all__ = [
+    "NO_CUES",
     "TURN_RULES_VERSION",
     "TurnRules",
     "derive",
     "dump_cues",
     "load_cues",
+    "split_cues",
     "stored_kind",
     "stored_text",
+    "word_count",
+    "word_text",
 ]

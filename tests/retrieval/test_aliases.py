@@ -8,6 +8,7 @@ from dataclasses import replace
 from mnemo import Memory
 from mnemo.retrieval.aliases import Evidence
 from mnemo.retrieval.speakers import analyze
+from mnemo.text.turn_rules import dump_cues, split_cues
 from mnemo.text.vocatives import name_cues
 
 JESS, SAM = "jdoe84", "mkt_sam"
@@ -18,8 +19,8 @@ def learn(turns: list[tuple[str, str]], speakers: tuple[str, str] = (JESS, SAM))
     evidence = Evidence()
     for speaker, text in turns:
         other = speakers[1] if speaker == speakers[0] else speakers[0]
-        cues = name_cues(text)
-        evidence.read(cues, speaker, other)
+        cues, words = split_cues(dump_cues(name_cues(text)))
+        evidence.read(cues, words, speaker, other)
         evidence.addressed(cues, other)
     return evidence.aliases(set(speakers))
 

@@ -1,5 +1,6 @@
 -- What the rules say about a turn (schema version 14), as SQLite's 0014: its kind, its name
--- cues (JSON text) and the version of the rules that made them; NULL = not computed yet.
+-- cues (text.turn_rules.dump_cues: a JSON line, then the word counts) and the version of the
+-- rules that made them; NULL = not computed yet.
 ALTER TABLE messages ADD COLUMN turn_rules integer;
 ALTER TABLE messages ADD COLUMN turn_kind text;
 ALTER TABLE messages ADD COLUMN name_cues text;
