@@ -183,9 +183,9 @@ def test_stored_cues_learn_the_aliases_raw_texts_learn(open_mem: Callable[..., M
                     if t["session"] == session
                 ]
                 mem.add_messages(said, user_id=user, session_id=str(session))
-            index = mem.pipeline.indexes.get(mem.store, mem.tenant, user, mem.embedder.id)
-            got = aliases.learned(index, mem.store)
-            assert got == reference.learned(index, mem.store), (user, at)
+            index = mem.pipeline.indexes.get(mem.store.search, mem.tenant, user, mem.embedder.id)
+            got = aliases.learned(index, mem.store.search)
+            assert got == reference.learned(index, mem.store.search), (user, at)
             learned_any.update(got)
     assert {"jess", "jessie", "sam"} <= learned_any  # the made-up chat teaches these at least
 
