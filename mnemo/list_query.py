@@ -19,10 +19,9 @@ this listing and query and not come with an offset (:mod:`mnemo.memory.cursors`)
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Self
+from typing import Annotated, Any, Self
 
-import pydantic
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, StringConstraints
+from pydantic import Field, SkipValidation, StringConstraints
 
 from mnemo import validation as check
 from mnemo.errors import ValidationError
@@ -31,10 +30,10 @@ from mnemo.search_query import (
     FILTERS_HELP,
     TIME_SCHEMA,
     AgentRef,
+    CheckedModel,
     IdText,
     SessionRef,
     checked,
-    mnemo_error,
     optional,
 )
 from mnemo.timestamps import parse_time
@@ -132,20 +131,10 @@ IncludeDeleted = Annotated[
 ListFilters = Annotated[dict[str, Any] | None, SkipValidation, Field(description=FILTERS_HELP)]
 
 
-class ListQuery(BaseModel):
+class ListQuery(CheckedModel):
     """What :class:`MemoryQuery` and :class:`MessageQuery` share: a query refused raises
     mnemo's ValidationError (:func:`~mnemo.search_query.mnemo_error`), and
     :meth:`of` takes a query or the loose arguments of a ``Memory`` listing."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    if not TYPE_CHECKING:  # type checkers keep the typed signature pydantic gives the class
-
-        def __init__(self, **fields: Any) -> None:
-            try:
-                super().__init__(**fields)
-            except pydantic.ValidationError as exc:
-                raise mnemo_error(exc) from None
 
     @classmethod
     def of(cls, user_id: str | Self | None, **fields: Any) -> Self:

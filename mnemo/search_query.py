@@ -191,7 +191,23 @@ def mnemo_error(exc: pydantic.ValidationError) -> MnemoError:
     return ValidationError(f"{where}: {first['msg']}")
 
 
-class SearchQuery(BaseModel):
+class CheckedModel(BaseModel):
+    """A frozen request model that refuses unknown fields and whose bad fields raise mnemo's
+    ValidationError (:func:`mnemo_error`), as the library's checks do: the base of
+    :class:`SearchQuery` and the listing queries of :mod:`mnemo.list_query`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    if not TYPE_CHECKING:  # type checkers keep the typed signature pydantic gives the class
+
+        def __init__(self, **fields: Any) -> None:
+            try:
+                super().__init__(**fields)
+            except pydantic.ValidationError as exc:
+                raise mnemo_error(exc) from None
+
+
+class SearchQuery(CheckedModel):
     """One search: what to look for, whose memory, and how (see ``Memory.search``).
 
     >>> SearchQuery(query="cat", user_id="u1", limit=5).limit
@@ -217,14 +233,6 @@ class SearchQuery(BaseModel):
     filters: Filters = None
     recency_weight: RecencyWeight = None
     score_threshold: ScoreThreshold = None
-
-    if not TYPE_CHECKING:  # type checkers keep the typed signature pydantic gives the class
-
-        def __init__(self, **fields: Any) -> None:
-            try:
-                super().__init__(**fields)
-            except pydantic.ValidationError as exc:
-                raise mnemo_error(exc) from None
 
     @classmethod
     def of(cls, query: str | SearchQuery, **fields: Any) -> SearchQuery:
@@ -256,6 +264,7 @@ __all__ = [
     "USER_OR_AGENT",
     "AgentRef",
     "AsOf",
+    "CheckedModel",
     "Exclude",
     "Explain",
     "Filters",
