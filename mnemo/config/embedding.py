@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from mnemo.config.bounds import Count, Positive, Retries
 from mnemo.config.group import SettingsGroup
 
 
@@ -75,10 +76,10 @@ class EmbeddingSettings(SettingsGroup):
         description="`sentence-transformers` embedder arithmetic: bfloat16 is ~1.7x faster on "
         "CPUs with native bf16 (vectors within cosine 0.9999 of float32); auto uses it only there.",
     )
-    embed_timeout_s: float = Field(30.0, gt=0, description="Timeout of one embedding request.")
-    embed_max_retries: int = Field(3, ge=0, le=20, description="Retries of a failed request.")
-    query_cache_size: int = Field(
-        2048, ge=0, description="Query embeddings kept in memory (LRU); 0 disables."
+    embed_timeout_s: Positive = Field(30.0, description="Timeout of one embedding request.")
+    embed_max_retries: Retries = Field(3, description="Retries of a failed request.")
+    query_cache_size: Count = Field(
+        2048, description="Query embeddings kept in memory (LRU); 0 disables."
     )
 
 

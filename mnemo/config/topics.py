@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from mnemo.config.bounds import Cosine, Count, Positive, Share, Size
 from mnemo.config.group import SettingsGroup
 
 
@@ -26,38 +27,36 @@ class TopicSettings(SettingsGroup):
         description="Match every turn written by add_messages to a topic (a turns.topics job); "
         "the topic API (add_user_message...) matches inline either way.",
     )
-    topic_similarity_threshold: float = Field(
-        0.7, ge=-1, le=1, description="A user turn joins its best topic when cosine > this."
+    topic_similarity_threshold: Cosine = Field(
+        0.7, description="A user turn joins its best topic when cosine > this."
     )
-    topic_title_chars: int = Field(80, ge=1, description="A new topic's title: first N chars.")
-    topic_default_importance: float = Field(
-        0.5, ge=0, le=1, description="Importance of a new topic when none is given."
+    topic_title_chars: Size = Field(80, description="A new topic's title: first N chars.")
+    topic_default_importance: Share = Field(
+        0.5, description="Importance of a new topic when none is given."
     )
-    topic_max_messages_per_topic: int = Field(
-        12, ge=1, description="Active messages above which a topic is compacted."
+    topic_max_messages_per_topic: Size = Field(
+        12, description="Active messages above which a topic is compacted."
     )
-    topic_recent_message_keep: int = Field(
-        4, ge=0, description="Most recent messages a compaction keeps active."
+    topic_recent_message_keep: Count = Field(
+        4, description="Most recent messages a compaction keeps active."
     )
-    topic_max_topics: int = Field(
-        20, ge=1, description="Working-set topics per conversation above which decay runs."
+    topic_max_topics: Size = Field(
+        20, description="Working-set topics per conversation above which decay runs."
     )
-    topic_min_priority: float = Field(
-        0.05, ge=0, le=1, description="Decay removes topics whose priority is below this."
+    topic_min_priority: Share = Field(
+        0.05, description="Decay removes topics whose priority is below this."
     )
-    topic_base_half_life_seconds: float = Field(
-        86_400.0, gt=0, description="Half-life of a short-term topic (1 day)."
+    topic_base_half_life_seconds: Positive = Field(
+        86_400.0, description="Half-life of a short-term topic (1 day)."
     )
-    topic_max_half_life_seconds: float = Field(
-        2_592_000.0, gt=0, description="Longest half-life of a long-term topic (30 days)."
+    topic_max_half_life_seconds: Positive = Field(
+        2_592_000.0, description="Longest half-life of a long-term topic (30 days)."
     )
-    topic_access_threshold_for_lt: int = Field(
-        5, ge=1, description="The half-life doubles every this many accesses."
+    topic_access_threshold_for_lt: Size = Field(
+        5, description="The half-life doubles every this many accesses."
     )
-    topic_merge_threshold: float | None = Field(
+    topic_merge_threshold: Cosine | None = Field(
         0.85,
-        ge=-1,
-        le=1,
         description="Two topics of a conversation merge when their embeddings' cosine exceeds "
         "this; 1 or unset disables merging.",
     )
