@@ -19,15 +19,18 @@ Every error mnemo raises on purpose is a :class:`MnemoError`, so callers can cat
 ``except EmbeddingError`` catches every embedder failure (its timeouts too) and no LLM failure.
 
 Each class carries the HTTP answer the servers give it (:attr:`MnemoError.http_status` and
-:attr:`MnemoError.error_type`), so the REST API, the MCP endpoint and the web UI map an error
-to a status in one way; a subclass that says nothing inherits its parent's.
+:attr:`MnemoError.error_type`, named in its header: ``class StorageError(MnemoError,
+http_status=503, error_type="storage_error")``), so the REST API, the MCP endpoint and the web UI
+map an error to a status in one way; a subclass that says nothing inherits its parent's. A
+transient failure names :class:`TransientError` as its first parent, so it answers as one
+(503 ``unavailable``) whichever component failed.
 
 Input errors are raised before anything is written, so a rejected call changes nothing.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 
 class MnemoError(Exception):
@@ -38,76 +41,60 @@ class MnemoError(Exception):
     #: The ``error.type`` of the REST API's JSON error body.
     error_type: ClassVar[str] = "internal_error"
 
+    def __init_subclass__(
+        cls, *, http_status: int | None = None, error_type: str | None = None, **kwargs: Any
+    ) -> None:
+        """Give the subclass the HTTP answer its header names (``class X(MnemoError,
+        http_status=404, error_type="not_found")``); what it leaves out it inherits."""
+        super().__init_subclass__(**kwargs)
+        if http_status is not None:
+            cls.http_status = http_status
+        if error_type is not None:
+            cls.error_type = error_type
 
-class ConfigError(MnemoError):
+
+class ConfigError(MnemoError, http_status=400, error_type="config_error"):
     """A setting is unknown, missing or has a value of the wrong form."""
 
-    http_status = 400
-    error_type = "config_error"
 
-
-class ValidationError(MnemoError, ValueError):
+class ValidationError(MnemoError, ValueError, http_status=422, error_type="invalid_request"):
     """Caller input was rejected; nothing was written."""
 
-    http_status = 422
-    error_type = "invalid_request"
 
-
-class NotFoundError(MnemoError, KeyError):
+class NotFoundError(MnemoError, KeyError, http_status=404, error_type="not_found"):
     """An id names no live memory or message."""
-
-    http_status = 404
-    error_type = "not_found"
 
     def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable.
         return str(self.args[0]) if self.args else "not found"
 
 
-class StorageError(MnemoError):
+class StorageError(MnemoError, http_status=503, error_type="storage_error"):
     """The storage backend failed or returned something unexpected."""
 
-    http_status = 503
-    error_type = "storage_error"
 
-
-class SchemaError(StorageError):
+class SchemaError(StorageError, http_status=409, error_type="schema_error"):
     """The database schema is newer than this mnemo, or incompatible with its settings."""
 
-    http_status = 409
-    error_type = "schema_error"
 
-
-class TransientError(MnemoError):
+class TransientError(MnemoError, http_status=503, error_type="unavailable"):
     """A retryable network failure: timeout, connection error, HTTP 429 or 5xx."""
 
-    http_status = 503
-    error_type = "unavailable"
 
-
-class EmbeddingError(MnemoError):
+class EmbeddingError(MnemoError, http_status=502, error_type="embedding_error"):
     """An embedder could not embed the given texts."""
 
-    http_status = 502
-    error_type = "embedding_error"
 
-
-class EmbeddingTransientError(EmbeddingError, TransientError):
+class EmbeddingTransientError(TransientError, EmbeddingError):
     """An embedding request failed on a timeout, connection error, 429 or 5xx after its
     retries."""
-
-    http_status = TransientError.http_status
-    error_type = TransientError.error_type
 
 
 class LLMError(MnemoError):
     """The chat model could not be reached usefully or rejected the request."""
 
 
-class LLMTransientError(LLMError, TransientError):
+class LLMTransientError(TransientError, LLMError):
     """A chat request failed on a timeout, connection error, 429 or 5xx after its retries."""
-
-    http_status = TransientError.http_status
-    error_type = TransientError.error_type
 
 
 class LLMOutputError(LLMError):

@@ -4,8 +4,9 @@ decay and merge. Every function changes a :class:`Conversation` in place; the st
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -43,26 +44,38 @@ class TopicPolicy:
 
     @classmethod
     def from_settings(cls, s: Settings) -> TopicPolicy:
-        """The policy of a Settings object."""
-        return cls(
-            similarity_threshold=s.topic_similarity_threshold,
-            title_chars=s.topic_title_chars,
-            default_importance=s.topic_default_importance,
-            max_messages=s.topic_max_messages_per_topic,
-            keep=s.topic_recent_message_keep,
-            max_topics=s.topic_max_topics,
-            merge_threshold=s.topic_merge_threshold,
-            incremental=s.topic_incremental_summary,
-            summary_max_chars=s.topic_summary_max_chars,
-            feedback_rate=s.topic_feedback_rate,
-            llm_summaries=s.llm_enabled,
-            decay=DecayPolicy(
-                base_half_life_s=s.topic_base_half_life_seconds,
-                max_half_life_s=s.topic_max_half_life_seconds,
-                accesses_per_doubling=s.topic_access_threshold_for_lt,
-                min_priority=s.topic_min_priority,
-            ),
-        )
+        """The policy of a Settings object: the settings :data:`POLICY_SETTINGS` and
+        :data:`DECAY_SETTINGS` name."""
+        return cls(**_read(s, POLICY_SETTINGS), decay=DecayPolicy(**_read(s, DECAY_SETTINGS)))
+
+
+#: Each field of a :class:`TopicPolicy` but ``decay``, and the setting it is read from.
+POLICY_SETTINGS: Mapping[str, str] = {
+    "similarity_threshold": "topic_similarity_threshold",
+    "title_chars": "topic_title_chars",
+    "default_importance": "topic_default_importance",
+    "max_messages": "topic_max_messages_per_topic",
+    "keep": "topic_recent_message_keep",
+    "max_topics": "topic_max_topics",
+    "merge_threshold": "topic_merge_threshold",
+    "incremental": "topic_incremental_summary",
+    "summary_max_chars": "topic_summary_max_chars",
+    "feedback_rate": "topic_feedback_rate",
+    "llm_summaries": "llm_enabled",
+}
+
+#: Each field of a :class:`DecayPolicy`, and the setting it is read from.
+DECAY_SETTINGS: Mapping[str, str] = {
+    "base_half_life_s": "topic_base_half_life_seconds",
+    "max_half_life_s": "topic_max_half_life_seconds",
+    "accesses_per_doubling": "topic_access_threshold_for_lt",
+    "min_priority": "topic_min_priority",
+}
+
+
+def _read(s: Settings, names: Mapping[str, str]) -> dict[str, Any]:
+    """``{field: the value of its setting}`` for each pair of ``names``."""
+    return {field: getattr(s, setting) for field, setting in names.items()}
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -289,6 +302,8 @@ def rules_summarizer(max_chars: int) -> Summarizer:
 
 
 __all__ = [
+    "DECAY_SETTINGS",
+    "POLICY_SETTINGS",
     "TOPIC_PREFIX",
     "Summarizer",
     "TopicPolicy",
