@@ -9,6 +9,7 @@ is each group type; a component can depend on its slice only::
     pool_size(Settings(), 10)
 
 The sources (preset, TOML file, environment, constructor) live in :mod:`mnemo.config.sources`;
+the kinds of bounded numbers (``share``, ``cosine``, ...) in :mod:`mnemo.config.bounds`;
 the presets in :mod:`mnemo.config.presets`.
 """
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mnemo.config.bounds import Count, Positive, Retries
+from mnemo.config.bounds import count, positive, retries
 from mnemo.config.group import SettingsGroup
 
 
@@ -76,11 +76,9 @@ class EmbeddingSettings(SettingsGroup):
         description="`sentence-transformers` embedder arithmetic: bfloat16 is ~1.7x faster on "
         "CPUs with native bf16 (vectors within cosine 0.9999 of float32); auto uses it only there.",
     )
-    embed_timeout_s: Positive = Field(30.0, description="Timeout of one embedding request.")
-    embed_max_retries: Retries = Field(3, description="Retries of a failed request.")
-    query_cache_size: Count = Field(
-        2048, description="Query embeddings kept in memory (LRU); 0 disables."
-    )
+    embed_timeout_s: float = positive(30.0, "Timeout of one embedding request.")
+    embed_max_retries: int = retries(3, "Retries of a failed request.")
+    query_cache_size: int = count(2048, "Query embeddings kept in memory (LRU); 0 disables.")
 
 
 __all__ = ["EmbeddingSettings"]

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mnemo.config.bounds import Share, Size
+from mnemo.config.bounds import share, size
 from mnemo.config.group import SettingsGroup
 
 
@@ -37,11 +37,11 @@ class FactSettings(SettingsGroup):
     fact_max_per_turn: int = Field(
         3, ge=1, le=20, description="Most facts taken from one user message in atomic mode."
     )
-    fact_min_chars: Size = Field(10, description="Shorter extracted facts are discarded.")
+    fact_min_chars: int = size(10, "Shorter extracted facts are discarded.")
     fact_max_chars: int = Field(500, ge=10, description="Longer extracted facts are discarded.")
-    fact_dedupe_threshold: Share = Field(
+    fact_dedupe_threshold: float = share(
         0.90,
-        description="A new fact whose cosine with an existing fact or a document chunk reaches "
+        "A new fact whose cosine with an existing fact or a document chunk reaches "
         "this is a duplicate and is not stored.",
     )
     fact_context_k: int = Field(
@@ -76,9 +76,7 @@ class FactSettings(SettingsGroup):
     document_chunk_overlap: int = Field(
         25, ge=0, le=1000, description="Words shared by neighbouring document chunks."
     )
-    max_document_chars: Size = Field(
-        1_000_000, description="Longest context document accepted, in characters."
-    )
+    max_document_chars: int = size(1_000_000, "Longest context document accepted, in characters.")
 
 
 __all__ = ["FactSettings"]

@@ -8,24 +8,21 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mnemo.config.bounds import Positive
+from mnemo.config.bounds import positive
 from mnemo.config.group import SettingsGroup
 
 
 class JobSettings(SettingsGroup):
     """The job queue: how long a lease lasts, how often a job is tried, how a worker polls."""
 
-    job_lease_s: Positive = Field(
+    job_lease_s: float = positive(
         300.0,
-        description="A running job whose worker stops renewing it for this long (killed) is "
-        "claimed again.",
+        "A running job whose worker stops renewing it for this long (killed) is claimed again.",
     )
     job_max_attempts: int = Field(
         5, ge=1, le=100, description="Tries of a failing job before it is marked dead."
     )
-    worker_poll_s: Positive = Field(
-        1.0, description="How often an idle worker looks for ready jobs, seconds."
-    )
+    worker_poll_s: float = positive(1.0, "How often an idle worker looks for ready jobs, seconds.")
 
 
 __all__ = ["JobSettings"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mnemo.config.bounds import Positive, Retries
+from mnemo.config.bounds import positive, retries
 from mnemo.config.group import SettingsGroup
 
 
@@ -21,12 +21,10 @@ class LLMSettings(SettingsGroup):
     )
     llm_model: str = Field("gpt-4o-mini", description="Chat model used for memory work.")
     llm_api_key: str | None = Field(None, description="API key for `llm_base_url`.")
-    llm_timeout_s: Positive = Field(60.0, description="Timeout of one chat request, seconds.")
-    llm_max_retries: Retries = Field(
-        3, description="Retries of a chat request after a timeout, 429 or 5xx."
-    )
-    llm_backoff_cap_s: Positive = Field(
-        30.0, description="Longest wait between chat retries, also caps `Retry-After`."
+    llm_timeout_s: float = positive(60.0, "Timeout of one chat request, seconds.")
+    llm_max_retries: int = retries(3, "Retries of a chat request after a timeout, 429 or 5xx.")
+    llm_backoff_cap_s: float = positive(
+        30.0, "Longest wait between chat retries, also caps `Retry-After`."
     )
 
     @property

@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mnemo.config.bounds import Cosine, Count, Positive, Share, Size, Weight
+from mnemo.config.bounds import cosine, count, positive, share, size, weight
 from mnemo.config.group import SettingsGroup
 
 
@@ -40,9 +40,9 @@ class RetrievalSettings(SettingsGroup):
     pool_factor: int = Field(
         3, ge=1, le=100, description="Candidates per retriever and scope = limit x pool_factor."
     )
-    min_pool: Size = Field(50, description="Candidates per retriever and scope, at least.")
-    cross_session_threshold: Count = Field(
-        50, description="A session with fewer items also searches the user's other sessions."
+    min_pool: int = size(50, "Candidates per retriever and scope, at least.")
+    cross_session_threshold: int = count(
+        50, "A session with fewer items also searches the user's other sessions."
     )
     global_user_id: str | None = Field(
         "global", description="User whose items every search also sees; empty disables."
@@ -53,10 +53,8 @@ class RetrievalSettings(SettingsGroup):
         "weighted), rrf (reciprocal rank fusion) or cosine (relevance is the dense cosine "
         "itself, no lexical side: the seed presets, whose scores and thresholds are cosines).",
     )
-    rrf_k: Positive = Field(60.0, description="Reciprocal rank fusion constant k.")
-    lexical_weight: Weight = Field(
-        1.0, description="Weight of the BM25 ranking in fusion; 0 means dense only."
-    )
+    rrf_k: float = positive(60.0, "Reciprocal rank fusion constant k.")
+    lexical_weight: float = weight(1.0, "Weight of the BM25 ranking in fusion; 0 means dense only.")
     lexical_coverage_power: float = Field(
         0.0,
         ge=0,
@@ -66,23 +64,22 @@ class RetrievalSettings(SettingsGroup):
         "share of the query it covers; see retrieval.coverage); 0 (default) leaves them plain "
         "min-max (evaluation.md: .33 trades LoCoMo R@1 -1.2 points for All@10 +0.8).",
     )
-    dense_weight: Weight = Field(
-        1.0, description="Weight of the embedding ranking in fusion; 0 means lexical only."
+    dense_weight: float = weight(
+        1.0, "Weight of the embedding ranking in fusion; 0 means lexical only."
     )
-    neighbor_weight: Share = Field(
+    neighbor_weight: float = share(
         0.3,
-        description="A turn gains this share of its best same-session neighbour's relevance; "
-        "0 turns it off.",
+        "A turn gains this share of its best same-session neighbour's relevance; 0 turns it off.",
     )
     neighbor_span: int = Field(1, ge=1, le=5, description="How many turns away a neighbour is.")
-    speaker_weight: Weight = Field(
+    speaker_weight: float = weight(
         0.5,
-        description="Turns by the speakers a query names (else by the user, or by the assistant "
+        "Turns by the speakers a query names (else by the user, or by the assistant "
         "when the query recalls what it said) get relevance x (1 + this); 0 turns it off.",
     )
-    date_weight: Weight = Field(
+    date_weight: float = weight(
         0.5,
-        description='Turns written inside the time window of a date the query names ("in '
+        'Turns written inside the time window of a date the query names ("in '
         'June", "on 1 February, 2023", "last week"; see retrieval.dates) get relevance '
         "x (1 + this); 0 turns it off.",
     )
@@ -97,14 +94,14 @@ class RetrievalSettings(SettingsGroup):
         '("Hey Jess!", "Thanks, Sam", "call me Jess"; see retrieval.aliases), for the speaker '
         "prior and name cutting.",
     )
-    session_weight: Share = Field(
+    session_weight: float = share(
         0.15,
-        description="A turn gains this share of its session's normalised top-3 relevance; "
+        "A turn gains this share of its session's normalised top-3 relevance; "
         "0 turns session aggregation off.",
     )
-    key_chunk_words: Count = Field(
+    key_chunk_words: int = count(
         64,
-        description="A user turn longer than this many words also gets extra index keys: runs "
+        "A user turn longer than this many words also gets extra index keys: runs "
         "of whole sentences of at most this many words, each embedded (see index.keys); "
         "0 writes no keys. Applies to turns written afterwards; `mnemo repair` fills in turns "
         "that have no keys yet.",
@@ -114,30 +111,28 @@ class RetrievalSettings(SettingsGroup):
         description='Every turn also gets the facts the rules find in it ("I adopted a beagle '
         'called Biscuit" inside a longer message) as extra index keys (see index.keys).',
     )
-    key_weight: Share = Field(
+    key_weight: float = share(
         0.5,
-        description="A keyed turn's cosine is (1 - w) x its own + w x max(its own, its best "
+        "A keyed turn's cosine is (1 - w) x its own + w x max(its own, its best "
         "key's); 0 ignores keys.",
     )
-    min_similarity: Cosine = Field(
-        0.0, description="Dense candidates below this cosine are dropped."
-    )
-    dense_window: Size | None = Field(
+    min_similarity: float = cosine(0.0, "Dense candidates below this cosine are dropped.")
+    dense_window: int | None = size(
         None,
-        description="Dense search compares only this many most recent vectors of each "
+        "Dense search compares only this many most recent vectors of each "
         "scope (`llmplatform`'s 200); unset compares them all.",
     )
-    score_threshold: Share = Field(
+    score_threshold: float = share(
         0.0,
-        description="Hits whose relevance is below this are dropped: the fused relevance, or "
+        "Hits whose relevance is below this are dropped: the fused relevance, or "
         "under fusion cosine the cosine (the reranker's sigmoid with rerank_relevance sigmoid).",
     )
-    recency_weight: Share = Field(
+    recency_weight: float = share(
         0.15,
-        description="w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off. "
+        "w in total = (1-w)*relevance + w*exp(-age_days/tau); 0 turns recency off. "
         "A newer statement wins over an older one of equal relevance (knowledge updates).",
     )
-    recency_tau_days: Positive = Field(30.0, description="Recency decay constant tau, in days.")
+    recency_tau_days: float = positive(30.0, "Recency decay constant tau, in days.")
     reranker: str | None = Field(
         None,
         description="Rerank the best fused candidates with this model kind: cross-encoder "
@@ -154,9 +149,9 @@ class RetrievalSettings(SettingsGroup):
         le=1000,
         description="How many candidates of highest fused relevance the reranker rescores.",
     )
-    rerank_weight: Share = Field(
+    rerank_weight: float = share(
         1.0,
-        description="w in rel' = (1-w)*rel + w*rerank, the reranker score mapped onto the "
+        "w in rel' = (1-w)*rel + w*rerank, the reranker score mapped onto the "
         "rescored set's relevance range; 1 orders that set by the reranker alone.",
     )
     rerank_relevance: Literal["blend", "sigmoid"] = Field(
@@ -169,53 +164,51 @@ class RetrievalSettings(SettingsGroup):
     rerank_batch_size: int = Field(
         32, ge=1, le=1024, description="(query, passage) pairs per reranker model pass."
     )
-    question_prior: Share = Field(
+    question_prior: float = share(
         0.1,
-        description="Relevance factor of a turn that asks without telling (\"What is my dog's "
+        "Relevance factor of a turn that asks without telling (\"What is my dog's "
         'name?"); 1 ranks it like any statement (see retrieval.talk).',
     )
-    non_answer_prior: Share = Field(
+    non_answer_prior: float = share(
         0.1,
-        description="Relevance factor of an assistant turn that only declines or does not know "
+        "Relevance factor of an assistant turn that only declines or does not know "
         '("I\'m not sure, could you remind me?"); 1 turns it off.',
     )
-    greeting_prior: Share = Field(
+    greeting_prior: float = share(
         0.2,
-        description="Relevance factor of a turn of courtesies only (greetings, thanks, "
+        "Relevance factor of a turn of courtesies only (greetings, thanks, "
         "farewells); 1 turns it off.",
     )
-    reply_weight: Share = Field(
+    reply_weight: float = share(
         0.8,
-        description="A turn right after a question turn, by another speaker, gains this share of "
+        "A turn right after a question turn, by another speaker, gains this share of "
         "the question's relevance (instead of neighbor_weight); 0 turns it off.",
     )
-    duplicate_similarity: Share = Field(
+    duplicate_similarity: float = share(
         0.97,
-        description="Hits whose vectors have at least this cosine (or whose words are equal) "
+        "Hits whose vectors have at least this cosine (or whose words are equal) "
         "collapse into the best-ranked one, which lists the others in `duplicates`.",
     )
-    source_similarity: Share = Field(
+    source_similarity: float = share(
         0.8,
-        description="A memory and the turn it was distilled from collapse into one hit when "
+        "A memory and the turn it was distilled from collapse into one hit when "
         "their cosine is at least this.",
     )
-    min_relevance: Share = Field(
+    min_relevance: float = share(
         0.002,
-        description="Context assembly (and so the proxy) injects no hit whose calibrated "
+        "Context assembly (and so the proxy) injects no hit whose calibrated "
         "relevance (hit.relevance, the fitted probability that it is evidence for the query; "
         "see retrieval.relevance) is below this; search still returns every hit, ranked as "
         "before. 0 turns the floor off (the seed presets).",
     )
-    min_top_relevance: Share = Field(
+    min_top_relevance: float = share(
         0.04,
-        description="Context assembly injects no hit at all when the best hit's calibrated "
+        "Context assembly injects no hit at all when the best hit's calibrated "
         "relevance is below this: a query about something the store never discussed gets an "
         "empty context (see evaluation.md); 0 turns it off (the seed presets).",
     )
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
-    mmr_lambda: Share = Field(
-        0.7, description="MMR trade-off: lambda*score - (1-lambda)*redundancy."
-    )
+    mmr_lambda: float = share(0.7, "MMR trade-off: lambda*score - (1-lambda)*redundancy.")
 
 
 __all__ = ["RetrievalSettings"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mnemo.config.bounds import Positive
+from mnemo.config.bounds import positive
 from mnemo.config.group import SettingsGroup
 
 
@@ -37,8 +37,8 @@ class ServerSettings(SettingsGroup):
         description="Key the proxy sends upstream; unset forwards the client's bearer token "
         "(never a mnemo API key), else `llm_api_key`.",
     )
-    upstream_timeout_s: Positive = Field(
-        120.0, description="Timeout of one upstream request of the proxy, in seconds."
+    upstream_timeout_s: float = positive(
+        120.0, "Timeout of one upstream request of the proxy, in seconds."
     )
     allowed_hosts: str = Field(
         "",

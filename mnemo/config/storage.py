@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mnemo.config.bounds import Count, Positive, Size
+from mnemo.config.bounds import count, positive, size
 from mnemo.config.group import SettingsGroup
 from mnemo.validation import MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS, MAX_TTL_SECONDS
 
@@ -45,26 +45,24 @@ class StorageSettings(SettingsGroup):
         description="Run `llm-managed`'s sync-on-startup repair as the Memory opens: re-sync "
         "full-text rows, embed rows without a vector, restore missing users rows.",
     )
-    busy_timeout_ms: Count = Field(
-        30_000, description="How long a writer waits for SQLite's lock before retrying."
+    busy_timeout_ms: int = count(
+        30_000, "How long a writer waits for SQLite's lock before retrying."
     )
     synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = Field(
         "FULL", description="SQLite PRAGMA synchronous; FULL survives power loss, not just kills."
     )
-    max_content_chars: Size = Field(
-        100_000, description="Longest message or memory accepted, in characters."
-    )
+    max_content_chars: int = size(100_000, "Longest message or memory accepted, in characters.")
     max_metadata_bytes: int = Field(
         MAX_METADATA_BYTES,
         ge=2,
         description="Largest `metadata` object of a turn, memory or document accepted, in "
         "bytes of its UTF-8 JSON.",
     )
-    max_tags: Count = Field(MAX_TAGS, description="Most tags one memory may carry.")
-    max_tag_chars: Size = Field(MAX_TAG_CHARS, description="Longest tag accepted, in characters.")
-    idempotency_ttl_s: Positive = Field(
+    max_tags: int = count(MAX_TAGS, "Most tags one memory may carry.")
+    max_tag_chars: int = size(MAX_TAG_CHARS, "Longest tag accepted, in characters.")
+    idempotency_ttl_s: float = positive(
         86_400,
-        description="How long an idempotency key (HTTP `Idempotency-Key`) is remembered, in "
+        "How long an idempotency key (HTTP `Idempotency-Key`) is remembered, in "
         "seconds: a retry within it returns the first result and writes nothing.",
     )
     default_ttl_seconds: int | None = Field(
@@ -79,9 +77,9 @@ class StorageSettings(SettingsGroup):
         description="A read (a search hit, `get`, `list`) of a turn or memory written with a "
         "ttl moves its expiry to now + that ttl.",
     )
-    sweep_interval_s: Positive | None = Field(
+    sweep_interval_s: float | None = positive(
         3600,
-        description="How often a worker removes expired turns and memories for good "
+        "How often a worker removes expired turns and memories for good "
         "(`mnemo sweep` does it once), in seconds; None: never in the background.",
     )
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from mnemo.config.bounds import Share, Size
+from mnemo.config.bounds import share, size
 from mnemo.config.group import SettingsGroup
 
 
@@ -27,14 +27,14 @@ class TierSettings(SettingsGroup):
     profile_enabled: bool = Field(
         True, description="Distil structured profile facts from user turns (job turns.profile)."
     )
-    profile_min_confidence: Share = Field(
-        0.4, description="Profile candidates below this confidence are dropped."
+    profile_min_confidence: float = share(
+        0.4, "Profile candidates below this confidence are dropped."
     )
-    profile_min_importance: Share = Field(
-        0.2, description="Profile candidates below this importance are dropped."
+    profile_min_importance: float = share(
+        0.2, "Profile candidates below this importance are dropped."
     )
-    profile_context_min_importance: Share = Field(
-        0.5, description="Stage 1 of retrieval: active profile facts at or above this importance."
+    profile_context_min_importance: float = share(
+        0.5, "Stage 1 of retrieval: active profile facts at or above this importance."
     )
     episodes_enabled: bool = Field(
         True,
@@ -68,9 +68,9 @@ class TierSettings(SettingsGroup):
     rolling_summary_max_points: int = Field(
         12, ge=1, le=200, description="Key points a rule-based rolling summary keeps."
     )
-    max_entries: Size | None = Field(
+    max_entries: int | None = size(
         None,
-        description="Per-conversation cap on turns and facts in the working set; the oldest are "
+        "Per-conversation cap on turns and facts in the working set; the oldest are "
         "evicted from search (turns stay stored). Unset: no eviction.",
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mnemo.config.bounds import Cosine, Count, Positive, Share, Size
+from mnemo.config.bounds import cosine, count, positive, share, size
 from mnemo.config.group import SettingsGroup
 
 
@@ -27,37 +27,27 @@ class TopicSettings(SettingsGroup):
         description="Match every turn written by add_messages to a topic (a turns.topics job); "
         "the topic API (add_user_message...) matches inline either way.",
     )
-    topic_similarity_threshold: Cosine = Field(
-        0.7, description="A user turn joins its best topic when cosine > this."
+    topic_similarity_threshold: float = cosine(
+        0.7, "A user turn joins its best topic when cosine > this."
     )
-    topic_title_chars: Size = Field(80, description="A new topic's title: first N chars.")
-    topic_default_importance: Share = Field(
-        0.5, description="Importance of a new topic when none is given."
+    topic_title_chars: int = size(80, "A new topic's title: first N chars.")
+    topic_default_importance: float = share(0.5, "Importance of a new topic when none is given.")
+    topic_max_messages_per_topic: int = size(
+        12, "Active messages above which a topic is compacted."
     )
-    topic_max_messages_per_topic: Size = Field(
-        12, description="Active messages above which a topic is compacted."
+    topic_recent_message_keep: int = count(4, "Most recent messages a compaction keeps active.")
+    topic_max_topics: int = size(20, "Working-set topics per conversation above which decay runs.")
+    topic_min_priority: float = share(0.05, "Decay removes topics whose priority is below this.")
+    topic_base_half_life_seconds: float = positive(
+        86_400.0, "Half-life of a short-term topic (1 day)."
     )
-    topic_recent_message_keep: Count = Field(
-        4, description="Most recent messages a compaction keeps active."
+    topic_max_half_life_seconds: float = positive(
+        2_592_000.0, "Longest half-life of a long-term topic (30 days)."
     )
-    topic_max_topics: Size = Field(
-        20, description="Working-set topics per conversation above which decay runs."
-    )
-    topic_min_priority: Share = Field(
-        0.05, description="Decay removes topics whose priority is below this."
-    )
-    topic_base_half_life_seconds: Positive = Field(
-        86_400.0, description="Half-life of a short-term topic (1 day)."
-    )
-    topic_max_half_life_seconds: Positive = Field(
-        2_592_000.0, description="Longest half-life of a long-term topic (30 days)."
-    )
-    topic_access_threshold_for_lt: Size = Field(
-        5, description="The half-life doubles every this many accesses."
-    )
-    topic_merge_threshold: Cosine | None = Field(
+    topic_access_threshold_for_lt: int = size(5, "The half-life doubles every this many accesses.")
+    topic_merge_threshold: float | None = cosine(
         0.85,
-        description="Two topics of a conversation merge when their embeddings' cosine exceeds "
+        "Two topics of a conversation merge when their embeddings' cosine exceeds "
         "this; 1 or unset disables merging.",
     )
     topic_incremental_summary: bool = Field(
