@@ -23,7 +23,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    collapse into the best-ranked of them (``hit.duplicates``; see ``retrieval.duplicates``) and
    turns whose text is in the request being answered (``exclude``) are left out;
 6. ``hit.relevance``: the calibrated probability that the hit is evidence, from its scores
-   and its place (``retrieval.relevance``); it changes no ranking.
+   and its place, made non-increasing down the list (``retrieval.relevance``); it changes
+   no ranking.
 
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
@@ -130,7 +131,7 @@ class Pipeline:
         self.uses_kinds = any(sig.active and sig.needs_kinds for sig in self.signals)
         self.retrievers = Retrievers(store, settings, self.uses_kinds)
         #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
-        self.calibration = calibrated.model_for(embedder.id)
+        self.calibration = calibrated.model_for(embedder.id) if settings.fusion == "blend" else None
 
     def scopes(self, req: RetrievalRequest) -> list[ReadScope]:
         """The scopes a request searches, nearest first: the request's scope, then the same
@@ -237,7 +238,7 @@ class Pipeline:
         hits = []
         for i, row, kept in self._distinct(req, order, refs, cands, store):
             ref = refs[i]
-            scores = {"relevance": float(rel[i]), "final": float(final[i])}
+            scores = {"fused": float(rel[i]), "final": float(final[i])}
             for name in ("lexical", "dense"):
                 if ref in lists.get(name, {}):
                     scores[name] = float(lists[name][ref])
