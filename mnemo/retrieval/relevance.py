@@ -147,9 +147,9 @@ __all__ = [
     "SIGNS",
     "RelevanceModel",
     "attach",
+    "clipped",
     "features",
     "model_for",
     "non_increasing",
     "sigmoid",
-    "clipped",
 ]
