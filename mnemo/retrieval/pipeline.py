@@ -29,8 +29,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
 
-Scopes: the session; the user's other sessions when the session holds fewer than
-``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never), or all of the
+Scopes: the session (``session_id`` narrows to it, always); for the conversation being
+answered (``current_session``) also the user's other sessions when it holds fewer than
+``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never); all of the
 user's sessions when no session is given; and the shared ``global_user_id``. With
 ``dense_window`` N, the dense side of each scope compares only its N most recent vectors
 (`llmplatform`'s "up to 200 recent").
@@ -135,12 +136,13 @@ class Pipeline:
 
     def scopes(self, req: RetrievalRequest) -> list[ReadScope]:
         """The scopes a request searches, nearest first: the request's scope, then the same
-        over the user's other sessions and over the shared global user."""
+        over the user's other sessions (a small current session only) and over the shared
+        global user."""
         s = self.settings
         scope = req.scope
         user = scope.user_key
         out = [scope]
-        if scope.session_id is not None:
+        if scope.session_id is not None and req.widen:
             held = self.store.count_items(scope.tenant, user, scope.session_id)
             if held < s.cross_session_threshold:
                 out.append(scope.of(user, None))
