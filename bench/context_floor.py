@@ -11,8 +11,12 @@ default budget, in every conversation:
   position: ``tune`` (the even places) and ``held`` (the odd places, kept out of any choice
   of floors); both are reported.
 
-Each arm sets the context floors (the settings ``min_relevance``, ``min_top_relevance``,
-``min_relative_relevance``); ``settings`` is the shipped defaults, ``none`` no floor. The report gives, per arm, the
+Each arm sets the context floors (the settings ``min_relevance`` and
+``min_top_relevance``); ``settings`` is the shipped defaults, ``none`` no floor. With
+``--items``, every context of arm ``none`` is written out as its items' (relevance, is
+evidence), from which any pair of floors can be replayed offline (the floors keep a prefix
+of each search's hits, since relevance never rises down the list). The report gives, per
+arm, the
 mean items for off-topic questions (tune / held), the share of answerable questions with
 evidence in the context, and the distribution (quartiles, max) of context sizes for both
 kinds of question.
@@ -71,7 +75,7 @@ OFF_TOPIC = (
 )
 BUDGET = 1500
 #: The floors' settings.
-FLOORS = ("min_relevance", "min_top_relevance", "min_relative_relevance")
+FLOORS = ("min_relevance", "min_top_relevance")
 #: Arms: the floors' settings of each (an empty dict: the shipped defaults).
 ARMS: dict[str, dict[str, float]] = {"none": dict.fromkeys(FLOORS, 0.0), "settings": {}}
 
@@ -94,8 +98,9 @@ def spread(values: list[int]) -> dict[str, float]:
     }
 
 
-def run_arm(mem: Memory, data: Any) -> dict[str, Any]:
-    """One arm over every conversation: sizes and evidence for both kinds of question."""
+def run_arm(mem: Memory, data: Any, items_of: list[Any] | None = None) -> dict[str, Any]:
+    """One arm over every conversation: sizes and evidence for both kinds of question (with
+    ``items_of``, each context's items as (relevance, is evidence) are appended to it)."""
     ended = {c.sample_id: c.ended_at for c in data.conversations}
     sizes, hit_evidence = [], []
     for q in data.questions:
@@ -104,11 +109,18 @@ def run_arm(mem: Memory, data: Any) -> dict[str, Any]:
         held = {i.metadata.get("dia_id") for i in items if i.kind == "message"}
         sizes.append(len(items))
         hit_evidence.append(bool(held & set(q.evidence)))
+        if items_of is not None:
+            marks = [(i.relevance, i.metadata.get("dia_id") in q.evidence) for i in items]
+            items_of.append({"kind": "answerable", "items": marks})
     off: dict[str, list[int]] = {"tune": [], "held": []}
     for c in data.conversations:
         for n, text in enumerate(OFF_TOPIC):
             bundle = mem.context(text, c.sample_id, None, BUDGET, now=ended[c.sample_id])
-            off["tune" if n % 2 == 0 else "held"].append(len(recalled(bundle.hits())))
+            half = "tune" if n % 2 == 0 else "held"
+            off[half].append(len(recalled(bundle.hits())))
+            if items_of is not None:
+                marks = [(i.relevance, False) for i in recalled(bundle.hits())]
+                items_of.append({"kind": half, "items": marks})
     return {
         "answerable": {
             "questions": len(sizes),
@@ -129,10 +141,13 @@ def main() -> None:
         "--arm",
         action="append",
         default=[],
-        metavar="NAME=FLOOR,TOP,RATIO",
+        metavar="NAME=FLOOR,TOP",
         help="An extra arm of floors to measure (repeatable).",
     )
     parser.add_argument("--json", help="Write the results to this file.")
+    parser.add_argument(
+        "--items", help="Write every context's items (relevance, is evidence) of arm none here."
+    )
     args = parser.parse_args()
     arms = dict(ARMS)
     for spec in args.arm:
@@ -148,7 +163,10 @@ def main() -> None:
     report: dict[str, Any] = {"machine": machine(), "budget": BUDGET, "arms": {}}
     for name, arm in arms.items():
         with Memory(db, embedder=args.embedder, **arm) as mem:
-            row = run_arm(mem, data)
+            items: list[Any] | None = [] if args.items and name == "none" else None
+            row = run_arm(mem, data, items)
+            if items is not None:
+                write_json(args.items, items)
             floors = {n: getattr(mem.settings, n) for n in FLOORS}
         report["arms"][name] = {"floors": floors, **row}
         off = row["off_topic"]

@@ -10,7 +10,7 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_relevance``,
 ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``, ``question_prior``, ``non_answer_prior``,
 ``greeting_prior``, ``reply_weight``, ``duplicate_similarity``, ``source_similarity``,
-``min_relevance``, ``min_top_relevance``, ``min_relative_relevance``.
+``min_relevance``, ``min_top_relevance``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -242,14 +242,6 @@ class RetrievalSettings(SettingsGroup):
         description="Context assembly injects no hit at all when the best hit's calibrated "
         "relevance is below this: a query about something the store never discussed gets an "
         "empty context (see evaluation.md); 0 turns it off (the seed presets).",
-    )
-    min_relative_relevance: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="Context assembly injects no hit whose calibrated relevance is below this "
-        "share of the best hit's: a per-query floor (a question with one clear answer gets "
-        "little else); 0 turns it off (the seed presets).",
     )
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
     mmr_lambda: float = Field(

@@ -60,16 +60,13 @@ def search(
     s, o = source.settings, req.options
     floor = s.min_relevance if o.min_relevance is None else o.min_relevance
     top = s.min_top_relevance if o.min_top_relevance is None else o.min_top_relevance
-    return above_floor(hits, floor, top, s.min_relative_relevance)
+    return above_floor(hits, floor, top)
 
 
-def above_floor(
-    hits: Sequence[Hit], floor: float, top: float = 0.0, ratio: float = 0.0
-) -> list[Hit]:
+def above_floor(hits: Sequence[Hit], floor: float, top: float = 0.0) -> list[Hit]:
     """The hits worth injecting, in their order: none when the best ``relevance`` is below
-    ``top``, else those whose ``relevance`` is at least ``max(floor, ratio * best)``, best
-    being the highest calibrated relevance among ``hits``. A hit whose relevance is not
-    calibrated (``hit.calibrated`` False: no probability to hold to a floor) counts as
+    ``top``, else those whose ``relevance`` is at least ``floor``. A hit whose relevance is
+    not calibrated (``hit.calibrated`` False: no probability to hold to a floor) counts as
     relevant; 0 turns each floor off."""
 
     def below(h: Hit, bound: float) -> bool:
@@ -77,11 +74,9 @@ def above_floor(
 
     if top > 0 and hits and all(below(h, top) for h in hits):
         return []
-    best = max((h.relevance or 0.0 for h in hits if h.calibrated), default=0.0)
-    bound = max(floor, ratio * best)
-    if bound <= 0:
+    if floor <= 0:
         return list(hits)
-    return [h for h in hits if not below(h, bound)]
+    return [h for h in hits if not below(h, floor)]
 
 
 def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None) -> ContextItem:
