@@ -19,10 +19,10 @@ def test_session_scope_widens_only_for_small_sessions(open_mem: OpenMem) -> None
     mem = open_mem(cross_session_threshold=3)
     mem.add_messages(turns("the blue lighthouse keeper"), "u1", "old")
     mem.add_messages(turns("lighthouse visit planned"), "u1", "small")
-    hits = mem.search("lighthouse", user_id="u1", session_id="small")
+    hits = mem.search("lighthouse", user_id="u1", current_session="small")
     assert {h.session_id for h in hits} == {"small", "old"}  # 1 item < 3: widened
     mem.add_messages(turns("lighthouse photos", "beach walk"), "u1", "small")
-    hits = mem.search("lighthouse", user_id="u1", session_id="small")
+    hits = mem.search("lighthouse", user_id="u1", current_session="small")
     assert {h.session_id for h in hits} == {"small"}  # 3 items: session only
     assert {h.session_id for h in mem.search("lighthouse", user_id="u1")} == {"small", "old"}
     mem.close()
