@@ -118,11 +118,14 @@ class Hit(BaseModel):
     ``turn_kind`` says what a turn is (``statement``, ``question``, ``non_answer``,
     ``greeting``; see ``mnemo.text.turn_kinds``; None for memories); ``duplicates`` lists the
     ids of the candidates that said the same thing and were collapsed into this hit.
-    ``relevance`` is calibrated: the fitted probability, in [0, 1], that the hit is evidence
-    for the query (see ``mnemo.retrieval.relevance``; None for an embedder without fitted
-    coefficients); unlike ``score`` and ``scores["relevance"]`` (the fused relevance, one
-    stage of the ranking) it is comparable across queries and stores, and context assembly
-    injects no hit below ``min_relevance``.
+    ``relevance`` is the one number to read and threshold: in [0, 1], non-increasing down
+    the list of hits. With ``calibrated`` True it is the fitted probability that the hit is
+    evidence for the query, comparable across queries and stores, and context assembly
+    injects no hit below ``min_relevance``; with ``calibrated`` False (an embedder without
+    fitted coefficients, or a preset that scores another way) it is the final score clipped
+    to [0, 1] (see ``mnemo.retrieval.relevance`` and docs/scores.md). ``score`` and
+    ``scores`` are the ranking's own numbers (``scores["fused"]``, ``scores["final"]``...),
+    for explaining it.
     """
 
     id: str
@@ -140,6 +143,8 @@ class Hit(BaseModel):
     turn_kind: str | None = None
     duplicates: list[str] = Field(default_factory=list)
     relevance: float | None = None
+    #: whether ``relevance`` is a fitted probability (True) or the clipped final score
+    calibrated: bool = False
     #: the agent the item is private to; None when shared
     agent_id: str | None = None
 
@@ -299,8 +304,10 @@ class ContextItem(BaseModel):
     updated_at: datetime | None = None
     session_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
-    #: a recalled hit's calibrated relevance (``Hit.relevance``)
+    #: a recalled hit's relevance (``Hit.relevance``)
     relevance: float | None = None
+    #: whether that relevance is a fitted probability (``Hit.calibrated``)
+    calibrated: bool = False
 
 
 class ContextSection(BaseModel):

@@ -30,6 +30,7 @@ from pydantic import (
     Field,
     StringConstraints,
     WithJsonSchema,
+    model_validator,
 )
 
 from mnemo import validation as check
@@ -118,7 +119,16 @@ SessionRef = Annotated[
     IdText | None,
     optional(check.identifier, "session_id"),
     Field(
-        description="The conversation (session) it is about; omit for every session.",
+        description="Only this conversation (session): it narrows, always; omit for every session.",
+    ),
+]
+CurrentSession = Annotated[
+    IdText | None,
+    optional(check.identifier, "current_session"),
+    Field(
+        description="The conversation being answered: searched, and while it holds fewer "
+        "than `cross_session_threshold` items the user's other sessions too (what context "
+        "assembly and the chat proxy do). Give it or `session_id`, not both.",
     ),
 ]
 AgentRef = Annotated[
@@ -224,6 +234,7 @@ class SearchQuery(CheckedModel):
     user_id: UserRef = None
     agent_id: AgentRef = None
     session_id: SessionRef = None
+    current_session: CurrentSession = None
     limit: Limit = None
     kinds: Kinds = None
     explain: Explain = False
@@ -233,6 +244,21 @@ class SearchQuery(CheckedModel):
     filters: Filters = None
     recency_weight: RecencyWeight = None
     score_threshold: ScoreThreshold = None
+
+    @model_validator(mode="after")
+    def _one_session(self) -> SearchQuery:
+        if self.session_id is not None and self.current_session is not None:
+            raise ValidationError(
+                "give session_id (narrows to that conversation) or current_session (prefers "
+                "it), not both"
+            )
+        return self
+
+    @property
+    def session(self) -> str | None:
+        """The conversation the search looks in first: ``session_id`` or
+        ``current_session``."""
+        return self.session_id if self.session_id is not None else self.current_session
 
     @classmethod
     def of(cls, query: str | SearchQuery, **fields: Any) -> SearchQuery:

@@ -188,7 +188,7 @@ def _ask(
         raise MnemoError(f"HTTP {resp.status_code}: {message}")
     hits = data.get("memory_hits", [])
     for hit in hits[:SHOWN_HITS]:
-        console.print(f"[dim]  recalled ({hit.get('score') or 0:.2f}) {hit['content']}[/]")
+        console.print(f"[dim]  recalled ({hit.get('relevance') or 0:.2f}) {hit['content']}[/]")
     if len(hits) > SHOWN_HITS:
         console.print(f"[dim]  (+{len(hits) - SHOWN_HITS} more in the context)[/]")
     text = str(data["choices"][0]["message"].get("content") or "")

@@ -8,10 +8,11 @@ from mnemo.schemas import Hit
 
 
 def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
-    """A table of hits with their stage scores."""
+    """A table of hits: each one's ``relevance`` (the number to read; marked ``~`` when it is
+    not calibrated, see docs/scores.md) and, with ``explain``, every stage's score."""
     table = Table(title=title, show_lines=False)
     table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
+    table.add_column("relevance", justify="right")
     table.add_column("kind")
     table.add_column("when")
     table.add_column("content", overflow="fold")
@@ -19,7 +20,8 @@ def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
         table.add_column("stages", overflow="fold")
     for i, h in enumerate(hits, 1):
         who = f"{h.name or h.role}: " if h.kind == "message" and (h.name or h.role) else ""
-        row = [str(i), f"{h.score:.3f}", h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
+        rel = "-" if h.relevance is None else f"{'' if h.calibrated else '~'}{h.relevance:.3f}"
+        row = [str(i), rel, h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
         if explain:
             row.append(" ".join(f"{k}={v:.3g}" for k, v in h.scores.items()))
         table.add_row(*row)

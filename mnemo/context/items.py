@@ -36,8 +36,8 @@ class ContextRequest:
 
     @property
     def session_id(self) -> str | None:
-        """The conversation it is about, if one."""
-        return self.search.session_id
+        """The conversation it answers, if one."""
+        return self.search.session
 
 
 def clip(text: str, limit: int | None) -> str:
@@ -65,13 +65,18 @@ def search(
 
 def above_floor(hits: Sequence[Hit], floor: float, top: float = 0.0) -> list[Hit]:
     """The hits worth injecting, in their order: none when the best ``relevance`` is below
-    ``top``, else those whose ``relevance`` is at least ``floor``. A hit without a relevance
-    counts as relevant; 0 turns either floor off."""
-    if top > 0 and hits and all(h.relevance is not None and h.relevance < top for h in hits):
+    ``top``, else those whose ``relevance`` is at least ``floor``. A hit whose relevance is
+    not calibrated (``hit.calibrated`` False: no probability to hold to a floor) counts as
+    relevant; 0 turns each floor off."""
+
+    def below(h: Hit, bound: float) -> bool:
+        return h.calibrated and h.relevance is not None and h.relevance < bound
+
+    if top > 0 and hits and all(below(h, top) for h in hits):
         return []
     if floor <= 0:
         return list(hits)
-    return [h for h in hits if h.relevance is None or h.relevance >= floor]
+    return [h for h in hits if not below(h, floor)]
 
 
 def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None) -> ContextItem:
@@ -93,6 +98,7 @@ def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = N
         session_id=hit.session_id,
         metadata=hit.metadata,
         relevance=hit.relevance,
+        calibrated=hit.calibrated,
     )
 
 

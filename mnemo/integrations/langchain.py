@@ -45,9 +45,9 @@ async def _acall(memory: Memory | AsyncMemory, method: str, /, **kwargs: Any) ->
 
 def hit_document(hit: Hit) -> Document:
     """A LangChain ``Document`` for one search hit: ``page_content`` is the hit's text; the
-    metadata carries ``id``, ``kind``, ``score``, ``relevance``, ``scores`` (each stage's
-    score), ``created_at`` (ISO 8601), ``user_id``, ``session_id``, ``agent_id``, ``role``,
-    ``name`` and ``source_message_ids``."""
+    metadata carries ``id``, ``kind``, ``score``, ``relevance``, ``calibrated``, ``scores``
+    (each stage's score), ``created_at`` (ISO 8601), ``user_id``, ``session_id``,
+    ``agent_id``, ``role``, ``name`` and ``source_message_ids``."""
     return Document(
         page_content=hit.content,
         id=hit.id,
@@ -56,6 +56,7 @@ def hit_document(hit: Hit) -> Document:
             "kind": hit.kind,
             "score": hit.score,
             "relevance": hit.relevance,
+            "calibrated": hit.calibrated,
             "scores": dict(hit.scores),
             "created_at": hit.created_at.isoformat(),
             "user_id": hit.user_id,

@@ -30,17 +30,22 @@ class Remembered(BaseModel):
 
 
 class Recalled(BaseModel):
-    """One search hit with its relevance score."""
+    """One search hit with its relevance (the number to read and threshold)."""
 
     id: str
     kind: str = Field(description="message (a stored turn), fact, episode, summary, note, ...")
     content: str
-    score: float = Field(description="Final relevance score; higher is better.")
+    score: float = Field(
+        description="The ranking's own final score (explains the order; not comparable "
+        "across queries): read relevance instead."
+    )
     relevance: float | None = Field(
         default=None,
-        description="Calibrated relevance in [0, 1]: the fitted probability that this hit is "
-        "evidence for the query; unlike score, comparable across queries.",
+        description="Relevance in [0, 1], never rising down the list. When calibrated, the "
+        "fitted probability that this hit is evidence for the query, comparable across "
+        "queries; else the final score clipped to [0, 1].",
     )
+    calibrated: bool = Field(False, description="Whether relevance is a fitted probability.")
     created_at: datetime
     session_id: str | None = None
     role: str | None = None

@@ -152,6 +152,7 @@ class Exchange:
                 "created_at": i.created_at.isoformat() if i.created_at else None,
                 "score": i.score,
                 "relevance": i.relevance,
+                "calibrated": i.calibrated,
             }
             for i in self.bundle.hits()
         ]

@@ -234,6 +234,7 @@ class Memory:
         as_of: datetime | float | str | None = None,
         agent_id: str | None = None,
         filters: Mapping[str, Any] | None = None,
+        current_session: str | None = None,
     ) -> builtins.list[Hit]:
         """The memories and turns most relevant to ``query``, best first, one hit per thing
         said (duplicates are listed in ``hit.duplicates``; a turn's kind in ``hit.turn_kind``).
@@ -248,13 +249,16 @@ class Memory:
         shared items and those private to the agent; alone, the agent's own memories (see
         docs/memory-model.md, "Scopes"). ``filters`` (mem0's syntax, see
         docs/memory-model.md) keeps only the memories and turns that match, applied in the
-        store before ranking takes its top k. ``query`` may also be a whole
+        store before ranking takes its top k. ``session_id`` narrows to that conversation;
+        ``current_session`` instead names the conversation being answered, searched with the
+        user's other sessions while it is small (``cross_session_threshold``; what context
+        assembly does). ``query`` may also be a whole
         :class:`~mnemo.search_query.SearchQuery` (then give no other argument).
         """
         q = SearchQuery.of(
             query, user_id=user_id, session_id=session_id, limit=limit, kinds=kinds,
             explain=explain, now=now, exclude=exclude, as_of=as_of, agent_id=agent_id,
-            filters=filters,
+            filters=filters, current_session=current_session,
         )  # fmt: skip
         hits = self._searcher.search(q)
         if self.settings.refresh_on_read and hits:
@@ -281,13 +285,17 @@ class Memory:
         known then; ``now`` defaults to it. ``agent_id`` assembles it from what that agent
         sees (with no ``user_id``: its own memories; ``bundle.user_id`` then holds the agent
         id); topics are left out of an agent's context. Both given: what that agent saw then
-        (:class:`~mnemo.memory.context_source.MemoryContextSource`).
+        (:class:`~mnemo.memory.context_source.MemoryContextSource`). ``session_id`` is the
+        conversation being answered: its searches prefer it (``current_session``), widening
+        to the user's other sessions while it is small, as the chat proxy does.
         """
         searched = {k: options.pop(k) for k in list(options) if k in SearchQuery.model_fields}
         q = SearchQuery.of(
             query, user_id=user_id, session_id=session_id, as_of=as_of, agent_id=agent_id,
             **searched,
         )  # fmt: skip
+        if q.session_id is not None:  # the conversation answered, not a narrowing
+            q = q.replace(session_id=None, current_session=q.session_id)
         as_of_time(q.as_of, self.store.clock)  # refuses a time after the store's clock
         source = MemoryContextSource(self._reads, q)
         return build_context(source, ContextOptions(budget_tokens=budget_tokens, **options))

@@ -23,13 +23,15 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    collapse into the best-ranked of them (``hit.duplicates``; see ``retrieval.duplicates``) and
    turns whose text is in the request being answered (``exclude``) are left out;
 6. ``hit.relevance``: the calibrated probability that the hit is evidence, from its scores
-   and its place (``retrieval.relevance``); it changes no ranking.
+   and its place, made non-increasing down the list (``retrieval.relevance``); it changes
+   no ranking.
 
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
 
-Scopes: the session; the user's other sessions when the session holds fewer than
-``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never), or all of the
+Scopes: the session (``session_id`` narrows to it, always); for the conversation being
+answered (``current_session``) also the user's other sessions when it holds fewer than
+``cross_session_threshold`` items (`llmplatform`: 50; `agent-cli`: 0, never); all of the
 user's sessions when no session is given; and the shared ``global_user_id``. With
 ``dense_window`` N, the dense side of each scope compares only its N most recent vectors
 (`llmplatform`'s "up to 200 recent").
@@ -130,16 +132,17 @@ class Pipeline:
         self.uses_kinds = any(sig.active and sig.needs_kinds for sig in self.signals)
         self.retrievers = Retrievers(store, settings, self.uses_kinds)
         #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
-        self.calibration = calibrated.model_for(embedder.id)
+        self.calibration = calibrated.model_for(embedder.id) if settings.fusion == "blend" else None
 
     def scopes(self, req: RetrievalRequest) -> list[ReadScope]:
         """The scopes a request searches, nearest first: the request's scope, then the same
-        over the user's other sessions and over the shared global user."""
+        over the user's other sessions (a small current session only) and over the shared
+        global user."""
         s = self.settings
         scope = req.scope
         user = scope.user_key
         out = [scope]
-        if scope.session_id is not None:
+        if scope.session_id is not None and req.widen:
             held = self.store.count_items(scope.tenant, user, scope.session_id)
             if held < s.cross_session_threshold:
                 out.append(scope.of(user, None))
@@ -237,7 +240,7 @@ class Pipeline:
         hits = []
         for i, row, kept in self._distinct(req, order, refs, cands, store):
             ref = refs[i]
-            scores = {"relevance": float(rel[i]), "final": float(final[i])}
+            scores = {"fused": float(rel[i]), "final": float(final[i])}
             for name in ("lexical", "dense"):
                 if ref in lists.get(name, {}):
                     scores[name] = float(lists[name][ref])

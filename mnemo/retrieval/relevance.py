@@ -12,7 +12,7 @@ with the features
   from BM25 alone);
 * ``no_cosine`` = 1 when the hit has no cosine (BM25 alone), else 0;
 * ``bm25``      = ln(1 + ``scores["lexical"]``), 0 without a BM25 match;
-* ``fused``     = ``scores["relevance"]``, the fused relevance after the ranking signals;
+* ``fused``     = ``scores["fused"]``, the fused score after the ranking signals;
 * ``speaker``   = ln ``scores["speaker_prior"]`` (0 when the prior did not apply);
 * ``date``      = ln ``scores["date_prior"]`` (0 when the prior did not apply);
 * ``position``  = ln(1 + i), i the hit's place in the ranking (0 for the first).
@@ -21,13 +21,18 @@ The coefficients are fitted per embedder (a cosine means something else for each
 ``bench/relevance.py`` on the development splits, with sign constraints that make ``p``
 non-decreasing in ``cosine``, ``bm25``, ``fused``, ``speaker`` and ``date`` and
 non-increasing in ``position``; they live in :mod:`mnemo.retrieval.relevance_model`. An
-embedder without coefficients of its own (``hashing``, ``openai``, a model not fitted yet)
-gets no relevance (None): a cosine of another model means something else, so it is left
-uncalibrated, and the floors of context assembly then keep its hits; fit it with
-``bench/relevance.py --embedder NAME --fit``. The label
-is "this hit is one of the query's evidence turns", so ``p`` is a precision: an answerable
-question's best hit typically gets .2 to .6, a query about something the store never
-discussed less than .01.
+embedder without coefficients of its own (``hashing``, ``openai``, a model not fitted yet),
+or a pipeline that scores another way than the one fitted (``fusion`` other than
+``blend``: the seed presets), gets an uncalibrated relevance instead: its final score
+clipped to [0, 1] (:func:`clipped`; the cosine under ``fusion = "cosine"``), with
+``hit.calibrated`` False, and the floors of context assembly then keep its hits; fit an
+embedder with ``bench/relevance.py --embedder NAME --fit``. The label is "this hit is one of
+the query's evidence turns", so ``p`` is a precision: an answerable question's best hit
+typically gets .2 to .6, a query about something the store never discussed less than .01.
+
+Either way the relevances of a search's hits are made non-increasing down the list by
+:func:`non_increasing` (pooling adjacent violators), so ``relevance`` is the one number a
+caller reads: hits come in its order, and a threshold on it keeps a prefix of the list.
 """
 
 from __future__ import annotations
@@ -86,7 +91,7 @@ def features(scores: Mapping[str, float], position: int) -> dict[str, float]:
         "cosine": float(cosine) if cosine is not None else 0.0,
         "no_cosine": 1.0 if cosine is None else 0.0,
         "bm25": math.log1p(max(float(bm25), 0.0)) if bm25 is not None else 0.0,
-        "fused": float(scores.get("relevance", 0.0)),
+        "fused": float(scores.get("fused", 0.0)),
         "speaker": math.log(max(float(scores.get("speaker_prior", 1.0)), 1e-9)),
         "date": math.log(max(float(scores.get("date_prior", 1.0)), 1e-9)),
         "position": math.log1p(max(position, 0)),
@@ -101,13 +106,50 @@ def model_for(embedder_id: str) -> RelevanceModel | None:
     return RelevanceModel(float(fitted["intercept"]), dict(fitted["coef"]))
 
 
+def clipped(score: float) -> float:
+    """The uncalibrated relevance of a final ``score``: the score clipped to [0, 1]
+    (under ``fusion = "cosine"``, the cosine the seed presets' thresholds cut on)."""
+    return min(max(float(score), 0.0), 1.0)
+
+
+def non_increasing(values: Sequence[float]) -> list[float]:
+    """The least-squares non-increasing sequence nearest to ``values`` (pool adjacent
+    violators): each run of values that rises is replaced by its mean, so the result is
+    monotone with the order while every pooled run keeps its sum (and so its expected number
+    of evidence hits)."""
+    blocks: list[list[float]] = []  # [sum, count]
+    for v in values:
+        blocks.append([float(v), 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
+            total, n = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += n
+    return [total / n for total, n in blocks for _ in range(int(n))]
+
+
 def attach(hits: Sequence[Hit], model: RelevanceModel | None) -> None:
-    """Set each hit's ``relevance`` from its scores and its place in ``hits`` (left None
-    without a model)."""
+    """Set each hit's ``relevance``, non-increasing down ``hits`` (:func:`non_increasing`).
+
+    With a ``model``: the calibrated probability of its scores and place, and
+    ``hit.calibrated`` is True. Without one: :func:`clipped` of its final ``score``, and
+    ``hit.calibrated`` is False (a monotone mapping, not a probability)."""
     if model is None:
-        return
-    for i, hit in enumerate(hits):
-        hit.relevance = round(model.probability(hit.scores, i), 6)
+        raw = [clipped(h.score) for h in hits]
+    else:
+        raw = [model.probability(h.scores, i) for i, h in enumerate(hits)]
+    for hit, value in zip(hits, non_increasing(raw), strict=True):
+        hit.relevance = round(value, 6)
+        hit.calibrated = model is not None
 
 
-__all__ = ["FEATURES", "SIGNS", "RelevanceModel", "attach", "features", "model_for", "sigmoid"]
+__all__ = [
+    "FEATURES",
+    "SIGNS",
+    "RelevanceModel",
+    "attach",
+    "clipped",
+    "features",
+    "model_for",
+    "non_increasing",
+    "sigmoid",
+]

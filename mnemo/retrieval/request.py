@@ -13,7 +13,8 @@ class RetrievalRequest:
     """A validated query over the rows of ``scope`` (:class:`~mnemo.storage.scope.ReadScope`:
     the tenant, the user key, the session, the kinds, the agent view and the filter, every
     candidate matching it before each retriever takes its top k). The pipeline searches the
-    scope and, around it, the user's other sessions and a shared global user
+    scope and, around it, the user's other sessions (only when ``widen``: the scope's
+    session is the conversation being answered, not a narrowing) and a shared global user
     (:meth:`mnemo.retrieval.pipeline.Pipeline.scopes`): the same scope over another user or
     session.
 
@@ -32,6 +33,8 @@ class RetrievalRequest:
     recency_weight: float | None = None
     score_threshold: float | None = None
     exclude: frozenset[str] = frozenset()
+    #: whether a small session widens to the user's others (``current_session``)
+    widen: bool = False
     #: answer as of this time (epoch seconds, and its stored form): see retrieval.asof
     as_of: float | None = None
     as_of_text: str | None = None

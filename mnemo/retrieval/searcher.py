@@ -44,7 +44,7 @@ class Searcher:
         ``search_limit`` setting.
         """
         where = parse_where(q.filters)
-        scope = scope_of(self.settings.tenant, q.user_id, q.agent_id, q.session_id)
+        scope = scope_of(self.settings.tenant, q.user_id, q.agent_id, q.session)
         as_of_time(q.as_of, self.clock)  # refuses a time after the store's clock
         if not q.query.strip():
             return []
@@ -66,6 +66,7 @@ class Searcher:
             recency_weight=q.recency_weight,
             score_threshold=q.score_threshold,
             exclude=exclusion_keys(q.exclude),
+            widen=q.current_session is not None,
             as_of=None if q.as_of is None else q.as_of.timestamp(),
             as_of_text=None if q.as_of is None else format_time(q.as_of),
         )

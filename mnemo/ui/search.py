@@ -1,9 +1,10 @@
 """The search page: a user's memories and turns for a query, with every stage's score.
 
 Each hit shows what ``Memory.search(..., explain=True)`` returns in ``hit.scores``: the
-lexical (BM25) and dense (cosine) scores and ranks, their fusion into ``relevance``, the
+lexical (BM25) and dense (cosine) scores and ranks, their fusion (``fused``), the
 context priors that moved it, the ``recency`` term, and
-``final = (1 - w) * relevance + w * recency`` with ``w`` the recency weight.
+``final = (1 - w) * fused + w * recency`` with ``w`` the recency weight; and first the hit's
+``relevance``, the one number to read (see docs/scores.md).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ router = APIRouter(include_in_schema=False)
 #: in that list, ``<name>_rank``), then any prior a hit carries (``speaker_prior``,
 #: ``date_prior``...), then the stages after them.
 CANDIDATES = ("lexical", "dense")
-LATER = ("rerank", "relevance", "recency", "final")
+LATER = ("rerank", "fused", "recency", "final")
 Text = Annotated[str, Query(max_length=10_000)]
 
 

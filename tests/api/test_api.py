@@ -92,7 +92,7 @@ def test_messages_search_and_context(client: httpx.Client) -> None:
         "/v1/search", json={"user_id": "u1", "query": "cat Luna", "explain": True}
     ).json()
     assert hits["data"][0]["content"] == "I adopted a cat named Luna"
-    assert "relevance" in hits["data"][0]["scores"]
+    assert "fused" in hits["data"][0]["scores"]
     ctx = client.post(
         "/v1/context", json={"user_id": "u1", "query": "cat", "budget_tokens": 200}
     ).json()

@@ -34,7 +34,7 @@ def test_add_search_stats(env: dict[str, str]) -> None:
     out = runner.invoke(app, ["search", "shellfish allergy", "--user", "ann", "--json"], env=env)
     assert out.exit_code == 0, out.output
     hits = json.loads(out.output)
-    assert hits[0]["content"] == "Ann is allergic to shellfish" and "relevance" in hits[0]["scores"]
+    assert hits[0]["content"] == "Ann is allergic to shellfish" and "fused" in hits[0]["scores"]
     out = runner.invoke(app, ["search", "ferry", "--user", "ann", "--explain"], env=env)
     assert out.exit_code == 0 and "ferry" in out.output and "dense_rank" in out.output
     out = runner.invoke(app, ["stats"], env=env)

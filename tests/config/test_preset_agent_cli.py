@@ -73,7 +73,7 @@ def test_the_threshold_filters_on_the_cosine_without_a_reranker(tmp_path: Path) 
         hits = mem.search(query, user_id="u1", session_id="c1", explain=True)
         assert [h.content for h in hits] == ["I adopted a beagle called Biscuit"]
         va, vb = mem.embedder.embed([query, hits[0].content])
-        assert hits[0].scores["relevance"] == pytest.approx(float(np.dot(va, vb)), abs=1e-5)
+        assert hits[0].scores["fused"] == pytest.approx(float(np.dot(va, vb)), abs=1e-5)
         vq, vw = mem.embedder.embed([query, "Weather is nice today"])
         assert float(np.dot(vq, vw)) < 0.35  # the weather turn fell below .35 on the cosine
 
@@ -96,8 +96,8 @@ def test_relevance_is_the_sigmoid_of_the_reranker_logit(tmp_path: Path) -> None:
         hits = mem.search("what do i like", user_id="u1", session_id="c1", explain=True)
         assert {h.content for h in hits} == {t for t in turns if WORD in t}  # .18 < .35: out
         for h in hits:
-            assert h.scores["relevance"] == pytest.approx(1 / (1 + math.exp(-h.scores["rerank"])))
-            assert h.scores["relevance"] >= 0.35
+            assert h.scores["fused"] == pytest.approx(1 / (1 + math.exp(-h.scores["rerank"])))
+            assert h.scores["fused"] >= 0.35
 
 
 def test_memory_top_k_0_sends_the_request_upstream_unchanged(

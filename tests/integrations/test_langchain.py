@@ -31,8 +31,8 @@ from mnemo import AsyncMemory, Memory
 from mnemo.integrations.langchain import MnemoRetriever, memory_tools
 
 METADATA_KEYS = {
-    "id", "kind", "score", "relevance", "scores", "created_at", "user_id", "session_id",
-    "agent_id", "role", "name", "source_message_ids",
+    "id", "kind", "score", "relevance", "calibrated", "scores", "created_at", "user_id",
+    "session_id", "agent_id", "role", "name", "source_message_ids",
 }  # fmt: skip
 
 

@@ -15,8 +15,10 @@ from mnemo.retrieval.relevance import (
     FEATURES,
     SIGNS,
     RelevanceModel,
+    clipped,
     features,
     model_for,
+    non_increasing,
     sigmoid,
 )
 from mnemo.retrieval.relevance_model import DEFAULT_EMBEDDER, MODELS
@@ -34,8 +36,8 @@ CHAT = [
 ]
 EXTREMES = [
     {},
-    {"dense": 1.0, "lexical": 80.0, "relevance": 2.0, "speaker_prior": 1.5, "date_prior": 1.5},
-    {"dense": -1.0, "relevance": 0.0},
+    {"dense": 1.0, "lexical": 80.0, "fused": 2.0, "speaker_prior": 1.5, "date_prior": 1.5},
+    {"dense": -1.0, "fused": 0.0},
     {"lexical": 0.0},
 ]
 
@@ -64,14 +66,14 @@ def test_every_fitted_model_keeps_the_documented_signs() -> None:
 def test_relevance_is_monotone_in_the_evidence_scores(embedder: str) -> None:
     model = model_for(embedder)
     assert model is not None
-    base = {"dense": 0.4, "lexical": 5.0, "relevance": 0.8, "speaker_prior": 1.2}
+    base = {"dense": 0.4, "lexical": 5.0, "fused": 0.8, "speaker_prior": 1.2}
 
     def p(position: int = 3, **change: float) -> float:
         return model.probability({**base, **change}, position)
 
     assert p(dense=0.1) <= p(dense=0.4) <= p(dense=0.8)
     assert p(lexical=0.0) <= p(lexical=5.0) <= p(lexical=30.0)
-    assert p(relevance=0.1) <= p(relevance=0.8) <= p(relevance=1.6)
+    assert p(fused=0.1) <= p(fused=0.8) <= p(fused=1.6)
     assert p(speaker_prior=1.0) <= p(speaker_prior=1.5)
     assert p(date_prior=1.0) <= p(date_prior=1.5)
     assert p(position=0) >= p(position=5) >= p(position=50)
@@ -80,7 +82,7 @@ def test_relevance_is_monotone_in_the_evidence_scores(embedder: str) -> None:
 
 
 def test_features_follow_the_docstring() -> None:
-    x = features({"dense": 0.5, "lexical": 3.0, "relevance": 0.9, "speaker_prior": 1.5}, 2)
+    x = features({"dense": 0.5, "lexical": 3.0, "fused": 0.9, "speaker_prior": 1.5}, 2)
     assert list(x) == list(FEATURES)
     assert x["cosine"] == 0.5 and x["no_cosine"] == 0.0 and x["fused"] == 0.9
     assert x["bm25"] == pytest.approx(1.3862944) and x["position"] == pytest.approx(1.0986123)
@@ -96,35 +98,43 @@ def test_every_hit_carries_a_relevance_and_search_ranks_as_before(open_mem: Open
     mem.add_messages([{"role": "user", "content": t} for t in CHAT], "u1", "s1")
     hits = mem.search("beagle Biscuit beach", user_id="u1", limit=6)
     assert hits and all(h.relevance is not None and 0.0 <= h.relevance <= 1.0 for h in hits)
+    assert all(h.calibrated for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert "Biscuit" in hits[0].content
-    assert hits[0].relevance == max(h.relevance or 0.0 for h in hits)
+    relevances = [h.relevance or 0.0 for h in hits]
+    assert relevances == sorted(relevances, reverse=True)  # monotone with the order
     # an unrelated query still gets its hits from search (the floors are for injection)
     assert mem.search(OFF_TOPIC, user_id="u1")
 
 
-def test_an_uncalibrated_embedder_gives_no_relevance_and_keeps_its_context(
+def test_an_uncalibrated_embedder_gives_its_clipped_score_and_keeps_its_context(
     open_mem: OpenMem,
 ) -> None:
     mem = open_mem()  # hashing: no fitted coefficients
     mem.add_messages([{"role": "user", "content": t} for t in CHAT], "u1", "s1")
-    assert all(h.relevance is None for h in mem.search("beach", user_id="u1"))
+    hits = mem.search("beach", user_id="u1")
+    assert hits and not any(h.calibrated for h in hits)
+    relevances = [h.relevance for h in hits]
+    assert relevances == [round(min(max(h.score, 0.0), 1.0), 6) for h in hits]  # final scores
+    assert relevances == sorted(relevances, reverse=True)
     items = mem.context("beach", "u1").section("memories").items  # type: ignore[union-attr]
     assert any("beach" in i.content for i in items)
 
 
-def hit(relevance: float | None) -> Hit:
+def hit(relevance: float | None, calibrated: bool = True) -> Hit:
     return Hit.model_validate(
         {"id": "x", "kind": "fact", "content": "c", "score": 1.0,
-         "created_at": "2024-01-01T00:00:00", "user_id": "u", "relevance": relevance}
+         "created_at": "2024-01-01T00:00:00", "user_id": "u", "relevance": relevance,
+         "calibrated": calibrated and relevance is not None}
     )  # fmt: skip
 
 
 def test_above_floor_rule() -> None:
-    hits = [hit(0.3), hit(0.01), hit(None), hit(0.001)]
+    hits = [hit(0.3), hit(0.01), hit(None), hit(0.002, calibrated=False), hit(0.001)]
     assert above_floor(hits, 0.0) == hits
-    assert [h.relevance for h in above_floor(hits, 0.005)] == [0.3, 0.01, None]
-    assert above_floor(hits, 0.005, top=0.5) == hits[:3]  # a hit without relevance counts
+    assert [h.relevance for h in above_floor(hits, 0.005)] == [0.3, 0.01, None, 0.002]
+    # a hit without a calibrated relevance counts: it holds the list above the top floor
+    assert above_floor(hits, 0.005, top=0.5) == hits[:4]
     low = [hit(0.02), hit(0.01)]
     assert above_floor(low, 0.005, top=0.04) == []  # the best is below the top floor
     assert above_floor(low, 0.005, top=0.02) == low
@@ -161,3 +171,42 @@ def test_a_never_discussed_query_gets_an_empty_context(db_path: str) -> None:
             mem.context("dog", "maya", min_relevance=2)
         with pytest.raises(ValidationError, match="min_top_relevance"):
             mem.context("dog", "maya", min_top_relevance=-0.1)
+
+
+@pytest.mark.parametrize(
+    ("raw", "pooled"),
+    [
+        ([], []),
+        ([0.5], [0.5]),
+        ([0.9, 0.5, 0.1], [0.9, 0.5, 0.1]),
+        ([0.1, 0.5], [0.3, 0.3]),
+        ([0.6, 0.2, 0.4, 0.1], [0.6, 0.3, 0.3, 0.1]),
+        ([0.2, 0.4, 0.9], [0.5, 0.5, 0.5]),
+    ],
+)
+def test_non_increasing_pools_adjacent_violators(raw: list[float], pooled: list[float]) -> None:
+    out = non_increasing(raw)
+    assert out == pytest.approx(pooled)
+    assert sum(out) == pytest.approx(sum(raw))  # pooling keeps the expected count
+
+
+def test_clipped_maps_a_final_score_into_the_unit_interval() -> None:
+    assert [clipped(x) for x in (-0.3, 0.0, 0.42, 1.0, 1.7)] == [0.0, 0.0, 0.42, 1.0, 1.0]
+
+
+def test_relevance_is_monotone_down_every_search(open_mem: OpenMem) -> None:
+    mem = open_mem(embedder="local")
+    mem.add_messages([{"role": "user", "content": t} for t in CHAT], "u1", "s1")
+    for query in ("beagle", "what do I cook", "June visit", OFF_TOPIC, "marathon nurse"):
+        hits = mem.search(query, user_id="u1", limit=8)
+        relevances = [h.relevance for h in hits]
+        assert relevances == sorted(relevances, reverse=True), (query, relevances)
+
+
+def test_a_seed_preset_says_its_relevance_is_its_cosine(open_mem: OpenMem) -> None:
+    mem = open_mem(embedder="local", preset="llmplatform")  # fusion cosine: not calibrated
+    mem.add_messages([{"role": "user", "content": t} for t in CHAT], "u1", "s1")
+    hits = mem.search("beagle at the beach", user_id="u1")
+    assert hits and not any(h.calibrated for h in hits)
+    assert [h.relevance for h in hits] == [round(min(max(h.score, 0.0), 1.0), 6) for h in hits]
+    assert all(h.relevance is not None and h.relevance >= 0.45 for h in hits)  # its threshold

@@ -214,14 +214,14 @@ def test_rerank_top_n_bounds_the_rescored_set(db_path: str, tiny_model: str) -> 
 @pytest.mark.slow
 @CROSS_ENCODER
 def test_partial_weight_blends_with_fused_relevance(db_path: str, tiny_model: str) -> None:
-    fused = {h.id: h.scores["relevance"] for h in searched(db_path)}
+    fused = {h.id: h.scores["fused"] for h in searched(db_path)}
     hits = searched(db_path, reranker="cross-encoder", reranker_model=tiny_model, rerank_weight=0.5)
     lo, hi = min(fused.values()), max(fused.values())
     raw = {h.id: h.scores["rerank"] for h in hits}
     s_min, s_max = min(raw.values()), max(raw.values())
     for h in hits:
         mapped = lo + (hi - lo) * (raw[h.id] - s_min) / (s_max - s_min)
-        assert h.scores["relevance"] == pytest.approx(0.5 * fused[h.id] + 0.5 * mapped)
+        assert h.scores["fused"] == pytest.approx(0.5 * fused[h.id] + 0.5 * mapped)
 
 
 @pytest.mark.slow

@@ -19,10 +19,10 @@ def test_session_scope_widens_only_for_small_sessions(open_mem: OpenMem) -> None
     mem = open_mem(cross_session_threshold=3)
     mem.add_messages(turns("the blue lighthouse keeper"), "u1", "old")
     mem.add_messages(turns("lighthouse visit planned"), "u1", "small")
-    hits = mem.search("lighthouse", user_id="u1", session_id="small")
+    hits = mem.search("lighthouse", user_id="u1", current_session="small")
     assert {h.session_id for h in hits} == {"small", "old"}  # 1 item < 3: widened
     mem.add_messages(turns("lighthouse photos", "beach walk"), "u1", "small")
-    hits = mem.search("lighthouse", user_id="u1", session_id="small")
+    hits = mem.search("lighthouse", user_id="u1", current_session="small")
     assert {h.session_id for h in hits} == {"small"}  # 3 items: session only
     assert {h.session_id for h in mem.search("lighthouse", user_id="u1")} == {"small", "old"}
     mem.close()
@@ -60,7 +60,7 @@ def test_hits_carry_stage_scores_and_explain_adds_ranks(mem: Memory) -> None:
     )
     [hit] = mem.search("sunrise painting", user_id="u")
     assert hit.metadata == {"dia_id": "D1:2"} and hit.kind == "message" and hit.role == "user"
-    assert {"relevance", "final", "lexical", "dense"} <= set(hit.scores)
+    assert {"fused", "final", "lexical", "dense"} <= set(hit.scores)
     assert hit.score == hit.scores["final"]
     assert "lexical_rank" not in hit.scores
     [explained] = mem.search("sunrise painting", user_id="u", explain=True)
@@ -185,7 +185,7 @@ def test_neighbouring_turn_of_a_match_is_recalled(open_mem: OpenMem) -> None:
         assert (convo[1]["content"] in contents) is expect_reply
         if expect_reply:  # the reply borrows 0.3 of the question's relevance
             reply = next(h for h in hits if h.content == convo[1]["content"])
-            assert reply.scores["relevance"] == pytest.approx(0.3 * hits[0].scores["relevance"])
+            assert reply.scores["fused"] == pytest.approx(0.3 * hits[0].scores["fused"])
         mem.close()
 
 

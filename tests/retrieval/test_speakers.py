@@ -111,8 +111,8 @@ def test_user_turns_are_preferred_unless_the_assistant_is_recalled(db_path: str)
     off = Memory(
         db_path, embedder="hashing", neighbor_weight=0.0, speaker_weight=0.0, session_weight=0.0
     )
-    plain = {h.content: h.scores["relevance"] for h in off.search("sourdough rye", user_id="u")}
-    boosted = {h.content: h.scores["relevance"] for h in mem.search("sourdough rye", user_id="u")}
+    plain = {h.content: h.scores["fused"] for h in off.search("sourdough rye", user_id="u")}
+    boosted = {h.content: h.scores["fused"] for h in mem.search("sourdough rye", user_id="u")}
     for content, value in plain.items():  # user turns x 1.5, assistant turns unchanged
         factor = 1.5 if not content.startswith("a ") else 1.0
         assert boosted[content] == pytest.approx(value * factor)

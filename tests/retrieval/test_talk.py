@@ -58,8 +58,8 @@ def test_a_question_lends_its_relevance_to_its_reply(open_mem: OpenMem) -> None:
     hits = mem.search("which instrument this winter", "u", limit=3)
     assert hits[0].content == convo[1]["content"]  # the reply, not the question, comes first
     question = next(h for h in hits if h.content == convo[0]["content"])
-    borrowed = 0.8 * question.scores["relevance"] / question.scores["turn_prior"]
-    assert hits[0].scores["relevance"] == pytest.approx(borrowed)
+    borrowed = 0.8 * question.scores["fused"] / question.scores["turn_prior"]
+    assert hits[0].scores["fused"] == pytest.approx(borrowed)
 
 
 def test_stored_talk_takes_no_statement_out_of_the_pool(open_mem: OpenMem) -> None:

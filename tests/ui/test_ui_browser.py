@@ -70,14 +70,16 @@ def test_search_shows_every_stages_score(server: UiServer, page: Any) -> None:
     hits = search(page, server.ui, "maya", "beagle Biscuit")
     assert hits is not None
     headers = [h.strip() for h in hits.locator("thead th").all_inner_texts()]
-    for stage in ("lexical", "dense", "relevance", "final"):
-        assert stage in headers, headers
+    for stage in ("relevance", "lexical", "dense", "fused", "final"):
+        assert stage in [h.lower() for h in headers], headers
     first = hits.locator("tbody tr").first
     assert "beagle called Biscuit" in first.inner_text()
     [best] = server.memory().search("beagle Biscuit", "maya", limit=1, explain=True)
-    for stage in ("final", "relevance", "dense"):  # what the library says, shown as is
+    for stage in ("final", "fused", "dense"):  # what the library says, shown as is
         cell = first.locator(f'td[data-stage="{stage}"]').inner_text()
         assert f"{best.scores[stage]:.3f}" in cell, (stage, cell, best.scores)
+    cell = first.locator('td[data-stage="relevance"]').inner_text()
+    assert best.relevance is not None and f"{best.relevance:.3f}" in cell
     lexical = first.locator('td[data-stage="lexical"]').inner_text()
     assert f"#{int(best.scores['lexical_rank'])}" in lexical
     page.get_by_text("How the score is made").click()
