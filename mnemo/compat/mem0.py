@@ -34,7 +34,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from mnemo.compat.mem0_async_methods import AsyncMem0Methods
-from mnemo.compat.mem0_memory import Memory, history_row, item, scope, turns
+from mnemo.compat.mem0_memory import Memory
+from mnemo.compat.mem0_scope import Mem0Scope
+from mnemo.compat.mem0_shapes import history_row, item, turns
 
 
 class AsyncMemory(AsyncMem0Methods):
@@ -48,4 +50,4 @@ class AsyncMemory(AsyncMem0Methods):
         return cls.wrap(Memory.from_config(config_dict))
 
 
-__all__ = ["AsyncMemory", "Memory", "history_row", "item", "scope", "turns"]
+__all__ = ["AsyncMemory", "Mem0Scope", "Memory", "history_row", "item", "turns"]
