@@ -26,21 +26,20 @@ import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from dataclasses import replace  # noqa: E402
-from pathlib import Path  # noqa: E402
-from statistics import mean  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from statistics import mean
+from typing import Any
 
-from common import console, machine, write_json  # noqa: E402
-
-from mnemo import Memory as Mnemo  # noqa: E402
-from mnemo.compat.mem0 import Memory as Mem0  # noqa: E402
-from mnemo.eval.locomo import LocomoDataset, Question, ingest_locomo, load_locomo  # noqa: E402
-from mnemo.eval.metrics import question_metrics  # noqa: E402
+from common import console, machine, write_json
+from mnemo import Memory as Mnemo
+from mnemo.compat.mem0 import Memory as Mem0
+from mnemo.eval.locomo import LocomoDataset, Question, ingest_locomo, load_locomo
+from mnemo.eval.metrics import question_metrics
 
 K = 10
 PROTOCOLS = ("own", "infer-false", "infer-true")
