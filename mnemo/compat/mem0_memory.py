@@ -14,6 +14,8 @@ from mnemo.compat.mem0_scope import Mem0Scope
 from mnemo.compat.mem0_shapes import (
     DEFAULT_SESSION,
     INFERRED,
+    TURN,
+    caller_metadata,
     checked_metadata,
     engine_metadata,
     history_row,
@@ -22,7 +24,7 @@ from mnemo.compat.mem0_shapes import (
 )
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, NotFoundError, ValidationError
-from mnemo.ids import MEMORY_PREFIX, MESSAGE_PREFIX
+from mnemo.ids import MEMORY_PREFIX
 from mnemo.memory.facade import Memory as Mnemo
 from mnemo.schemas import MemoryItem
 
@@ -94,10 +96,8 @@ class Memory:
         ``mem0_id``."""
         if not isinstance(memory_id, str) or memory_id.startswith(MEMORY_PREFIX):
             return memory_id
-        if memory_id.startswith(MESSAGE_PREFIX):
-            stand_in = said.stand_ins(self.mnemo, [memory_id]).get(memory_id)
-            return memory_id if stand_in is None else stand_in.id
-        found = self.mnemo.list(filters={MEM0_ID: memory_id}, limit=1)
+        either = {"OR": [{f"metadata.{TURN}": memory_id}, {f"metadata.{MEM0_ID}": memory_id}]}
+        found = self.mnemo.list(filters=either, limit=1)
         return found[0].id if found else memory_id
 
     @property
@@ -205,8 +205,12 @@ class Memory:
         if text is None and given is None:
             raise ValidationError("At least one of text or metadata must be provided.")
         target = self._id(memory_id)
-        if given is not None:
-            given = {**given, **engine_metadata(self.mnemo.get_memory(target).metadata)}
+        now = self.mnemo.get_memory(target)
+        engine = engine_metadata(now.metadata)
+        if text is not None and text != now.content:
+            engine = said.freed(engine)
+        if given is not None or engine != engine_metadata(now.metadata):
+            given = {**(caller_metadata(now.metadata) if given is None else given), **engine}
         self.mnemo.update(target, content=text, metadata=given, actor=ACTOR)
         return {"message": "Memory updated successfully!"}
 
@@ -308,14 +312,30 @@ class Memory:
         wanted = min(max(2 * n, n + 10), 1000)  # room for turns that map to one memory
         found: list[dict[str, Any]] = []
         owners = self._owners(scope)
+        passes = 0
         for owner in owners:
             agent = None if owner else scope.agent_id
-            hits = self.mnemo.search(query, owner or None, None, wanted, kinds=said.SEARCH_KINDS,
-                                     agent_id=agent, filters=scope.where())  # fmt: skip
-            found += said.results(self.mnemo, hits, owner, threshold)
-        if len(owners) > 1:  # an agent across its users: their results merged by score
+            for kinds, where in self._passes(owner, agent, scope):
+                hits = self.mnemo.search(query, owner or None, None, wanted, kinds=kinds,
+                                         agent_id=agent, filters=where)  # fmt: skip
+                found += said.results(self.mnemo, hits, owner, threshold)
+                passes += 1
+        if passes > 1:  # results of several searches, merged by score
             found.sort(key=lambda r: -float(r["score"]))
         return {"results": found[:n]}
+
+    def _passes(
+        self, owner: str, agent: str | None, scope: Mem0Scope
+    ) -> list[tuple[tuple[str, ...], dict[str, Any] | None]]:
+        """The searches of one owner, as (kinds, filter): the turns and facts, and the notes
+        that stand for no turn when the owner has any (:mod:`mnemo.compat.mem0_said`)."""
+        out: list[tuple[tuple[str, ...], dict[str, Any] | None]] = [
+            (said.SEARCH_KINDS, scope.where())
+        ]
+        free = scope.where(said.FREE_NOTES)
+        if self.mnemo.count(owner or None, agent_id=agent, filters=free):
+            out.append((("note",), free))
+        return out
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every change of a memory, oldest first, as mem0's history rows (the caller's

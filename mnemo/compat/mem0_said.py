@@ -8,11 +8,15 @@ event log: their time, speaker and session, so search applies every turn signal)
 add). The stand-in's id is what mem0's API returns for the turn, so ``get``, ``update``,
 ``delete`` and ``history`` work on it as on any memory.
 
-A search hit on a turn is shown as its stand-in while the stand-in is live and still says
-what the turn said; once the caller has deleted or rewritten it, the turn no longer speaks
-for it (the rewritten stand-in is found by its own text). Turns without a stand-in (written
-through mnemo's own API) and hits of another user (mnemo's shared ``global`` user) are left
-out: mem0's filters select exactly the caller's scope.
+A search reads the turns and the facts (:data:`SEARCH_KINDS`: the turns carry every turn
+signal, which a copy of their text would not) and shows a turn hit as its stand-in while the
+stand-in is live and still stands for it. Once the caller has deleted the stand-in, the turn
+no longer speaks for anything; once the caller has rewritten it, it is a note of its own
+(``mem0_rewritten`` instead of ``mem0_turn``, see :func:`freed`), which a second search over
+such notes finds by its new text (:data:`FREE_NOTES`; only run when the scope has one).
+Turns without a stand-in (written through mnemo's own API) and hits of another user
+(mnemo's shared ``global`` user) are left out: mem0's filters select exactly the caller's
+scope.
 """
 
 from __future__ import annotations
@@ -20,15 +24,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mnemo.compat.mem0_shapes import INFERRED, TURN, item
+from mnemo.compat.mem0_shapes import INFERRED, REWRITTEN, TURN, item
 from mnemo.errors import NotFoundError
 from mnemo.memory.facade import Memory as Mnemo
 from mnemo.schemas import Hit, MemoryItem
 
 #: The actor of the changes this layer makes.
 ACTOR = "mem0-compat"
-#: The hit kinds a mem0 search reads: turns, facts and the stand-ins (notes).
-SEARCH_KINDS = ("message", "fact", "note")
+#: The hit kinds a mem0 search reads: the turns (shown as their stand-ins) and the facts.
+SEARCH_KINDS = ("message", "fact")
+#: The notes a mem0 search reads besides: those that stand for no turn (rewritten stand-ins).
+FREE_NOTES = {"AND": [{"kind": "note"}, {"NOT": {f"metadata.{TURN}": {"exists": True}}}]}
 #: The largest listing one call reads (mnemo's listing window).
 MAX_ROWS = 10_000
 
@@ -64,6 +70,15 @@ def write_turns(
     ]
 
 
+def freed(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata of a stand-in whose text the caller rewrote: it stands for its turn no
+    more (``mem0_turn`` becomes ``mem0_rewritten``); any other memory's is unchanged."""
+    out = dict(metadata)
+    if TURN in out:
+        out[REWRITTEN] = out.pop(TURN)
+    return out
+
+
 def stand_ins(mnemo: Mnemo, turn_ids: Sequence[str]) -> dict[str, MemoryItem]:
     """The live stand-ins of these turns, by turn id."""
     if not turn_ids:
@@ -93,8 +108,6 @@ def results(
         found = standing.get(hit.id) if hit.kind == "message" else _live(mnemo, hit.id)
         if found is None or found.id in seen:
             continue
-        if hit.kind == "message" and found.content != hit.content:
-            continue  # rewritten by the caller: the turn no longer speaks for it
         seen.add(found.id)
         out.append(item(found, score, with_score=True))
     return out
@@ -107,4 +120,14 @@ def _live(mnemo: Mnemo, memory_id: str) -> MemoryItem | None:
         return None  # gone meanwhile, or not a memory (a profile fact)
 
 
-__all__ = ["ACTOR", "MAX_ROWS", "SEARCH_KINDS", "results", "score_of", "stand_ins", "write_turns"]
+__all__ = [
+    "ACTOR",
+    "FREE_NOTES",
+    "MAX_ROWS",
+    "SEARCH_KINDS",
+    "freed",
+    "results",
+    "score_of",
+    "stand_ins",
+    "write_turns",
+]

@@ -18,9 +18,11 @@ DEFAULT_SESSION = "default"
 TURN = "mem0_turn"
 #: The metadata key marking such a memory as a turn of an inferred add (out of ``get_all``).
 INFERRED = "mem0_inferred"
+#: The metadata key of a stand-in the caller rewrote: the turn it no longer stands for.
+REWRITTEN = "mem0_rewritten"
 #: The metadata keys mnemo's engine and this layer write, never shown as the caller's: the
 #: fact tier's provenance (``extracted_by``, ``mode``, ``fallback``) and this layer's own.
-ENGINE_KEYS = frozenset({"extracted_by", "mode", "fallback", TURN, INFERRED})
+ENGINE_KEYS = frozenset({"extracted_by", "mode", "fallback", TURN, INFERRED, REWRITTEN})
 #: The keys of a mem0 message that become the turn's (``created_at`` is mnemo's: the time it
 #: was said, when the caller knows it).
 MESSAGE_KEYS = ("role", "content", "name", "created_at")
@@ -107,6 +109,7 @@ __all__ = [
     "ENGINE_KEYS",
     "INFERRED",
     "MESSAGE_KEYS",
+    "REWRITTEN",
     "TURN",
     "caller_metadata",
     "checked_metadata",

@@ -121,6 +121,8 @@ def test_every_id_returned_works_with_get_update_delete_history(m: Memory) -> No
     assert turn["metadata"] == {"dia_id": "D1:1"} and turn["run_id"] == "conv-1"
     assert m.get(turn["id"]) == {k: v for k, v in turn.items() if k != "score"}
     assert [h["event"] for h in m.history(turn["id"])] == ["ADD"]
+    (msg,) = [t for t in m.mnemo.messages(user_id="mel") if t.content == said[0]["content"]]
+    assert m.get(msg.id) == m.get(turn["id"])  # the turn's own id finds its stand-in
     m.update(turn["id"], text="Caroline went to a support group")
     assert m.get(turn["id"])["memory"] == "Caroline went to a support group"  # type: ignore[index]
     again = m.search("support group", filters={"user_id": "mel"})["results"]
