@@ -15,17 +15,21 @@ The names, arguments and return shapes are mem0's (``mem0/memory/main.py``):
   ``delete_all(user_id=, agent_id=, run_id=)`` -> ``{"message": ...}``; ``history(id)`` -> mem0's
   history rows; ``reset()`` erases the whole tenant.
 
-How the scopes map: ``user_id`` and ``agent_id`` are mnemo's own (docs/memory-model.md,
-"Scopes"); ``run_id`` is mnemo's ``session_id``, so a run lives inside a user or an agent and
-``run_id`` alone is a ValidationError (turns added without one go to mnemo's ``default``
-session, shown as no ``run_id``). Filters use mem0's syntax already (:mod:`mnemo.filters`).
+How the scopes map (:mod:`mnemo.compat.mem0_scope`): as in mem0, a filter is a conjunction
+over ``user_id``, ``agent_id``, ``run_id`` and the metadata, so ``{"user_id": U, "agent_id":
+A}`` is only U's memories stored with A, ``{"agent_id": A}`` every memory stored with A, and
+``run_id`` (mnemo's ``session_id``) narrows search as it narrows ``get_all``; every other
+filter key is a metadata key. Writes use mnemo's scopes (docs/memory-model.md, "Scopes"); a
+run lives inside a user or an agent, so ``run_id`` alone is a ValidationError.
 
-Where mnemo differs on purpose: with ``infer=True`` the turns are kept (mnemo's event log) and
-the fact tier extracts and *reconciles* facts with the user's existing ones, so an add can
-UPDATE or DELETE a memory instead of stacking a contradicting one; the events returned are the
-changes that add made (read back from the store after the fact jobs ran). Scores are mnemo's
-ranking scores, so a ``threshold`` tuned for mem0's cosine similarities needs re-tuning (the
-default is no threshold).
+What a caller says is kept as conversation turns (:mod:`mnemo.compat.mem0_said`): each
+message is a turn (its time, speaker and session) with a stand-in memory whose id the API
+returns, and ``search`` reads the turns and the facts, so the turn signals apply and, with no
+LLM, what was said stays searchable. With ``infer=True`` the fact tier then extracts and
+*reconciles* facts with the user's existing ones, so an add can UPDATE or DELETE a memory
+instead of stacking a contradicting one; the events returned are the changes that add made.
+``score`` is mnemo's calibrated relevance and ``threshold`` cuts on it (the default is no
+threshold). The caller's metadata is shown without the keys mnemo's engine writes.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from mnemo.compat.mem0_async_methods import AsyncMem0Methods
-from mnemo.compat.mem0_memory import Memory, history_row, item, scope, turns
+from mnemo.compat.mem0_memory import Memory
+from mnemo.compat.mem0_scope import Mem0Scope
+from mnemo.compat.mem0_shapes import history_row, item, turns
 
 
 class AsyncMemory(AsyncMem0Methods):
@@ -48,4 +54,4 @@ class AsyncMemory(AsyncMem0Methods):
         return cls.wrap(Memory.from_config(config_dict))
 
 
-__all__ = ["AsyncMemory", "Memory", "history_row", "item", "scope", "turns"]
+__all__ = ["AsyncMemory", "Mem0Scope", "Memory", "history_row", "item", "turns"]

@@ -4,110 +4,40 @@ with the helpers that give mnemo's records mem0's shapes."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
+from mnemo.compat import mem0_said as said
 from mnemo.compat.mem0_import import MEM0_ID
+from mnemo.compat.mem0_said import ACTOR, MAX_ROWS
+from mnemo.compat.mem0_scope import Mem0Scope
+from mnemo.compat.mem0_shapes import (
+    DEFAULT_SESSION,
+    INFERRED,
+    TURN,
+    caller_metadata,
+    checked_metadata,
+    engine_metadata,
+    history_row,
+    item,
+    turns,
+)
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, NotFoundError, ValidationError
 from mnemo.ids import MEMORY_PREFIX
 from mnemo.memory.facade import Memory as Mnemo
-from mnemo.schemas import MEMORY_KINDS, HistoryEntry, Hit, MemoryItem
+from mnemo.schemas import MemoryItem
 
-#: The largest listing one call reads (mnemo's listing window).
-MAX_ROWS = 10_000
 #: mem0 config keys that configure mem0's own providers; mnemo has its own settings.
 MEM0_KEYS = frozenset(
     {"llm", "embedder", "vector_store", "graph_store", "history_db_path", "reranker", "version"}
 )
-#: The scope keys of a mem0 filter, taken out of it before the rest goes to mnemo.
-SCOPE_KEYS = ("user_id", "agent_id", "run_id")
-
-#: The session of turns added without a ``run_id`` (shown as no ``run_id``).
-DEFAULT_SESSION = "default"
-
-
-def _time(at: datetime | None) -> str | None:
-    return None if at is None else at.isoformat()
-
-
-def item(m: MemoryItem, score: float | None = None, with_score: bool = False) -> dict[str, Any]:
-    """A memory in mem0's item shape: ``id``, ``memory``, ``hash`` (md5 of the text, as mem0
-    computes it), ``metadata`` (None when empty), ``created_at``, ``updated_at`` (ISO 8601),
-    ``score`` when ``with_score``, and ``user_id`` / ``agent_id`` / ``run_id`` when set."""
-    out: dict[str, Any] = {
-        "id": m.id,
-        "memory": m.content,
-        "hash": hashlib.md5(m.content.encode("utf-8")).hexdigest(),
-        "metadata": dict(m.metadata) or None,
-    }
-    if with_score:
-        out["score"] = score
-    out["created_at"] = _time(m.created_at)
-    out["updated_at"] = _time(m.updated_at)
-    run = None if m.session_id == DEFAULT_SESSION else m.session_id
-    for key, value in (("user_id", m.user_id), ("agent_id", m.agent_id), ("run_id", run)):
-        if value:  # an agent's own memory has the reserved empty user key: no user_id
-            out[key] = value
-    return out
-
-
-def history_row(h: HistoryEntry) -> dict[str, Any]:
-    """A history entry in the shape of mem0's history table: ``id``, ``memory_id``,
-    ``old_memory``, ``new_memory``, ``event``, ``created_at``, ``updated_at``, ``is_deleted``,
-    ``actor_id``, ``role``."""
-    return {
-        "id": str(h.id),
-        "memory_id": h.memory_id,
-        "old_memory": (h.old or {}).get("content"),
-        "new_memory": (h.new or {}).get("content"),
-        "event": h.event,
-        "created_at": _time(h.at),
-        "updated_at": _time(h.at) if h.event != "ADD" else None,
-        "is_deleted": int(h.event == "DELETE"),
-        "actor_id": None,
-        "role": None,
-    }
-
-
-def turns(messages: Any) -> list[dict[str, Any]]:
-    """mem0's ``messages`` (a string, one message dict or a list of them) as mnemo turns."""
-    if isinstance(messages, str):
-        messages = [{"role": "user", "content": messages}]
-    elif isinstance(messages, dict):
-        messages = [messages]
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise ValidationError("messages must be str, dict, or list[dict]")
-    if not messages:
-        raise ValidationError("messages is empty: nothing to add")
-    keep = ("role", "content", "name")
-    return [{k: m[k] for k in keep if k in m} for m in messages]
-
-
-def scope(
-    user_id: Any, agent_id: Any, run_id: Any, filters: Mapping[str, Any] | None
-) -> tuple[str | None, str | None, str | None, dict[str, Any] | None]:
-    """``(user_id, agent_id, session_id, rest of filters)`` from mem0's arguments: the scope
-    keys may come top-level (mem0 1.x) or in ``filters`` (mem0 2.x); at least a user or an
-    agent is needed (mnemo keeps a run inside one)."""
-    rest = dict(filters or {})
-    ids: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
-    for key in SCOPE_KEYS:
-        if key in rest and not isinstance(rest[key], dict):
-            given = rest.pop(key)
-            if ids[key] is not None and ids[key] != given:
-                raise ValidationError(f"{key} given twice with different values")
-            ids[key] = given
-        if ids[key] is not None:
-            ids[key] = str(ids[key]).strip()
-    if not ids["user_id"] and not ids["agent_id"]:
-        raise ValidationError(
-            "give user_id or agent_id (top-level or in filters); mnemo keeps a run_id inside "
-            "a user or an agent, so run_id alone does not say whose memories these are"
-        )
-    return ids["user_id"] or None, ids["agent_id"] or None, ids["run_id"] or None, rest or None
+#: The actor of the metadata an inferred add puts on the facts it made (mem0 writes the
+#: caller's metadata with the memory; here it follows the fact tier's ADD, and mem0's
+#: ``history`` leaves that step out).
+STAMP = "mem0-compat-metadata"
+#: What ``get_all`` lists: not the stand-ins of inferred turns (mem0 lists what it inferred).
+LISTED = {"NOT": {f"metadata.{INFERRED}": {"exists": True}}}
 
 
 def _limit(top_k: int | None, limit: int | None, default: int) -> int:
@@ -160,11 +90,14 @@ class Memory:
         return cls(**dict(config_dict))
 
     def _id(self, memory_id: str) -> str:
-        """mnemo's id of ``memory_id``: itself, or for the id of a memory imported from mem0
-        (:mod:`mnemo.compat.mem0_import`, a UUID) the memory that keeps it as ``mem0_id``."""
+        """mnemo's id of ``memory_id``: itself; for a turn's id (``msg_...``) the memory
+        standing for it (:mod:`mnemo.compat.mem0_said`); for the id of a memory imported
+        from mem0 (:mod:`mnemo.compat.mem0_import`, a UUID) the memory that keeps it as
+        ``mem0_id``."""
         if not isinstance(memory_id, str) or memory_id.startswith(MEMORY_PREFIX):
             return memory_id
-        found = self.mnemo.list(filters={MEM0_ID: memory_id}, limit=1)
+        either = {"OR": [{f"metadata.{TURN}": memory_id}, {f"metadata.{MEM0_ID}": memory_id}]}
+        found = self.mnemo.list(filters=either, limit=1)
         return found[0].id if found else memory_id
 
     @property
@@ -198,47 +131,45 @@ class Memory:
                 "memory_type and prompt are mem0 features mnemo does not have; mnemo's fact "
                 "prompts are set by its settings (docs/coming-from-mem0.md)"
             )
-        user, agent, run, _ = scope(user_id, agent_id, run_id, None)
-        rows = turns(messages)
+        scope = Mem0Scope.of(user_id, agent_id, run_id)
+        user, agent = scope.user_id, scope.agent_id
+        rows, given = turns(messages), checked_metadata(metadata)
+        session = scope.run_id or DEFAULT_SESSION
         if not infer:
-            added = [
-                self.mnemo.add(
-                    str(m.get("content", "")),
-                    user,
-                    session_id=run,
-                    metadata=metadata,
-                    agent_id=agent,
-                    actor="mem0-compat",
-                )
-                for m in rows
-            ]
+            added = said.write_turns(self.mnemo, rows, user, agent, session, given, False)
             return {"results": [{"id": a.id, "memory": a.content, "event": "ADD"} for a in added]}
-        if metadata:
-            rows = [{**m, "metadata": dict(metadata)} for m in rows]
         before = self._live(user, agent)
-        self.mnemo.add_messages(rows, user, run or DEFAULT_SESSION, agent_id=agent)
+        stand_ins = said.write_turns(self.mnemo, rows, user, agent, session, given, True)
         self.mnemo.drain()
-        events = self._changes(before, self._live(user, agent))
-        if metadata:  # mem0 puts the caller's metadata on the memories it writes
+        said_now = {t for s in stand_ins for t in s.source_message_ids}
+        events = self._changes(before, self._live(user, agent), said_now)
+        if given:  # mem0 puts the caller's metadata on the memories it writes
             for e in events:
                 if e["event"] != "DELETE":
                     kept = self.mnemo.get_memory(e["id"]).metadata
-                    self.mnemo.update(e["id"], metadata={**kept, **metadata}, actor="mem0-compat")
+                    self.mnemo.update(e["id"], metadata={**kept, **given}, actor=STAMP)
         return {"results": events}
 
     def _live(self, user: str | None, agent: str | None) -> dict[str, MemoryItem]:
-        """The scope's live memories by id (the snapshot ``add`` diffs)."""
-        found = self.mnemo.list(user, agent_id=agent, limit=MAX_ROWS)
+        """The scope's live facts by id (the snapshot ``add`` diffs: the fact tier writes
+        facts only)."""
+        found = self.mnemo.list(user, agent_id=agent, filters={"kind": "fact"}, limit=MAX_ROWS)
         return {m.id: m for m in found}
 
     def _changes(
-        self, before: dict[str, MemoryItem], after: dict[str, MemoryItem]
+        self,
+        before: dict[str, MemoryItem],
+        after: dict[str, MemoryItem],
+        said_now: set[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """mem0's events between two snapshots: new ids ADD, changed text UPDATE (with
-        ``previous_memory``), gone ids DELETE."""
+        """mem0's events between two snapshots: new ids ADD (those drawn from the turns
+        ``said_now``, when given: the queue may hold earlier turns' jobs), changed text
+        UPDATE (with ``previous_memory``), gone ids DELETE."""
         events: list[dict[str, Any]] = []
         for id, now in after.items():
             old = before.get(id)
+            if old is None and said_now is not None and not said_now & set(now.source_message_ids):
+                continue
             if old is None:
                 events.append({"id": id, "memory": now.content, "event": "ADD"})
             elif old.content != now.content:
@@ -266,26 +197,39 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         data: str | None = None,
     ) -> dict[str, str]:
-        """Change a memory's text (``text``, or mem0's older ``data``) and/or metadata;
-        ``{"message": "Memory updated successfully!"}``. NotFoundError for an unknown id."""
+        """Change a memory's text (``text``, or mem0's older ``data``) and/or metadata (the
+        caller's metadata is replaced, as in mem0); ``{"message": "Memory updated
+        successfully!"}``. NotFoundError for an unknown id."""
         text = text if text is not None else data
-        if text is None and metadata is None:
+        given = checked_metadata(metadata)
+        if text is None and given is None:
             raise ValidationError("At least one of text or metadata must be provided.")
-        self.mnemo.update(self._id(memory_id), content=text, metadata=metadata, actor="mem0-compat")
+        target = self._id(memory_id)
+        now = self.mnemo.get_memory(target)
+        engine = engine_metadata(now.metadata)
+        if text is not None and text != now.content:
+            engine = said.freed(engine)
+        if given is not None or engine != engine_metadata(now.metadata):
+            given = {**(caller_metadata(now.metadata) if given is None else given), **engine}
+        self.mnemo.update(target, content=text, metadata=given, actor=ACTOR)
         return {"message": "Memory updated successfully!"}
 
     def delete(self, memory_id: str) -> dict[str, str]:
         """Delete one memory (its history keeps it); ``{"message": ...}``."""
-        self.mnemo.delete(self._id(memory_id), actor="mem0-compat")
+        self.mnemo.delete(self._id(memory_id), actor=ACTOR)
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
         self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> dict[str, str]:
-        """Delete every memory of the scope (a user, an agent, a run of either); the turns
-        stay (erase a user with ``self.mnemo.delete_user(user_id)``). ``{"message": ...}``."""
-        user, agent, run, _ = scope(user_id, agent_id, run_id, None)
-        self.mnemo.delete_all(user, agent_id=agent, session_id=run, actor="mem0-compat")
+        """Delete every memory the scope selects, as mem0 does (a user's, an agent's across
+        its users, one run of either); the turns stay in mnemo's event log (erase a user
+        with ``self.mnemo.delete_user(user_id)``). ``{"message": ...}``."""
+        scope = Mem0Scope.of(user_id, agent_id, run_id)
+        for owner in self._owners(scope):
+            agent = None if owner else scope.agent_id
+            self.mnemo.delete_all(owner or None, agent_id=agent, filters=scope.where(),
+                                  actor=ACTOR)  # fmt: skip
         return {"message": "Memories deleted successfully!"}
 
     def reset(self) -> None:
@@ -304,6 +248,14 @@ class Memory:
                 self.mnemo.delete_agent(agent)
 
     # ---- reading ---------------------------------------------------------------------------
+    def _owners(self, scope: Mem0Scope) -> list[str]:
+        """The user keys a scope's memories live under: its user; for an agent alone, every
+        user with a memory of the agent (``""``: the agent's own memories)."""
+        if scope.user_id is not None:
+            return [scope.user_id]
+        found = self.mnemo.list(filters=scope.where(), limit=MAX_ROWS)
+        return sorted({m.user_id for m in found})
+
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory in mem0's item shape, or None when there is no such (live) memory."""
         try:
@@ -322,13 +274,14 @@ class Memory:
         run_id: str | None = None,
         limit: int | None = None,
     ) -> dict[str, Any]:
-        """The scope's memories, newest first (at most ``top_k``, default 20 as in mem0);
-        ``{"results": [item, ...]}``."""
+        """The memories the scope and filters select, newest first (at most ``top_k``,
+        default 20 as in mem0); ``{"results": [item, ...]}``. As in mem0, ``agent_id`` is
+        the memories stored with that agent (with ``user_id``: of that user only)."""
         n = _limit(top_k, limit, 20)
-        user, agent, run, rest = scope(user_id, agent_id, run_id, filters)
+        scope = Mem0Scope.of(user_id, agent_id, run_id, filters)
         if n == 0:
             return {"results": []}
-        found = self.mnemo.list(user, agent_id=agent, session_id=run, filters=rest, limit=n)
+        found = self.mnemo.list(scope.user_id, filters=scope.where(LISTED), limit=n)
         return {"results": [item(m) for m in found]}
 
     def search(
@@ -343,34 +296,52 @@ class Memory:
         run_id: str | None = None,
         limit: int | None = None,
     ) -> dict[str, Any]:
-        """The scope's memories most relevant to ``query``, best first (at most ``top_k``,
-        default 20), with mnemo's hybrid search; ``{"results": [item with "score", ...]}``.
-        ``threshold`` drops results scoring below it (mnemo's scores, not mem0's cosine)."""
+        """The memories the scope and filters select, most relevant to ``query`` first (at
+        most ``top_k``, default 20), with mnemo's search over what was said (the turns, each
+        shown as the memory standing for it) and the facts; ``{"results": [item with
+        "score", ...]}``. ``score`` is mnemo's calibrated relevance in [0, 1] and
+        ``threshold`` drops results scoring below it."""
         n = _limit(top_k, limit, 20)
         if threshold is not None and (
             isinstance(threshold, bool) or not isinstance(threshold, int | float)
         ):
             raise ValidationError(f"threshold must be a number, got {threshold!r}")
-        user, agent, run, rest = scope(user_id, agent_id, run_id, filters)
+        scope = Mem0Scope.of(user_id, agent_id, run_id, filters)
         if n == 0:
             return {"results": []}
-        hits = self.mnemo.search(
-            query, user, run, n, kinds=MEMORY_KINDS, agent_id=agent, filters=rest
-        )
-        return {"results": [r for h in hits if (r := self._scored(h, threshold)) is not None]}
+        wanted = min(max(2 * n, n + 10), 1000)  # room for turns that map to one memory
+        found: list[dict[str, Any]] = []
+        owners = self._owners(scope)
+        passes = 0
+        for owner in owners:
+            agent = None if owner else scope.agent_id
+            for kinds, where in self._passes(owner, agent, scope):
+                hits = self.mnemo.search(query, owner or None, None, wanted, kinds=kinds,
+                                         agent_id=agent, filters=where)  # fmt: skip
+                found += said.results(self.mnemo, hits, owner, threshold)
+                passes += 1
+        if passes > 1:  # results of several searches, merged by score
+            found.sort(key=lambda r: -float(r["score"]))
+        return {"results": found[:n]}
 
-    def _scored(self, hit: Hit, threshold: float | None) -> dict[str, Any] | None:
-        """A hit as a mem0 search result (None below ``threshold`` or gone meanwhile)."""
-        if threshold is not None and hit.score < threshold:
-            return None
-        try:
-            return item(self.mnemo.get_memory(hit.id), hit.score, with_score=True)
-        except NotFoundError:
-            return None
+    def _passes(
+        self, owner: str, agent: str | None, scope: Mem0Scope
+    ) -> list[tuple[tuple[str, ...], dict[str, Any] | None]]:
+        """The searches of one owner, as (kinds, filter): the turns and facts, and the notes
+        that stand for no turn when the owner has any (:mod:`mnemo.compat.mem0_said`)."""
+        out: list[tuple[tuple[str, ...], dict[str, Any] | None]] = [
+            (said.SEARCH_KINDS, scope.where())
+        ]
+        free = scope.where(said.FREE_NOTES)
+        if self.mnemo.count(owner or None, agent_id=agent, filters=free):
+            out.append((("note",), free))
+        return out
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
-        """Every change of a memory, oldest first, as mem0's history rows."""
-        return [history_row(h) for h in self.mnemo.history(self._id(memory_id))]
+        """Every change of a memory, oldest first, as mem0's history rows (the caller's
+        metadata put on a fact by the add that made it is part of its ADD, as in mem0)."""
+        changes = self.mnemo.history(self._id(memory_id))
+        return [history_row(h) for h in changes if h.actor != STAMP]
 
     def close(self) -> None:
         """Close the mnemo Memory underneath."""
@@ -383,4 +354,4 @@ class Memory:
         self.close()
 
 
-__all__ = ["DEFAULT_SESSION", "MAX_ROWS", "Memory", "history_row", "item", "scope", "turns"]
+__all__ = ["LISTED", "MEM0_KEYS", "STAMP", "Memory"]

@@ -102,3 +102,14 @@ def test_mem0_routes_are_behind_keys_and_tenants(db_path: str) -> None:
             assert b.get("/mem0/memories", params={"user_id": "u1"}).json()["results"] == []
             assert b.post("/mem0/reset").status_code == 200  # erases tenant-b only
             assert a.get(f"/mem0/memories/{item['id']}").json()["memory"] == "secret 4521"
+
+
+def test_mem0_search_is_narrowed_by_run_id(client: httpx.Client) -> None:
+    for run, text in (("r1", "Plays chess in the park"), ("r2", "Plays chess online")):
+        body = {"messages": [{"role": "user", "content": text}], "user_id": "sam",
+                "run_id": run, "infer": False}  # fmt: skip
+        assert client.post("/mem0/memories", json=body).status_code == 200
+    nowhere = {"query": "chess", "filters": {"user_id": "sam", "run_id": "nonexistent-run"}}
+    assert client.post("/mem0/search", json=nowhere).json()["results"] == []
+    r2 = client.post("/mem0/search", json={"query": "chess", "user_id": "sam", "run_id": "r2"})
+    assert [h["memory"] for h in r2.json()["results"]] == ["Plays chess online"]

@@ -68,9 +68,10 @@ def test_a_mem0_dump_keeps_ids_scopes_metadata_and_times(
     assert (private["user_id"], private["agent_id"], private["run_id"]) == (
         "alex", "tutor", "lesson-3",
     )  # fmt: skip
+    # as in mem0: an agent's memories are all those stored with it, whatever the user
     assert [i["memory"] for i in m.get_all(filters={"agent_id": "tutor"})["results"]] == [
-        "Always cite sources"
-    ]
+        "Always cite sources", "Prefers answers in French",
+    ]  # fmt: skip
     seen = {i["memory"] for i in m.get_all(filters={"user_id": "alex"})["results"]}
     assert seen == {"Name is Alex. Enjoys basketball.", "Prefers answers in French"}
     # the old ids keep working for the calls that take one
