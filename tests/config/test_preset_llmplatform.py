@@ -147,8 +147,12 @@ def test_cross_session_lookup_below_50_vectors(db_path: str) -> None:
         assert mem.settings.cross_session_threshold == 50
         say(mem, ["the lighthouse keeper of the old harbour"], session="old")
         say(mem, [f"filler line {i} about nothing" for i in range(48)] + ["lighthouse keeper"])
-        sessions = {h.session_id for h in mem.search("lighthouse keeper", "u1", current_session="s1")}
+        sessions = {
+            h.session_id for h in mem.search("lighthouse keeper", "u1", current_session="s1")
+        }
         assert sessions == {"s1", "old"}  # 49 vectors < 50: the user's other sessions too
         say(mem, ["lighthouse keeper again"], minute0=49)
-        sessions = {h.session_id for h in mem.search("lighthouse keeper", "u1", current_session="s1")}
+        sessions = {
+            h.session_id for h in mem.search("lighthouse keeper", "u1", current_session="s1")
+        }
         assert sessions == {"s1"}  # 50 vectors: the session alone
