@@ -42,7 +42,10 @@ class RetrievalSettings(SettingsGroup):
     )
     min_pool: int = size(50, "Candidates per retriever and scope, at least.")
     cross_session_threshold: int = count(
-        50, "A session with fewer items also searches the user's other sessions."
+        50,
+        "The conversation being answered (a search's current_session: context assembly and "
+        "the proxy) also searches the user's other sessions while it holds fewer items; a "
+        "search's session_id always narrows.",
     )
     global_user_id: str | None = Field(
         "global", description="User whose items every search also sees; empty disables."
