@@ -49,6 +49,7 @@ from mnemo.retrieval import dates, lexical, speakers
 from mnemo.retrieval.scoring import recency
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql.rows import epoch_seconds, unpack_keys
+from mnemo.storage.sqlite.fts_terms import match_expression
 from mnemo.text.fact_rules import extract_facts
 
 POOL, NEIGHBOR, SPEAKER, KEY_W, DATE_W, RECENCY_W, TAU = 150, 0.3, 0.5, 0.5, 0.5, 0.15, 30.0
@@ -140,11 +141,11 @@ def load_questions(bench: str, data: str, mem: Memory, users: dict[str, User]) -
         names = sorted({n for n in u.names.tolist() if n})
         about = speakers.analyze(text, names)
         lex = np.zeros(len(u.rowids))
-        match = lexical.match_expression(lexical.query_terms(text))
-        if match:
+        terms = lexical.query_terms(text)
+        if terms:
             pos = {r: i for i, r in enumerate(u.rowids)}
             for (table, rowid), score in mem.store.search.lexical(
-                ReadScope(mem.tenant, user), match, 10**6
+                ReadScope(mem.tenant, user), terms, 10**6
             ):
                 if table == 0 and rowid in pos:
                     lex[pos[rowid]] = score
@@ -247,7 +248,7 @@ def lexical_lab(qs: list[Q], users: dict[str, User], db: str) -> None:
         return list(dict.fromkeys(t.lower() for t in lexical._TOKEN.findall(q.text)))
 
     def phrase(q: Q, b: float) -> np.ndarray:
-        base = scores("porter", q, lexical.match_expression(terms(q, False)))
+        base = scores("porter", q, match_expression(terms(q, False)))
         toks = [t.lower() for t in lexical._TOKEN.findall(q.text)]
         bonus = np.zeros(len(base))
         for a, c in itertools.pairwise(toks):
@@ -258,9 +259,9 @@ def lexical_lab(qs: list[Q], users: dict[str, User], db: str) -> None:
     report("store index (Porter, stopwords dropped)", qs, users,
            lambda q, u: relevance(q, u, q.lex, keyed_dense(q, u)))  # fmt: skip
     run("rebuilt index, same tokenizer and terms", lambda q: scores(
-        "porter", q, lexical.match_expression(terms(q, False))))  # fmt: skip
-    run("no stemming", lambda q: scores("unicode61", q, lexical.match_expression(terms(q, False))))
-    run("stopwords kept", lambda q: scores("porter", q, lexical.match_expression(terms(q, True))))
+        "porter", q, match_expression(terms(q, False))))  # fmt: skip
+    run("no stemming", lambda q: scores("unicode61", q, match_expression(terms(q, False))))
+    run("stopwords kept", lambda q: scores("porter", q, match_expression(terms(q, True))))
     for b in (0.25, 0.5):
         run(f"bigram phrase bonus b={b}", lambda q, b=b: phrase(q, b))
 

@@ -176,7 +176,7 @@ class PastSource(SearchRows):
             (MEMORY, v.rowid): v.fields for vs in versions.values() for v in vs
         }
 
-    def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
+    def lexical(self, scope: ReadScope, terms: list[str], limit: int) -> list[tuple[Ref, float]]:
         """The store's BM25 candidates held by the user's past index, plus the user's
         versions at T that hold a query term and are in ``scope`` in their version at T
         (:meth:`~mnemo.storage.scope.ReadScope.admits`), best first."""
@@ -184,7 +184,7 @@ class PastSource(SearchRows):
         index = self.indexes[user_id]
         n = limit
         while True:
-            got = self.store.lexical(scope, match, n)
+            got = self.store.lexical(scope, terms, n)
             # held by the past index, and not a memory changed since (scored on today's text)
             out = [(r, score) for r, score in got if r in index.pos and r not in self.fields]
             if len(out) >= limit or len(got) < n or n >= MAX_LEXICAL_FACTOR * limit:
@@ -193,8 +193,8 @@ class PastSource(SearchRows):
         versions = self.versions.get(user_id, [])
         ceiling = 0.0
         if versions:
-            terms = query_terms(self.query)
-            ceiling = self.store.lexical_idf(scope.tenant, user_id, terms).get(MEMORY, 0.0)
+            words = query_terms(self.query)
+            ceiling = self.store.lexical_idf(scope.tenant, user_id, words).get(MEMORY, 0.0)
         for v in versions:
             if not scope.admits(v.fields):
                 continue

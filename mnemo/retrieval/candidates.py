@@ -101,13 +101,12 @@ class Retrievers:
         cosine to ``qvec``, when given; each candidate located in its scope's vector index."""
         cands = Candidates()
         terms = lexical.query_terms(req.query)
-        match = lexical.match_expression(terms)
         ceilings: dict[str, dict[int, float]] = {}
         for scope, index in scoped:
-            if match is not None and self.lexical_on:
+            if terms and self.lexical_on:
 
                 def bm25(n: int, scope: ReadScope = scope) -> list[tuple[Ref, float]]:
-                    return self.store.lexical(scope, match, n)
+                    return self.store.lexical(scope, terms, n)
 
                 ceiling = self._ceiling(req, scope, terms, ceilings)
                 for ref, score in self._fill(bm25, index, pool, cands):

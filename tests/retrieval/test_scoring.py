@@ -1,4 +1,4 @@
-"""Pure scoring functions: recency, blends, fusion, MMR, FTS query building."""
+"""Pure scoring functions: recency, blends, fusion, MMR, query terms."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from mnemo.retrieval import fusion
-from mnemo.retrieval.lexical import match_expression, query_terms
+from mnemo.retrieval.lexical import query_terms
 from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.rerank import sigmoid
 from mnemo.retrieval.scoring import blend, min_max, recency
@@ -70,8 +70,7 @@ def test_query_terms_drop_stopwords_and_fts_syntax() -> None:
         "park",
     ]
     assert query_terms("who am I") == ["who", "am", "i"]  # only stopwords: keep them
-    assert query_terms("") == [] and match_expression([]) is None
-    assert match_expression(["a", "b_c"]) == 'text : ("a" OR "b_c")'
+    assert query_terms("") == []
 
 
 def test_neighbor_boost_formula_and_new_candidates() -> None:

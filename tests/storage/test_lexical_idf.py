@@ -52,7 +52,7 @@ def test_an_average_row_holding_each_term_once_scores_the_sum(
     """The ceiling is the store's own BM25 of such a row: coverage 1 means "all of it"."""
     mem = open_mem(**QUIET)
     mem.add_messages([{"role": "user", "content": t} for t in TURNS], user_id="u")
-    match = 'text : ("zeta" OR "theta")'
+    match = ["zeta", "theta"]
     (ref, score), *_ = mem.store.search.lexical(ReadScope("default", "u"), match, 5)
     assert score == pytest.approx(
         mem.store.search.lexical_idf("default", "u", ["zeta", "theta"])[ref[0]]

@@ -1,5 +1,5 @@
 """What only the PostgreSQL store has: URL handling, the HNSW index and store-side vector
-queries, the match-expression translation, concurrent first opens, and a closed pool.
+queries, concurrent first opens, and a closed pool.
 
 Behaviour shared with SQLite is tested on both stores in test_store.py, test_search.py,
 test_memory_api.py and test_jobs.py.
@@ -23,16 +23,10 @@ from mnemo.storage.base import MEMORY, MESSAGE
 from mnemo.storage.postgres.bm25 import bm25
 from mnemo.storage.postgres.conn import migration_files, redact
 from mnemo.storage.postgres.hnsw import index_name
-from mnemo.storage.postgres.search import match_terms, unpack_vectors
+from mnemo.storage.postgres.search import unpack_vectors
 from mnemo.storage.postgres.store import PostgresStore
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.conn import migration_files as sqlite_migrations
-
-
-def test_match_terms_from_the_pipelines_match_expression() -> None:
-    assert match_terms('text : ("kayak" OR "red")') == ["kayak", "red"]
-    assert match_terms('text : ("say ""hi""")') == ['say "hi"']
-    assert match_terms("plain words") == ["plain", "words"]
 
 
 def test_bm25_is_fts5s_formula() -> None:

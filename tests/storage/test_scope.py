@@ -96,7 +96,7 @@ def test_full_text_and_the_vector_index_stay_in_the_scope(mem: Memory, scope: Re
     rows = _rows(mem)
     live = ReadScope(scope.tenant, scope.user_id).at_clock(mem.store.clock)
     wanted = {t for t, row in rows.items() if scope.admits(row) and live.admits(row)}
-    match = 'text : ("rome")'
+    match = ["rome"]
     lexical = mem.store.search.lexical(scope, match, 100)
     assert {
         r["content"] for r in mem.store.search.fetch([ref for ref, _ in lexical]).values()

@@ -33,8 +33,8 @@ def raw(store: Store, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any,
 
 def lexical_texts(mem: Memory, user: str, words: str) -> list[str]:
     """Contents the store's full-text search finds for ``words`` (messages and memories)."""
-    match = "text : (" + " OR ".join(f'"{w}"' for w in words.split()) + ")"
-    refs = [ref for ref, _ in mem.store.search.lexical(ReadScope("default", user), match, 50)]
+    terms = words.split()
+    refs = [ref for ref, _ in mem.store.search.lexical(ReadScope("default", user), terms, 50)]
     return sorted(row["content"] for row in mem.store.search.fetch(refs).values())
 
 
@@ -77,7 +77,7 @@ def test_lexical_is_confined_to_user_session_and_kinds(mem: Memory) -> None:
     mem.add_messages([{"role": "user", "content": "penguin documentary"}], "u1", "s2")
     mem.add_messages([{"role": "user", "content": "penguin of another user"}], "u2", "s1")
     mem.add("likes penguins", user_id="u1", session_id="s1", kind="note")
-    match = 'text : ("penguin")'
+    match = ["penguin"]
     found = mem.store.search.lexical(ReadScope("default", "u1"), match, 10)
     assert len(found) == 3 and [s for _, s in found] == sorted((s for _, s in found), reverse=True)
     in_s1 = mem.store.search.lexical(ReadScope("default", "u1", "s1"), match, 10)
@@ -95,7 +95,7 @@ def test_lexical_scores_are_bm25_rare_words_weigh_more(mem: Memory) -> None:
     turns.append({"role": "user", "content": "zanzibar trip"})
     turns.append({"role": "user", "content": "apple apple apple"})
     mem.add_messages(turns, "u")
-    match = 'text : ("apple" OR "zanzibar")'
+    match = ["apple", "zanzibar"]
     found = mem.store.search.lexical(ReadScope("default", "u"), match, 5)
     rows = mem.store.search.fetch([ref for ref, _ in found])
     contents = [rows[ref]["content"] for ref, _ in found]

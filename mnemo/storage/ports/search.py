@@ -21,9 +21,10 @@ from mnemo.storage.scope import ReadScope
 class SearchRows(Protocol):
     """The rows a search ranks: full-text candidates, the rows of a scope, hit fields."""
 
-    def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS query among the rows of ``scope`` (one user's; "now"
-        by the store's clock unless the scope names its time), best first; scores are
+    def lexical(self, scope: ReadScope, terms: list[str], limit: int) -> list[tuple[Ref, float]]:
+        """BM25 candidates for rows holding any of the query's ``terms`` (lower-case words,
+        :func:`mnemo.retrieval.lexical.query_terms`) among the rows of ``scope`` (one user's;
+        "now" by the store's clock unless the scope names its time), best first; scores are
         higher-is-better. The scope's filter applies before the limit."""
         ...
 

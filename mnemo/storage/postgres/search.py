@@ -11,7 +11,6 @@ Vector loading, hit fields and the rest of the search port are the shared
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,18 +28,6 @@ from mnemo.storage.sql.search import LexicalQuery, SQLSearch
 
 if TYPE_CHECKING:
     from mnemo.storage.postgres.conn import Conn, PgConnections
-
-_PHRASE = re.compile(r'"((?:[^"]|"")*)"')
-
-
-def match_terms(match: str) -> list[str]:
-    """The words of an FTS5 match expression built by the retrieval pipeline.
-
-    The pipeline builds ``text : ("t1" OR "t2")`` (see :mod:`mnemo.retrieval.lexical`); its quoted
-    phrases are the terms. Text without phrases is split on white space.
-    """
-    phrases = [p.replace('""', '"') for p in _PHRASE.findall(match)]
-    return phrases or match.split()
 
 
 class _RawVector(Loader):
@@ -82,11 +69,11 @@ class PgSearch(SQLSearch):
         self.db = db
 
     def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
-        """BM25 candidates for a match expression over messages and memories (see
+        """BM25 candidates for the query's terms over messages and memories (see
         :mod:`mnemo.storage.postgres.bm25`)."""
         out: list[tuple[Ref, float]] = []
         with self.db.connection() as c:
-            lexemes = bm25.query_lexemes(c, match_terms(q.match))
+            lexemes = bm25.query_lexemes(c, q.terms)
             if not lexemes:
                 return []
             for table, wanted in ((MESSAGE, q.scope.turns), (MEMORY, q.scope.memories)):
@@ -136,4 +123,4 @@ class PgSearch(SQLSearch):
         return out[:limit]
 
 
-__all__ = ["PgSearch", "match_terms", "raw_vector_cursor", "unpack_vectors"]
+__all__ = ["PgSearch", "raw_vector_cursor", "unpack_vectors"]

@@ -68,11 +68,12 @@ def chunks(values: list[Any]) -> list[list[Any]]:
 @dataclass(frozen=True)
 class LexicalQuery:
     """One full-text search: the rows of ``scope`` (one user's, bound to a time: its
-    ``live_at``) that ``match`` (in the backend's syntax), at most ``limit`` of each table;
+    ``live_at``) that hold any of ``terms`` (the query's words; each backend writes them in
+    its own syntax), at most ``limit`` of each table;
     the scope's filter applies before the limit."""
 
     scope: ReadScope
-    match: str
+    terms: list[str]
     limit: int
 
 
@@ -85,10 +86,10 @@ class SQLSearch(SQLRole, SearchSource):
     def clock(self) -> Clock:
         return self.core.clock
 
-    def lexical(self, scope: ReadScope, match: str, limit: int) -> list[tuple[Ref, float]]:
+    def lexical(self, scope: ReadScope, terms: list[str], limit: int) -> list[tuple[Ref, float]]:
         if scope.user_id is None:
             raise ValueError("a full-text search reads one user's rows")
-        out = self.bm25(LexicalQuery(scope.at_clock(self.core.clock), match, limit))
+        out = self.bm25(LexicalQuery(scope.at_clock(self.core.clock), terms, limit))
         out.sort(key=lambda x: -x[1])
         return out[:limit]
 

@@ -1,6 +1,7 @@
 """The SQLite store's full text: FTS5 with bm25.
 
-``lexical`` runs an FTS5 ``MATCH`` over ``messages_fts`` and ``memories_fts``, confined to one
+``lexical`` runs an FTS5 ``MATCH`` of the query's searchable terms
+(:mod:`mnemo.storage.sqlite.fts_terms`) over ``messages_fts`` and ``memories_fts``, confined to one
 owner by the ``owner`` column the triggers write (:func:`owner_token`). Vectors, hit fields and
 the rest of the search port are the shared :class:`~mnemo.storage.sql.search.SQLSearch`.
 """
@@ -17,7 +18,7 @@ from mnemo.storage.sql import scoping
 from mnemo.storage.sql.dialect import SQLITE
 from mnemo.storage.sql.role import StoreCore
 from mnemo.storage.sql.search import LexicalQuery, SQLSearch
-from mnemo.storage.sqlite import fts_stats
+from mnemo.storage.sqlite import fts_stats, fts_terms
 from mnemo.storage.sqlite.conn import Connections
 
 
@@ -38,17 +39,21 @@ class SQLiteSearch(SQLSearch):
         self.db = db
 
     def bm25(self, q: LexicalQuery) -> list[tuple[Ref, float]]:
-        """BM25 candidates for an FTS5 query over messages and memories. With a filter, each
-        table's best matching rows are read best first (:func:`mnemo.filters.walk.best_matching`:
-        the unfiltered ranking's rows asked about, the filtered query once past its limit)."""
+        """BM25 candidates for the query's searchable terms (:func:`fts_terms.searchable`)
+        over messages and memories. With a filter, each table's best matching rows are read
+        best first (:func:`mnemo.filters.walk.best_matching`: the unfiltered ranking's rows
+        asked about, the filtered query once past its limit)."""
+        match = fts_terms.match_expression(fts_terms.searchable(q.terms))
+        if match is None:
+            return []
         c = self.db.get()
         scope = q.scope
         owners = c.execute("SELECT tenant, user_id FROM users LIMIT 2").fetchall()
         if [tuple(o) for o in owners] == [(scope.tenant, scope.user_id)]:
-            query = q.match  # the only owner: confining to it would cost a full doclist read
+            query = match  # the only owner: confining to it would cost a full doclist read
         else:
             assert scope.user_id is not None
-            query = f'owner : "{owner_token(scope.tenant, scope.user_id)}" AND ({q.match})'
+            query = f'owner : "{owner_token(scope.tenant, scope.user_id)}" AND ({match})'
         out: list[tuple[Ref, float]] = []
         for table, wanted in ((MESSAGE, scope.turns), (MEMORY, scope.memories)):
             if wanted:
@@ -113,11 +118,13 @@ class SQLiteSearch(SQLSearch):
         return sql + " ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?", args
 
     def lexical_idf(self, tenant: str, user_id: str, terms: list[str]) -> dict[int, float]:
-        """Sum of the bm25 idf of the query's terms in each full-text table (MESSAGE, MEMORY).
+        """Sum of the bm25 idf of the query's searchable terms (those :meth:`bm25` searches,
+        :func:`fts_terms.searchable`) in each full-text table (MESSAGE, MEMORY).
 
         FTS5 takes its statistics over the whole table, every owner's rows, so ``tenant`` and
         ``user_id`` do not change the result (see :mod:`mnemo.storage.sqlite.fts_stats`).
         """
+        terms = fts_terms.searchable(terms)
         c = self.db.get()
         return {
             MESSAGE: fts_stats.idf_total(c, "messages_fts", terms),
