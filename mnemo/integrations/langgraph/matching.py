@@ -46,7 +46,7 @@ def check_filter(flt: Mapping[str, Any] | None) -> None:
 
     The walk keeps its own stack, so a filter nested deeper than Python's recursion limit is
     checked like any other (InMemoryStore answers such a filter too)."""
-    pending: list[Any] = list(reversed((flt or {}).values()))
+    pending: list[Any] = list((flt or {}).values())[::-1]
     while pending:
         condition = pending.pop()
         if not isinstance(condition, Mapping):
@@ -56,7 +56,7 @@ def check_filter(flt: Mapping[str, Any] | None) -> None:
                 if op not in OPERATORS:
                     raise ValueError(f"Unsupported operator: {op}")
         else:
-            pending.extend(reversed(list(condition.values())))
+            pending.extend(list(condition.values())[::-1])
 
 
 def value_matches(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
