@@ -1,7 +1,7 @@
 """Tool arguments refused in mnemo's words: :class:`CheckedServer` is the ``MCPServer`` whose
 calls with arguments that fail a tool's schema come back as one line, as every other tool
 error does (``Error executing tool recall: ValidationError: limit must be an integer in
-[1, 1000]``), instead of pydantic's multi-line report with its errors.pydantic.dev links.
+[1, 1000]``), instead of pydantic's multi-line report with its links to pydantic's site.
 
 The line is the library's (:func:`mnemo.search_query.mnemo_error`: the first failing check's
 own message, else ``<argument>: <what is wrong>``), so the MCP tools, REST and the library

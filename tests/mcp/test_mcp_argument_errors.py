@@ -1,6 +1,6 @@
 """A tool call whose arguments fail the tool's schema (the SDK's client over stdio, a real
 ``python -m mnemo mcp``) is refused in one line in mnemo's words, as the library and REST
-refuse them: no pydantic report, no errors.pydantic.dev link, no echo of the input."""
+refuse them: no pydantic report, no link to pydantic's site, no echo of the input."""
 
 from __future__ import annotations
 
