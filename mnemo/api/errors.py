@@ -4,7 +4,9 @@ A mnemo error answers with the status and type its class carries (``http_status`
 ``error_type``, see :mod:`mnemo.errors`: ValidationError 422, NotFoundError 404, AuthError 401,
 HostRefused 403, ConfigError 400, SchemaError 409, UpstreamError 502, TransientError and
 StorageError 503, EmbeddingError 502); anything else is a 500 whose traceback is logged (the
-one broad catch of the HTTP layer).
+one broad catch of the HTTP layer). A request FastAPI refuses answers 422 ``invalid_request``
+with mnemo's messages: a check's own, a body that is not JSON ``request body is not valid
+JSON: <why> (at character N)``, else ``<field>: <what is wrong>``.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
         cause = err.get("ctx", {}).get("error")
         if isinstance(cause, MnemoError):  # a check of mnemo's own: its message, as elsewhere
             parts.append(str(cause))
+            continue
+        if err.get("type") == "json_invalid":  # FastAPI's: loc ("body", position), ctx the why
+            at = err.get("loc", ())[-1:]
+            where = f" (at character {at[0]})" if at and isinstance(at[0], int) else ""
+            parts.append(f"request body is not valid JSON: {cause}{where}")
             continue
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
         parts.append(f"{loc}: {err.get('msg', 'invalid')}")

@@ -43,7 +43,16 @@ AgentOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+#: What a command that reads or writes one scope says when given neither flag.
+NO_OWNER = "give --user USER or --agent AGENT (whose memories these are)"
 T = TypeVar("T")
+
+
+def need_owner(user: str | None, agent: str | None) -> None:
+    """ValidationError naming the flags (:data:`NO_OWNER`) when neither ``--user`` nor
+    ``--agent`` was given; the library's own message names its arguments instead."""
+    if user is None and agent is None:
+        raise ValidationError(NO_OWNER)
 
 
 def db_overrides(db: str | None) -> dict[str, Any]:

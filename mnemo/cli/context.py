@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from mnemo.cli.common import AgentOpt, DbOpt, EmbedderOpt
+from mnemo.cli.common import AgentOpt, DbOpt, EmbedderOpt, need_owner
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
 from mnemo.memory.facade import Memory
@@ -41,6 +41,7 @@ def context(
     """Print the memory block a prompt about QUERY gets (the preset's layout; with --agent,
     from what that agent sees; `--filter JSON`: only memories and turns that match, profile
     facts only if the filter accepts kind profile)."""
+    need_owner(user, agent)
 
     def build(mem: Memory) -> ContextBundle:
         q = SearchQuery.of(

@@ -23,6 +23,7 @@ from mnemo.cli.common import (
     console,
     err,
     guarded,
+    need_owner,
     open_memory,
 )
 from mnemo.cli.context import HELP, AsOfOpt, NowOpt
@@ -95,6 +96,7 @@ def add(
 ) -> None:
     """Add a memory, or a conversation turn when --role is given; with --agent, private to
     that agent (without --user: the agent's own memory)."""
+    need_owner(user, agent)
 
     def run() -> None:
         with open_memory(db, embedder) as mem:
@@ -145,6 +147,7 @@ def search(
 ) -> None:
     """Search a user's memories and turns (with --agent, what that agent sees; `--filter JSON`:
     only those that match)."""
+    need_owner(user, agent)
 
     def find(mem: Memory) -> list[Hit]:
         q = SearchQuery.of(

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mnemo.cli.common import AgentOpt, DbOpt, EmbedderOpt, JsonOpt, console, guarded, open_existing
+from mnemo.cli.common import (
+    AgentOpt,
+    DbOpt,
+    EmbedderOpt,
+    JsonOpt,
+    console,
+    guarded,
+    need_owner,
+    open_existing,
+)
 from mnemo.cli.filter_option import FilterOpt, SessionOpt, filter_arg
 from mnemo.cli.records import print_json
 
@@ -32,6 +41,7 @@ def count(
 ) -> None:
     """Count a user's live memories (of one session) that match `--filter`; with `--agent`,
     what that agent sees of the user (alone: the agent's own memories)."""
+    need_owner(user, agent)
 
     def run() -> None:
         filters = filter_arg(filter_)
@@ -59,6 +69,7 @@ def delete_all(
     soft-deleted as `mnemo delete` does (history keeps it); turns stay. With `--agent`, only
     the user's memories private to that agent (never the shared ones); `--agent` alone, the
     agent's own memories."""
+    need_owner(user, agent)
 
     def run() -> None:
         filters = filter_arg(filter_)

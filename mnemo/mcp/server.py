@@ -6,6 +6,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from mnemo.mcp.arguments import CheckedServer
 from mnemo.mcp.resources import register_resources
 from mnemo.mcp.source import MemorySource
 from mnemo.mcp.tools import register_tools
@@ -21,8 +22,9 @@ INSTRUCTIONS = (
 
 def create_server(source: MemorySource) -> MCPServer[Any]:
     """An MCP server whose tools and resources work on the Memory ``source`` gives each call;
-    its server info reports ``mnemo.__version__``."""
-    server: MCPServer[Any] = MCPServer(
+    its server info reports ``mnemo.__version__``; refused arguments are one line in mnemo's
+    words (:class:`~mnemo.mcp.arguments.CheckedServer`)."""
+    server: MCPServer[Any] = CheckedServer(
         "mnemo",
         title="mnemo memory",
         instructions=INSTRUCTIONS,

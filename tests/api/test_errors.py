@@ -114,3 +114,28 @@ def test_each_error_class_carries_its_http_answer(
     are the statuses the two tables of before gave)."""
     assert (cls.http_status, cls.error_type) == (status, kind)
     assert status_of(cls("x")) == (status, kind)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "why"),
+    [
+        ("/v1/search", b'{"query": "x",', "Expecting property name enclosed in double quotes (at "
+         "character 14)"),
+        ("/v1/search", b"not json", "Expecting value (at character 0)"),
+        ("/v1/memories", b"{bad", "Expecting property name enclosed in double quotes (at "
+         "character 1)"),
+        ("/v1/context", b'{"query": "x"} trailing', "Extra data (at character 15)"),
+        ("/v1/chat/completions", b"[1,", "Expecting value (at character 3)"),
+    ],
+)  # fmt: skip
+def test_a_body_that_is_not_json_says_so_as_the_other_422s(
+    db_path: str, path: str, body: bytes, why: str
+) -> None:
+    with served(db_path) as (_, client):
+        r = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        message = f"request body is not valid JSON: {why}"
+        assert r.json() == {"error": {"type": "invalid_request", "message": message}}
+        bad_field = client.post("/v1/search", json={"query": "x", "user_id": "u", "limit": 0})
+        assert bad_field.status_code == 422  # the same status and type as a refused field
+        assert bad_field.json()["error"]["type"] == "invalid_request"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from mnemo.cli.main import app
@@ -45,7 +46,7 @@ def test_agent_option_scopes_writes_reads_and_erasure(target: dict[str, str]) ->
     bad = mnemo("add", "x", "--user", "ann", "--agent", "  ", code=2)
     assert "error:" in bad and "agent_id" in bad
     neither = mnemo("search", "x", code=2)
-    assert "user_id or agent_id is required" in neither
+    assert "give --user USER or --agent AGENT" in neither
 
     mnemo("forget-agent", "beta", stdin="n\n", code=1)
     erased = json.loads(mnemo("forget-agent", "beta", "--yes", "--json"))
@@ -54,3 +55,27 @@ def test_agent_option_scopes_writes_reads_and_erasure(target: dict[str, str]) ->
     left = json.loads(mnemo("list", "--user", "ann", "--json"))
     assert {m["id"] for m in left["data"]} == {shared, alpha}
     assert "error:" in mnemo("forget-agent", " ", "--yes", code=2)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["add", "x"],
+        ["add", "x", "--role", "user"],
+        ["search", "x"],
+        ["context", "x"],
+        ["count"],
+        ["delete-all", "--yes"],
+    ],
+    ids=" ".join,
+)
+def test_a_command_without_user_or_agent_names_the_flags(
+    target: dict[str, str], args: list[str]
+) -> None:
+    db = ["--db", target.get("path") or target["url"], "--embedder", "hashing"]
+    runner.invoke(app, ["add", "a fact", "--user", "ann", *db])  # the store exists
+    out = runner.invoke(app, [*args, *db])
+    errors = [line for line in out.output.splitlines() if line.startswith("error:")]
+    assert out.exit_code == 2, out.output
+    assert errors == ["error: give --user USER or --agent AGENT (whose memories these are)"]
+    assert "NoneType" not in out.output and "user_id" not in out.output

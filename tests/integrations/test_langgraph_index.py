@@ -179,3 +179,48 @@ def test_an_item_scores_as_its_best_text(open_mem: Callable[..., Memory]) -> Non
     assert s.search(("t",), query="kiwi")[0].key == "first"
     pear = s.search(("t",), query="kiwi", filter={"a": "pear"})
     assert pear[0].score is not None and pear[0].score < 0.9
+
+
+@pytest.mark.parametrize(
+    ("limit", "offset", "expected"),
+    [
+        (-1, 0, []),
+        (3, -1, ["cello", "tea", "raw"]),
+        (-1, -1, []),
+        (2, -2, ["raw"]),
+        (10, -1, ["cello", "tea", "py", "ts", "raw"]),
+        (-2, 5, []),
+        (1, -1, ["raw"]),
+        (4, 0, ["cello", "tea", "py", "ts"]),
+        (2, 3, ["ts", "raw"]),
+    ],
+)
+def test_negative_limit_and_offset_with_a_query_keep_what_inmemorystore_keeps(
+    store: MnemoStore, limit: int, offset: int, expected: list[str]
+) -> None:
+    theirs = InMemoryStore(index={"dims": 384, "embed": store.embeddings, "fields": ["text"]})  # type: ignore[typeddict-item]
+    for key, value in DOCS.items():  # the fixture put these in ``store``
+        theirs.put(("docs",), key, value)
+    for s in (store, theirs):
+        s.put(("docs",), "raw", {"text": "cello"}, index=False)
+    # on these items mnemo's ranking and InMemoryStore's cosine agree, so the windows compare
+    everything = keys(store.search(("docs",), query="cello", limit=10))
+    assert everything == keys(theirs.search(("docs",), query="cello", limit=10))
+    ours = store.search(("docs",), query="cello", limit=limit, offset=offset)
+    assert keys(ours) == expected
+    assert keys(theirs.search(("docs",), query="cello", limit=limit, offset=offset)) == expected
+
+
+def test_a_filter_nested_deeper_than_the_recursion_limit_is_answered(store: MnemoStore) -> None:
+    deep: Any = "x"
+    for _ in range(2000):
+        deep = {"a": deep}
+    store.put(("docs",), "nested", {"a": {"a": {"b": 1}}, "text": "nested cello"})
+    for query in (None, "cello"):
+        assert store.search(("docs",), query=query, filter={"a": deep}) == []
+        assert InMemoryStore().search(("docs",), query=query, filter={"a": deep}) == []
+    bad = {"$bogus": 1}
+    for _ in range(2000):
+        bad = {"a": bad}
+    with pytest.raises(ValueError, match=r"Unsupported operator: \$bogus"):
+        store.search(("docs",), filter={"a": bad})

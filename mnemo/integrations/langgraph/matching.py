@@ -42,20 +42,21 @@ def namespace_matches(namespace: tuple[str, ...], kind: str, path: tuple[str, ..
 
 
 def check_filter(flt: Mapping[str, Any] | None) -> None:
-    """Raise ValueError for an operator LangGraph does not know, anywhere in ``flt``."""
-    for condition in (flt or {}).values():
-        _check_condition(condition)
+    """Raise ValueError for an operator LangGraph does not know, anywhere in ``flt``.
 
-
-def _check_condition(condition: Any) -> None:
-    if isinstance(condition, Mapping):
+    The walk keeps its own stack, so a filter nested deeper than Python's recursion limit is
+    checked like any other (InMemoryStore answers such a filter too)."""
+    pending: list[Any] = list((flt or {}).values())[::-1]
+    while pending:
+        condition = pending.pop()
+        if not isinstance(condition, Mapping):
+            continue
         if any(str(k).startswith("$") for k in condition):
             for op in condition:
                 if op not in OPERATORS:
                     raise ValueError(f"Unsupported operator: {op}")
         else:
-            for inner in condition.values():
-                _check_condition(inner)
+            pending.extend(list(condition.values())[::-1])
 
 
 def value_matches(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:

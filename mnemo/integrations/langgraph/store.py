@@ -183,9 +183,11 @@ class MnemoStore(BaseStore):
         offset: int,
         limit: int,
     ) -> list[tuple[float | None, Block, str]]:
-        """The indexed items by mnemo's hybrid search, ``offset`` skipped, then the indexed
-        items it did not reach (score 0.0), then unindexed ones (score None) up to ``limit``."""
-        want = offset + limit
+        """The indexed items by mnemo's hybrid search, then the indexed items it did not reach
+        (score 0.0), positions ``offset`` to ``offset + limit`` of those kept, then unindexed
+        ones (score None) up to ``limit``. A negative ``offset`` or ``limit`` windows the
+        ranking as InMemoryStore does (:func:`_window`), not as a Python slice."""
+        start, want = _window(offset, limit)
         narrowed = {
             **items.prefix_filter(prefix),
             **items.value_filter(string_equalities(flt)),
@@ -217,7 +219,7 @@ class MnemoStore(BaseStore):
             if len(ranked) >= want or len(hits) < n or n >= MAX_HITS:
                 break
             n = min(n * 4, MAX_HITS)
-        kept = ranked[offset:want]
+        kept = ranked[start:want]
         if len(kept) < limit:
             listed = self._scope.scan(prefix, flt)
             unreached = self._scope.cosines(
@@ -228,8 +230,8 @@ class MnemoStore(BaseStore):
                     if b["indexed"] and (items.namespace_of(b), b["key"]) not in at
                 ],
             )
-            skip = max(0, offset - len(ranked))
-            kept.extend(unreached[skip : skip + limit - len(kept)])
+            skip = max(0, start - len(ranked))
+            kept.extend(unreached[skip : max(skip, want - len(ranked))])
             if len(kept) < limit:
                 unindexed = [(None, b, i) for b, i in listed if not b["indexed"]]
                 kept.extend(unindexed[: limit - len(kept)])
@@ -352,6 +354,13 @@ class MnemoStore(BaseStore):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _window(offset: int, limit: int) -> tuple[int, int]:
+    """The positions ``[start, stop)`` of a ranking that a search with a query keeps: those
+    from ``offset`` up to ``offset + limit``, clamped at 0, as InMemoryStore's loop keeps them
+    (``limit=-1`` keeps none, ``offset=-1`` the first ``limit - 1``)."""
+    return max(0, offset), max(0, offset + limit)
 
 
 def _minutes(ttl: Any) -> float | None:
