@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from mnemo.schemas import format_time, parse_time
-from mnemo.storage.ports.topics import TopicStore
+from mnemo.storage.ports.topics import TopicLoad, TopicStore
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.transactional import auto
 from mnemo.storage.sql.tx import Row, Tx
@@ -78,21 +78,13 @@ def _entries(c: Tx, topic_id: str, compacted: bool) -> list[TopicEntry]:
 class SQLTopics(SQLRole, TopicStore):
     """:class:`~mnemo.storage.ports.topics.TopicStore` over the store's core."""
 
-    def apply_topics(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        fn: Callable[[Conversation], T],
-        write: bool = True,
-        also: str | None = None,
-    ) -> T:
-        if not write:
+    def apply_topics(self, load: TopicLoad, fn: Callable[[Conversation], T]) -> T:
+        if not load.write:
             with self.core.tx.read() as c:
-                return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
+                return fn(self._conversation(c, load))
         with self.core.tx.write() as c:
-            lock_user(c, tenant, user_id)
-            conv = self._conversation(c, (tenant, user_id, session_id), True, also)
+            lock_user(c, load.tenant, load.user_id)
+            conv = self._conversation(c, load)
             result = fn(conv)
             self._save(c, conv)
         return result
@@ -120,14 +112,9 @@ class SQLTopics(SQLRole, TopicStore):
         return None if r is None else topic_row(r)
 
     # ---- loading ---------------------------------------------------------------------------
-    def _conversation(
-        self,
-        c: Tx,
-        scope: tuple[str, str, str],
-        pending: bool,
-        also: str | None,
-    ) -> Conversation:
-        tenant, user_id, session_id = scope
+    def _conversation(self, c: Tx, load: TopicLoad) -> Conversation:
+        """The conversation of ``load``, with its pending turns when it is loaded to write."""
+        scope = tenant, user_id, session_id = load.tenant, load.user_id, load.session_id
         q = c.dialect.mark
         cur = c.execute(
             "SELECT active_topic_id, applied_seq FROM topic_conversations"
@@ -139,7 +126,7 @@ class SQLTopics(SQLRole, TopicStore):
             for r in c.execute(
                 f"SELECT * FROM topics WHERE tenant={q} AND user_id={q} AND session_id={q}"
                 f" AND ({_WORKING} OR id={q}) ORDER BY rowid",
-                (*scope, also),
+                (*scope, load.also),
             )
         }
         self._load_members(c, topics)
@@ -147,7 +134,7 @@ class SQLTopics(SQLRole, TopicStore):
             tenant, user_id, session_id, cur[0] if cur else None, cur[1] if cur else 0, topics
         )
         conv.loader = lambda tid: _entries(c, tid, compacted=True)
-        if pending:
+        if load.write:
             conv.pending = self._pending(c, conv)
         return conv
 
