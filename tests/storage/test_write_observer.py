@@ -10,6 +10,7 @@ import pytest
 from mnemo import Memory, NotFoundError
 from mnemo.schemas import MemoryItem, Message
 from mnemo.storage.ports.conversation import Eviction
+from mnemo.storage.ports.rows import MemoryChange
 
 
 class Heard:
@@ -60,7 +61,9 @@ def test_a_write_that_fails_is_not_observed(mem: Memory) -> None:
     heard = Heard()
     mem.store.observe(heard)
     with pytest.raises(NotFoundError):
-        mem.store.rows.update_memory("default", "no-such-id", {"content": "x"}, "test")
+        mem.store.rows.update_memory(
+            MemoryChange("default", "no-such-id", {"content": "x"}, "test")
+        )
     keep_ten = Eviction("default", "u", "s", 10, ("fact",), "test")
     assert mem.store.conversation.evict_oldest(keep_ten) == 0
     assert heard.events == []

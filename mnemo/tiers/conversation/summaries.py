@@ -24,6 +24,7 @@ from mnemo.ids import MEMORY_PREFIX, stable_id
 from mnemo.llm import Usage
 from mnemo.schemas import Message, format_time
 from mnemo.storage.ports.conversation import SessionTurns
+from mnemo.storage.ports.rows import MemoryChange
 from mnemo.text import extractive
 from mnemo.tiers.conversation.base import (
     TierContext,
@@ -152,7 +153,7 @@ def run_rolling(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
             "content_hash": content_hash(content),
         }
         ctx.store.rows.update_memory(
-            ctx.tenant, memory_id, changes, answer.actor, [m.id for m in new]
+            MemoryChange(ctx.tenant, memory_id, changes, answer.actor, [m.id for m in new])
         )
     return {**answer.usage.as_dict(), "summaries": 1}
 
