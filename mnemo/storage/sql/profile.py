@@ -51,10 +51,9 @@ def select_facts(c: Tx, pq: ProfileQuery) -> list[ProfileFact]:
     if pq.min_importance is not None:
         where.append(f"importance >= {q}")
         args.append(pq.min_importance)
-    for col, value in (("category", pq.category), ("key", pq.key)):
-        if value is not None:
-            where.append(f"{col} = {q}")
-            args.append(value)
+    if pq.category is not None:
+        where.append(f"category = {q}")
+        args.append(pq.category)
     seen = agent_where(pq.agents, c.dialect)
     if seen:
         where.append(seen.sql)
