@@ -14,18 +14,18 @@ from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 
 @dataclass(frozen=True)
 class ProfileQuery:
-    """Which profile facts of a user to read: the active ones (with ``include_inactive`` the
+    """Which profile facts to read: whose (a user's, only those the agent view ``agents``
+    sees; None: every one), then which: the active ones (with ``include_inactive`` the
     replaced ones after them), at least ``min_importance``, of one ``category``; with
-    ``as_of`` (a stored time) the facts current then; only those the agent view ``agents``
-    sees (None: every one)."""
+    ``as_of`` (a stored time) the facts current then."""
 
     tenant: str
     user_id: str
+    agents: AgentView | None = None
     include_inactive: bool = False
     min_importance: float | None = None
     category: str | None = None
     as_of: str | None = None
-    agents: AgentView | None = None
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,10 @@ def fact_snapshot(f: ProfileFact) -> dict[str, Any]:
 
 
 def select_facts(c: Tx, pq: ProfileQuery) -> list[ProfileFact]:
-    """Facts of a user: active ones by importance (then key), history rows after, oldest first.
-    With ``as_of``, the facts current at that time instead of the active ones (see
-    :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those the agent view
-    ``agents`` sees (None: every one)."""
+    """The facts ``pq`` selects: active ones by importance (then key), history rows after,
+    oldest first. With ``pq.as_of``, the facts current at that time instead of the active
+    ones (see :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those the
+    agent view ``pq.agents`` sees (None: every one)."""
     q = c.dialect.mark
     where = [f"tenant = {q}", f"user_id = {q}"]
     args: list[Any] = [pq.tenant, pq.user_id]
@@ -48,12 +48,13 @@ def select_facts(c: Tx, pq: ProfileQuery) -> list[ProfileFact]:
         args += more
     elif not pq.include_inactive:
         where.append("active = 1")
-    if pq.min_importance is not None:
-        where.append(f"importance >= {q}")
-        args.append(pq.min_importance)
-    if pq.category is not None:
-        where.append(f"category = {q}")
-        args.append(pq.category)
+    for cond, value in (
+        (f"importance >= {q}", pq.min_importance),
+        (f"category = {q}", pq.category),
+    ):
+        if value is not None:
+            where.append(cond)
+            args.append(value)
     seen = agent_where(pq.agents, c.dialect)
     if seen:
         where.append(seen.sql)
