@@ -128,7 +128,7 @@ def to_sql(f: Filter, dialect: SQLDialect, columns: Columns) -> Fragment:
 
 class _Compiler(ABC):
     """The backend-neutral walk; each backend's subclass spells the JSON walk and the
-    element tests, and gives the templates (of :meth:`str.format`) of its other spellings."""
+    element tests, and gives its other spellings as templates to ``format``."""
 
     mark = "?"
     #: The 1-based position of needle ``{1}`` in haystack ``{0}``, 0 when absent.

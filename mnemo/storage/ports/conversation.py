@@ -76,9 +76,9 @@ class ConversationStore(Protocol):
         ...
 
     def evict_oldest(self, e: Eviction) -> int:
-        """Take the oldest turns and memories of ``e.kinds`` of a conversation out of the
-        working set (search) until ``e.max_entries`` remain; turns stay stored. Returns how
-        many."""
+        """Take the oldest turns and memories (of the kinds ``e`` names) of its conversation
+        out of the working set (search) until its ``max_entries`` remain; turns stay stored.
+        Returns how many."""
         ...
 
 

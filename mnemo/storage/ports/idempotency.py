@@ -22,8 +22,8 @@ class IdempotencyKeys(Protocol):
     """The ``idempotency_keys`` table of a store."""
 
     def reserve(self, tenant: str, wanted: Receipt, expired_before: str) -> Receipt:
-        """The receipt of ``wanted.key`` in ``tenant``: the stored one, or (when there is
-        none, or it was made before ``expired_before``) ``wanted``, stored. In the same
+        """The receipt of the key of ``wanted`` in ``tenant``: the stored one, or (when there
+        is none, or it was made before ``expired_before``) ``wanted``, stored. In the same
         transaction the tenant's receipts older than ``expired_before`` are deleted. Two
         concurrent calls with one key get the same receipt."""
         ...

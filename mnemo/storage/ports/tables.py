@@ -57,7 +57,7 @@ class TableRows(Protocol):
         ...
 
     def lookup(self, q: KeyLookup) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """The rows ``q`` looks up: key -> the values of ``q.out_cols`` (one row per key; keys
+        """The rows ``q`` looks up: key -> the values of its ``out_cols`` (one row per key; keys
         are unique in the tables this is asked of). Inside :meth:`writing` they include the
         rows written so far."""
         ...

@@ -28,8 +28,8 @@ class TopicStore(Protocol):
     """Load a conversation's topics, let the tier change them, write them back."""
 
     def apply_topics(self, load: TopicLoad, fn: Callable[[Conversation], T]) -> T:
-        """Load the conversation of ``load``, run ``fn`` on it and (``load.write``) persist
-        its changes, atomically."""
+        """Load the conversation of ``load``, run ``fn`` on it and (when ``load`` says
+        ``write``) persist its changes, atomically."""
         ...
 
     def list_topics(

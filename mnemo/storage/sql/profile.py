@@ -36,9 +36,9 @@ def fact_snapshot(f: ProfileFact) -> dict[str, Any]:
 
 def select_facts(c: Tx, pq: ProfileQuery) -> list[ProfileFact]:
     """The facts ``pq`` selects: active ones by importance (then key), history rows after,
-    oldest first. With ``pq.as_of``, the facts current at that time instead of the active
-    ones (see :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those the
-    agent view ``pq.agents`` sees (None: every one)."""
+    oldest first. With its ``as_of``, the facts current at that time instead of the active
+    ones (see :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those its
+    agent view ``agents`` sees (None: every one)."""
     q = c.dialect.mark
     where = [f"tenant = {q}", f"user_id = {q}"]
     args: list[Any] = [pq.tenant, pq.user_id]
