@@ -42,6 +42,7 @@ import corpus
 from common import console, fmt, now
 from mnemo import Memory
 from mnemo.index.vectors import single_blas_thread
+from mnemo.storage.ports.search import VectorLoad
 from mnemo.storage.postgres.store import PostgresStore
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.store import SQLiteStore
@@ -144,7 +145,7 @@ def sqlite_vector_queries(store: SQLiteStore, users: list[str], qs: np.ndarray) 
     for user, q in zip(users, qs, strict=True):
         t0 = now()
         state = store.search.vector_state("default", user)
-        rows = store.search.load_vectors("default", user, EMBEDDER, None, state)
+        rows = store.search.load_vectors(VectorLoad("default", user, EMBEDDER, None, state))
         t1 = now()
         with single_blas_thread():
             sims = rows.vectors @ q

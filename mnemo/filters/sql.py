@@ -28,7 +28,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from mnemo.filters.evaluate import ascii_lower, matches
 from mnemo.filters.nodes import FIELD_TYPES, And, Condition, Filter, Not, Or, Scalar
@@ -128,9 +128,19 @@ def to_sql(f: Filter, dialect: SQLDialect, columns: Columns) -> Fragment:
 
 class _Compiler(ABC):
     """The backend-neutral walk; each backend's subclass spells the JSON walk and the
-    element tests."""
+    element tests, and gives its other spellings as templates to ``format``."""
 
     mark = "?"
+    #: The 1-based position of needle ``{1}`` in haystack ``{0}``, 0 when absent.
+    FIND: ClassVar[str]
+    #: ``{0}`` with A-Z folded to a-z and nothing else (as :func:`ascii_lower`).
+    LOWER: ClassVar[str]
+    #: ``{0}`` as text that compares in code point order.
+    ORDERED: ClassVar[str]
+    #: The JSON element ``{0}`` is a string.
+    IS_STRING: ClassVar[str]
+    #: The JSON element ``{0}`` as SQL text (when it is a string).
+    STRING: ClassVar[str]
 
     def __init__(self, params: list[Any]) -> None:
         self.params = params
@@ -173,11 +183,12 @@ class _Compiler(ABC):
                 return FALSE
             return f"{expr} IN ({', '.join(self.bind(v) for v in c.value)})"
         if c.op == "contains":
-            return f"{self.find(expr, self.bind(c.value))} > 0"
+            return f"{self.FIND.format(expr, self.bind(c.value))} > 0"
         if c.op == "icontains":
             assert isinstance(c.value, str)
-            return f"{self.find(self.lower(expr), self.bind(ascii_lower(c.value)))} > 0"
-        return f"{self.ordered(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
+            folded = self.LOWER.format(expr)
+            return f"{self.FIND.format(folded, self.bind(ascii_lower(c.value)))} > 0"
+        return f"{self.ORDERED.format(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
 
     def element(self, c: Condition, v: Scalar, e: Element) -> str:
         """``c`` (one value ``v``) on the JSON element ``e``."""
@@ -185,7 +196,7 @@ class _Compiler(ABC):
             return self.is_bool(v, e)
         if isinstance(v, str):
             op = Condition(c.field, c.op, v)
-            return f"({self.is_string(e)} AND {self.text(self.string(e), op)})"
+            return f"({self.IS_STRING.format(e())} AND {self.text(self.STRING.format(e()), op)})"
         return self.number(_SYMBOL[c.op], float(v), e)
 
     def elements(self, c: Condition, e: Element) -> str:
@@ -205,28 +216,8 @@ class _Compiler(ABC):
         """``c`` on the JSON text ``column`` (metadata at ``c.field.path``, or the tags list)."""
 
     @abstractmethod
-    def find(self, haystack: str, needle: str) -> str:
-        """The 1-based position of ``needle`` in ``haystack``, 0 when absent."""
-
-    @abstractmethod
-    def lower(self, expr: str) -> str:
-        """``expr`` with A-Z folded to a-z and nothing else (as :func:`ascii_lower`)."""
-
-    @abstractmethod
-    def ordered(self, expr: str) -> str:
-        """``expr`` as text that compares in code point order."""
-
-    @abstractmethod
     def is_bool(self, v: bool, e: Element) -> str:
         """The element is the JSON boolean ``v``."""
-
-    @abstractmethod
-    def is_string(self, e: Element) -> str:
-        """The element is a JSON string."""
-
-    @abstractmethod
-    def string(self, e: Element) -> str:
-        """The element as SQL text (when it is a string)."""
 
     @abstractmethod
     def number(self, symbol: str, v: float, e: Element) -> str:
@@ -235,6 +226,11 @@ class _Compiler(ABC):
 
 class _SQLite(_Compiler):
     E = "mnemo_filter_e"
+    FIND = "instr({0}, {1})"
+    LOWER = "lower({0})"  # ASCII only, as ascii_lower
+    ORDERED = "{0}"  # BINARY collation: code point order
+    IS_STRING = "{0}.type = 'text'"
+    STRING = "{0}.value"
 
     def json(self, column: str, c: Condition) -> str:
         path = "$" + "".join(f'."{key}"' for key in c.field.path)
@@ -249,23 +245,8 @@ class _SQLite(_Compiler):
     def walked(self) -> str:
         return self.E
 
-    def find(self, haystack: str, needle: str) -> str:
-        return f"instr({haystack}, {needle})"
-
-    def lower(self, expr: str) -> str:
-        return f"lower({expr})"  # ASCII only, as ascii_lower
-
-    def ordered(self, expr: str) -> str:
-        return expr  # BINARY collation: code point order
-
     def is_bool(self, v: bool, e: Element) -> str:
         return f"({e()}.type = '{'true' if v else 'false'}')"
-
-    def is_string(self, e: Element) -> str:
-        return f"{e()}.type = 'text'"
-
-    def string(self, e: Element) -> str:
-        return f"{e()}.value"
 
     def number(self, symbol: str, v: float, e: Element) -> str:
         return f"({e()}.type IN ('integer', 'real') AND {e()}.value {symbol} {self.bind(v)})"
@@ -273,6 +254,11 @@ class _SQLite(_Compiler):
 
 class _Postgres(_Compiler):
     E = "mnemo_filter_e"
+    FIND = "strpos({0}, {1})"
+    LOWER = f"translate({{0}}, '{_UPPER}', '{_LOWER}')"  # ASCII only, as ascii_lower
+    ORDERED = '{0} COLLATE "C"'
+    IS_STRING = "jsonb_typeof({0}) = 'string'"
+    STRING = "({0} #>> '{{}}')"
 
     def __init__(self, mark: str, params: list[Any]) -> None:
         super().__init__(params)
@@ -300,23 +286,8 @@ class _Postgres(_Compiler):
     def walked(self) -> str:
         return f"{self.E}.v"
 
-    def find(self, haystack: str, needle: str) -> str:
-        return f"strpos({haystack}, {needle})"
-
-    def lower(self, expr: str) -> str:
-        return f"translate({expr}, '{_UPPER}', '{_LOWER}')"  # ASCII only, as ascii_lower
-
-    def ordered(self, expr: str) -> str:
-        return f'{expr} COLLATE "C"'
-
     def is_bool(self, v: bool, e: Element) -> str:
         return f"({e()} = CAST('{'true' if v else 'false'}' AS jsonb))"
-
-    def is_string(self, e: Element) -> str:
-        return f"jsonb_typeof({e()}) = 'string'"
-
-    def string(self, e: Element) -> str:
-        return f"({e()} #>> '{{}}')"
 
     def number(self, symbol: str, v: float, e: Element) -> str:
         return (

@@ -21,7 +21,7 @@ from mnemo.index.keys import blend_keys
 from mnemo.schemas import parse_time
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import VectorRows, VectorState
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchSource, VectorLoad
 from mnemo.storage.scope import ReadScope
 from mnemo.text.turn_kinds import TURN_KINDS
 
@@ -107,10 +107,13 @@ class VectorIndex:
                 return self
             if self.state is not None and current.generation != self.state.generation:
                 fresh = VectorIndex()
-                fresh._append(store.load_vectors(tenant, user_id, embedder, None, current))
+                fresh._append(
+                    store.load_vectors(VectorLoad(tenant, user_id, embedder, None, current))
+                )
                 fresh.state = current
                 return fresh
-            self._append(store.load_vectors(tenant, user_id, embedder, self.state, current))
+            load = VectorLoad(tenant, user_id, embedder, self.state, current)
+            self._append(store.load_vectors(load))
             self.state = current
             return self
 

@@ -31,6 +31,7 @@ from mnemo.retrieval.searcher import Searcher
 from mnemo.schemas import Hit, MemoryItem, Message, ProfileFact, format_time
 from mnemo.search_query import SearchQuery
 from mnemo.storage.agent_scope import read_scope
+from mnemo.storage.ports.conversation import ProfileQuery
 from mnemo.storage.topic_records import TopicRow
 from mnemo.tiers.conversation.tiers import ConversationTiers
 from mnemo.tiers.topics.memory import TopicMemory
@@ -155,11 +156,13 @@ class MemoryContextSource:
             )
         records = self.reads.records
         return records.store.conversation.profile_facts(
-            records.tenant,
-            self.user_key,
-            min_importance=min_importance,
-            as_of=self.at_text,
-            agents=self.view,
+            ProfileQuery(
+                records.tenant,
+                self.user_key,
+                min_importance=min_importance,
+                as_of=self.at_text,
+                agents=self.view,
+            )
         )
 
     def topic(self, query: str, session_id: str) -> TopicRow | None:

@@ -10,6 +10,7 @@ from mnemo import validation as check
 from mnemo.memory.tenant import TenantService
 from mnemo.schemas import Document, ProfileFact
 from mnemo.storage.agent_scope import read_scope
+from mnemo.storage.ports.conversation import ProfileQuery
 from mnemo.tiers.facts import documents as doc_tier
 
 
@@ -76,12 +77,14 @@ class Documents(TenantService):
         if category is not None:
             category = check.profile_category(category)
         return self.store.conversation.profile_facts(
-            self.tenant,
-            user_id,
-            include_inactive=include_inactive,
-            min_importance=floor,
-            category=category,
-            agents=agents,
+            ProfileQuery(
+                self.tenant,
+                user_id,
+                include_inactive=include_inactive,
+                min_importance=floor,
+                category=category,
+                agents=agents,
+            )
         )
 
     def profile_view(

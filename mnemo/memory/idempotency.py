@@ -28,7 +28,7 @@ from mnemo.config.settings import Settings
 from mnemo.errors import ValidationError
 from mnemo.ids import new_id
 from mnemo.schemas import format_time, utcnow
-from mnemo.storage.ports.idempotency import IdempotencyKeys
+from mnemo.storage.ports.idempotency import IdempotencyKeys, Receipt
 
 #: Longest idempotency key accepted, in characters.
 MAX_KEY_CHARS = 255
@@ -63,8 +63,10 @@ class Keys:
             raise ValidationError(f"an idempotency key has at most {MAX_KEY_CHARS} characters")
         digest = request_hash(request)
         fresh = [new_id(prefix) for _ in range(count)]
-        expired = format_time(utcnow() - timedelta(seconds=self.ttl_s))
-        receipt = self.table.reserve(self.tenant, key, user_id, digest, fresh, expired)
+        now = utcnow()
+        wanted = Receipt(key, user_id, digest, fresh, format_time(now))
+        expired = format_time(now - timedelta(seconds=self.ttl_s))
+        receipt = self.table.reserve(self.tenant, wanted, expired)
         if receipt.request_hash != digest or len(receipt.ids) != count:
             raise ValidationError(
                 f"idempotency key {key!r} was already used with a different request (keys are "

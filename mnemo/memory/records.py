@@ -29,6 +29,7 @@ from mnemo.schemas import HistoryEntry, MemoryItem, Message, format_time, utcnow
 from mnemo.storage.agent_scope import check_visible, write_scope
 from mnemo.storage.base import ListFilter, NewMemory
 from mnemo.storage.caller_scope import listing_scope
+from mnemo.storage.ports.rows import MemoryChange
 from mnemo.storage.ports.store import Store
 
 #: The message of an update that changes nothing.
@@ -389,7 +390,7 @@ class Records(TenantService):
             changes["confidence"] = check.unit_float(confidence, "confidence")
         check_changes(changes)
         return self.store.rows.update_memory(
-            self.tenant, id, changes, actor, list(source_message_ids or [])
+            MemoryChange(self.tenant, id, changes, actor, list(source_message_ids or []))
         )
 
     def delete(self, id: str, actor: str = "api") -> MemoryItem:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnemo.errors import ValidationError
-from mnemo.storage.ports.tables import TableRows
+from mnemo.storage.ports.tables import KeyLookup, TableRows
 
 #: Keys of the tables without an ``id`` column (a table with one is keyed by it).
 NATURAL_KEYS: dict[str, tuple[str, ...]] = {
@@ -144,7 +144,7 @@ class Merge:
                 raise ValidationError(f"{where}: {table} {_show(key)} is in the file twice")
             seen.add(key)
             keys.append(key)
-        found = self.target.lookup(table, key_cols, keys, owner_cols)
+        found = self.target.lookup(KeyLookup(table, key_cols, keys, owner_cols))
         for where, row in rows:
             key = tuple(row.get(c) for c in key_cols)
             owner = tuple(row.get(c) for c in owner_cols)
@@ -158,7 +158,8 @@ class Merge:
     def _deactivate_clashes(self, rows: list[tuple[str, dict[str, Any]]]) -> None:
         active = [r for _, r in rows if r.get("active") == 1]
         keys = [tuple(r.get(c) for c in PROFILE_KEY) for r in active]
-        clashes = self.target.lookup("profile_facts", PROFILE_KEY, keys, []) if keys else {}
+        wanted = KeyLookup("profile_facts", PROFILE_KEY, keys, [])
+        clashes = self.target.lookup(wanted) if keys else {}
         for row, key in zip(active, keys, strict=True):
             if key in clashes:
                 row["active"] = 0

@@ -14,6 +14,7 @@ from clock_support import FakeClock, clocked_store
 
 from mnemo import Memory, NotFoundError, ValidationError
 from mnemo.schemas import format_time
+from mnemo.storage.ports.conversation import SessionTurns
 
 JOBS_ONLY: dict[str, Any] = {
     "fact_extraction": "off",
@@ -201,6 +202,10 @@ def test_the_write_path_tiers_read_no_expired_turn(clocked: Clocked) -> None:
         user_id="u",
         session_id="s",
     )
-    assert [m.id for m in mem.store.conversation.session_messages("default", "u", "s")] == [a, b]
+    assert [
+        m.id for m in mem.store.conversation.session_messages(SessionTurns("default", "u", "s"))
+    ] == [a, b]
     clock.advance(6)
-    assert [m.id for m in mem.store.conversation.session_messages("default", "u", "s")] == [b]
+    assert [
+        m.id for m in mem.store.conversation.session_messages(SessionTurns("default", "u", "s"))
+    ] == [b]

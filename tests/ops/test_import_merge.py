@@ -17,6 +17,7 @@ from mnemo import Memory, ValidationError
 from mnemo.ops.export import export_store
 from mnemo.ops.restore import import_store
 from mnemo.storage.base import NewProfileFact
+from mnemo.storage.ports.conversation import ProfileQuery
 
 QUIET: dict[str, Any] = {
     "fact_extraction": "off",
@@ -88,7 +89,7 @@ def view(location: str, user: str) -> dict[str, Any]:
             "profile": [
                 (f.key, f.value, f.active)
                 for f in mem.store.conversation.profile_facts(
-                    "default", user, include_inactive=True
+                    ProfileQuery("default", user, include_inactive=True)
                 )
             ],
             "hits": [

@@ -20,6 +20,7 @@ from mnemo.filters import parse_where
 from mnemo.schemas import format_time, utcnow
 from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.ports.search import VectorLoad
 from mnemo.storage.postgres.bm25 import bm25
 from mnemo.storage.postgres.conn import migration_files, redact
 from mnemo.storage.postgres.hnsw import index_name
@@ -165,7 +166,7 @@ def test_vector_search_agrees_with_the_exact_search(pg_url: str) -> None:
 
 def _all_vectors(mem: Memory) -> dict[tuple[int, int], np.ndarray]:
     state = mem.store.search.vector_state("default", "u")
-    rows = mem.store.search.load_vectors("default", "u", mem.embedder.id, None, state)
+    rows = mem.store.search.load_vectors(VectorLoad("default", "u", mem.embedder.id, None, state))
     return {
         (int(t), int(r)): v for t, r, v in zip(rows.tables, rows.rowids, rows.vectors, strict=True)
     }

@@ -15,6 +15,7 @@ import pytest
 from mnemo import Memory, SchemaError, StorageError
 from mnemo.embedders.hashing import HashingEmbedder
 from mnemo.storage.base import MEMORY, MESSAGE
+from mnemo.storage.ports.search import VectorLoad
 from mnemo.storage.ports.store import Store
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sqlite.conn import migration_files, split_statements
@@ -122,7 +123,7 @@ def test_embeddings_are_float32_tagged_and_never_computed_twice(open_mem: OpenMe
     assert emb.calls == ["same words"]
     assert mem.store.search.embedders_in_use() == [emb.id]
     state = mem.store.search.vector_state("default", "u1")
-    loaded = mem.store.search.load_vectors("default", "u1", emb.id, None, state)
+    loaded = mem.store.search.load_vectors(VectorLoad("default", "u1", emb.id, None, state))
     assert loaded.vectors.dtype == np.float32 and loaded.vectors.shape == (2, emb.dim)
     assert np.allclose(np.linalg.norm(loaded.vectors, axis=1), 1.0, atol=1e-5)
     assert np.array_equal(loaded.vectors[0], emb.embed(["same words"])[0])

@@ -9,6 +9,8 @@ import pytest
 
 from mnemo import Memory, NotFoundError
 from mnemo.schemas import MemoryItem, Message
+from mnemo.storage.ports.conversation import Eviction
+from mnemo.storage.ports.rows import MemoryChange
 
 
 class Heard:
@@ -40,7 +42,9 @@ def test_observers_hear_each_committed_write(mem: Memory) -> None:
     item = mem.add("likes tea", user_id="u")
     mem.update(item.id, content="likes green tea")
     mem.delete(item.id)
-    evicted = mem.store.conversation.evict_oldest("default", "u", "s", 0, ("fact",), "test")
+    evicted = mem.store.conversation.evict_oldest(
+        Eviction("default", "u", "s", 0, ("fact",), "test")
+    )
     mem.store.rows.delete_user("default", "u")
     assert evicted == 1
     assert heard.events == [
@@ -57,6 +61,9 @@ def test_a_write_that_fails_is_not_observed(mem: Memory) -> None:
     heard = Heard()
     mem.store.observe(heard)
     with pytest.raises(NotFoundError):
-        mem.store.rows.update_memory("default", "no-such-id", {"content": "x"}, "test")
-    assert mem.store.conversation.evict_oldest("default", "u", "s", 10, ("fact",), "test") == 0
+        mem.store.rows.update_memory(
+            MemoryChange("default", "no-such-id", {"content": "x"}, "test")
+        )
+    keep_ten = Eviction("default", "u", "s", 10, ("fact",), "test")
+    assert mem.store.conversation.evict_oldest(keep_ten) == 0
     assert heard.events == []

@@ -1,7 +1,10 @@
-"""The conversation-tiers port: profile facts, session reads and eviction."""
+"""The conversation-tiers port: profile facts, session reads and eviction, with the requests
+its reads and eviction take (each built once by the caller and passed down to the SQL)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from mnemo.schemas import HistoryEntry, Message, ProfileFact
@@ -9,24 +12,52 @@ from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
 
 
+@dataclass(frozen=True)
+class ProfileQuery:
+    """Which profile facts to read: whose (a user's, only those the agent view ``agents``
+    sees; None: every one), then which: the active ones (with ``include_inactive`` the
+    replaced ones after them), at least ``min_importance``, of one ``category``; with
+    ``as_of`` (a stored time) the facts current then."""
+
+    tenant: str
+    user_id: str
+    agents: AgentView | None = None
+    include_inactive: bool = False
+    min_importance: float | None = None
+    category: str | None = None
+    as_of: str | None = None
+
+
+@dataclass(frozen=True)
+class SessionTurns:
+    """The turns of one session with seq > ``after_seq`` (with ``ids``: only those)."""
+
+    tenant: str
+    user_id: str
+    session_id: str
+    after_seq: int = 0
+    ids: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """Keep at most ``max_entries`` turns and memories of ``kinds`` of one conversation in
+    the working set; ``actor`` is recorded on the memories it deletes."""
+
+    tenant: str
+    user_id: str
+    session_id: str
+    max_entries: int
+    kinds: tuple[str, ...]
+    actor: str
+
+
 class ConversationStore(Protocol):
     """What the profile, episode, summary and eviction tiers read and write."""
 
-    def profile_facts(
-        self,
-        tenant: str,
-        user_id: str,
-        *,
-        include_inactive: bool = False,
-        min_importance: float | None = None,
-        category: str | None = None,
-        key: str | None = None,
-        as_of: str | None = None,
-        agents: AgentView | None = None,
-    ) -> list[ProfileFact]:
-        """A user's profile facts: active ones by importance, then inactive history; with
-        ``as_of`` (a stored time), the facts current then; only those the agent view
-        ``agents`` sees (None: every one)."""
+    def profile_facts(self, q: ProfileQuery) -> list[ProfileFact]:
+        """The profile facts ``q`` selects: active ones by importance, then inactive history
+        (as of a time: the facts current then, listed as active)."""
         ...
 
     def put_profile_fact(
@@ -40,29 +71,15 @@ class ConversationStore(Protocol):
         """History entries of every profile fact of a user, oldest first."""
         ...
 
-    def session_messages(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        after_seq: int = 0,
-        ids: list[str] | None = None,
-    ) -> list[Message]:
-        """Messages of one session with seq > ``after_seq`` (optionally only ``ids``), by seq."""
+    def session_messages(self, span: SessionTurns) -> list[Message]:
+        """The turns of ``span`` not expired by the store's clock, by seq."""
         ...
 
-    def evict_oldest(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        max_entries: int,
-        kinds: tuple[str, ...],
-        actor: str,
-    ) -> int:
-        """Take the oldest turns and memories of ``kinds`` of a conversation out of the
-        working set (search) until ``max_entries`` remain; turns stay stored. Returns how many."""
+    def evict_oldest(self, e: Eviction) -> int:
+        """Take the oldest turns and memories (of the kinds ``e`` names) of its conversation
+        out of the working set (search) until its ``max_entries`` remain; turns stay stored.
+        Returns how many."""
         ...
 
 
-__all__ = ["ConversationStore"]
+__all__ = ["ConversationStore", "Eviction", "ProfileQuery", "SessionTurns"]

@@ -8,8 +8,8 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class Receipt:
-    """A reserved idempotency key: the hash of the request it was first given with, and the
-    ids that request's rows are written under."""
+    """A reserved idempotency key: the hash of the request it was first given with, the ids
+    that request's rows are written under, and when it was reserved (a stored time)."""
 
     key: str
     user_id: str
@@ -21,17 +21,9 @@ class Receipt:
 class IdempotencyKeys(Protocol):
     """The ``idempotency_keys`` table of a store."""
 
-    def reserve(
-        self,
-        tenant: str,
-        key: str,
-        user_id: str,
-        request_hash: str,
-        ids: list[str],
-        expired_before: str,
-    ) -> Receipt:
-        """The receipt of ``key`` in ``tenant``: the stored one, or (when there is none, or it
-        was made before ``expired_before``) a new one with these values. In the same
+    def reserve(self, tenant: str, wanted: Receipt, expired_before: str) -> Receipt:
+        """The receipt of the key of ``wanted`` in ``tenant``: the stored one, or (when there
+        is none, or it was made before ``expired_before``) ``wanted``, stored. In the same
         transaction the tenant's receipts older than ``expired_before`` are deleted. Two
         concurrent calls with one key get the same receipt."""
         ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -16,6 +17,19 @@ from mnemo.schemas import (
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
 
 
+@dataclass(frozen=True)
+class MemoryChange:
+    """A change of one live memory: ``changes`` (content, tags, metadata, importance,
+    confidence, embedding...), recorded in its history as UPDATE by ``actor`` with the turns
+    ``source_message_ids``."""
+
+    tenant: str
+    memory_id: str
+    changes: dict[str, Any]
+    actor: str
+    source_message_ids: list[str] = field(default_factory=list)
+
+
 class MemoryRows(Protocol):
     """Messages and memories with their history; every method is one transaction."""
 
@@ -27,15 +41,8 @@ class MemoryRows(Protocol):
         """Insert a memory and its ADD history entry."""
         ...
 
-    def update_memory(
-        self,
-        tenant: str,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        source_message_ids: list[str] | None = None,
-    ) -> MemoryItem:
-        """Apply ``changes`` (content, tags, metadata, importance, confidence, embedding...)."""
+    def update_memory(self, change: MemoryChange) -> MemoryItem:
+        """Apply ``change`` to its memory (NotFoundError for none that is live)."""
         ...
 
     def delete_memory(self, tenant: str, memory_id: str, actor: str) -> MemoryItem:
@@ -127,4 +134,4 @@ class MemoryRows(Protocol):
         ...
 
 
-__all__ = ["MemoryRows"]
+__all__ = ["MemoryChange", "MemoryRows"]

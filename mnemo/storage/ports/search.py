@@ -9,6 +9,7 @@ what only the store has: its clock, vectors and the rest.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -16,6 +17,18 @@ import numpy as np
 from mnemo.storage.base import MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
 from mnemo.storage.scope import ReadScope
+
+
+@dataclass(frozen=True)
+class VectorLoad:
+    """The embedded live rows of a user made by ``embedder``, newer than ``after`` (None:
+    from the first) and no newer than ``upto``."""
+
+    tenant: str
+    user_id: str
+    embedder: str
+    after: VectorState | None
+    upto: VectorState
 
 
 class SearchRows(Protocol):
@@ -60,15 +73,8 @@ class SearchSource(SearchRows, Protocol):
         """The current generation and insert high-water marks of a user's vectors."""
         ...
 
-    def load_vectors(
-        self,
-        tenant: str,
-        user_id: str,
-        embedder: str,
-        after: VectorState | None,
-        upto: VectorState,
-    ) -> VectorRows:
-        """Embedded live rows of a user made by ``embedder``, in (``after``, ``upto``]."""
+    def load_vectors(self, load: VectorLoad) -> VectorRows:
+        """The rows ``load`` asks for, in (``after``, ``upto``]."""
         ...
 
     def embeddings_for(
@@ -99,4 +105,4 @@ class SearchSource(SearchRows, Protocol):
         ...
 
 
-__all__ = ["SearchRows", "SearchSource"]
+__all__ = ["SearchRows", "SearchSource", "VectorLoad"]

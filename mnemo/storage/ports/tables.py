@@ -10,10 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 #: ``write(table, columns, rows, advance) -> count``: what :meth:`TableRows.writing` yields.
 Write = Callable[[str, list[str], Iterable[tuple[Any, ...]], Callable[[int], None]], int]
+
+
+@dataclass(frozen=True)
+class KeyLookup:
+    """The rows of ``table`` whose ``key_cols`` values are among ``keys``, read as their
+    ``out_cols`` values."""
+
+    table: str
+    key_cols: Sequence[str]
+    keys: Sequence[tuple[Any, ...]]
+    out_cols: Sequence[str]
 
 
 class TableRows(Protocol):
@@ -44,16 +56,10 @@ class TableRows(Protocol):
         """The largest ``rowid`` of ``table`` (0 when empty)."""
         ...
 
-    def lookup(
-        self,
-        table: str,
-        key_cols: Sequence[str],
-        keys: Sequence[tuple[Any, ...]],
-        out_cols: Sequence[str],
-    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
-        values of ``out_cols`` (one row per key). Inside :meth:`writing` they include the rows
-        written so far."""
+    def lookup(self, q: KeyLookup) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+        """The rows ``q`` looks up: key -> the values of its ``out_cols`` (one row per key; keys
+        are unique in the tables this is asked of). Inside :meth:`writing` they include the
+        rows written so far."""
         ...
 
     def vector_dims(self) -> dict[str, int]:
@@ -70,4 +76,4 @@ class TableRows(Protocol):
         ...
 
 
-__all__ = ["TableRows", "Write"]
+__all__ = ["KeyLookup", "TableRows", "Write"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from mnemo.storage.topic_records import Conversation, TopicRow
@@ -10,23 +11,25 @@ from mnemo.storage.topic_records import Conversation, TopicRow
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class TopicLoad:
+    """Which conversation to load and how: its ``topics`` hold the working set, plus topic
+    ``also`` when named; with ``write`` False it is read only (nothing is written and its
+    ``pending`` turns are left empty)."""
+
+    tenant: str
+    user_id: str
+    session_id: str
+    write: bool = True
+    also: str | None = None
+
+
 class TopicStore(Protocol):
     """Load a conversation's topics, let the tier change them, write them back."""
 
-    def apply_topics(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        fn: Callable[[Conversation], T],
-        write: bool = True,
-        also: str | None = None,
-    ) -> T:
-        """Load a conversation, run ``fn`` on it and (``write``) persist its changes, atomically.
-
-        ``topics`` holds the working set, plus topic ``also`` when named. With ``write=False``
-        nothing is written and ``pending`` is left empty.
-        """
+    def apply_topics(self, load: TopicLoad, fn: Callable[[Conversation], T]) -> T:
+        """Load the conversation of ``load``, run ``fn`` on it and (when ``load`` says
+        ``write``) persist its changes, atomically."""
         ...
 
     def list_topics(
@@ -40,4 +43,4 @@ class TopicStore(Protocol):
         ...
 
 
-__all__ = ["TopicStore"]
+__all__ = ["TopicLoad", "TopicStore"]

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 from psycopg import sql
 
-from mnemo.storage.ports.tables import Write
+from mnemo.storage.ports.tables import KeyLookup, Write
 from mnemo.storage.postgres.conn import Conn, PgConnections, configure, pg_errors
 from mnemo.storage.postgres.hnsw import create_hnsw_index
 from mnemo.storage.postgres.search import raw_vector_cursor, unpack_vectors
-from mnemo.storage.sql.lookup import ChunkedLookup, Key
+from mnemo.storage.sql.lookup import ChunkedLookup
 
 #: Columns PostgreSQL computes itself (never copied in).
 GENERATED = ("fts",)
@@ -222,18 +222,16 @@ class PgTableRows(ChunkedLookup):
         r = self.conn.execute(query).fetchone()
         return int(r["n"]) if r else 0
 
-    def lookup_rows(
-        self, table: str, key_cols: Sequence[str], chunk: Sequence[Key], out_cols: Sequence[str]
-    ) -> list[tuple[Any, ...]]:
-        """The ``key_cols`` then ``out_cols`` values of the rows whose key is in ``chunk``."""
-        one = sql.SQL("({})").format(sql.SQL(", ").join([sql.Placeholder()] * len(key_cols)))
+    def lookup_rows(self, q: KeyLookup) -> list[tuple[Any, ...]]:
+        """The ``key_cols`` then ``out_cols`` values of the rows ``q`` (a chunk) looks up."""
+        one = sql.SQL("({})").format(sql.SQL(", ").join([sql.Placeholder()] * len(q.key_cols)))
         query = sql.SQL("SELECT {s} FROM {t} WHERE ({k}) IN (VALUES {v})").format(
-            s=sql.SQL(", ").join(map(sql.Identifier, (*key_cols, *out_cols))),
-            t=sql.Identifier(table),
-            k=sql.SQL(", ").join(map(sql.Identifier, key_cols)),
-            v=sql.SQL(", ").join([one] * len(chunk)),
+            s=sql.SQL(", ").join(map(sql.Identifier, (*q.key_cols, *q.out_cols))),
+            t=sql.Identifier(q.table),
+            k=sql.SQL(", ").join(map(sql.Identifier, q.key_cols)),
+            v=sql.SQL(", ").join([one] * len(q.keys)),
         )
-        params = [value for key in chunk for value in key]
+        params = [value for key in q.keys for value in key]
         with pg_errors(self.db.location):
             return [tuple(r.values()) for r in self.conn.execute(query, params).fetchall()]
 

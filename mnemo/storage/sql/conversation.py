@@ -5,9 +5,13 @@ documents every method."""
 from __future__ import annotations
 
 from mnemo.schemas import HistoryEntry, Message, ProfileFact
-from mnemo.storage.agent_scope import AgentView
 from mnemo.storage.base import NewProfileFact, ProfileDecide, ProfileDecision
-from mnemo.storage.ports.conversation import ConversationStore
+from mnemo.storage.ports.conversation import (
+    ConversationStore,
+    Eviction,
+    ProfileQuery,
+    SessionTurns,
+)
 from mnemo.storage.sql import memories as mem_sql
 from mnemo.storage.sql import messages as msg_sql
 from mnemo.storage.sql import profile as profile_sql
@@ -21,30 +25,8 @@ class SQLConversationStore(SQLRole, ConversationStore):
     """:class:`~mnemo.storage.ports.conversation.ConversationStore` over the store's core."""
 
     @auto
-    def profile_facts(
-        self,
-        c: Tx,
-        tenant: str,
-        user_id: str,
-        *,
-        include_inactive: bool = False,
-        min_importance: float | None = None,
-        category: str | None = None,
-        key: str | None = None,
-        as_of: str | None = None,
-        agents: AgentView | None = None,
-    ) -> list[ProfileFact]:
-        return profile_sql.select_facts(
-            c,
-            tenant,
-            user_id,
-            include_inactive,
-            min_importance,
-            category,
-            key,
-            as_of,
-            agents=agents,
-        )
+    def profile_facts(self, c: Tx, q: ProfileQuery) -> list[ProfileFact]:
+        return profile_sql.select_facts(c, q)
 
     @stamped()
     def put_profile_fact(
@@ -58,42 +40,19 @@ class SQLConversationStore(SQLRole, ConversationStore):
         return [rows.history(r) for r in profile_sql.profile_history(c, tenant, user_id)]
 
     @auto
-    def session_messages(
-        self,
-        c: Tx,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        after_seq: int = 0,
-        ids: list[str] | None = None,
-    ) -> list[Message]:
-        now = self.core.now()
-        return msg_sql.session(c, tenant, user_id, session_id, after_seq, ids, now)
+    def session_messages(self, c: Tx, span: SessionTurns) -> list[Message]:
+        return msg_sql.session(c, span, self.core.now())
 
     @stamped(
-        observe=lambda n, tenant, user_id, session_id, *_, **__: (
-            (lambda o: o.evicted(tenant, user_id, session_id)) if n else None
-        )
+        observe=lambda n, e: (lambda o: o.evicted(e.tenant, e.user_id, e.session_id)) if n else None
     )
-    def evict_oldest(
-        self,
-        c: Tx,
-        now: str,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        max_entries: int,
-        kinds: tuple[str, ...],
-        actor: str,
-    ) -> int:
-        mem_sql.own_user(c, tenant, user_id, None)
-        msg_ids, mem_ids = profile_sql.evict_oldest(
-            c, tenant, user_id, session_id, max_entries, kinds, now
-        )
+    def evict_oldest(self, c: Tx, now: str, e: Eviction) -> int:
+        mem_sql.own_user(c, e.tenant, e.user_id, None)
+        msg_ids, mem_ids = profile_sql.evict_oldest(c, e, now)
         for memory_id in mem_ids:
-            mem_sql.delete(c, tenant, memory_id, actor, [], now)
+            mem_sql.delete(c, e.tenant, memory_id, e.actor, [], now)
         if msg_ids:
-            mem_sql.bump(c, tenant, user_id)
+            mem_sql.bump(c, e.tenant, e.user_id)
         return len(msg_ids) + len(mem_ids)
 
 

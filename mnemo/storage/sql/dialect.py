@@ -66,23 +66,16 @@ class Dialect:
         return np.asarray(v, dtype=np.float32).tobytes()
 
 
-SQLITE = Dialect(
-    name="sqlite",
-    mark="?",
-    greatest="max",
-    returns_rowid=False,
-    vector_columns=False,
-    ignore=("INSERT OR IGNORE INTO", ""),
-    no_index="+",
-)
-POSTGRES = Dialect(
-    name="postgresql",
-    mark="%s",
-    greatest="greatest",
-    returns_rowid=True,
-    vector_columns=True,
-    ignore=("INSERT INTO", " ON CONFLICT DO NOTHING"),
-    no_index="",
-)
+#: How each dialect spells each field of :class:`Dialect`: (SQLite, PostgreSQL).
+SPELLINGS: dict[str, tuple[Any, Any]] = {
+    "name": ("sqlite", "postgresql"),
+    "mark": ("?", "%s"),
+    "greatest": ("max", "greatest"),
+    "returns_rowid": (False, True),
+    "vector_columns": (False, True),
+    "ignore": (("INSERT OR IGNORE INTO", ""), ("INSERT INTO", " ON CONFLICT DO NOTHING")),
+    "no_index": ("+", ""),
+}
+SQLITE, POSTGRES = (Dialect(**{k: v[i] for k, v in SPELLINGS.items()}) for i in range(2))
 
-__all__ = ["POSTGRES", "SQLITE", "Dialect"]
+__all__ = ["POSTGRES", "SPELLINGS", "SQLITE", "Dialect"]

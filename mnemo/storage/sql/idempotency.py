@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from mnemo.schemas import format_time, utcnow
 from mnemo.storage.ports.idempotency import IdempotencyKeys, Receipt
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.transactional import writes
@@ -18,16 +17,7 @@ class IdempotencyTable(SQLRole, IdempotencyKeys):
     :class:`~mnemo.storage.ports.idempotency.IdempotencyKeys`, documents it)."""
 
     @writes
-    def reserve(
-        self,
-        c: Tx,
-        tenant: str,
-        key: str,
-        user_id: str,
-        request_hash: str,
-        ids: list[str],
-        expired_before: str,
-    ) -> Receipt:
+    def reserve(self, c: Tx, tenant: str, wanted: Receipt, expired_before: str) -> Receipt:
         """An insert that skips an existing key, then a read, in one transaction: a concurrent
         reservation of the same key waits for the first and reads its receipt."""
         d = c.dialect
@@ -36,17 +26,15 @@ class IdempotencyTable(SQLRole, IdempotencyKeys):
             f"DELETE FROM idempotency_keys WHERE tenant={q} AND created_at < {q}",
             (tenant, expired_before),
         )
-        now = format_time(utcnow())
-        c.execute(
-            d.insert_ignore("idempotency_keys", COLUMNS),
-            (tenant, key, user_id, request_hash, json.dumps(ids), now),
-        )
+        ids = json.dumps(wanted.ids)
+        stored = (wanted.key, wanted.user_id, wanted.request_hash, ids, wanted.created_at)
+        c.execute(d.insert_ignore("idempotency_keys", COLUMNS), (tenant, *stored))
         row = c.execute(
             "SELECT user_id, request_hash, ids, created_at FROM idempotency_keys"
             f" WHERE tenant={q} AND key={q}",
-            (tenant, key),
+            (tenant, wanted.key),
         ).fetchone()
-        return Receipt(key, str(row[0]), str(row[1]), list(json.loads(row[2])), str(row[3]))
+        return Receipt(wanted.key, str(row[0]), str(row[1]), list(json.loads(row[2])), str(row[3]))
 
 
 __all__ = ["IdempotencyTable"]

@@ -8,7 +8,10 @@ many keys go in one statement (:attr:`ChunkedLookup.lookup_chunk`) and reads one
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
+
+from mnemo.storage.ports.tables import KeyLookup
 
 #: The values of a row's key columns.
 Key = tuple[Any, ...]
@@ -20,28 +23,18 @@ class ChunkedLookup:
     #: Keys per statement.
     lookup_chunk: int = 500
 
-    def lookup(
-        self,
-        table: str,
-        key_cols: Sequence[str],
-        keys: Sequence[tuple[Any, ...]],
-        out_cols: Sequence[str],
-    ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-        """The rows of ``table`` whose ``key_cols`` values are among ``keys``: key -> the
-        values of ``out_cols`` (one row per key; keys are unique in the tables this is asked
-        of). Inside :meth:`writing` they include the rows written so far."""
-        width = len(key_cols)
+    def lookup(self, q: KeyLookup) -> dict[Key, tuple[Any, ...]]:
+        """:meth:`~mnemo.storage.ports.tables.TableRows.lookup`, a chunk of keys at a time."""
+        width = len(q.key_cols)
         found: dict[Key, tuple[Any, ...]] = {}
-        for start in range(0, len(keys), self.lookup_chunk):
-            chunk = keys[start : start + self.lookup_chunk]
-            for values in self.lookup_rows(table, key_cols, chunk, out_cols):
+        for start in range(0, len(q.keys), self.lookup_chunk):
+            chunk = replace(q, keys=q.keys[start : start + self.lookup_chunk])
+            for values in self.lookup_rows(chunk):
                 found[tuple(values[:width])] = tuple(values[width:])
         return found
 
-    def lookup_rows(
-        self, table: str, key_cols: Sequence[str], chunk: Sequence[Key], out_cols: Sequence[str]
-    ) -> Iterable[Sequence[Any]]:
-        """The ``key_cols`` then ``out_cols`` values of the rows whose key is in ``chunk``."""
+    def lookup_rows(self, q: KeyLookup) -> Iterable[Sequence[Any]]:
+        """The ``key_cols`` then ``out_cols`` values of the rows ``q`` (a chunk) looks up."""
         raise NotImplementedError
 
 

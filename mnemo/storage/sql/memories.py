@@ -18,6 +18,7 @@ from mnemo import memory_fields
 from mnemo.errors import NotFoundError
 from mnemo.schemas import MemoryItem, format_time
 from mnemo.storage.base import MEMORY, ListFilter, NewMemory
+from mnemo.storage.ports.rows import MemoryChange
 from mnemo.storage.sql import keyset, rows
 from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.tx import Tx
@@ -138,17 +139,10 @@ def insert(c: Tx, row: NewMemory, actor: str, sources: list[str], now: str) -> M
     return item
 
 
-def update(
-    c: Tx,
-    tenant: str,
-    memory_id: str,
-    changes: dict[str, Any],
-    actor: str,
-    sources: list[str],
-    now: str,
-) -> MemoryItem:
-    """Apply ``changes`` to a live memory (not expired at ``now``) and record UPDATE in
+def update(c: Tx, change: MemoryChange, now: str) -> MemoryItem:
+    """Apply ``change`` to a live memory (not expired at ``now``) and record UPDATE in
     history."""
+    tenant, memory_id, changes = change.tenant, change.memory_id, change.changes
     old = live(c, tenant, memory_id)
     if old.expires_at is not None and format_time(old.expires_at) <= now:
         raise NotFoundError(f"memory {memory_id!r} expired")
@@ -172,7 +166,8 @@ def update(
         _tags(c, rowid, changes["tags"])
     new = get(c, tenant, memory_id)
     bump(c, tenant, old.user_id)
-    record(c, new, "UPDATE", rows.snapshot(old), rows.snapshot(new), actor, sources, now)
+    snapshots = rows.snapshot(old), rows.snapshot(new)
+    record(c, new, "UPDATE", *snapshots, change.actor, change.source_message_ids, now)
     return new
 
 

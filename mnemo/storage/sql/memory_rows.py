@@ -23,7 +23,7 @@ from mnemo.schemas import (
     parse_time,
 )
 from mnemo.storage.base import FactBatch, ListFilter, NewJob, NewMemory, NewMessage
-from mnemo.storage.ports.rows import MemoryRows
+from mnemo.storage.ports.rows import MemoryChange, MemoryRows
 from mnemo.storage.sql import directory, keyset, rows
 from mnemo.storage.sql import documents as docs
 from mnemo.storage.sql import jobs as job_sql
@@ -75,23 +75,13 @@ class SQLMemoryRows(SQLRole, MemoryRows):
         return mem_sql.insert(c, row, actor, row.source_message_ids, now)
 
     @stamped(
-        index=lambda tenant, memory_id, changes, *_, **__: _vector(
-            changes.get("embedder"), changes.get("embedding")
+        index=lambda change: _vector(
+            change.changes.get("embedder"), change.changes.get("embedding")
         ),
         observe=_one,
     )
-    def update_memory(
-        self,
-        c: Tx,
-        now: str,
-        tenant: str,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        source_message_ids: list[str] | None = None,
-    ) -> MemoryItem:
-        src = source_message_ids or []
-        return mem_sql.update(c, tenant, memory_id, changes, actor, src, now)
+    def update_memory(self, c: Tx, now: str, change: MemoryChange) -> MemoryItem:
+        return mem_sql.update(c, change, now)
 
     @stamped(observe=_one)
     def delete_memory(self, c: Tx, now: str, tenant: str, memory_id: str, actor: str) -> MemoryItem:
@@ -111,7 +101,8 @@ class SQLMemoryRows(SQLRole, MemoryRows):
         src, actor, tenant = batch.source_message_ids, batch.actor, batch.tenant
         out = [mem_sql.insert(c, row, actor, src, now) for row in batch.adds]
         for memory_id, changes in batch.updates.items():
-            out.append(mem_sql.update(c, tenant, memory_id, changes, actor, src, now))
+            change = MemoryChange(tenant, memory_id, changes, actor, src)
+            out.append(mem_sql.update(c, change, now))
         for memory_id in batch.deletes:
             out.append(mem_sql.delete(c, tenant, memory_id, actor, src, now))
         docs.mark_processed(c, batch, now)

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from mnemo.schemas import Message
 from mnemo.storage.base import MESSAGE, ListFilter, NewMessage
+from mnemo.storage.ports.conversation import SessionTurns
 from mnemo.storage.sql import expiry, keyset, rows
 from mnemo.storage.sql.memories import own_user
 from mnemo.storage.sql.tx import Tx
@@ -129,15 +130,7 @@ def logged(flt: ListFilter) -> ListFilter:
     return replace(flt, scope=replace(flt.scope, evicted=True))
 
 
-def session(
-    c: Tx,
-    tenant: str,
-    user_id: str,
-    session_id: str,
-    after_seq: int,
-    ids: list[str] | None,
-    live_at: str,
-) -> list[Message]:
+def session(c: Tx, span: SessionTurns, live_at: str) -> list[Message]:
     """Messages of one session after ``after_seq`` (or with the given ids), by seq; those
     expired at ``live_at`` left out."""
     d = c.dialect
@@ -147,10 +140,10 @@ def session(
         f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND seq>{q}"
         f" AND {expiry.live(d)}"
     )
-    args: list[object] = [tenant, user_id, session_id, after_seq, live_at]
-    if ids is not None:
-        if not ids:
+    args: list[object] = [span.tenant, span.user_id, span.session_id, span.after_seq, live_at]
+    if span.ids is not None:
+        if not span.ids:
             return []
-        sql += f" AND id IN ({d.marks(len(ids))})"
-        args += ids
+        sql += f" AND id IN ({d.marks(len(span.ids))})"
+        args += span.ids
     return [rows.message(r) for r in c.execute(sql + " ORDER BY seq", args)]

@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from mnemo.schemas import ProfileFact
-from mnemo.storage.agent_scope import AgentView, exactly
+from mnemo.storage.agent_scope import exactly
 from mnemo.storage.base import MEMORY, MESSAGE, NewProfileFact, ProfileDecide, ProfileDecision
+from mnemo.storage.ports.conversation import Eviction, ProfileQuery
 from mnemo.storage.sql.asof import current_fact
 from mnemo.storage.sql.rows import record
 from mnemo.storage.sql.scoping import agent_where, kept
@@ -33,39 +34,28 @@ def fact_snapshot(f: ProfileFact) -> dict[str, Any]:
     return {name: getattr(f, name) for name in FACT_SNAPSHOT_FIELDS}
 
 
-def select_facts(
-    c: Tx,
-    tenant: str,
-    user_id: str,
-    include_inactive: bool,
-    min_importance: float | None,
-    category: str | None,
-    key: str | None,
-    as_of: str | None = None,
-    *,
-    agents: AgentView | None = None,
-) -> list[ProfileFact]:
-    """Facts of a user: active ones by importance (then key), history rows after, oldest first.
-    With ``as_of``, the facts current at that time instead of the active ones (see
-    :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those the agent view
-    ``agents`` sees (None: every one)."""
+def select_facts(c: Tx, pq: ProfileQuery) -> list[ProfileFact]:
+    """The facts ``pq`` selects: active ones by importance (then key), history rows after,
+    oldest first. With its ``as_of``, the facts current at that time instead of the active
+    ones (see :func:`mnemo.storage.sql.asof.current_fact`), listed as active. Only those its
+    agent view ``agents`` sees (None: every one)."""
     q = c.dialect.mark
     where = [f"tenant = {q}", f"user_id = {q}"]
-    args: list[Any] = [tenant, user_id]
-    if as_of is not None:
-        cond, more = current_fact(c.dialect, as_of)
+    args: list[Any] = [pq.tenant, pq.user_id]
+    if pq.as_of is not None:
+        cond, more = current_fact(c.dialect, pq.as_of)
         where.append(cond)
         args += more
-    elif not include_inactive:
+    elif not pq.include_inactive:
         where.append("active = 1")
-    if min_importance is not None:
-        where.append(f"importance >= {q}")
-        args.append(min_importance)
-    for col, value in (("category", category), ("key", key)):
+    for cond, value in (
+        (f"importance >= {q}", pq.min_importance),
+        (f"category = {q}", pq.category),
+    ):
         if value is not None:
-            where.append(f"{col} = {q}")
+            where.append(cond)
             args.append(value)
-    seen = agent_where(agents, c.dialect)
+    seen = agent_where(pq.agents, c.dialect)
     if seen:
         where.append(seen.sql)
         args += seen.args
@@ -75,7 +65,7 @@ def select_facts(
         " category, key, rowid"
     )
     found = [profile_fact(r) for r in c.execute(sql, args)]
-    return found if as_of is None else [f.model_copy(update={"active": True}) for f in found]
+    return found if pq.as_of is None else [f.model_copy(update={"active": True}) for f in found]
 
 
 def put_fact(
@@ -197,31 +187,24 @@ def profile_history(c: Tx, tenant: str, user_id: str) -> list[Row]:
     ).fetchall()
 
 
-def evict_oldest(
-    c: Tx,
-    tenant: str,
-    user_id: str,
-    session_id: str,
-    max_entries: int,
-    kinds: tuple[str, ...],
-    now: str,
-) -> tuple[list[str], list[str]]:
+def evict_oldest(c: Tx, e: Eviction, now: str) -> tuple[list[str], list[str]]:
     """Take the oldest entries of a conversation out of the working set until at most
     ``max_entries`` remain. Entries are live turns plus live memories of ``kinds``; turns get
     ``evicted_at`` (the row stays), memories are soft-deleted. Returns (message ids, memory ids).
     """
     d = c.dialect
     q = d.mark
+    conversation = (e.tenant, e.user_id, e.session_id)
     entries = c.execute(
         "SELECT 'm' AS t, id, created_at, seq AS pos FROM messages"
         f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND {kept(MESSAGE)}"
         " UNION ALL SELECT 'x', id, created_at, rowid FROM memories"
         f" WHERE tenant={q} AND user_id={q} AND session_id={q} AND {kept(MEMORY)}"
-        f" AND kind IN ({d.marks(len(kinds))})"
+        f" AND kind IN ({d.marks(len(e.kinds))})"
         " ORDER BY created_at, t, pos",
-        [tenant, user_id, session_id, tenant, user_id, session_id, *kinds],
+        [*conversation, *conversation, *e.kinds],
     ).fetchall()
-    overflow = entries[: max(len(entries) - max_entries, 0)]
+    overflow = entries[: max(len(entries) - e.max_entries, 0)]
     msg_ids = [r["id"] for r in overflow if r["t"] == "m"]
     mem_ids = [r["id"] for r in overflow if r["t"] == "x"]
     for start in range(0, len(msg_ids), 500):

@@ -47,28 +47,19 @@ def later(now: datetime, seconds: float) -> datetime:
     return now + timedelta(seconds=seconds)
 
 
+#: The time fields of a turn.
+MESSAGE_TIMES = ("created_at", "evicted_at", "expires_at")
+
+
 def message(r: Row) -> Message:
     """A Message from a ``messages`` row."""
-    return record(Message, r, ("metadata",), ("created_at", "evicted_at", "expires_at"))
+    return record(Message, r, ("metadata",), MESSAGE_TIMES)
 
 
 def message_from_new(m: NewMessage, seq: int) -> Message:
-    """The Message a just-inserted NewMessage became."""
-    return Message(
-        id=m.id,
-        tenant=m.tenant,
-        user_id=m.user_id,
-        session_id=m.session_id,
-        seq=seq,
-        role=m.role,
-        name=m.name,
-        content=m.content,
-        created_at=parse_time(m.created_at),
-        metadata=m.metadata,
-        expires_at=parse_time(m.expires_at) if m.expires_at else None,
-        ttl_seconds=m.ttl_seconds,
-        agent_id=m.agent_id,
-    )
+    """The Message a just-inserted NewMessage became: its fields, numbered ``seq``, in no
+    topic and not evicted."""
+    return record(Message, vars(m), (), MESSAGE_TIMES, seq=seq, topic_id=None, evicted_at=None)
 
 
 #: The memory fields held as JSON text, and as time text.

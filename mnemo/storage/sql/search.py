@@ -13,6 +13,7 @@ in the same order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,15 +21,14 @@ import numpy as np
 
 from mnemo.storage.base import MEMORY, MESSAGE, MemoryVersion, Ref, VectorRows, VectorState
 from mnemo.storage.clock import Clock
-from mnemo.storage.ports.search import SearchSource
+from mnemo.storage.ports.search import SearchSource, VectorLoad
 from mnemo.storage.scope import ReadScope
 from mnemo.storage.sql import asof as asof_sql
 from mnemo.storage.sql import expiry, filtering, rows, scoping
 from mnemo.storage.sql import stats as stats_sql
-from mnemo.storage.sql.dialect import Dialect
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.transactional import auto, reads
-from mnemo.storage.sql.tx import Tx
+from mnemo.storage.sql.tx import Row, Tx
 
 #: Rows per ``IN (...)`` list of a batched lookup.
 CHUNK = 500
@@ -57,6 +57,35 @@ def embedders(c: Tx) -> list[str]:
         )
         out.update(r[0] for r in found)
     return sorted(out)
+
+
+def _by_hash(
+    c: Tx,
+    tables: Iterable[str],
+    tenant: str | None,
+    embedder: str,
+    hashes: list[str],
+    keyed: bool = False,
+) -> Iterator[Row]:
+    """``content_hash, embedding`` of the embedded rows of ``tables`` whose content hash is
+    among ``hashes``, made by ``embedder`` (of ``tenant``; None: any tenant's), looked up by
+    the content-hash index, a chunk of hashes at a time; ``keyed``: only turns with extra
+    keys, their ``key_vectors`` last."""
+    d = c.dialect
+    select = "content_hash, embedding, key_vectors" if keyed else "content_hash, embedding"
+    for chunk in chunks(hashes):
+        for table in tables:
+            sql = (
+                f"SELECT {select} FROM {table} WHERE content_hash IN ({d.marks(len(chunk))})"
+                f" AND {d.unindexed('embedder')}={d.mark} AND embedding IS NOT NULL"
+            )
+            args: list[Any] = [*chunk, embedder]
+            if tenant is not None:
+                sql += f" AND {d.unindexed('tenant')}={d.mark}"
+                args.append(tenant)
+            if keyed:
+                sql += " AND length(key_vectors) > 0"
+            yield from c.execute(sql, args)
 
 
 def chunks(values: list[Any]) -> list[list[Any]]:
@@ -124,20 +153,14 @@ class SQLSearch(SQLRole, SearchSource):
         return VectorState(-1 if r[0] is None else int(r[0]), int(r[1]), int(r[2]))
 
     @reads
-    def load_vectors(
-        self,
-        c: Tx,
-        tenant: str,
-        user_id: str,
-        embedder: str,
-        after: VectorState | None,
-        upto: VectorState,
-    ) -> VectorRows:
+    def load_vectors(self, c: Tx, load: VectorLoad) -> VectorRows:
         """Newer than ``after`` (if given) and no newer than ``upto``: bounding both ends keeps
         concurrent inserts from being loaded twice. Messages first, each table in rowid order
         (equal rows then give bit-equal products on both backends)."""
+        after, upto = load.after, load.upto
         lo_msg = after.max_message_rowid if after else 0
         lo_mem = after.max_memory_rowid if after else 0
+        user = (load.tenant, load.user_id, load.embedder)
         d = c.dialect
         q, emb = d.mark, d.unindexed("embedder")
         where = f"tenant={q} AND user_id={q} AND {emb}={q} AND rowid>{q} AND rowid<={q}"
@@ -146,13 +169,13 @@ class SQLSearch(SQLRole, SearchSource):
             " key_vectors, expires_at, agent_id, turn_rules, turn_kind"
             f" FROM messages WHERE {where}"
             f" AND {scoping.kept(MESSAGE)} ORDER BY rowid",  # the user index's order: no sort
-            (tenant, user_id, embedder, lo_msg, upto.max_message_rowid),
+            (*user, lo_msg, upto.max_message_rowid),
         ).fetchall()
         memories = c.execute(
             "SELECT 1, rowid, session_id, kind, created_at, embedding, NULL, NULL, NULL,"
             " expires_at, agent_id, NULL, NULL FROM memories"
             f" WHERE {where} AND {scoping.kept(MEMORY)} ORDER BY rowid",
-            (tenant, user_id, embedder, lo_mem, upto.max_memory_rowid),
+            (*user, lo_mem, upto.max_memory_rowid),
         ).fetchall()
         return rows.vector_rows(messages + memories)
 
@@ -176,44 +199,15 @@ class SQLSearch(SQLRole, SearchSource):
     def embeddings_for(
         self, c: Tx, tenant: str | None, embedder: str, hashes: list[str]
     ) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for chunk in chunks(hashes):
-            for table in TABLES.values():
-                sql, args = self._by_hash(c.dialect, table, chunk, embedder, tenant)
-                for r in c.execute(f"SELECT content_hash, embedding FROM {sql}", args):
-                    out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
-        return out
+        found = _by_hash(c, TABLES.values(), tenant, embedder, hashes)
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in found}
 
     @auto
     def key_vectors_for(
         self, c: Tx, tenant: str | None, embedder: str, hashes: list[str]
     ) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for chunk in chunks(hashes):
-            sql, args = self._by_hash(c.dialect, "messages", chunk, embedder, tenant)
-            for h, vec, keys in c.execute(
-                f"SELECT content_hash, embedding, key_vectors FROM {sql}"
-                " AND length(key_vectors) > 0",
-                args,
-            ):
-                out[h] = rows.unpack_keys(keys, len(vec) // 4)
-        return out
-
-    @staticmethod
-    def _by_hash(
-        d: Dialect, table: str, hashes: list[str], embedder: str, tenant: str | None
-    ) -> tuple[str, list[Any]]:
-        """``table WHERE ...``: embedded rows of ``hashes`` by ``embedder`` (of ``tenant``),
-        looked up by the content-hash index."""
-        where = (
-            f"{table} WHERE content_hash IN ({d.marks(len(hashes))})"
-            f" AND {d.unindexed('embedder')}={d.mark} AND embedding IS NOT NULL"
-        )
-        args: list[Any] = [*hashes, embedder]
-        if tenant is not None:
-            where += f" AND {d.unindexed('tenant')}={d.mark}"
-            args.append(tenant)
-        return where, args
+        found = _by_hash(c, ["messages"], tenant, embedder, hashes, keyed=True)
+        return {h: rows.unpack_keys(keys, len(vec) // 4) for h, vec, keys in found}
 
     @reads
     def memory_versions(self, c: Tx, tenant: str, user_id: str, at: str) -> list[MemoryVersion]:

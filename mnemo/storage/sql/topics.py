@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import numpy as np
 
 from mnemo.schemas import format_time, parse_time
-from mnemo.storage.ports.topics import TopicStore
+from mnemo.storage.ports.topics import TopicLoad, TopicStore
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.transactional import auto
 from mnemo.storage.sql.tx import Row, Tx
@@ -36,31 +37,38 @@ def _epoch(text: str | None) -> float | None:
     return None if text is None else parse_time(text).timestamp()
 
 
+def _vector(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
+
+
+def _blob(vector: np.ndarray | None) -> bytes | None:
+    return None if vector is None else np.asarray(vector, np.float32).tobytes()
+
+
+#: The columns of ``topics``: a TopicRow's fields but the messages loaded with it.
+COLUMNS = tuple(f.name for f in fields(TopicRow) if f.name not in ("messages", "compacted"))
+
+
+def _kept(value: Any) -> Any:
+    return value
+
+
+#: How a column is read into a TopicRow and written from one: (read, written); those not
+#: named here are stored as the TopicRow holds them.
+CONVERTED: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "session_id": (lambda v: v or "", _kept),
+    "created_at": (_epoch, _text),
+    "last_active_at": (_epoch, _text),
+    "evicted_at": (_epoch, _text),
+    "embedding": (_vector, _blob),
+    "metadata": (json.loads, json.dumps),
+}
+_AS_HELD = (_kept, _kept)
+
+
 def topic_row(r: Row) -> TopicRow:
     """A TopicRow (without messages) from a ``topics`` row."""
-    blob = r["embedding"]
-    return TopicRow(
-        id=r["id"],
-        tenant=r["tenant"],
-        user_id=r["user_id"],
-        session_id=r["session_id"] or "",
-        title=r["title"],
-        created_at=parse_time(r["created_at"]).timestamp(),
-        last_active_at=parse_time(r["last_active_at"]).timestamp(),
-        summary=r["summary"],
-        summary_actor=r["summary_actor"],
-        importance=r["importance"],
-        access_count=r["access_count"],
-        message_count=r["message_count"],
-        compressed=r["compressed"],
-        compressed_count=r["compressed_count"],
-        embedding=None if blob is None else np.frombuffer(blob, dtype=np.float32).copy(),
-        embedder=r["embedder"],
-        embedding_weight=r["embedding_weight"],
-        evicted_at=_epoch(r["evicted_at"]),
-        merged_into=r["merged_into"],
-        metadata=json.loads(r["metadata"]),
-    )
+    return TopicRow(**{col: CONVERTED.get(col, _AS_HELD)[0](r[col]) for col in COLUMNS})
 
 
 def _entries(c: Tx, topic_id: str, compacted: bool) -> list[TopicEntry]:
@@ -78,21 +86,13 @@ def _entries(c: Tx, topic_id: str, compacted: bool) -> list[TopicEntry]:
 class SQLTopics(SQLRole, TopicStore):
     """:class:`~mnemo.storage.ports.topics.TopicStore` over the store's core."""
 
-    def apply_topics(
-        self,
-        tenant: str,
-        user_id: str,
-        session_id: str,
-        fn: Callable[[Conversation], T],
-        write: bool = True,
-        also: str | None = None,
-    ) -> T:
-        if not write:
+    def apply_topics(self, load: TopicLoad, fn: Callable[[Conversation], T]) -> T:
+        if not load.write:
             with self.core.tx.read() as c:
-                return fn(self._conversation(c, (tenant, user_id, session_id), False, also))
+                return fn(self._conversation(c, load))
         with self.core.tx.write() as c:
-            lock_user(c, tenant, user_id)
-            conv = self._conversation(c, (tenant, user_id, session_id), True, also)
+            lock_user(c, load.tenant, load.user_id)
+            conv = self._conversation(c, load)
             result = fn(conv)
             self._save(c, conv)
         return result
@@ -120,14 +120,9 @@ class SQLTopics(SQLRole, TopicStore):
         return None if r is None else topic_row(r)
 
     # ---- loading ---------------------------------------------------------------------------
-    def _conversation(
-        self,
-        c: Tx,
-        scope: tuple[str, str, str],
-        pending: bool,
-        also: str | None,
-    ) -> Conversation:
-        tenant, user_id, session_id = scope
+    def _conversation(self, c: Tx, load: TopicLoad) -> Conversation:
+        """The conversation of ``load``, with its pending turns when it is loaded to write."""
+        scope = tenant, user_id, session_id = load.tenant, load.user_id, load.session_id
         q = c.dialect.mark
         cur = c.execute(
             "SELECT active_topic_id, applied_seq FROM topic_conversations"
@@ -139,7 +134,7 @@ class SQLTopics(SQLRole, TopicStore):
             for r in c.execute(
                 f"SELECT * FROM topics WHERE tenant={q} AND user_id={q} AND session_id={q}"
                 f" AND ({_WORKING} OR id={q}) ORDER BY rowid",
-                (*scope, also),
+                (*scope, load.also),
             )
         }
         self._load_members(c, topics)
@@ -147,7 +142,7 @@ class SQLTopics(SQLRole, TopicStore):
             tenant, user_id, session_id, cur[0] if cur else None, cur[1] if cur else 0, topics
         )
         conv.loader = lambda tid: _entries(c, tid, compacted=True)
-        if pending:
+        if load.write:
             conv.pending = self._pending(c, conv)
         return conv
 
@@ -218,37 +213,12 @@ class SQLTopics(SQLRole, TopicStore):
 
     @staticmethod
     def _upsert_topic(c: Tx, t: TopicRow) -> None:
-        values: dict[str, Any] = {
-            "id": t.id,
-            "tenant": t.tenant,
-            "user_id": t.user_id,
-            "session_id": t.session_id,
-            "title": t.title,
-            "summary": t.summary,
-            "summary_actor": t.summary_actor,
-            "importance": t.importance,
-            "access_count": t.access_count,
-            "created_at": _text(t.created_at),
-            "last_active_at": _text(t.last_active_at),
-            "message_count": t.message_count,
-            "compressed": t.compressed,
-            "compressed_count": t.compressed_count,
-            "embedder": t.embedder,
-            "embedding": None
-            if t.embedding is None
-            else np.asarray(t.embedding, np.float32).tobytes(),
-            "embedding_weight": t.embedding_weight,
-            "evicted_at": _text(t.evicted_at),
-            "merged_into": t.merged_into,
-            "metadata": json.dumps(t.metadata),
-        }
-        cols = ", ".join(values)
-        marks = c.dialect.marks(len(values))
-        updates = ", ".join(f"{k}=excluded.{k}" for k in values if k != "id")
+        values = [CONVERTED.get(col, _AS_HELD)[1](getattr(t, col)) for col in COLUMNS]
+        updates = ", ".join(f"{k}=excluded.{k}" for k in COLUMNS if k != "id")
         c.execute(
-            f"INSERT INTO topics ({cols}) VALUES ({marks})"
+            f"INSERT INTO topics ({', '.join(COLUMNS)}) VALUES ({c.dialect.marks(len(COLUMNS))})"
             f" ON CONFLICT (id) DO UPDATE SET {updates}",
-            list(values.values()),
+            values,
         )
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.storage.ports.tables import Write
-from mnemo.storage.sql.lookup import ChunkedLookup, Key
+from mnemo.storage.ports.tables import KeyLookup, Write
+from mnemo.storage.sql.lookup import ChunkedLookup
 from mnemo.storage.sqlite.conn import Connections
 
 #: Rows per ``executemany`` of :func:`insert_rows`.
@@ -77,19 +77,18 @@ class SQLiteTableRows(ChunkedLookup):
         c = self.db.get()
         return int(c.execute(f'SELECT coalesce(max(rowid), 0) FROM "{table}"').fetchone()[0])
 
-    def lookup_rows(
-        self, table: str, key_cols: Sequence[str], chunk: Sequence[Key], out_cols: Sequence[str]
-    ) -> Iterable[Sequence[Any]]:
-        """The ``key_cols`` then ``out_cols`` values of the rows whose key is in ``chunk``."""
-        select = ", ".join(f'"{col}"' for col in (*key_cols, *out_cols))
+    def lookup_rows(self, q: KeyLookup) -> Iterable[Sequence[Any]]:
+        """The ``key_cols`` then ``out_cols`` values of the rows ``q`` (a chunk) looks up."""
+        key_cols, n = q.key_cols, len(q.keys)
+        select = ", ".join(f'"{col}"' for col in (*key_cols, *q.out_cols))
         if len(key_cols) == 1:
-            where = f'"{key_cols[0]}" IN ({", ".join("?" * len(chunk))})'
+            where = f'"{key_cols[0]}" IN ({", ".join("?" * n)})'
         else:
             names = ", ".join(f'"{col}"' for col in key_cols)
             one = "(" + ", ".join("?" * len(key_cols)) + ")"
-            where = f"({names}) IN (VALUES {', '.join([one] * len(chunk))})"
-        params = [value for key in chunk for value in key]
-        return self.db.get().execute(f'SELECT {select} FROM "{table}" WHERE {where}', params)
+            where = f"({names}) IN (VALUES {', '.join([one] * n)})"
+        params = [value for key in q.keys for value in key]
+        return self.db.get().execute(f'SELECT {select} FROM "{q.table}" WHERE {where}', params)
 
     def vector_dims(self) -> dict[str, int]:
         """Embedder id -> dimension of the stored vectors (float32 blobs)."""

@@ -19,6 +19,7 @@ from typing import Any
 from mnemo.ids import MEMORY_PREFIX, stable_id
 from mnemo.llm import Usage
 from mnemo.schemas import Message
+from mnemo.storage.ports.conversation import SessionTurns
 from mnemo.text import extractive
 from mnemo.tiers.conversation.base import (
     TierContext,
@@ -42,7 +43,8 @@ def last_compressed_turn(ctx: TierContext, user_id: str, session_id: str) -> int
 def window(ctx: TierContext, user_id: str, session_id: str) -> list[Message]:
     """The session's short-term window: its turns after the last compressed one, by seq."""
     after = last_compressed_turn(ctx, user_id, session_id)
-    return ctx.store.conversation.session_messages(ctx.tenant, user_id, session_id, after_seq=after)
+    span = SessionTurns(ctx.tenant, user_id, session_id, after_seq=after)
+    return ctx.store.conversation.session_messages(span)
 
 
 def due_chunks(turns: list[Message], max_turns: int, keep_turns: int) -> list[list[Message]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mnemo.storage.ports.conversation import Eviction
 from mnemo.tiers.conversation.base import TierContext
 
 EVICTED_KINDS = ("fact",)
@@ -23,7 +24,9 @@ def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     if limit is None:
         return {"evicted": 0}
     n = ctx.store.conversation.evict_oldest(
-        ctx.tenant, payload["user_id"], payload["session_id"], limit, EVICTED_KINDS, "rules"
+        Eviction(
+            ctx.tenant, payload["user_id"], payload["session_id"], limit, EVICTED_KINDS, "rules"
+        )
     )
     return {"evicted": n}
 

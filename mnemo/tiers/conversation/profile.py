@@ -32,6 +32,7 @@ from mnemo.ids import PROFILE_PREFIX, stable_id
 from mnemo.llm import Usage
 from mnemo.schemas import PROFILE_CATEGORIES, Message, ProfileFact, format_time
 from mnemo.storage.base import NewProfileFact, ProfileDecision
+from mnemo.storage.ports.conversation import SessionTurns
 from mnemo.text.profile_rules import CHANGING_KEYS, Candidate, extract_profile
 from mnemo.tiers.conversation.base import Answer, TierContext, ask_json
 
@@ -164,7 +165,9 @@ def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     Returns token usage plus counts of decisions and of fallbacks to rules.
     """
     messages = ctx.store.conversation.session_messages(
-        ctx.tenant, payload["user_id"], payload["session_id"], ids=list(payload["message_ids"])
+        SessionTurns(
+            ctx.tenant, payload["user_id"], payload["session_id"], ids=list(payload["message_ids"])
+        )
     )
     usage, counts = Usage(), {"ADD": 0, "UPDATE": 0, "REFRESH": 0, "NONE": 0, "fallbacks": 0}
     for message in messages:

@@ -23,6 +23,8 @@ from mnemo.embedders import content_hash
 from mnemo.ids import MEMORY_PREFIX, stable_id
 from mnemo.llm import Usage
 from mnemo.schemas import Message, format_time
+from mnemo.storage.ports.conversation import SessionTurns
+from mnemo.storage.ports.rows import MemoryChange
 from mnemo.text import extractive
 from mnemo.tiers.conversation.base import (
     TierContext,
@@ -91,7 +93,7 @@ def run_session(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     s, user, session = ctx.settings, payload["user_id"], payload["session_id"]
     turns = [
         m
-        for m in ctx.store.conversation.session_messages(ctx.tenant, user, session)
+        for m in ctx.store.conversation.session_messages(SessionTurns(ctx.tenant, user, session))
         if m.role in PAIR_ROLES
     ]
     done = {int(m.metadata.get("pair_count", 0)) for m in _summaries(ctx, user, session, "session")}
@@ -110,7 +112,9 @@ def run_rolling(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     if current is not None and current.deleted_at is not None:
         return {"summaries": 0}  # deleted on purpose: not brought back
     through = int(current.metadata.get("through_seq", 0)) if current else 0
-    new = ctx.store.conversation.session_messages(ctx.tenant, user, session, after_seq=through)
+    new = ctx.store.conversation.session_messages(
+        SessionTurns(ctx.tenant, user, session, after_seq=through)
+    )
     if not new:
         return {"summaries": 0}
     prior = current.content if current else ""
@@ -149,7 +153,7 @@ def run_rolling(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
             "content_hash": content_hash(content),
         }
         ctx.store.rows.update_memory(
-            ctx.tenant, memory_id, changes, answer.actor, [m.id for m in new]
+            MemoryChange(ctx.tenant, memory_id, changes, answer.actor, [m.id for m in new])
         )
     return {**answer.usage.as_dict(), "summaries": 1}
 

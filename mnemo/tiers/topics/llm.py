@@ -15,6 +15,7 @@ from typing import Any
 
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import ChatModel, Usage, render_prompt
+from mnemo.storage.ports.topics import TopicLoad
 from mnemo.storage.ports.unions import TopicTierStore
 from mnemo.storage.topic_records import Conversation, TopicEntry
 
@@ -110,7 +111,8 @@ class TopicSummaries:
                 t.metadata = {**t.metadata, "summary_fallback": f"rules: {fallback}"}
             conv.touch(t)
 
-        self.store.topics.apply_topics(self.tenant, user_id, session_id, change, also=tid)
+        load = TopicLoad(self.tenant, user_id, session_id, also=tid)
+        self.store.topics.apply_topics(load, change)
 
 
 __all__ = ["SUMMARY_JOB", "TopicSummaries", "summary_payload", "summary_prompt"]

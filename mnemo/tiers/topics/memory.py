@@ -29,6 +29,7 @@ from mnemo.embedders import Embedder
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.llm import ChatModel, Usage
 from mnemo.schemas import Topic, TopicHit, TopicStats, parse_time
+from mnemo.storage.ports.topics import TopicLoad
 from mnemo.storage.ports.unions import TopicTierStore
 from mnemo.storage.topic_records import Conversation, PendingTurn, TopicRow
 from mnemo.tiers.topics import apply as ops
@@ -137,9 +138,7 @@ class TopicMemory:
     def apply(self, user_id: str, session_id: str) -> dict[str, str]:
         """Apply the conversation's pending turns to its topics (idempotent)."""
         return self.store.topics.apply_topics(
-            self.tenant,
-            user_id,
-            session_id,
+            TopicLoad(self.tenant, user_id, session_id),
             lambda conv: apply_pending(conv, self.policy, self.summarize),
         )
 
@@ -206,7 +205,7 @@ class TopicMemory:
             return t
 
         out = self.store.topics.apply_topics(
-            self.tenant, row.user_id, row.session_id, change, also=row.id
+            TopicLoad(self.tenant, row.user_id, row.session_id, also=row.id), change
         )
         return views.topic_model(out)
 
@@ -265,7 +264,8 @@ class TopicMemory:
                 return best
             return conv.topics.get(conv.active_topic_id or "")
 
-        return self.store.topics.apply_topics(self.tenant, user_id, session_id, pick, write=False)
+        load = TopicLoad(self.tenant, user_id, session_id, write=False)
+        return self.store.topics.apply_topics(load, pick)
 
     # ---- helpers ---------------------------------------------------------------------------
     def _now(self, now: Any) -> float:
@@ -292,7 +292,8 @@ class TopicMemory:
         def pick(conv: Conversation) -> TopicRow | None:
             return conv.topics.get(also or conv.active_topic_id or "")
 
-        return self.store.topics.apply_topics(self.tenant, user_id, session_id, pick, False, also)
+        load = TopicLoad(self.tenant, user_id, session_id, write=False, also=also)
+        return self.store.topics.apply_topics(load, pick)
 
 
 __all__ = [
