@@ -2,9 +2,11 @@
 
 An awaitable facade (``mnemo.AsyncMemory`` over ``mnemo.Memory``, ``mnemo.compat.mem0``'s
 ``AsyncMemory`` over its ``Memory``) is this class plus one generated class of methods
-(``scripts/gen_async.py`` writes it from the sync class: a typed constructor, and one
-:func:`twin` per public method, ``search = twin(Memory.search)``, an ``async`` method with the
-sync method's name, docstring and parameter types, so mypy checks every awaited call).
+(``scripts/gen_async.py`` writes it from the sync class: an ``__init__`` made by
+:func:`constructor` and an ``open`` made by :class:`opener`, both taking the sync class's
+constructor arguments, and one :func:`twin` per public method, ``search = twin(Memory.search)``,
+an ``async`` method with the sync method's name, docstring and parameter types; all three carry
+the sync parameters' types, so mypy checks every call without a parameter written twice).
 
 Why a thread, and which one. Every ``Memory`` method may block: it reads and writes the
 database, embeds text (a model on the CPU or an HTTP call) and may call the chat model. None
@@ -60,6 +62,7 @@ class SyncFacade(Protocol):
 
 
 S = TypeVar("S", bound=SyncFacade)
+F = TypeVar("F", bound="ThreadedFacade[Any]")
 
 
 def public_methods(cls: type) -> list[str]:
@@ -155,4 +158,56 @@ def twin(
     return call
 
 
-__all__ = ["SyncFacade", "ThreadedFacade", "public_methods", "twin"]
+def constructor(
+    factory: Callable[P, S],
+) -> Callable[[Callable[[F, S], None]], Callable[Concatenate[F, P], None]]:
+    """Decorates ``__init__(self, sync)`` into an ``__init__`` taking ``factory``'s arguments
+    (the sync class's): it builds the sync object from them, then runs the decorated body with
+    it. The result keeps the body's docstring and the sync constructor's signature, and its type
+    carries the sync parameters, so mypy checks ``AsyncMemory(...)`` as ``Memory(...)``::
+
+        @constructor(Memory)
+        def __init__(self, sync: Memory) -> None:
+            self._attach(sync, None)
+    """
+
+    def decorate(init: Callable[[F, S], None]) -> Callable[Concatenate[F, P], None]:
+        def __init__(self: F, /, *args: P.args, **kwargs: P.kwargs) -> None:
+            init(self, factory(*args, **kwargs))
+
+        functools.update_wrapper(__init__, init)
+        __init__.__wrapped__ = factory.__init__  # type: ignore[attr-defined]
+        return __init__
+
+    return decorate
+
+
+class opener(Generic[P, S]):
+    """``open = opener(Memory)``: a classmethod ``await AsyncMemory.open(...)`` taking
+    ``factory``'s arguments (the sync class's), which builds the sync object on a thread (so
+    opening the store and loading the embedder do not block the event loop) and serves it
+    (:meth:`ThreadedFacade.wrap`). Its type carries the sync parameters, so mypy checks the
+    call, and ``inspect.signature`` shows them."""
+
+    def __init__(self, factory: Callable[P, S]) -> None:
+        self.factory = factory
+        name = getattr(factory, "__name__", "the sync class")
+        self.doc = (
+            f"``{name}(...)`` opened on a thread, so opening the store (and loading the\n"
+            "embedder) does not block the event loop."
+        )
+
+    def __get__(self, obj: object, owner: type[F]) -> Callable[P, Coroutine[Any, Any, F]]:
+        factory = self.factory
+
+        async def open(*args: P.args, **kwargs: P.kwargs) -> F:
+            sync = await asyncio.to_thread(factory, *args, **kwargs)
+            return owner.wrap(sync)
+
+        open.__doc__ = self.doc
+        open.__qualname__ = f"{owner.__qualname__}.open"
+        open.__wrapped__ = factory  # type: ignore[attr-defined]
+        return open
+
+
+__all__ = ["SyncFacade", "ThreadedFacade", "constructor", "opener", "public_methods", "twin"]
