@@ -38,14 +38,16 @@ import functools
 import inspect
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar
 
 from mnemo.config.settings import Settings
 from mnemo.errors import StorageError, ValidationError
+from mnemo.memory.closing import AsyncClosing
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
+Obj = TypeVar("Obj")
 
 
 class SyncFacade(Protocol):
@@ -75,7 +77,7 @@ def public_methods(cls: type) -> list[str]:
     )
 
 
-class ThreadedFacade(Generic[S]):
+class ThreadedFacade(AsyncClosing, Generic[S]):
     """An awaitable facade over the sync object ``sync``: a bounded thread pool every call
     runs on (:meth:`_run`), :meth:`wrap`, :meth:`close` and ``async with``. The methods (and
     ``__init__`` / ``open``, which take the sync class's arguments) come from a generated
@@ -125,17 +127,6 @@ class ThreadedFacade(Generic[S]):
         await asyncio.to_thread(self._pool.shutdown, wait=True)
         await asyncio.to_thread(self.sync.close)
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
 
 def twin(
     method: Callable[Concatenate[Any, P], R],
@@ -159,20 +150,21 @@ def twin(
 
 
 def constructor(
-    factory: Callable[P, S],
-) -> Callable[[Callable[[F, S], None]], Callable[Concatenate[F, P], None]]:
-    """Decorates ``__init__(self, sync)`` into an ``__init__`` taking ``factory``'s arguments
-    (the sync class's): it builds the sync object from them, then runs the decorated body with
-    it. The result keeps the body's docstring and the sync constructor's signature, and its type
-    carries the sync parameters, so mypy checks ``AsyncMemory(...)`` as ``Memory(...)``::
+    factory: Callable[P, T],
+) -> Callable[[Callable[[Obj, T], None]], Callable[Concatenate[Obj, P], None]]:
+    """Decorates ``__init__(self, built)`` into an ``__init__`` taking ``factory``'s arguments
+    (a class's: the sync facade's, or the store an async store serves): it builds the object
+    from them, then runs the decorated body with it. The result keeps the body's docstring and
+    the factory's signature, and its type carries the factory's parameters, so mypy checks
+    ``AsyncMemory(...)`` as ``Memory(...)``::
 
         @constructor(Memory)
         def __init__(self, sync: Memory) -> None:
             self._attach(sync, None)
     """
 
-    def decorate(init: Callable[[F, S], None]) -> Callable[Concatenate[F, P], None]:
-        def __init__(self: F, /, *args: P.args, **kwargs: P.kwargs) -> None:
+    def decorate(init: Callable[[Obj, T], None]) -> Callable[Concatenate[Obj, P], None]:
+        def __init__(self: Obj, /, *args: P.args, **kwargs: P.kwargs) -> None:
             init(self, factory(*args, **kwargs))
 
         functools.update_wrapper(__init__, init)
