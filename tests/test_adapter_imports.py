@@ -33,6 +33,10 @@ PUBLIC_MODULES = {
     "(docs/embedders.md)",
     "mnemo.validation": "the checks Memory applies to its inputs, so an adapter can check "
     "early with the same rules",
+    "mnemo.memory.closing": "with / async with closing the object, as Memory and AsyncMemory "
+    "do, so an adapter's store closes the same way",
+    "mnemo.memory.threaded": "the typed twins AsyncMemory is made of (a constructor taking "
+    "another class's arguments), so an adapter's async class takes its sync class's",
 }
 #: What an adapter may not read of a Memory.
 UNDER_THE_FACADE = frozenset({"store", "embedding", "pipeline"})

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive, Scope, Send
 
-from mnemo.api.asgi import HttpMiddleware
+from mnemo.asgi import HttpMiddleware
 from mnemo.errors import MnemoError
 from mnemo.redact import mask_credentials
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mnemo.api.asgi import HttpMiddleware
 from mnemo.api.errors import error_response
+from mnemo.asgi import HttpMiddleware
 
 
 class BodyTooLarge(HTTPException):

@@ -8,7 +8,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mnemo.api.asgi import HttpMiddleware
+from mnemo.asgi import HttpMiddleware
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -7,30 +7,21 @@ changing that class.
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Self
-
 from mnemo.compat.mem0_memory import Memory
-from mnemo.memory.facade import Memory as Mnemo
-from mnemo.memory.threaded import ThreadedFacade, twin
+from mnemo.memory.threaded import ThreadedFacade, constructor, opener, twin
 
 
 class AsyncMem0Methods(ThreadedFacade[Memory]):
     """The awaitable twins of ``Memory``'s public methods, and ``__init__`` and
     ``open`` taking its constructor's arguments (see the module docstring)."""
 
-    def __init__(self, *, memory: Mnemo | None = None, **settings: Any) -> None:
+    @constructor(Memory)
+    def __init__(self, sync: Memory) -> None:
         """Open ``Memory(...)`` (these are its arguments) here and now, served by a
         pool of ``database_pool_size`` threads."""
-        sync = Memory(memory=memory, **settings)
         self._attach(sync, None)
 
-    @classmethod
-    async def open(cls, *, memory: Mnemo | None = None, **settings: Any) -> Self:
-        """``Memory(...)`` opened on a thread, so opening the store (and loading the
-        embedder) does not block the event loop."""
-        sync = await asyncio.to_thread(Memory, memory=memory, **settings)
-        return cls.wrap(sync)
+    open = opener(Memory)
 
     add = twin(Memory.add)
     delete = twin(Memory.delete)

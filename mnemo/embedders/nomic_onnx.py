@@ -63,16 +63,7 @@ def nomic_onnx_model(gguf: GGUFFile, max_tokens: int) -> Any:
     bias = g.op("Unsqueeze", neg, g.const("mask_axes", np.array([1, 2], np.int64)))
 
     def layer_norm(x: str, prefix: str) -> str:
-        return str(
-            g.op(
-                "LayerNormalization",
-                x,
-                g.const(prefix + ".weight", w(prefix + ".weight")),
-                g.const(prefix + ".bias", w(prefix + ".bias")),
-                axis=-1,
-                epsilon=eps,
-            )
-        )
+        return g.layer_norm(x, (prefix + ".weight", prefix + ".bias"), w, eps)
 
     def linear(x: str, name: str, weight: np.ndarray) -> str:
         return str(g.op("MatMul", x, g.const(name, np.ascontiguousarray(weight.T))))

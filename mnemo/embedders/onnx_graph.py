@@ -6,6 +6,7 @@ Used by the converters that write an encoder's graph from weights read elsewhere
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,23 @@ class GraphBuilder:
         node = self.h.make_node(kind, list(inputs), names, name=f"{kind}_{self.count}", **attrs)
         self.nodes.append(node)
         return names[0] if outputs == 1 else names
+
+    def layer_norm(
+        self, x: str, names: tuple[str, str], read: Callable[[str], np.ndarray], eps: float
+    ) -> str:
+        """Add a LayerNormalization of ``x`` over its last axis, its scale and bias the
+        constants ``names`` (read by ``read``); returns its output name."""
+        weight, bias = names
+        return str(
+            self.op(
+                "LayerNormalization",
+                x,
+                self.const(weight, read(weight)),
+                self.const(bias, read(bias)),
+                axis=-1,
+                epsilon=eps,
+            )
+        )
 
     def encoder_model(self, name: str, last: str, hidden: int, opset: int) -> Any:
         """The checked ``onnx.ModelProto`` of an encoder graph: inputs ``input_ids`` and

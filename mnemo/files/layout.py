@@ -136,19 +136,25 @@ def front_value(value: Any) -> Any:
     return value
 
 
+def from_row(row: Message | MemoryItem, kind: str, role: str, front: dict[str, Any]) -> Entry:
+    """The entry of a stored turn or memory: its id, owner, content and creation time, with
+    ``kind``, ``role`` and the rest of its front matter."""
+    return Entry(
+        id=row.id,
+        user_id=row.user_id,
+        session_id=row.session_id,
+        kind=kind,
+        body=row.content,
+        role=role,
+        created_at=format_time(row.created_at),
+        front=front,
+    )
+
+
 def from_message(msg: Message) -> Entry:
     """The entry of a stored turn."""
     front: dict[str, Any] = {"name": msg.name, "seq": msg.seq, "metadata": msg.metadata or None}
-    return Entry(
-        id=msg.id,
-        user_id=msg.user_id,
-        session_id=msg.session_id,
-        kind="turn",
-        body=msg.content,
-        role=msg.role,
-        created_at=format_time(msg.created_at),
-        front=front,
-    )
+    return from_row(msg, "turn", msg.role, front)
 
 
 def from_memory(item: MemoryItem) -> Entry:
@@ -157,16 +163,7 @@ def from_memory(item: MemoryItem) -> Entry:
     front["tags"] = list(item.tags)  # written even when empty: ``tags: []``
     if item.metadata.get("summary_kind"):
         front["summary_kind"] = item.metadata["summary_kind"]
-    return Entry(
-        id=item.id,
-        user_id=item.user_id,
-        session_id=item.session_id,
-        kind=item.kind,
-        body=item.content,
-        role="summary" if item.kind == "summary" else "memory",
-        created_at=format_time(item.created_at),
-        front=front,
-    )
+    return from_row(item, item.kind, "summary" if item.kind == "summary" else "memory", front)
 
 
 def render(entry: Entry) -> str:

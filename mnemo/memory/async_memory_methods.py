@@ -7,52 +7,21 @@ changing that class.
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Self
-
-from mnemo.config.settings import Settings
-from mnemo.embedders import Embedder
 from mnemo.memory.facade import Memory
-from mnemo.memory.threaded import ThreadedFacade, twin
-from mnemo.storage.ports.store import Store
+from mnemo.memory.threaded import ThreadedFacade, constructor, opener, twin
 
 
 class AsyncMemoryMethods(ThreadedFacade[Memory]):
     """The awaitable twins of ``Memory``'s public methods, and ``__init__`` and
     ``open`` taking its constructor's arguments (see the module docstring)."""
 
-    def __init__(
-        self,
-        path: str | None = None,
-        *,
-        url: str | None = None,
-        settings: Settings | None = None,
-        embedder: Embedder | str | None = None,
-        store: Store | None = None,
-        **overrides: Any,
-    ) -> None:
+    @constructor(Memory)
+    def __init__(self, sync: Memory) -> None:
         """Open ``Memory(...)`` (these are its arguments) here and now, served by a
         pool of ``database_pool_size`` threads."""
-        sync = Memory(path, url=url, settings=settings, embedder=embedder, store=store, **overrides)
         self._attach(sync, None)
 
-    @classmethod
-    async def open(
-        cls,
-        path: str | None = None,
-        *,
-        url: str | None = None,
-        settings: Settings | None = None,
-        embedder: Embedder | str | None = None,
-        store: Store | None = None,
-        **overrides: Any,
-    ) -> Self:
-        """``Memory(...)`` opened on a thread, so opening the store (and loading the
-        embedder) does not block the event loop."""
-        sync = await asyncio.to_thread(
-            Memory, path, url=url, settings=settings, embedder=embedder, store=store, **overrides
-        )
-        return cls.wrap(sync)
+    open = opener(Memory)
 
     add = twin(Memory.add)
     add_assistant_message = twin(Memory.add_assistant_message)

@@ -21,7 +21,6 @@ import logging
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from types import TracebackType
 from typing import Any, Protocol
 
 import numpy as np
@@ -37,6 +36,7 @@ from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
+from mnemo.memory.closing import Closing
 from mnemo.memory.context_source import MemoryContextSource, MemoryReads
 from mnemo.memory.directory import Directory
 from mnemo.memory.documents import Documents
@@ -69,7 +69,7 @@ class Tier(Protocol):
         ...
 
 
-class Memory:
+class Memory(Closing):
     """Long-term memory over one store.
 
     ``Memory(path)`` opens (or creates) a SQLite file; ``Memory(url=...)`` a PostgreSQL
@@ -416,17 +416,6 @@ class Memory:
         if not isinstance(embedder, Embedder):
             raise ValidationError(f"embedder must be an Embedder or a name, got {embedder!r}")
         return Memory(settings=self.settings, embedder=embedder, store=self.store)
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _strings(values: Sequence[str], field: str) -> builtins.list[str]:

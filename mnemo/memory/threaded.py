@@ -2,9 +2,11 @@
 
 An awaitable facade (``mnemo.AsyncMemory`` over ``mnemo.Memory``, ``mnemo.compat.mem0``'s
 ``AsyncMemory`` over its ``Memory``) is this class plus one generated class of methods
-(``scripts/gen_async.py`` writes it from the sync class: a typed constructor, and one
-:func:`twin` per public method, ``search = twin(Memory.search)``, an ``async`` method with the
-sync method's name, docstring and parameter types, so mypy checks every awaited call).
+(``scripts/gen_async.py`` writes it from the sync class: an ``__init__`` made by
+:func:`constructor` and an ``open`` made by :class:`opener`, both taking the sync class's
+constructor arguments, and one :func:`twin` per public method, ``search = twin(Memory.search)``,
+an ``async`` method with the sync method's name, docstring and parameter types; all three carry
+the sync parameters' types, so mypy checks every call without a parameter written twice).
 
 Why a thread, and which one. Every ``Memory`` method may block: it reads and writes the
 database, embeds text (a model on the CPU or an HTTP call) and may call the chat model. None
@@ -36,14 +38,16 @@ import functools
 import inspect
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar
 
 from mnemo.config.settings import Settings
 from mnemo.errors import StorageError, ValidationError
+from mnemo.memory.closing import AsyncClosing
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
+Obj = TypeVar("Obj")
 
 
 class SyncFacade(Protocol):
@@ -60,6 +64,7 @@ class SyncFacade(Protocol):
 
 
 S = TypeVar("S", bound=SyncFacade)
+F = TypeVar("F", bound="ThreadedFacade[Any]")
 
 
 def public_methods(cls: type) -> list[str]:
@@ -72,7 +77,7 @@ def public_methods(cls: type) -> list[str]:
     )
 
 
-class ThreadedFacade(Generic[S]):
+class ThreadedFacade(AsyncClosing, Generic[S]):
     """An awaitable facade over the sync object ``sync``: a bounded thread pool every call
     runs on (:meth:`_run`), :meth:`wrap`, :meth:`close` and ``async with``. The methods (and
     ``__init__`` / ``open``, which take the sync class's arguments) come from a generated
@@ -122,17 +127,6 @@ class ThreadedFacade(Generic[S]):
         await asyncio.to_thread(self._pool.shutdown, wait=True)
         await asyncio.to_thread(self.sync.close)
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
 
 def twin(
     method: Callable[Concatenate[Any, P], R],
@@ -155,4 +149,57 @@ def twin(
     return call
 
 
-__all__ = ["SyncFacade", "ThreadedFacade", "public_methods", "twin"]
+def constructor(
+    factory: Callable[P, T],
+) -> Callable[[Callable[[Obj, T], None]], Callable[Concatenate[Obj, P], None]]:
+    """Decorates ``__init__(self, built)`` into an ``__init__`` taking ``factory``'s arguments
+    (a class's: the sync facade's, or the store an async store serves): it builds the object
+    from them, then runs the decorated body with it. The result keeps the body's docstring and
+    the factory's signature, and its type carries the factory's parameters, so mypy checks
+    ``AsyncMemory(...)`` as ``Memory(...)``::
+
+        @constructor(Memory)
+        def __init__(self, sync: Memory) -> None:
+            self._attach(sync, None)
+    """
+
+    def decorate(init: Callable[[Obj, T], None]) -> Callable[Concatenate[Obj, P], None]:
+        def __init__(self: Obj, /, *args: P.args, **kwargs: P.kwargs) -> None:
+            init(self, factory(*args, **kwargs))
+
+        functools.update_wrapper(__init__, init)
+        __init__.__wrapped__ = factory.__init__  # type: ignore[attr-defined]
+        return __init__
+
+    return decorate
+
+
+class opener(Generic[P, S]):
+    """``open = opener(Memory)``: a classmethod ``await AsyncMemory.open(...)`` taking
+    ``factory``'s arguments (the sync class's), which builds the sync object on a thread (so
+    opening the store and loading the embedder do not block the event loop) and serves it
+    (:meth:`ThreadedFacade.wrap`). Its type carries the sync parameters, so mypy checks the
+    call, and ``inspect.signature`` shows them."""
+
+    def __init__(self, factory: Callable[P, S]) -> None:
+        self.factory = factory
+        name = getattr(factory, "__name__", "the sync class")
+        self.doc = (
+            f"``{name}(...)`` opened on a thread, so opening the store (and loading the\n"
+            "embedder) does not block the event loop."
+        )
+
+    def __get__(self, obj: object, owner: type[F]) -> Callable[P, Coroutine[Any, Any, F]]:
+        factory = self.factory
+
+        async def open(*args: P.args, **kwargs: P.kwargs) -> F:
+            sync = await asyncio.to_thread(factory, *args, **kwargs)
+            return owner.wrap(sync)
+
+        open.__doc__ = self.doc
+        open.__qualname__ = f"{owner.__qualname__}.open"
+        open.__wrapped__ = factory  # type: ignore[attr-defined]
+        return open
+
+
+__all__ = ["SyncFacade", "ThreadedFacade", "constructor", "opener", "public_methods", "twin"]

@@ -27,13 +27,14 @@ import base64
 import binascii
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from mnemo.errors import ValidationError
+from mnemo.ops.counts import RowCounts
 from mnemo.ops.migrate import check_location, open_side, plan
 from mnemo.ops.steps import ProgressFactory, step_bar
 from mnemo.storage.ports.tables import TableRows
@@ -51,15 +52,8 @@ CHILDREN = {
 
 
 @dataclass
-class ExportReport:
+class ExportReport(RowCounts):
     """Rows written (or read back) per table."""
-
-    rows: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def total(self) -> int:
-        """Rows over every table."""
-        return sum(self.rows.values())
 
 
 def encode(value: Any) -> Any:

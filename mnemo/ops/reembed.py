@@ -14,10 +14,11 @@ cached vector indexes reload.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mnemo.embedders import Embedder, content_hash
+from mnemo.ops.counts import RowCounts
 from mnemo.ops.keyfill import fill_keys, pending_keys
 from mnemo.ops.steps import Advance, ProgressFactory, step_bar
 from mnemo.storage.ports.maintenance import VECTOR_TABLES, Maintainable, Maintenance, NewVector
@@ -27,16 +28,10 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class ReembedReport:
+class ReembedReport(RowCounts):
     """Rows whose vectors were (or, in a dry run, would be) rebuilt, per table."""
 
-    rows: dict[str, int] = field(default_factory=dict)
     dry_run: bool = False
-
-    @property
-    def total(self) -> int:
-        """Rows over every table."""
-        return sum(self.rows.values())
 
 
 def stale_count(store: Maintainable, embedder_id: str) -> dict[str, int]:

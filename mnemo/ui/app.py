@@ -11,8 +11,9 @@ from importlib.resources import files
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from mnemo.asgi import HttpMiddleware
 from mnemo.ui import errors, jobs, login, memories, search, users
 from mnemo.ui.access import Authenticate, Gate, MemoryFor
 from mnemo.ui.render import base_path
@@ -32,17 +33,12 @@ SECURITY_HEADERS = (
 )
 
 
-class SecurityHeaders:
+class SecurityHeaders(HttpMiddleware):
     """Pure ASGI middleware adding :data:`SECURITY_HEADERS`, and ``Cache-Control: no-store``
     to pages (they show private data); static files keep their own caching."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, adding the headers to its response."""
 
         async def add(message: Message) -> None:
             if message["type"] == "http.response.start":

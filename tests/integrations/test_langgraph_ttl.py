@@ -7,6 +7,7 @@ FakeClock, never by sleeping."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -130,5 +131,27 @@ def test_async_store_over_an_async_memory(clocked: Clocked) -> None:
             assert await asyncio.to_thread(s.get, ("a", "c"), "k") is not None
             assert await s.stop_ttl_sweeper(timeout=5)
             assert task.done()
+
+    asyncio.run(body())
+
+
+def test_the_async_store_takes_the_stores_arguments_and_closes_its_sweeper(
+    clocked: Clocked,
+) -> None:
+    """``AsyncMnemoStore(...)`` takes exactly ``MnemoStore(...)``'s arguments (checked by it),
+    and leaving ``async with`` stops its sweeper task, as ``close()`` does."""
+    mem, _ = clocked()
+    assert inspect.signature(AsyncMnemoStore) == inspect.signature(MnemoStore)
+
+    async def body() -> None:
+        amem = AsyncMemory.wrap(mem)
+        with pytest.raises(ValidationError):
+            AsyncMnemoStore(amem, user_id="")
+        async with AsyncMnemoStore(amem, ttl={"default_ttl": 1}, user_id="u2") as s:
+            assert s.store.user_id == "u2" and s.memory is mem
+            assert s.ttl_config == {"default_ttl": 1} and s.index_config is None
+            task = await s.start_ttl_sweeper()
+            assert not task.done()
+        assert task.done()
 
     asyncio.run(body())

@@ -73,12 +73,16 @@ class Louder(Memory):
 
 def test_each_method_is_one_twin_line(gen: ModuleType) -> None:
     """The generated class lists every public method as ``name = twin(Sync.name)``, after
-    the written-out constructor; nothing of a method's signature or docstring is copied."""
+    the constructor and ``open`` taken from the sync class; nothing of a method's or the
+    constructor's signature or docstring is copied."""
     source = gen.render(gen.TARGETS[0])
     for name in gen.twin_names(Memory):
         assert f"    {name} = twin(Memory.{name})\n" in source
-    assert "async def" in source  # ``open``: the constructor's arguments, written out
-    assert source.count("async def") == 1
+    assert "    @constructor(Memory)\n" in source
+    assert "    open = opener(Memory)\n" in source
+    assert "async def" not in source
+    for parameter in inspect.signature(Memory).parameters:  # path, url, ..., overrides
+        assert f"{parameter}:" not in source and f"{parameter}=" not in source, parameter
 
 
 def test_a_twin_keeps_the_method_and_runs_it_on_the_pool(tmp_path: Path) -> None:
@@ -101,15 +105,36 @@ def test_a_twin_keeps_the_method_and_runs_it_on_the_pool(tmp_path: Path) -> None
     assert str(inspect.signature(AsyncLouder.whisper)) == str(inspect.signature(Louder.whisper))
 
 
-def test_what_cannot_be_copied_faithfully_is_refused(gen: ModuleType) -> None:
-    marker = object()
+def test_the_constructor_and_open_take_the_sync_classs_arguments(tmp_path: Path) -> None:
+    """``constructor`` and ``opener`` build the sync object from the sync class's arguments
+    (here a subclass's own) and show its signature."""
+    from mnemo.memory.threaded import ThreadedFacade, constructor, opener
 
-    class Odd(Memory):
-        def __init__(self, value: object = marker) -> None:
-            """A non-literal default."""
+    class AsyncLouder(ThreadedFacade[Louder]):
+        @constructor(Louder)
+        def __init__(self, sync: Louder) -> None:
+            """Serve a new Louder."""
+            self._attach(sync, 2)
 
-    with pytest.raises(gen.GenerationError, match="not a literal"):
-        gen.constructors(Odd, gen.Annotations([]))
+        open = opener(Louder)
+
+    async def body() -> None:
+        opened = await AsyncLouder.open(str(tmp_path / "o.db"), embedder="hashing")
+        made = AsyncLouder(str(tmp_path / "m.db"), embedder="hashing")
+        try:
+            for louder in (opened, made):
+                assert isinstance(louder, AsyncLouder) and isinstance(louder.sync, Louder)
+            assert made.sync.settings.path == str(tmp_path / "m.db")
+            assert made._pool._max_workers == 2
+        finally:
+            await opened.close()
+            await made.close()
+
+    asyncio.run(body())
+    assert inspect.signature(AsyncLouder) == inspect.signature(Louder)
+    assert inspect.signature(AsyncLouder.open).parameters == inspect.signature(Louder).parameters
+    assert AsyncLouder.__init__.__doc__ == "Serve a new Louder."
+    assert AsyncLouder.open.__doc__ is not None and "opened on a thread" in AsyncLouder.open.__doc__
 
 
 def test_the_script_check_mode_reports_fresh_files() -> None:
@@ -137,7 +162,8 @@ def test_mypy_checks_awaited_calls(tmp_path: Path) -> None:
         '    n: str = await mem.count("u1")\n'
         "    await mem.nope()\n"
         '    await m0.search("q", top_k="5")\n'
-        "    AsyncMemory(3)\n",
+        "    AsyncMemory(3)\n"
+        "    await AsyncMemory.open(url=4)\n",
         encoding="utf-8",
     )
     mypy = Path(sys.executable).with_name("mypy")
@@ -149,9 +175,10 @@ def test_mypy_checks_awaited_calls(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     lines = [line.split(": error: ")[1] for line in out.stdout.splitlines() if ": error: " in line]
-    assert len(lines) == 5, out.stdout + out.stderr
+    assert len(lines) == 6, out.stdout + out.stderr
     assert 'Argument "user_id" has incompatible type "int"' in lines[0]
     assert 'expression has type "int", variable has type "str"' in lines[1]
     assert 'has no attribute "nope"' in lines[2]
     assert 'Argument "top_k" has incompatible type "str"' in lines[3]
     assert 'Argument 1 to "AsyncMemory" has incompatible type "int"' in lines[4]
+    assert 'Argument "url" has incompatible type "int"' in lines[5]

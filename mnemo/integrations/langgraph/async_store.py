@@ -6,36 +6,30 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from types import TracebackType
 
-from langgraph.store.base import BaseStore, IndexConfig, Op, Result, TTLConfig
+from langgraph.store.base import BaseStore, Op, Result
 
 from mnemo.integrations.langgraph.store import MnemoStore
 from mnemo.integrations.langgraph.sweeping import TaskSweeper, interval
-from mnemo.memory.async_memory import AsyncMemory
-from mnemo.memory.facade import Memory
+from mnemo.memory.closing import AsyncClosing
+from mnemo.memory.threaded import constructor
 
 
-class AsyncMnemoStore(BaseStore):
+class AsyncMnemoStore(BaseStore, AsyncClosing):
     """:class:`MnemoStore` for asyncio code: the same store (its ``store`` attribute), built on
     an :class:`~mnemo.AsyncMemory` (or a ``Memory``), its operations awaited on worker
-    threads, its TTL sweeper an asyncio task. Same arguments as :class:`MnemoStore`."""
+    threads, its TTL sweeper an asyncio task. Same arguments as :class:`MnemoStore`
+    (:func:`~mnemo.memory.threaded.constructor`); ``memory`` is the store's ``Memory``."""
 
     supports_ttl = True
 
-    def __init__(
-        self,
-        memory: Memory | AsyncMemory,
-        *,
-        index: IndexConfig | None = None,
-        ttl: TTLConfig | None = None,
-        user_id: str = "langgraph",
-        agent_id: str | None = None,
-    ) -> None:
-        self.store = MnemoStore(memory, index=index, ttl=ttl, user_id=user_id, agent_id=agent_id)
-        self.memory = memory
-        self.index_config = self.store.index_config
-        self.ttl_config = self.store.ttl_config
+    @constructor(MnemoStore)
+    def __init__(self, store: MnemoStore) -> None:
+        """Serve ``MnemoStore(...)`` (these are its arguments) with awaited operations."""
+        self.store = store
+        self.memory = store.memory
+        self.index_config = store.index_config
+        self.ttl_config = store.ttl_config
         self._sweeper = TaskSweeper()
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -72,15 +66,8 @@ class AsyncMnemoStore(BaseStore):
         """Cancel the sweeper task; False if it had not stopped after ``timeout`` s."""
         return await self._sweeper.stop(timeout)
 
-    async def __aenter__(self) -> AsyncMnemoStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def close(self) -> None:
+        """Stop the sweeper task (the Memory stays open: it is the caller's)."""
         await self.stop_ttl_sweeper()
 
 

@@ -150,28 +150,25 @@ def order_key(block: Mapping[str, Any]) -> tuple[int, int]:
     return int(block["nseq"]), int(block["seq"])
 
 
+def item_fields(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a stored item's LangGraph ``Item`` (a ``SearchItem`` adds its score)."""
+    return {
+        "value": dict(block["value"]),
+        "key": block["key"],
+        "namespace": namespace_of(block),
+        "created_at": datetime.fromisoformat(block["created_at"]),
+        "updated_at": datetime.fromisoformat(block["updated_at"]),
+    }
+
+
 def to_item(block: Mapping[str, Any]) -> Item:
     """The LangGraph ``Item`` of a stored item."""
-    return Item(
-        value=dict(block["value"]),
-        key=block["key"],
-        namespace=namespace_of(block),
-        created_at=datetime.fromisoformat(block["created_at"]),
-        updated_at=datetime.fromisoformat(block["updated_at"]),
-    )
+    return Item(**item_fields(block))
 
 
 def to_search_item(block: Mapping[str, Any], score: float | None) -> SearchItem:
     """The LangGraph ``SearchItem`` of a stored item, with ``score``."""
-    item = to_item(block)
-    return SearchItem(
-        namespace=item.namespace,
-        key=item.key,
-        value=item.value,
-        created_at=item.created_at,
-        updated_at=item.updated_at,
-        score=score,
-    )
+    return SearchItem(**item_fields(block), score=score)
 
 
 __all__ = [
@@ -180,6 +177,7 @@ __all__ = [
     "NOT_PARTS",
     "content_of",
     "index_texts",
+    "item_fields",
     "item_meta",
     "key_filter",
     "namespace_of",

@@ -32,7 +32,6 @@ import concurrent.futures
 import math
 import threading
 from collections.abc import Iterable, Mapping
-from types import TracebackType
 from typing import Any
 
 from langgraph.store.base import (
@@ -63,6 +62,7 @@ from mnemo.integrations.langgraph.matching import (
 from mnemo.integrations.langgraph.scope import ACTOR, Block, ItemScope
 from mnemo.integrations.langgraph.sweeping import ThreadSweeper, interval
 from mnemo.memory.async_memory import AsyncMemory
+from mnemo.memory.closing import Closing
 from mnemo.memory.facade import Memory
 
 #: The most hits one mnemo search returns.
@@ -74,7 +74,7 @@ MAX_HITS = 1000
 _WRITING = threading.RLock()
 
 
-class MnemoStore(BaseStore):
+class MnemoStore(BaseStore, Closing):
     """A LangGraph ``BaseStore`` keeping its items in a :class:`mnemo.Memory`.
 
     ``index`` is LangGraph's ``IndexConfig`` (``dims``, ``embed``, ``fields``; see
@@ -343,17 +343,6 @@ class MnemoStore(BaseStore):
     def close(self) -> None:
         """Stop the sweeper (the Memory stays open: it is the caller's)."""
         self.stop_ttl_sweeper()
-
-    def __enter__(self) -> MnemoStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _window(offset: int, limit: int) -> tuple[int, int]:

@@ -16,25 +16,18 @@ def _dt(epoch: float) -> datetime:
 
 
 def topic_model(t: TopicRow) -> Topic:
-    """The public record of a topic."""
-    return Topic(
-        id=t.id,
-        user_id=t.user_id,
-        session_id=t.session_id,
-        title=t.title,
-        summary=t.summary,
-        importance=t.importance,
-        access_count=t.access_count,
-        message_count=t.message_count,
-        active_messages=t.message_count - t.compressed_count,
-        compressed_messages=t.compressed_count,
-        created_at=_dt(t.created_at),
-        last_active_at=_dt(t.last_active_at),
-        in_working_set=t.in_working_set,
-        evicted_at=None if t.evicted_at is None else _dt(t.evicted_at),
-        merged_into=t.merged_into,
-        summary_actor=t.summary_actor,
-        metadata=t.metadata,
+    """The public record of a topic: the fields it shares with the row by name, then its times
+    as datetimes and its active and compressed message counts."""
+    shared = {name: getattr(t, name) for name in Topic.model_fields if hasattr(t, name)}
+    return Topic.model_validate(
+        shared
+        | {
+            "active_messages": t.message_count - t.compressed_count,
+            "compressed_messages": t.compressed_count,
+            "created_at": _dt(t.created_at),
+            "last_active_at": _dt(t.last_active_at),
+            "evicted_at": None if t.evicted_at is None else _dt(t.evicted_at),
+        }
     )
 
 

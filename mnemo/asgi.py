@@ -1,4 +1,5 @@
-"""The base of the server's pure ASGI middlewares: :class:`HttpMiddleware`."""
+"""The base of the pure ASGI middlewares of the REST server and the web UI:
+:class:`HttpMiddleware` (the one place that tells an HTTP request from the lifespan events)."""
 
 from __future__ import annotations
 
