@@ -39,6 +39,7 @@ LAYERS: list[list[str]] = [
         "mnemo.http_retry",
         "mnemo.version",
         "mnemo.memory_fields",
+        "mnemo.signatures",
     ],
     ["mnemo.redact"],
 ]

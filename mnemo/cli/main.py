@@ -25,9 +25,9 @@ from mnemo.cli.common import (
     guarded,
     open_memory,
 )
-from mnemo.cli.context import HELP, AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.filter_option import FilterOpt, filter_arg
+from mnemo.cli.query_options import SEARCH
 from mnemo.cli.records import show_result
 from mnemo.cli.store import (
     import_export_file,
@@ -41,6 +41,7 @@ from mnemo.ops.importers import ImportInterrupted, count_lines, import_jsonl
 from mnemo.progress import progress_bar
 from mnemo.schemas import Hit
 from mnemo.search_query import SearchQuery
+from mnemo.signatures import with_params
 from mnemo.version import __version__
 
 app = typer.Typer(
@@ -126,40 +127,24 @@ def add(
 
 
 @app.command()
+@with_params(SEARCH.params())
 def search(
-    query: Annotated[str, typer.Argument(help="What to recall.")],
-    user: Annotated[
-        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
-    ] = None,
-    session: Annotated[str | None, typer.Option(help=HELP["session_id"])] = None,
-    limit: Annotated[int | None, typer.Option(help=HELP["limit"])] = None,
-    kinds: Annotated[list[str] | None, typer.Option("--kind", help=HELP["kinds"])] = None,
-    explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
     filter_: FilterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
-    as_of: AsOfOpt = None,
-    now: NowOpt = None,
-    agent: AgentOpt = None,
+    **fields: Any,
 ) -> None:
     """Search a user's memories and turns (with --agent, what that agent sees; `--filter JSON`:
     only those that match)."""
 
     def find(mem: Memory) -> list[Hit]:
-        q = SearchQuery.of(
-            query, user_id=user, session_id=session, limit=limit, kinds=kinds,
-            explain=explain, now=now, as_of=as_of, agent_id=agent, filters=filter_arg(filter_),
-        )  # fmt: skip
-        return mem.search(q)
+        return mem.search(SearchQuery(**fields, filters=filter_arg(filter_)))
 
-    show_result(
-        db,
-        embedder,
-        as_json,
-        find,
-        lambda h: hits_table(h, f"{len(h)} hits for {query!r}", explain),
-    )
+    def table(hits: list[Hit]) -> Any:
+        return hits_table(hits, f"{len(hits)} hits for {fields['query']!r}", fields["explain"])
+
+    show_result(db, embedder, as_json, find, table)
 
 
 @app.command("import")
