@@ -8,6 +8,7 @@ status 2 (:mod:`mnemo.cli.failures`).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -296,26 +297,24 @@ def demo(
     guarded(lambda: run_demo(db, embedder, console))
 
 
-def _mount_store() -> None:
-    from mnemo.cli import context as context_cli
-    from mnemo.cli import records, selection, status
-    from mnemo.cli import store as cli_store
+#: The commands of the other command modules, by module (``mnemo.cli.<module>``), in the
+#: order ``mnemo -h`` lists them; each runs the module's function of its name (``delete-all``:
+#: ``delete_all``; ``list``: ``list_``, as a builtin's name takes a trailing underscore).
+MOUNTED = {
+    "store": ("export", "migrate", "reembed", "repair"),
+    "records": ("list", "get", "history", "edit", "delete", "forget-user", "sweep", "forget-agent"),
+    "context": ("context",),
+    "selection": ("count", "delete-all"),
+    "status": ("stats", "jobs"),
+}
 
-    for name in ("export", "migrate", "reembed", "repair"):
-        app.command(name)(getattr(cli_store, name))
-    app.command("list")(records.list_)
-    app.command("context")(context_cli.context)
-    app.command("get")(records.get)
-    app.command("history")(records.history)
-    app.command("edit")(records.edit)
-    app.command("delete")(records.delete)
-    app.command("forget-user")(records.forget_user)
-    app.command("sweep")(records.sweep)
-    app.command("forget-agent")(records.forget_agent)
-    app.command("count")(selection.count)
-    app.command("delete-all")(selection.delete_all)
-    app.command("stats")(status.stats)
-    app.command("jobs")(status.jobs)
+
+def _mount_store() -> None:
+    for module_name, names in MOUNTED.items():
+        module = importlib.import_module(f"mnemo.cli.{module_name}")
+        for name in names:
+            function = name.replace("-", "_")
+            app.command(name)(getattr(module, function, None) or getattr(module, function + "_"))
 
 
 def _mount_server() -> None:
