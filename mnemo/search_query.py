@@ -18,9 +18,10 @@ not be after the store's clock, the filter is parsed (:mod:`mnemo.filters`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import inspect
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import pydantic
 from pydantic import (
@@ -37,6 +38,7 @@ from mnemo import validation as check
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.memory_fields import FILTERABLE
 from mnemo.schemas import HitKind
+from mnemo.signatures import REQUIRED, keyword
 from mnemo.timestamps import bounded_time, parse_time
 
 #: The most hits one search returns, on every surface.
@@ -215,6 +217,25 @@ class CheckedModel(BaseModel):
                 super().__init__(**fields)
             except pydantic.ValidationError as exc:
                 raise mnemo_error(exc) from None
+
+    @classmethod
+    def parameters(
+        cls, *, hidden: Collection[str] = (), named: Iterable[str] = ()
+    ) -> list[inspect.Parameter]:
+        """Each field but the ``hidden`` ones as a keyword parameter, in field order: its
+        declared type (the ``Annotated`` type with its bound, check and description) and its
+        default (none when required). What a surface built from the model takes
+        (:mod:`mnemo.signatures`); ``hidden`` and ``named`` (the fields the surface treats
+        its own way) must be fields: ValueError naming any that is not."""
+        unknown = sorted({*hidden, *named} - set(cls.model_fields))
+        if unknown:
+            raise ValueError(f"{cls.__name__} has no field {', '.join(unknown)}")
+        declared = get_type_hints(cls, include_extras=True)
+        return [
+            keyword(name, declared[name], REQUIRED if field.is_required() else field.default)
+            for name, field in cls.model_fields.items()
+            if name not in hidden
+        ]
 
 
 class SearchQuery(CheckedModel):

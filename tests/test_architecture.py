@@ -40,6 +40,7 @@ LAYERS: list[list[str]] = [
         "mnemo.version",
         "mnemo.memory_fields",
         "mnemo.asgi",
+        "mnemo.signatures",
     ],
     ["mnemo.redact"],
 ]

@@ -33,15 +33,12 @@ EmbedderOpt = Annotated[
     ),
 ]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.")]
-#: ``--agent``: the agent an item is private to, or whose view a read takes.
-AgentOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--agent",
-        help="Agent id: a write is private to it (its own without --user); a read sees the "
-        "user's shared items and the agent's own.",
-    ),
-]
+#: The help of ``--agent``: the agent an item is private to, or whose view a read takes.
+AGENT_HELP = (
+    "Agent id: a write is private to it (its own without --user); a read sees the user's "
+    "shared items and the agent's own."
+)
+AgentOpt = Annotated[str | None, typer.Option("--agent", help=AGENT_HELP)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 #: What a command that reads or writes one scope says when given neither flag.
 NO_OWNER = "give --user USER or --agent AGENT (whose memories these are)"

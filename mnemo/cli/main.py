@@ -8,6 +8,7 @@ status 2 (:mod:`mnemo.cli.failures`).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -26,9 +27,9 @@ from mnemo.cli.common import (
     need_owner,
     open_memory,
 )
-from mnemo.cli.context import HELP, AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
 from mnemo.cli.filter_option import FilterOpt, filter_arg
+from mnemo.cli.query_options import SEARCH
 from mnemo.cli.records import show_result
 from mnemo.cli.store import (
     import_export_file,
@@ -42,6 +43,7 @@ from mnemo.ops.importers import ImportInterrupted, count_lines, import_jsonl
 from mnemo.progress import progress_bar
 from mnemo.schemas import Hit
 from mnemo.search_query import SearchQuery
+from mnemo.signatures import with_params
 from mnemo.version import __version__
 
 app = typer.Typer(
@@ -128,41 +130,25 @@ def add(
 
 
 @app.command()
+@with_params(SEARCH.params())
 def search(
-    query: Annotated[str, typer.Argument(help="What to recall.")],
-    user: Annotated[
-        str | None, typer.Option("--user", "-u", help="User id (may be left out with --agent).")
-    ] = None,
-    session: Annotated[str | None, typer.Option(help=HELP["session_id"])] = None,
-    limit: Annotated[int | None, typer.Option(help=HELP["limit"])] = None,
-    kinds: Annotated[list[str] | None, typer.Option("--kind", help=HELP["kinds"])] = None,
-    explain: Annotated[bool, typer.Option(help="Show every stage's score.")] = False,
     filter_: FilterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
-    as_of: AsOfOpt = None,
-    now: NowOpt = None,
-    agent: AgentOpt = None,
+    **fields: Any,
 ) -> None:
     """Search a user's memories and turns (with --agent, what that agent sees; `--filter JSON`:
     only those that match)."""
     need_owner(user, agent)
 
     def find(mem: Memory) -> list[Hit]:
-        q = SearchQuery.of(
-            query, user_id=user, session_id=session, limit=limit, kinds=kinds,
-            explain=explain, now=now, as_of=as_of, agent_id=agent, filters=filter_arg(filter_),
-        )  # fmt: skip
-        return mem.search(q)
+        return mem.search(SearchQuery(**fields, filters=filter_arg(filter_)))
 
-    show_result(
-        db,
-        embedder,
-        as_json,
-        find,
-        lambda h: hits_table(h, f"{len(h)} hits for {query!r}", explain),
-    )
+    def table(hits: list[Hit]) -> Any:
+        return hits_table(hits, f"{len(hits)} hits for {fields['query']!r}", fields["explain"])
+
+    show_result(db, embedder, as_json, find, table)
 
 
 @app.command("import")
@@ -314,26 +300,24 @@ def demo(
     guarded(lambda: run_demo(db, embedder, console))
 
 
-def _mount_store() -> None:
-    from mnemo.cli import context as context_cli
-    from mnemo.cli import records, selection, status
-    from mnemo.cli import store as cli_store
+#: The commands of the other command modules, by module (``mnemo.cli.<module>``), in the
+#: order ``mnemo -h`` lists them; each runs the module's function of its name (``delete-all``:
+#: ``delete_all``; ``list``: ``list_``, as a builtin's name takes a trailing underscore).
+MOUNTED = {
+    "store": ("export", "migrate", "reembed", "repair"),
+    "records": ("list", "get", "history", "edit", "delete", "forget-user", "sweep", "forget-agent"),
+    "context": ("context",),
+    "selection": ("count", "delete-all"),
+    "status": ("stats", "jobs"),
+}
 
-    for name in ("export", "migrate", "reembed", "repair"):
-        app.command(name)(getattr(cli_store, name))
-    app.command("list")(records.list_)
-    app.command("context")(context_cli.context)
-    app.command("get")(records.get)
-    app.command("history")(records.history)
-    app.command("edit")(records.edit)
-    app.command("delete")(records.delete)
-    app.command("forget-user")(records.forget_user)
-    app.command("sweep")(records.sweep)
-    app.command("forget-agent")(records.forget_agent)
-    app.command("count")(selection.count)
-    app.command("delete-all")(selection.delete_all)
-    app.command("stats")(status.stats)
-    app.command("jobs")(status.jobs)
+
+def _mount_store() -> None:
+    for module_name, names in MOUNTED.items():
+        module = importlib.import_module(f"mnemo.cli.{module_name}")
+        for name in names:
+            function = name.replace("-", "_")
+            app.command(name)(getattr(module, function, None) or getattr(module, function + "_"))
 
 
 def _mount_server() -> None:

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mnemo.cli.common import (
+    AGENT_HELP,
     AgentOpt,
     DbOpt,
     EmbedderOpt,
@@ -24,9 +25,11 @@ from mnemo.cli.common import (
     open_existing,
 )
 from mnemo.cli.filter_option import FilterOpt, filter_arg
+from mnemo.cli.options import ModelOptions
 from mnemo.list_query import MemoryQuery
 from mnemo.memory.paging import Page
 from mnemo.schemas import HistoryEntry, MemoryItem, Message
+from mnemo.signatures import with_params
 
 if TYPE_CHECKING:
     from mnemo.memory.facade import Memory
@@ -35,8 +38,6 @@ T = TypeVar("T")
 
 #: Memories a page of `mnemo list` shows unless told otherwise.
 DEFAULT_LIMIT = 20
-#: The help of each listing option: its MemoryQuery field's description.
-HELP = {name: field.description or "" for name, field in MemoryQuery.model_fields.items()}
 IdArg = Annotated[str, typer.Argument(help="A memory id (mem_...); `get` takes msg_... too.")]
 
 
@@ -129,19 +130,26 @@ def record_table(item: MemoryItem | Message) -> Table:
     return table
 
 
+#: ``mnemo list``'s options: MemoryQuery's fields but the times, deleted memories and the
+#: filter (``--filter`` JSON text), with the command line's flag names and page size.
+LIST = ModelOptions(
+    MemoryQuery,
+    hidden={"since", "until", "include_deleted", "filters"},
+    flags={"user_id": ("--user", "-u"), "agent_id": ("--agent",), "session_id": ("--session",)},
+    helps={"user_id": "Only this user.", "agent_id": AGENT_HELP},
+    defaults={"limit": DEFAULT_LIMIT},
+)
+#: The options a page's own: the next page's command gives its cursor instead.
+PAGE_OPTIONS = ("limit", "offset", "cursor")
+
+
+@with_params(LIST.params())
 def list_(
-    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user.")] = None,
-    session: Annotated[str | None, typer.Option(help=HELP["session_id"])] = None,
-    kind: Annotated[str | None, typer.Option(help=HELP["kind"])] = None,
-    tag: Annotated[str | None, typer.Option(help=HELP["tag"])] = None,
-    limit: Annotated[int, typer.Option(help=HELP["limit"])] = DEFAULT_LIMIT,
-    offset: Annotated[int, typer.Option(help=HELP["offset"])] = 0,
-    cursor: Annotated[str | None, typer.Option(help=HELP["cursor"])] = None,
     filter_: FilterOpt = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
-    agent: AgentOpt = None,
+    **fields: Any,
 ) -> None:
     """List live memories, newest first, a page at a time: it says how many there are
     ("20 of 85") and how to get the next page (`--cursor TOKEN`, which stays right while
@@ -149,21 +157,11 @@ def list_(
     `next_offset` and `next_cursor`. `--agent` lists what that agent sees (alone: its own
     memories); `--filter JSON` keeps those that match a filter."""
 
-    given = (
-        ("--user", user),
-        ("--agent", agent),
-        ("--session", session),
-        ("--kind", kind),
-        ("--tag", tag),
-        ("--filter", filter_),
-        ("--db", db),
-    )
+    given = [(LIST.flag(k), v) for k, v in fields.items() if k not in PAGE_OPTIONS]
+    given += [("--filter", filter_), ("--db", db)]
 
     def run() -> None:
-        q = MemoryQuery.of(
-            user, session_id=session, kind=kind, tag=tag, limit=limit, offset=offset,
-            cursor=cursor, agent_id=agent, filters=filter_arg(filter_),
-        )  # fmt: skip
+        q = MemoryQuery(**fields, filters=filter_arg(filter_))
         with open_existing(db, embedder) as mem:
             page = mem.list_page(q)
         if as_json:
@@ -172,8 +170,9 @@ def list_(
         again = " ".join(
             ["mnemo list"]
             + [f"{flag} {shlex.quote(value)}" for flag, value in given if value is not None]
-            + ([f"--limit {limit}"] if limit != DEFAULT_LIMIT else [])
+            + ([f"--limit {q.limit}"] if q.limit != DEFAULT_LIMIT else [])
         )
+        user, agent = q.user_id, q.agent_id
         console.print(memories_table(page.items, title(user, agent), users=user is None))
         console.print(page_footer(page, again), soft_wrap=True, highlight=False)
 

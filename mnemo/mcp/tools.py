@@ -21,16 +21,7 @@ from pydantic import Field
 
 from mnemo.context.options import BudgetTokens
 from mnemo.errors import MnemoError, ValidationError
-from mnemo.list_query import (
-    MEMORIES_PER_PAGE,
-    Cursor,
-    Kind,
-    ListFilters,
-    MemoryQuery,
-    Offset,
-    RowLimit,
-    Tag,
-)
+from mnemo.list_query import MemoryQuery
 from mnemo.mcp.models import (
     AgentErased,
     Counted,
@@ -44,20 +35,12 @@ from mnemo.mcp.models import (
     Remembered,
     Turn,
 )
+from mnemo.mcp.params import tool_params
 from mnemo.mcp.source import MemorySource
 from mnemo.memory.facade import Memory
 from mnemo.schemas import MemoryItem
-from mnemo.search_query import (
-    AgentRef,
-    AsOf,
-    Filters,
-    Kinds,
-    Limit,
-    Now,
-    QueryText,
-    SearchQuery,
-    SessionRef,
-)
+from mnemo.search_query import Filters, SearchQuery
+from mnemo.signatures import REQUIRED, keyword, with_params
 
 Ctx = Context[Any, Any]
 UserId = Annotated[str, Field(description="The user whose memory this is.", min_length=1)]
@@ -80,6 +63,41 @@ AgentId = Annotated[
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0)]
 #: Hits ``recall`` returns when the call does not say.
 DEFAULT_HITS = 10
+
+#: The search arguments no tool takes (the chat proxy's own texts, per-call setting overrides).
+NOT_SEARCH_TOOL = frozenset({"exclude", "recency_weight", "score_threshold"})
+#: ``recall``'s arguments: SearchQuery's fields, a user required, ten hits by default.
+RECALL = tool_params(
+    SearchQuery,
+    hidden=NOT_SEARCH_TOOL | {"explain"},
+    types={"user_id": UserId},
+    defaults={"user_id": REQUIRED, "limit": DEFAULT_HITS},
+)
+#: ``context``'s search arguments: SearchQuery's fields but the hits' number, kinds and scores
+#: (the preset's layout sets those for each of its searches).
+CONTEXT = tool_params(
+    SearchQuery,
+    hidden=NOT_SEARCH_TOOL | {"explain", "limit", "kinds"},
+    types={
+        "query": Annotated[str, Field(description="The message the prompt answers.")],
+        "user_id": UserId,
+    },
+    defaults={"user_id": REQUIRED},
+)
+#: ``list_memories``'s arguments: MemoryQuery's fields, a user required, live memories only.
+LIST = tool_params(
+    MemoryQuery,
+    hidden={"since", "until", "include_deleted"},
+    types={"user_id": UserId},
+    defaults={"user_id": REQUIRED},
+)
+#: The memories ``count_memories`` and ``forget_memories`` select.
+SELECTION = [
+    keyword("user_id", OptionalUserId, None),
+    keyword("session_id", SessionId, None),
+    keyword("agent_id", AgentId, None),
+    keyword("filters", Filters, None),
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -164,72 +182,30 @@ class MemoryTools:
             )
             return Remembered(ids=[item.id], memory=item)
 
-    def recall(
-        self,
-        query: QueryText,
-        user_id: UserId,
-        ctx: Ctx,
-        session_id: SessionRef = None,
-        limit: Limit = DEFAULT_HITS,
-        kinds: Kinds = None,
-        as_of: AsOf = None,
-        now: Now = None,
-        agent_id: AgentRef = None,
-        filters: Filters = None,
-    ) -> RecallResult:
+    @with_params(RECALL)
+    def recall(self, ctx: Ctx, **fields: Any) -> RecallResult:
         """Search a user's memories and stored turns; hits come best first, each with its
         relevance score."""
         with tool_errors():
-            q = SearchQuery(
-                query=query, user_id=user_id, session_id=session_id, limit=limit, kinds=kinds,
-                as_of=as_of, now=now, agent_id=agent_id, filters=filters,
-            )  # fmt: skip
+            q = SearchQuery(**fields)
             hits = self.memory(ctx).search(q)
-            return RecallResult(query=query, hits=[Recalled.of(h) for h in hits])
+            return RecallResult(query=q.query, hits=[Recalled.of(h) for h in hits])
 
-    def context(
-        self,
-        query: Annotated[str, Field(description="The message the prompt answers.")],
-        user_id: UserId,
-        ctx: Ctx,
-        session_id: SessionRef = None,
-        budget_tokens: BudgetTokens = 1500,
-        as_of: AsOf = None,
-        now: Now = None,
-        agent_id: AgentRef = None,
-        filters: Filters = None,
-    ) -> PromptContext:
+    @with_params(CONTEXT)
+    def context(self, ctx: Ctx, budget_tokens: BudgetTokens = 1500, **fields: Any) -> PromptContext:
         """Build the memory block to put into a prompt about `query`: profile facts, relevant
         memories and turns, within `budget_tokens`."""
         with tool_errors():
-            q = SearchQuery(
-                query=query, user_id=user_id, session_id=session_id, as_of=as_of, now=now,
-                agent_id=agent_id, filters=filters,
-            )  # fmt: skip
+            q = SearchQuery(**fields)
             return PromptContext.of(self.memory(ctx).context(q, budget_tokens=budget_tokens))
 
-    def list_memories(
-        self,
-        user_id: UserId,
-        ctx: Ctx,
-        session_id: SessionRef = None,
-        kind: Kind = None,
-        tag: Tag = None,
-        limit: RowLimit = MEMORIES_PER_PAGE,
-        offset: Offset = 0,
-        cursor: Cursor = None,
-        agent_id: AgentRef = None,
-        filters: ListFilters = None,
-    ) -> MemoryList:
+    @with_params(LIST)
+    def list_memories(self, ctx: Ctx, **fields: Any) -> MemoryList:
         """List a user's live memories, newest first, a page at a time: `total` says how many
         there are (how many match `filters`), `next_cursor` (or `next_offset`) where the next
         page starts (null on the last)."""
         with tool_errors():
-            q = MemoryQuery(
-                user_id=user_id, session_id=session_id, kind=kind, tag=tag, limit=limit,
-                offset=offset, cursor=cursor, agent_id=agent_id, filters=filters,
-            )  # fmt: skip
-            return MemoryList.of(self.memory(ctx).list_page(q))
+            return MemoryList.of(self.memory(ctx).list_page(MemoryQuery(**fields)))
 
     def get_memory(
         self,
@@ -280,32 +256,21 @@ class MemoryTools:
             mem.get_memory(memory_id)
             return mem.delete(memory_id, actor="mcp")
 
-    def count_memories(
-        self,
-        ctx: Ctx,
-        user_id: OptionalUserId = None,
-        session_id: SessionId = None,
-        agent_id: AgentId = None,
-        filters: Filters = None,
-    ) -> Counted:
+    @with_params(SELECTION)
+    def count_memories(self, ctx: Ctx, **selection: Any) -> Counted:
         """How many live memories of a user (or, with only `agent_id`, of an agent) match
         `filters` (all when omitted): what `list_memories` gives as `total`."""
         with tool_errors():
-            n = self.memory(ctx).count(
-                user_id, agent_id=agent_id, session_id=session_id, filters=filters
-            )
-            return Counted(count=n)
+            return Counted(count=self.memory(ctx).count(**selection))
 
+    @with_params(SELECTION)
     def forget_memories(
         self,
         ctx: Ctx,
-        user_id: OptionalUserId = None,
-        session_id: SessionId = None,
-        agent_id: AgentId = None,
-        filters: Filters = None,
         confirm: Annotated[
             bool, Field(description="Must be true: this deletes every matching memory.")
         ] = False,
+        **selection: Any,
     ) -> Counted:
         """Delete every live memory of a user that matches `filters` (all of them when
         omitted), as forget_memory does each one; with `agent_id` only the memories private
@@ -313,10 +278,7 @@ class MemoryTools:
         with tool_errors():
             if not confirm:
                 raise ValidationError("forget_memories deletes every match: pass confirm=true")
-            n = self.memory(ctx).delete_all(
-                user_id, agent_id=agent_id, session_id=session_id, filters=filters, actor="mcp"
-            )
-            return Counted(count=n)
+            return Counted(count=self.memory(ctx).delete_all(**selection, actor="mcp"))
 
     def profile(
         self,
@@ -392,4 +354,15 @@ def register_tools(server: MCPServer[Any], source: MemorySource) -> None:
         server.tool(annotations=hints)(getattr(tools, name))
 
 
-__all__ = ["TOOLS", "MemoryTools", "register_tools", "tool_errors"]
+__all__ = [
+    "CONTEXT",
+    "DEFAULT_HITS",
+    "LIST",
+    "NOT_SEARCH_TOOL",
+    "RECALL",
+    "SELECTION",
+    "TOOLS",
+    "MemoryTools",
+    "register_tools",
+    "tool_errors",
+]
