@@ -140,7 +140,7 @@ def search(
 ) -> None:
     """Search a user's memories and turns (with --agent, what that agent sees; `--filter JSON`:
     only those that match)."""
-    need_owner(user, agent)
+    need_owner(fields.get("user_id"), fields.get("agent_id"))
 
     def find(mem: Memory) -> list[Hit]:
         return mem.search(SearchQuery(**fields, filters=filter_arg(filter_)))

@@ -30,10 +30,10 @@ SEARCH = ModelOptions(
     helps={**HELPS, "query": "What to recall.", "explain": "Show every stage's score."},
 )
 #: ``mnemo context QUERY``'s: no number, kinds or scores of hits (the preset's layout sets
-#: those for each of its searches).
+#: those for each of its searches); its ``--session`` is already the conversation answered.
 CONTEXT = ModelOptions(
     SearchQuery,
-    hidden=NOT_ON_CLI | {"limit", "kinds", "explain"},
+    hidden=NOT_ON_CLI | {"limit", "kinds", "explain", "current_session"},
     flags=FLAGS,
     helps={**HELPS, "query": "The message the prompt answers."},
 )

@@ -54,7 +54,7 @@ def count(
 ) -> None:
     """Count a user's live memories (of one session) that match `--filter`; with `--agent`,
     what that agent sees of the user (alone: the agent's own memories)."""
-    need_owner(user, agent)
+    need_owner(options.get("user_id"), options.get("agent_id"))
 
     def run() -> None:
         chosen = selected(**options)
@@ -77,7 +77,7 @@ def delete_all(
     soft-deleted as `mnemo delete` does (history keeps it); turns stay. With `--agent`, only
     the user's memories private to that agent (never the shared ones); `--agent` alone, the
     agent's own memories."""
-    need_owner(user, agent)
+    need_owner(options.get("user_id"), options.get("agent_id"))
 
     def run() -> None:
         chosen = selected(**options)

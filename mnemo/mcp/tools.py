@@ -77,7 +77,7 @@ RECALL = tool_params(
 #: (the preset's layout sets those for each of its searches).
 CONTEXT = tool_params(
     SearchQuery,
-    hidden=NOT_SEARCH_TOOL | {"explain", "limit", "kinds"},
+    hidden=NOT_SEARCH_TOOL | {"explain", "limit", "kinds", "current_session"},
     types={
         "query": Annotated[str, Field(description="The message the prompt answers.")],
         "user_id": UserId,

@@ -26,7 +26,7 @@ def flags(command: str) -> set[str]:
 def test_search_and_context_take_the_search_fields() -> None:
     shared = {"query", "--user", "-u", "--agent", "--session", "--as-of", "--now"}
     own = {"--filter", "--json", "--db", "--embedder"}
-    search = {"--limit", "--kind", "--explain", "--no-explain"}
+    search = {"--limit", "--kind", "--explain", "--no-explain", "--current-session"}
     assert flags("search") == shared | own | search
     assert flags("context") == shared | own | {"--budget"}
     on_cli = set(SearchQuery.model_fields) - NOT_ON_CLI
@@ -34,6 +34,7 @@ def test_search_and_context_take_the_search_fields() -> None:
         "limit",
         "kinds",
         "explain",
+        "current_session",
     }
 
 

@@ -28,7 +28,7 @@ def test_recall_and_context_take_every_search_field_but_their_exceptions(db_path
     fields = set(SearchQuery.model_fields) - NOT_SEARCH_TOOL
     assert set(tools["recall"]["properties"]) == fields - {"explain"}
     assert set(tools["context"]["properties"]) == (
-        fields - {"explain", "limit", "kinds"} | {"budget_tokens"}
+        fields - {"explain", "limit", "kinds", "current_session"} | {"budget_tokens"}
     )
     for name in ("recall", "context"):
         assert tools[name]["required"] == ["query", "user_id"]
