@@ -27,6 +27,7 @@ from mnemo.cli.common import (
 )
 from mnemo.cli.context import HELP, AsOfOpt, NowOpt
 from mnemo.cli.failures import OneLineErrors
+from mnemo.cli.field_options import add_options
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.records import show_result
 from mnemo.cli.store import (
@@ -71,6 +72,7 @@ def main(
 
 
 @app.command()
+@add_options()
 def add(
     text: Annotated[str, typer.Argument(help="The memory (or, with --role, the turn).")],
     user: Annotated[
@@ -92,6 +94,7 @@ def add(
         str | None, typer.Option("--expires-at", help="Expire at this time (ISO-8601).")
     ] = None,
     agent: AgentOpt = None,
+    **fields: Any,
 ) -> None:
     """Add a memory, or a conversation turn when --role is given; with --agent, private to
     that agent (without --user: the agent's own memory)."""
@@ -119,6 +122,7 @@ def add(
                     expires_at=expires_at,
                     ttl_seconds=ttl,
                     agent_id=agent,
+                    **fields,
                 )
                 console.print(item.id)
 

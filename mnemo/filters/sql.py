@@ -166,7 +166,8 @@ class _Compiler(ABC):
         return f"({column} IS NOT NULL AND {self.text(column, c)})"
 
     def text(self, expr: str, c: Condition) -> str:
-        """``c`` on the non-NULL text ``expr``."""
+        """``c`` on the non-NULL text ``expr`` (or number, for a ``number`` field: its value is
+        a float, compared as a number)."""
         if c.op == "in":
             assert isinstance(c.value, tuple)
             if not c.value:
@@ -177,7 +178,8 @@ class _Compiler(ABC):
         if c.op == "icontains":
             assert isinstance(c.value, str)
             return f"{self.find(self.lower(expr), self.bind(ascii_lower(c.value)))} > 0"
-        return f"{self.ordered(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
+        ordered = expr if c.field.type == "number" else self.ordered(expr)
+        return f"{ordered} {_SYMBOL[c.op]} {self.bind(c.value)}"
 
     def element(self, c: Condition, v: Scalar, e: Element) -> str:
         """``c`` (one value ``v``) on the JSON element ``e``."""

@@ -4,6 +4,7 @@ narrows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from mnemo.storage.scope import ReadScope
 
@@ -32,9 +33,8 @@ class RetrievalRequest:
     recency_weight: float | None = None
     score_threshold: float | None = None
     exclude: frozenset[str] = frozenset()
-    #: answer as of this time (epoch seconds, and its stored form): see retrieval.asof
-    as_of: float | None = None
-    as_of_text: str | None = None
+    #: answer as of this time (an aware UTC time): see retrieval.asof
+    as_of: datetime | None = None
 
 
 __all__ = ["RetrievalRequest"]
