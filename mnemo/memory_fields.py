@@ -142,6 +142,23 @@ def score(name: str, description: str, default: float) -> MemoryField:
     )
 
 
+def labels(name: str, type: ValueType, description: str, filter: FilterType) -> MemoryField:
+    """A collection the caller labels a memory with (its tags, its metadata): given,
+    replaced by an update, read by filters as ``filter``, on a search hit's row, in the
+    history snapshot and the front matter (under its name)."""
+    return MemoryField(
+        name,
+        type,
+        description,
+        filter=filter,
+        given=True,
+        editable=True,
+        hit=True,
+        history=True,
+        front=name,
+    )
+
+
 #: Every field of a memory. The order is that of the fields in a history snapshot (content,
 #: tags, metadata, importance, confidence, kind, session_id: the stored JSON keeps it);
 #: elsewhere it does not matter.
@@ -165,27 +182,12 @@ FIELDS: tuple[MemoryField, ...] = (
         hit=True,
         history=True,
     ),
-    MemoryField(
-        "tags",
-        "list",
-        "Tags of the memory (an update replaces them).",
-        filter="tags",
-        given=True,
-        editable=True,
-        hit=True,
-        history=True,
-        front="tags",
-    ),
-    MemoryField(
+    labels("tags", "list", "Tags of the memory (an update replaces them).", "tags"),
+    labels(
         "metadata",
         "object",
         "A JSON object of the caller's own keys (an update replaces it).",
-        filter="json",
-        given=True,
-        editable=True,
-        hit=True,
-        history=True,
-        front="metadata",
+        "json",
     ),
     score("importance", "How much it matters, 0..1 (profile-grade facts ~0.8).", 0.5),
     score("confidence", "How sure it is, 0..1.", 1.0),
@@ -314,5 +316,6 @@ __all__ = [
     "field",
     "fields_where",
     "fingerprint",
+    "labels",
     "score",
 ]

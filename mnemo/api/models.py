@@ -10,6 +10,8 @@ from mnemo.api.memory_bodies import DATE_TIME, body, create_fields, patch_fields
 from mnemo.context.options import BudgetTokens, TopK
 from mnemo.memory.paging import Page as ListPage
 from mnemo.schemas import (
+    ErasedAgent,
+    ErasedUser,
     HistoryEntry,
     Hit,
     Job,
@@ -220,18 +222,12 @@ class ProfileResponse(BaseModel):
     facts: list[dict[str, Any]]
 
 
-class ErasedResponse(BaseModel):
+class ErasedResponse(ErasedUser):
     """Rows erased per table."""
 
-    user_id: str
-    deleted: dict[str, int]
 
-
-class AgentErasedResponse(BaseModel):
+class AgentErasedResponse(ErasedAgent):
     """Rows of one agent erased per table."""
-
-    agent_id: str
-    deleted: dict[str, int]
 
 
 class UserPage(PageBody[UserSummary]):
