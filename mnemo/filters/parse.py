@@ -11,12 +11,12 @@ Operators: ``eq ne gt gte lt lte in nin contains icontains exists``; LangGraph's
 ``$eq $ne $gt $gte $lt $lte`` (and ``$in $nin``) are accepted too.
 
 Keys: the filterable memory fields (:data:`mnemo.memory_fields.FILTERABLE`: ``kind``, ``tags``,
-``created_at``, ``updated_at``, ``session_id``, ``agent_id``), and
-metadata keys, written ``metadata.key`` or, as in mem0, bare (``{"category": "work"}`` is
-``metadata.category``); a dotted key reaches into nested objects (``metadata.a.b``). A bare
-key that is a field's name reads the field: a metadata key that shares a name with a field
-(one added later too) is written ``metadata.kind``. ``user_id`` is a scope, not a filter
-field: it is refused (a filter only narrows the caller's scope).
+``created_at``, ``session_id``, ...), and metadata keys, written ``metadata.key`` or, as in
+mem0, bare (``{"category": "work"}`` is ``metadata.category``); a dotted key reaches into
+nested objects (``metadata.a.b``). A bare key that is a field's name reads the field: a
+metadata key that shares a name with a field (one added later too) is written
+``metadata.kind``. ``user_id`` is a scope, not a filter field: it is refused (a filter only
+narrows the caller's scope).
 
 Every error is a :class:`~mnemo.errors.ValidationError` whose message starts with the path
 of the offending part, e.g. ``AND[1].kind.gte: ...``.
