@@ -13,8 +13,12 @@ explicit places a test checks against the table):
   each lives in the ``memories`` table (``filters/sql.py``'s ``MEMORIES``);
 * the idempotency fingerprint of ``Memory.add`` (:func:`fingerprint`: every field a caller
   may give, nothing the server computes);
-* the descriptions of the fields on the surfaces (:func:`description`; the REST memory
-  bodies, the ``filters`` help text) and the Markdown mirror's front matter keys.
+* the fields the surfaces take and their descriptions, types, bounds and defaults: the REST
+  memory bodies (``api/memory_bodies.py``), the MCP ``remember`` and ``update_memory``
+  arguments (``mcp/field_params.py``), the ``mnemo add`` and ``mnemo edit`` options
+  (``cli/field_options.py``), each with a small table of its own exceptions; the fields a
+  search hit copies from its row (``retrieval/hits.py``); the ``filters`` help text and the
+  Markdown mirror's front matter keys.
 
 Kept as explicit classes, and checked against the table by ``tests/test_memory_fields.py``:
 :class:`mnemo.schemas.MemoryItem` (and the memory fields of ``Hit``) and
@@ -32,12 +36,27 @@ from typing import Any, Literal
 #: column).
 ValueType = Literal["text", "float", "int", "time", "list", "object"]
 #: How a filter reads a field (see :mod:`mnemo.filters.nodes`): ``text``, ``kind``, ``time``,
-#: ``tags`` (a list of tags), ``json`` (values inside an object, by key).
-FilterType = Literal["text", "kind", "time", "tags", "json"]
+#: ``tags`` (a list of tags), ``json`` (values inside an object, by key), ``number`` (a
+#: numeric column, compared as a number).
+FilterType = Literal["text", "kind", "time", "tags", "json", "number"]
 #: Where an inserted row's value comes from: ``row`` the :class:`~mnemo.storage.base.
 #: NewMemory` the writer built, ``now`` the store's clock; None: not written on insert (the
 #: column's default, set by later changes).
 Insert = Literal["row", "now"]
+#: The Python type of each value type, as the surfaces take it (a time as ISO-8601 text).
+PYTHON_TYPES: Mapping[ValueType, Any] = {
+    "text": str,
+    "float": float,
+    "int": int,
+    "time": str,
+    "list": list[str],
+    "object": dict[str, Any],
+}
+#: Names a filter reads as something else than a field, so no filter field may take one:
+#: the scopes (a filter only narrows the caller's scope) and the combinators.
+NOT_FILTER_NAMES = frozenset({"user_id", "tenant", "AND", "OR", "NOT"})
+#: The range of a score a caller gives (importance, confidence).
+UNIT = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -52,7 +71,14 @@ class MemoryField:
     search hit's row carries it (a filter field should be one: an "as of" search filters a
     memory's past version by its hit fields); ``history``: a history entry's before/after
     snapshot holds it; ``front``: its key in a Markdown mirror file's front matter (None:
-    not written).
+    not written); ``default``: what ``Memory.add`` stores when the caller gives none;
+    ``bounds``: the closed range of a number the caller gives (the surfaces check it, and so
+    does ``Memory``).
+
+    A filter field's name is what a filter writes bare, and a bare key that is no field's
+    name reads a metadata key (``{"category": "work"}``): so a new filter field wins over a
+    metadata key of its name, which a filter then writes ``metadata.name``. A name a filter
+    reads otherwise (:data:`NOT_FILTER_NAMES`, a dotted or ``$`` name) is refused here.
     """
 
     name: str
@@ -67,8 +93,14 @@ class MemoryField:
     hit: bool = False
     history: bool = False
     front: str | None = None
+    default: Any = None
+    bounds: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
+        if self.filter and (
+            self.name in NOT_FILTER_NAMES or "." in self.name or self.name.startswith("$")
+        ):
+            raise ValueError(f"{self.name!r} cannot be a filter field: filters read it otherwise")
         if not self.column:
             object.__setattr__(self, "column", self.name)
         if self.editable and not self.rewritable:
@@ -84,9 +116,47 @@ class MemoryField:
         return [] if self.type == "list" else {} if self.type == "object" else None
 
     @property
+    def python(self) -> Any:
+        """The Python type of a value the caller gives (see :data:`PYTHON_TYPES`)."""
+        return PYTHON_TYPES[self.type]
+
+    @property
     def selected(self) -> str:
         """The column as a select list names it (``column AS name`` when they differ)."""
         return self.column if self.column == self.name else f"{self.column} AS {self.name}"
+
+
+def score(name: str, description: str, default: float) -> MemoryField:
+    """A score the caller gives in [0, 1] (``default`` when not given): editable, kept in the
+    history snapshot and the front matter (under its name)."""
+    return MemoryField(
+        name,
+        "float",
+        description,
+        given=True,
+        editable=True,
+        history=True,
+        front=name,
+        default=default,
+        bounds=UNIT,
+    )
+
+
+def labels(name: str, type: ValueType, description: str, filter: FilterType) -> MemoryField:
+    """A collection the caller labels a memory with (its tags, its metadata): given,
+    replaced by an update, read by filters as ``filter``, on a search hit's row, in the
+    history snapshot and the front matter (under its name)."""
+    return MemoryField(
+        name,
+        type,
+        description,
+        filter=filter,
+        given=True,
+        editable=True,
+        hit=True,
+        history=True,
+        front=name,
+    )
 
 
 #: Every field of a memory. The order is that of the fields in a history snapshot (content,
@@ -112,51 +182,21 @@ FIELDS: tuple[MemoryField, ...] = (
         hit=True,
         history=True,
     ),
-    MemoryField(
-        "tags",
-        "list",
-        "Tags of the memory (an update replaces them).",
-        filter="tags",
-        given=True,
-        editable=True,
-        hit=True,
-        history=True,
-        front="tags",
-    ),
-    MemoryField(
+    labels("tags", "list", "Tags of the memory (an update replaces them).", "tags"),
+    labels(
         "metadata",
         "object",
         "A JSON object of the caller's own keys (an update replaces it).",
-        filter="json",
-        given=True,
-        editable=True,
-        hit=True,
-        history=True,
-        front="metadata",
+        "json",
     ),
-    MemoryField(
-        "importance",
-        "float",
-        "How much it matters, 0..1 (profile-grade facts ~0.8).",
-        given=True,
-        editable=True,
-        history=True,
-        front="importance",
-    ),
-    MemoryField(
-        "confidence",
-        "float",
-        "How sure it is, 0..1.",
-        given=True,
-        editable=True,
-        history=True,
-        front="confidence",
-    ),
+    score("importance", "How much it matters, 0..1 (profile-grade facts ~0.8).", 0.5),
+    score("confidence", "How sure it is, 0..1.", 1.0),
     MemoryField(
         "kind",
         "text",
         "What it is: fact, episode, summary or note.",
         filter="kind",
+        default="fact",
         given=True,
         hit=True,
         history=True,
@@ -265,6 +305,9 @@ __all__ = [
     "FIELDS",
     "FILTERABLE",
     "GIVEN",
+    "NOT_FILTER_NAMES",
+    "PYTHON_TYPES",
+    "UNIT",
     "FilterType",
     "Insert",
     "MemoryField",
@@ -273,4 +316,6 @@ __all__ = [
     "field",
     "fields_where",
     "fingerprint",
+    "labels",
+    "score",
 ]

@@ -149,6 +149,20 @@ class Hit(BaseModel):
     agent_id: str | None = None
 
 
+class ErasedUser(BaseModel):
+    """What erasing a user deleted: rows per table (each surface names its own subclass)."""
+
+    user_id: str
+    deleted: dict[str, int]
+
+
+class ErasedAgent(BaseModel):
+    """What erasing an agent deleted: rows per table (each surface names its own subclass)."""
+
+    agent_id: str
+    deleted: dict[str, int]
+
+
 ProfileCategory = Literal["identity", "preference", "constraint", "instruction"]
 PROFILE_CATEGORIES: tuple[str, ...] = ("identity", "preference", "constraint", "instruction")
 
@@ -362,6 +376,8 @@ __all__ = [
     "ContextItem",
     "ContextSection",
     "Document",
+    "ErasedAgent",
+    "ErasedUser",
     "HistoryEntry",
     "Hit",
     "Job",

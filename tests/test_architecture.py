@@ -31,7 +31,7 @@ LAYERS: list[list[str]] = [
     ["mnemo.config", "mnemo.search_query"],
     ["mnemo.validation"],
     ["mnemo.schemas"],
-    ["mnemo.timestamps"],
+    ["mnemo.timestamps", "mnemo.surface_fields"],
     [
         "mnemo.errors",
         "mnemo.ids",

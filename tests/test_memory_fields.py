@@ -11,11 +11,27 @@ import pytest
 
 from mnemo import memory_fields
 from mnemo.api.models import FILTERS, MemoryCreate, MemoryPatch
+from mnemo.cli import main as cli_main
+from mnemo.cli import records as records_cli
+from mnemo.cli.field_options import ADD_LEAVES_OUT, EDIT_LEAVES_OUT
 from mnemo.files import layout
-from mnemo.filters import MEMORIES
-from mnemo.filters.nodes import FIELD_TYPES
+from mnemo.filters import MEMORIES, parse_filter
+from mnemo.filters.nodes import FIELD_TYPES, Condition, Field
+from mnemo.filters.parse import SCOPES
+from mnemo.mcp.field_params import REMEMBER_LEAVES_OUT, UPDATE_LEAVES_OUT
+from mnemo.mcp.tools import MemoryTools
 from mnemo.memory.records import Records
-from mnemo.memory_fields import BY_NAME, FIELDS, FILTERABLE, GIVEN, fields_where, fingerprint
+from mnemo.memory_fields import (
+    BY_NAME,
+    FIELDS,
+    FILTERABLE,
+    GIVEN,
+    NOT_FILTER_NAMES,
+    MemoryField,
+    fields_where,
+    fingerprint,
+)
+from mnemo.retrieval.hits import COPIED
 from mnemo.schemas import Hit, MemoryItem
 from mnemo.storage.base import NewMemory
 from mnemo.storage.sql import memories, rows
@@ -102,3 +118,40 @@ def test_the_fingerprint_names_exactly_the_caller_given_fields() -> None:
         fingerprint("add", {**given, "updated_at": "2024-01-01T00:00:00Z"})
     assert "id" not in GIVEN and "tenant" not in GIVEN and "updated_at" not in GIVEN
     assert {"created_at", "expires_at", "ttl_seconds"} <= set(GIVEN)
+
+
+def test_a_filter_field_cannot_take_a_name_filters_read_otherwise() -> None:
+    assert set(SCOPES) <= NOT_FILTER_NAMES
+    for name in ("user_id", "tenant", "AND", "NOT", "a.b", "$gt"):
+        with pytest.raises(ValueError, match="cannot be a filter field"):
+            MemoryField(name, "text", "x", filter="text")
+    MemoryField("user_id", "text", "not filterable: fine")
+
+
+def test_a_bare_field_name_reads_the_field_and_metadata_is_written_with_its_prefix() -> None:
+    for name, value in {"kind": "fact", "tags": "t", "session_id": "s", "agent_id": "a"}.items():
+        assert parse_filter({name: value}) == Condition(Field(name), "eq", value)
+    meta = parse_filter({"metadata.kind": "x"})
+    assert meta == Condition(Field("metadata", ("kind",)), "eq", "x")
+    assert parse_filter({"category": "x"}) == Condition(Field("metadata", ("category",)), "eq", "x")
+
+
+def test_the_surfaces_take_the_table_fields_they_do_not_leave_out() -> None:
+    def params(fn: object) -> set[str]:
+        return set(inspect.signature(fn).parameters)  # type: ignore[arg-type]
+
+    remember = params(MemoryTools.remember)
+    assert names(given=True) - set(REMEMBER_LEAVES_OUT) <= remember
+    assert not set(REMEMBER_LEAVES_OUT) & remember
+    update = params(MemoryTools.update_memory)
+    assert update - {"self", "memory_id", "ctx"} == names(editable=True) - set(UPDATE_LEAVES_OUT)
+    edit = params(records_cli.edit) - {"id", "as_json", "db", "embedder"}
+    assert edit == names(editable=True) - set(EDIT_LEAVES_OUT)
+    assert names(given=True) - set(ADD_LEAVES_OUT) <= params(cli_main.add)
+    assert set(MemoryCreate.model_fields) == names(given=True) - {"source_message_ids"}
+
+
+def test_a_hit_copies_the_table_hit_fields_it_shows() -> None:
+    memory_fields_copied = set(COPIED) - {"role", "name"}
+    assert memory_fields_copied == names(hit=True) & set(Hit.model_fields)
+    assert {name for name, time in COPIED.items() if time} == {"created_at"}

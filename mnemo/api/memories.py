@@ -5,9 +5,11 @@ Handlers are plain functions: FastAPI runs them in its thread pool, over the syn
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Header, Query
+from pydantic import BaseModel
 
 from mnemo.api import links
 from mnemo.api.deps import MemoryDep, StateDep
@@ -38,9 +40,10 @@ from mnemo.memory.idempotency import MAX_KEY_CHARS
 from mnemo.schemas import ContextBundle, MemoryItem
 from mnemo.search_query import SearchQuery
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (401, 404, 422, 503)
-}
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+#: OpenAPI's extra responses of a route, by status.
+Responses = dict[int | str, dict[str, Any]]
+ERRORS: Responses = {code: {"model": ErrorBody} for code in (401, 404, 422, 503)}
 router = APIRouter(prefix="/v1", responses=ERRORS)
 
 Limit = Annotated[int, Query(ge=1, le=1000)]
@@ -77,13 +80,15 @@ IdempotencyKey = Annotated[
 ]
 
 
-@router.post(
-    "/memories",
-    status_code=201,
-    response_model=MemoryItem,
-    tags=["memories"],
-    responses=links.CREATED_MEMORY,
-)
+def creating(
+    path: str, model: type[BaseModel], tag: str, responses: Responses
+) -> Callable[[Handler], Handler]:
+    """The decorator of a route that creates: ``POST path``, answering 201 with ``model``,
+    the links of what it made in ``responses``."""
+    return router.post(path, status_code=201, response_model=model, tags=[tag], responses=responses)
+
+
+@creating("/memories", MemoryItem, "memories", links.CREATED_MEMORY)
 def create_memory(
     body: MemoryCreate, mem: MemoryDep, idempotency_key: IdempotencyKey = None
 ) -> MemoryItem:
@@ -158,13 +163,7 @@ def search(body: SearchQuery, mem: MemoryDep) -> SearchResults:
     return SearchResults(data=mem.search(body))
 
 
-@router.post(
-    "/messages",
-    status_code=201,
-    response_model=MessagesCreated,
-    tags=["messages"],
-    responses=links.CREATED_MESSAGES,
-)
+@creating("/messages", MessagesCreated, "messages", links.CREATED_MESSAGES)
 def add_messages(
     body: MessagesCreate,
     mem: MemoryDep,
@@ -174,15 +173,8 @@ def add_messages(
     """Store turns (and queue their follow-up jobs) in one transaction; retry-safe with an
     `Idempotency-Key` header."""
     turns = [m.model_dump(exclude_none=True) for m in body.messages]
-    ids = mem.add_messages(
-        turns,
-        user_id=body.user_id,
-        session_id=body.session_id,
-        idempotency_key=idempotency_key,
-        expires_at=body.expires_at,
-        ttl_seconds=body.ttl_seconds,
-        agent_id=body.agent_id,
-    )
+    given = body.model_dump(exclude={"messages"})  # the scope and expiry of every turn
+    ids = mem.add_messages(turns, idempotency_key=idempotency_key, **given)
     state.metrics.turns.inc(len(ids))
     return MessagesCreated(ids=ids)
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mnemo.api.memory_bodies import DATE_TIME, body, create_fields, patch_fields
 from mnemo.context.options import BudgetTokens, TopK
 from mnemo.memory.paging import Page as ListPage
-from mnemo.memory_fields import description
 from mnemo.schemas import (
+    ErasedAgent,
+    ErasedUser,
     HistoryEntry,
     Hit,
     Job,
@@ -51,8 +53,6 @@ AgentId = Field(
     description="The agent: on a write, the item is private to it (its own without a user); "
     "on a read, what it sees (the user's shared items and its own).",
 )
-#: The schema of a time field given in ISO-8601.
-DATE_TIME: dict[str, Any] = {"format": "date-time"}
 #: A page's fields besides its rows, copied as they are into the response body.
 PAGE_POSITION = {"total", "limit", "offset", "next_offset", "next_cursor"}
 
@@ -91,44 +91,24 @@ class PageBody(BaseModel, Generic[T]):
         return cls(data=page.items, **page.model_dump(include=PAGE_POSITION))
 
 
-def described(name: str, default: Any = None, **constraints: Any) -> Any:
-    """The body field of the memory field ``name``: its ``default``, its ``constraints``
-    and the description of the memory field table (:mod:`mnemo.memory_fields`)."""
-    return Field(default, description=description(name), **constraints)
-
-
-class MemoryCreate(BaseModel):
-    """A memory to store."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT)
-
-    content: str = described("content", ...)
-    user_id: str | None = described("user_id", min_length=1, max_length=256)
-    kind: str = described("kind", "fact")
-    session_id: str | None = described("session_id")
-    tags: list[str] | None = described("tags")
-    metadata: dict[str, Any] | None = described("metadata")
-    importance: float = described("importance", 0.5)
-    confidence: float = described("confidence", 1.0)
-    created_at: str | None = described("created_at")
-    expires_at: str | None = described("expires_at", json_schema_extra=DATE_TIME)
-    ttl_seconds: int | None = described("ttl_seconds", ge=1, le=MAX_TTL_SECONDS)
-    agent_id: str | None = described("agent_id", min_length=1, max_length=256)
-
-
-class MemoryPatch(BaseModel):
-    """Fields of a memory to change (at least one)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    content: str | None = described("content")
-    tags: list[str] | None = described("tags")
-    metadata: dict[str, Any] | None = described("metadata")
-    importance: float | None = described("importance")
-    confidence: float | None = described("confidence")
-    expires_at: str | None = described("expires_at", json_schema_extra=DATE_TIME)
-    ttl_seconds: int | None = described("ttl_seconds", ge=1, le=MAX_TTL_SECONDS)
-    clear_expiry: bool | None = Field(None, description="true: the memory never expires.")
+if TYPE_CHECKING:  # a type checker sees their base; FastAPI the models of the table
+    MemoryCreate = BaseModel
+    MemoryPatch = BaseModel
+else:
+    MemoryCreate = body(
+        "MemoryCreate",
+        "A memory to store.",
+        create_fields(),
+        ConfigDict(extra="forbid", json_schema_extra=USER_OR_AGENT),
+        __name__,
+    )
+    MemoryPatch = body(
+        "MemoryPatch",
+        "Fields of a memory to change (at least one).",
+        patch_fields(),
+        ConfigDict(extra="forbid"),
+        __name__,
+    )
 
 
 class MemoryPage(PageBody[MemoryItem]):
@@ -156,7 +136,7 @@ class MessagesCreate(BaseModel):
     expires_at: str | None = Field(
         None,
         description="When the turns expire (ISO-8601; a turn's own expiry wins).",
-        json_schema_extra={"format": "date-time"},
+        json_schema_extra=DATE_TIME,
     )
     ttl_seconds: int | None = Field(
         None, ge=1, le=MAX_TTL_SECONDS, description="Expire the turns this many seconds from now."
@@ -242,18 +222,12 @@ class ProfileResponse(BaseModel):
     facts: list[dict[str, Any]]
 
 
-class ErasedResponse(BaseModel):
+class ErasedResponse(ErasedUser):
     """Rows erased per table."""
 
-    user_id: str
-    deleted: dict[str, int]
 
-
-class AgentErasedResponse(BaseModel):
+class AgentErasedResponse(ErasedAgent):
     """Rows of one agent erased per table."""
-
-    agent_id: str
-    deleted: dict[str, int]
 
 
 class UserPage(PageBody[UserSummary]):

@@ -28,6 +28,7 @@ from mnemo.cli.common import (
     open_memory,
 )
 from mnemo.cli.failures import OneLineErrors
+from mnemo.cli.field_options import add_options
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.query_options import SEARCH
 from mnemo.cli.records import show_result
@@ -74,6 +75,7 @@ def main(
 
 
 @app.command()
+@add_options()
 def add(
     text: Annotated[str, typer.Argument(help="The memory (or, with --role, the turn).")],
     user: Annotated[
@@ -95,6 +97,7 @@ def add(
         str | None, typer.Option("--expires-at", help="Expire at this time (ISO-8601).")
     ] = None,
     agent: AgentOpt = None,
+    **fields: Any,
 ) -> None:
     """Add a memory, or a conversation turn when --role is given; with --agent, private to
     that agent (without --user: the agent's own memory)."""
@@ -123,6 +126,7 @@ def add(
                     expires_at=expires_at,
                     ttl_seconds=ttl,
                     agent_id=agent,
+                    **fields,
                 )
                 console.print(item.id)
 

@@ -24,6 +24,7 @@ from mnemo.cli.common import (
     guarded,
     open_existing,
 )
+from mnemo.cli.field_options import edit_options
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.options import ModelOptions
 from mnemo.list_query import MemoryQuery
@@ -232,24 +233,18 @@ def history_table(id: str, entries: list[HistoryEntry]) -> Table:
     return table
 
 
+@edit_options(after="id")
 def edit(
     id: IdArg,
-    content: Annotated[str | None, typer.Option(help="New text (re-embedded).")] = None,
-    tag: Annotated[
-        list[str] | None, typer.Option(help="New tags, replacing the old (repeatable).")
-    ] = None,
-    importance: Annotated[float | None, typer.Option(min=0, max=1, help="0..1")] = None,
-    confidence: Annotated[float | None, typer.Option(min=0, max=1, help="0..1")] = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    **fields: Any,
 ) -> None:
     """Change a memory's content, tags, importance or confidence (its history keeps the old)."""
 
     def change(mem: Memory) -> MemoryItem:
-        return mem.update(
-            id, content=content, tags=tag, importance=importance, confidence=confidence, actor="cli"
-        )
+        return mem.update(id, actor="cli", **fields)
 
     show_result(db, embedder, as_json, change, lambda item: f"updated {item.id}")
 

@@ -24,8 +24,9 @@ COMPARISONS: tuple[str, ...] = ("gt", "gte", "lt", "lte")
 #: How each field's values are read, by field name (``metadata`` covers every metadata key):
 #: the filterable fields of the memory field table (:data:`mnemo.memory_fields.FILTERABLE`).
 #: ``text``: a text column (NULL: absent); ``kind``: the item's kind; ``time``: a time
-#: column, compared as time; ``tags``: the item's list of tags; ``json``: a value inside the
-#: metadata object (a scalar, or a list whose elements are compared).
+#: column, compared as time; ``number``: a numeric column, compared as a number (NULL:
+#: absent); ``tags``: the item's list of tags; ``json``: a value inside the metadata object
+#: (a scalar, or a list whose elements are compared).
 FIELD_TYPES: dict[str, str] = dict(FILTERABLE)
 
 

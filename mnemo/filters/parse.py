@@ -11,11 +11,12 @@ Operators: ``eq ne gt gte lt lte in nin contains icontains exists``; LangGraph's
 ``$eq $ne $gt $gte $lt $lte`` (and ``$in $nin``) are accepted too.
 
 Keys: the filterable memory fields (:data:`mnemo.memory_fields.FILTERABLE`: ``kind``, ``tags``,
-``created_at``, ``updated_at``, ``session_id``, ``agent_id``), and
-metadata keys, written ``metadata.key`` or, as in mem0, bare (``{"category": "work"}`` is
-``metadata.category``); a dotted key reaches into nested objects (``metadata.a.b``). A
-metadata key that shares a name with a field is written ``metadata.kind``. ``user_id`` is a
-scope, not a filter field: it is refused (a filter only narrows the caller's scope).
+``created_at``, ``session_id``, ...), and metadata keys, written ``metadata.key`` or, as in
+mem0, bare (``{"category": "work"}`` is ``metadata.category``); a dotted key reaches into
+nested objects (``metadata.a.b``). A bare key that is a field's name reads the field: a
+metadata key that shares a name with a field (one added later too) is written
+``metadata.kind``. ``user_id`` is a scope, not a filter field: it is refused (a filter only
+narrows the caller's scope).
 
 Every error is a :class:`~mnemo.errors.ValidationError` whose message starts with the path
 of the offending part, e.g. ``AND[1].kind.gte: ...``.
@@ -56,11 +57,14 @@ OPERATORS: tuple[str, ...] = (
     "icontains",
     "exists",
 )
+#: The operators of a value compared whole (a time, a number): every one but the text tests.
+ORDERED = tuple(op for op in OPERATORS if op not in ("contains", "icontains"))
 #: The operators each field type takes.
 FIELD_OPERATORS: dict[str, tuple[str, ...]] = {
     "kind": ("eq", "ne", "in", "nin", "exists"),
     "text": OPERATORS,
-    "time": ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "exists"),
+    "time": ORDERED,
+    "number": ORDERED,
     "tags": ("eq", "ne", "in", "nin", "contains", "icontains", "exists"),
     "json": OPERATORS,
 }
@@ -218,6 +222,10 @@ def _value(field: Field, op: str, value: Any, here: str) -> Scalar:
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             return format_time(parse_time(value, f"{here} ({field} is a time)"))
         raise ValidationError(f"{here}: {field} is a time; got {type(value).__name__}")
+    if kind == "number":
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(_finite(value, here))  # a numeric column: compared as a double
+        raise ValidationError(f"{here}: {field} is a number; got {type(value).__name__}")
     if kind != "json" or op in ("contains", "icontains"):
         if not isinstance(value, str):
             raise ValidationError(
@@ -232,9 +240,15 @@ def _value(field: Field, op: str, value: Any, here: str) -> Scalar:
         raise ValidationError(
             f"{here}: expected a string, number or boolean, got {type(value).__name__}"
         )
-    check.json_value(value, here)  # valid text, finite numbers
     if isinstance(value, bool) and op in COMPARISONS:
         raise ValidationError(f"{here}: cannot order booleans ({op} {value})")
+    return _finite(value, here)
+
+
+def _finite(value: str | int | float, here: str) -> str | int | float:
+    """``value`` checked as a JSON value: valid text, a finite number, an integer within
+    +-2**53 (exactly a double on every backend)."""
+    check.json_value(value, here)
     if isinstance(value, int) and abs(value) > MAX_INT:
         raise ValidationError(f"{here}: integers in filters are within +-2**53")
     return value
@@ -250,6 +264,7 @@ __all__ = [
     "MAX_INT",
     "MAX_KEY_CHARS",
     "OPERATORS",
+    "ORDERED",
     "SCOPES",
     "parse_filter",
     "parse_where",

@@ -176,7 +176,8 @@ class _Compiler(ABC):
         return f"({column} IS NOT NULL AND {self.text(column, c)})"
 
     def text(self, expr: str, c: Condition) -> str:
-        """``c`` on the non-NULL text ``expr``."""
+        """``c`` on the non-NULL text ``expr`` (or number, for a ``number`` field: its value is
+        a float, compared as a number)."""
         if c.op == "in":
             assert isinstance(c.value, tuple)
             if not c.value:
@@ -188,7 +189,8 @@ class _Compiler(ABC):
             assert isinstance(c.value, str)
             folded = self.LOWER.format(expr)
             return f"{self.FIND.format(folded, self.bind(ascii_lower(c.value)))} > 0"
-        return f"{self.ORDERED.format(expr)} {_SYMBOL[c.op]} {self.bind(c.value)}"
+        ordered = expr if c.field.type == "number" else self.ORDERED.format(expr)
+        return f"{ordered} {_SYMBOL[c.op]} {self.bind(c.value)}"
 
     def element(self, c: Condition, v: Scalar, e: Element) -> str:
         """``c`` (one value ``v``) on the JSON element ``e``."""

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from mnemo import schemas
 from mnemo.memory.paging import Page
 from mnemo.schemas import ContextBundle, Hit, HitKind, MemoryItem, ProfileFact
 
@@ -119,18 +120,12 @@ class Profile(BaseModel):
     facts: list[ProfileFact]
 
 
-class Erased(BaseModel):
+class Erased(schemas.ErasedUser):
     """What ``forget_user`` deleted, by table."""
 
-    user_id: str
-    deleted: dict[str, int]
 
-
-class AgentErased(BaseModel):
+class AgentErased(schemas.ErasedAgent):
     """What ``forget_agent`` deleted, by table."""
-
-    agent_id: str
-    deleted: dict[str, int]
 
 
 class Counted(BaseModel):

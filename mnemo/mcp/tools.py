@@ -22,6 +22,7 @@ from pydantic import Field
 from mnemo.context.options import BudgetTokens
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.list_query import MemoryQuery
+from mnemo.mcp.field_params import remember_fields, update_fields
 from mnemo.mcp.models import (
     AgentErased,
     Counted,
@@ -123,6 +124,7 @@ class MemoryTools:
         """The Memory the call may touch."""
         return self.source.memory(ctx.request_context.request)
 
+    @remember_fields(after="kind")
     def remember(
         self,
         user_id: UserId,
@@ -136,10 +138,6 @@ class MemoryTools:
         ] = None,
         session_id: SessionId = None,
         kind: Annotated[MemoryKind, Field(description="Kind of the memory.")] = "fact",
-        tags: Annotated[list[str] | None, Field(description="Tags of the memory.")] = None,
-        importance: Annotated[
-            UnitInterval, Field(description="0..1; profile-grade facts ~0.8.")
-        ] = 0.5,
         expires_at: Annotated[
             str | None,
             Field(description="When it expires (ISO-8601); not with ttl_seconds."),
@@ -148,6 +146,7 @@ class MemoryTools:
             int | None, Field(description="Expire this many seconds from now.")
         ] = None,
         agent_id: AgentId = None,
+        **fields: Any,
     ) -> Remembered:
         """Store something about a user: either `content` (one memory, a fact by default) or
         `turns` (conversation turns; the background tiers distil facts from them later).
@@ -174,11 +173,10 @@ class MemoryTools:
                 user_id=user_id,
                 session_id=session_id,
                 kind=kind,
-                tags=tags,
-                importance=importance,
                 expires_at=expires_at,
                 ttl_seconds=ttl_seconds,
                 agent_id=agent_id,
+                **fields,
             )
             return Remembered(ids=[item.id], memory=item)
 
@@ -221,32 +219,14 @@ class MemoryTools:
         with tool_errors():
             return self.memory(ctx).get_memory(memory_id, user_id=user_id, agent_id=agent_id)
 
-    def update_memory(
-        self,
-        memory_id: MemoryId,
-        ctx: Ctx,
-        content: Annotated[str | None, Field(description="New text (re-embedded).")] = None,
-        tags: Annotated[list[str] | None, Field(description="New tags (replace).")] = None,
-        importance: Annotated[
-            UnitInterval | None, Field(description="New importance, 0..1.")
-        ] = None,
-        confidence: Annotated[
-            UnitInterval | None, Field(description="New confidence, 0..1.")
-        ] = None,
-    ) -> MemoryItem:
+    @update_fields(after="ctx")
+    def update_memory(self, memory_id: MemoryId, ctx: Ctx, **fields: Any) -> MemoryItem:
         """Change a memory's content, tags, importance or confidence; its history keeps the
         old version. Returns the updated memory."""
         with tool_errors():
             mem = self.memory(ctx)
             mem.get_memory(memory_id)
-            return mem.update(
-                memory_id,
-                content=content,
-                tags=tags,
-                importance=importance,
-                confidence=confidence,
-                actor="mcp",
-            )
+            return mem.update(memory_id, actor="mcp", **fields)
 
     def forget_memory(self, memory_id: MemoryId, ctx: Ctx) -> MemoryItem:
         """Delete one memory: it leaves recall, context and listings (a soft delete; its

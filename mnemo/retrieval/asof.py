@@ -241,7 +241,8 @@ def the_past(
     scoped: list[tuple[ReadScope, VectorIndex]],
 ) -> tuple[PastSource, list[tuple[ReadScope, VectorIndex]]]:
     """The source and scoped past indexes a search as of ``req.as_of`` reads."""
-    assert req.as_of is not None and req.as_of_text is not None
+    assert req.as_of is not None
+    at, at_text = req.as_of.timestamp(), format_time(req.as_of)
     tenant = req.scope.tenant
     embed = Embedding(store, embedder, tenant)
     indexes: dict[str, VectorIndex] = {}
@@ -250,10 +251,10 @@ def the_past(
         user = scope.user_key
         if user in indexes:
             continue
-        found = store.memory_versions(tenant, user, req.as_of_text)
+        found = store.memory_versions(tenant, user, at_text)
         versions[user] = found
         changed = {v.rowid for v in found}
-        indexes[user] = past_index(index, req.as_of, changed, version_rows(found, embed))
+        indexes[user] = past_index(index, at, changed, version_rows(found, embed))
     source = PastSource(store, req.query, indexes, versions)
     return source, [(scope, indexes[scope.user_key]) for scope, _ in scoped]
 

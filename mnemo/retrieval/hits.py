@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from mnemo.memory_fields import fields_where
 from mnemo.schemas import Hit, parse_time
 from mnemo.storage.base import Ref
+
+#: The memory fields a Hit copies from its row (a row's hit fields a Hit shows; a time
+#: parsed), by name, with whether each is a time; then a turn's speaker.
+COPIED: dict[str, bool] = {
+    **{f.name: f.type == "time" for f in fields_where(hit=True) if f.name in Hit.model_fields},
+    "role": False,
+    "name": False,
+}
 
 
 def epoch(created_at: str) -> float:
@@ -23,20 +32,12 @@ def to_hit(
 ) -> Hit:
     """A Hit from a store's fetched fields, its final score and per-stage scores, the kind of
     a turn and the ids of the candidates collapsed into it."""
+    copied: dict[str, Any] = {
+        name: parse_time(row[name]) if time else row.get(name) for name, time in COPIED.items()
+    }
     return Hit(
-        id=row["id"],
-        kind=row["kind"],
-        content=row["content"],
-        score=score,
-        created_at=parse_time(row["created_at"]),
-        user_id=row["user_id"],
-        session_id=row["session_id"],
-        role=row["role"],
-        name=row["name"],
-        metadata=row["metadata"],
-        source_message_ids=row["source_message_ids"],
-        scores=scores,
-        turn_kind=turn_kind,
-        duplicates=duplicates or [],
-        agent_id=row.get("agent_id"),
+        **copied, score=score, scores=scores, turn_kind=turn_kind, duplicates=duplicates or []
     )
+
+
+__all__ = ["COPIED", "epoch", "to_hit"]

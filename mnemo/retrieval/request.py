@@ -4,6 +4,7 @@ narrows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from mnemo.storage.scope import ReadScope
 
@@ -35,9 +36,8 @@ class RetrievalRequest:
     exclude: frozenset[str] = frozenset()
     #: whether a small session widens to the user's others (``current_session``)
     widen: bool = False
-    #: answer as of this time (epoch seconds, and its stored form): see retrieval.asof
-    as_of: float | None = None
-    as_of_text: str | None = None
+    #: answer as of this time (an aware UTC time): see retrieval.asof
+    as_of: datetime | None = None
 
 
 __all__ = ["RetrievalRequest"]

@@ -10,7 +10,7 @@ from mnemo.retrieval.asof import as_of_time
 from mnemo.retrieval.duplicates import exclusion_keys
 from mnemo.retrieval.pipeline import Pipeline
 from mnemo.retrieval.request import RetrievalRequest
-from mnemo.schemas import Hit, format_time
+from mnemo.schemas import Hit
 from mnemo.search_query import SearchQuery
 from mnemo.storage.caller_scope import scope_of
 from mnemo.storage.clock import SYSTEM_CLOCK, Clock
@@ -67,6 +67,5 @@ class Searcher:
             score_threshold=q.score_threshold,
             exclude=exclusion_keys(q.exclude),
             widen=q.current_session is not None,
-            as_of=None if q.as_of is None else q.as_of.timestamp(),
-            as_of_text=None if q.as_of is None else format_time(q.as_of),
+            as_of=q.as_of,
         )

@@ -1,0 +1,62 @@
+"""The memory fields a surface takes as keyword parameters (a CLI command's options, an MCP
+tool's arguments), derived from the field table (:mod:`mnemo.memory_fields`).
+
+A surface function takes the fields it does not spell out itself as ``**fields`` and is
+decorated with :func:`with_fields`, which gives it the signature typer and the MCP SDK read:
+one keyword parameter per field, built by the surface's own ``param`` (its annotation: the
+table's type, bounds, description and default, with the surface's few exceptions). So a new
+field of the table reaches ``mnemo add``/``edit`` and ``remember``/``update_memory`` without
+an edit there, and the call forwards it to ``Memory.add``/``update`` in ``**fields``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, TypeVar
+
+from mnemo.memory_fields import BY_NAME, MemoryField, fields_where
+
+F = TypeVar("F", bound=Callable[..., Any])
+#: What builds a surface's parameter of one field.
+ParamMaker = Callable[[MemoryField], inspect.Parameter]
+
+
+def offered(flag: str, leave_out: Collection[str] = ()) -> tuple[MemoryField, ...]:
+    """The fields whose ``flag`` is set (``given``: ``Memory.add`` takes them, ``editable``:
+    ``Memory.update`` does), in table order, but those in ``leave_out`` (names of the
+    table: ValueError for another, so a renamed field cannot be left out by mistake)."""
+    unknown = set(leave_out) - set(BY_NAME)
+    if unknown:
+        raise ValueError(f"not memory fields: {sorted(unknown)}")
+    return tuple(f for f in fields_where(**{flag: True}) if f.name not in leave_out)
+
+
+def with_fields(
+    fields: Iterable[MemoryField], param: ParamMaker, *, after: str | None = None
+) -> Callable[[F], F]:
+    """A decorator giving a function that takes ``**fields`` the signature that names each
+    of ``fields`` it does not name itself, as ``param`` makes it: after its parameter
+    ``after`` (default: last), every parameter from there on keyword-only."""
+
+    def apply(fn: F) -> F:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        names = [p.name for p in own]
+        made = [param(f) for f in fields if f.name not in names]
+        at = len(own) if after is None else names.index(after) + 1
+        tail = [p.replace(kind=p.KEYWORD_ONLY) for p in (*made, *own[at:])]
+        fn.__signature__ = sig.replace(parameters=[*own[:at], *tail])  # type: ignore[attr-defined]
+        return fn
+
+    return apply
+
+
+def keyword(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
+    """A keyword-only parameter (what :func:`with_fields` places)."""
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+__all__ = ["ParamMaker", "keyword", "offered", "with_fields"]
