@@ -26,22 +26,37 @@ def keyword(name: str, annotation: Any, default: Any = REQUIRED) -> inspect.Para
     return inspect.Parameter(name, KEYWORD, annotation=annotation, default=default)
 
 
-def with_params(params: Sequence[inspect.Parameter]) -> Callable[[F], F]:
-    """A decorator giving a function that takes ``**fields`` the signature ``params`` first,
-    then its own named parameters (each keyword-only; a method's ``self`` stays first), with
-    the annotations to match; the call still gets the built ones in ``**fields``."""
+def with_params(
+    params: Sequence[inspect.Parameter], *, after: str | None = None, at_end: bool = False
+) -> Callable[[F], F]:
+    """A decorator giving a function that takes ``**fields`` the signature with ``params``:
+    first (a method's ``self`` stays first), or right after its own parameter ``after``, or
+    with ``at_end`` after all of its own; one it names itself is not built again. Every
+    parameter from the built ones on is keyword-only, and the annotations match; the call
+    still gets the built ones in ``**fields``."""
 
     def build(fn: F) -> F:
         signature = inspect.signature(fn, eval_str=True)
         own = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
-        head = [p for p in own if p.name == "self"]
-        rest = [p.replace(kind=KEYWORD) for p in own if p.name != "self"]
-        signature = signature.replace(parameters=[*head, *params, *rest])
-        annotations = {p.name: p.annotation for p in (*params, *rest)}
+        names = [p.name for p in own]
+        made = [p for p in params if p.name not in names]
+        if after is not None:
+            at = names.index(after) + 1
+        elif at_end:
+            at = len(own)
+        else:
+            at = 1 if names[:1] == ["self"] else 0
+        tail = [p.replace(kind=KEYWORD) for p in (*made, *own[at:])]
+        signature = signature.replace(parameters=[*own[:at], *tail])
+        annotations = {
+            p.name: p.annotation
+            for p in signature.parameters.values()
+            if p.name != "self" and p.annotation is not REQUIRED
+        }
         annotations["return"] = signature.return_annotation
         target: Any = fn
         target.__signature__ = signature
-        target.__annotations__ = {k: v for k, v in annotations.items() if v is not REQUIRED}
+        target.__annotations__ = annotations
         return fn
 
     return build

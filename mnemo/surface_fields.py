@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Collection, Iterable
-from typing import Any, TypeVar
 
 from mnemo.memory_fields import BY_NAME, MemoryField, fields_where
+from mnemo.signatures import F, keyword, with_params
 
-F = TypeVar("F", bound=Callable[..., Any])
 #: What builds a surface's parameter of one field.
 ParamMaker = Callable[[MemoryField], inspect.Parameter]
 
@@ -37,26 +36,9 @@ def with_fields(
 ) -> Callable[[F], F]:
     """A decorator giving a function that takes ``**fields`` the signature that names each
     of ``fields`` it does not name itself, as ``param`` makes it: after its parameter
-    ``after`` (default: last), every parameter from there on keyword-only."""
-
-    def apply(fn: F) -> F:
-        sig = inspect.signature(fn, eval_str=True)
-        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-        names = [p.name for p in own]
-        made = [param(f) for f in fields if f.name not in names]
-        at = len(own) if after is None else names.index(after) + 1
-        tail = [p.replace(kind=p.KEYWORD_ONLY) for p in (*made, *own[at:])]
-        fn.__signature__ = sig.replace(parameters=[*own[:at], *tail])  # type: ignore[attr-defined]
-        return fn
-
-    return apply
+    ``after`` (default: last), every parameter from there on keyword-only
+    (:func:`mnemo.signatures.with_params`)."""
+    return with_params([param(f) for f in fields], after=after, at_end=after is None)
 
 
-def keyword(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
-    """A keyword-only parameter (what :func:`with_fields` places)."""
-    return inspect.Parameter(
-        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
-    )
-
-
-__all__ = ["ParamMaker", "keyword", "offered", "with_fields"]
+__all__ = ["F", "ParamMaker", "keyword", "offered", "with_fields"]

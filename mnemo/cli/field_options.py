@@ -33,7 +33,7 @@ def option(f: MemoryField) -> inspect.Parameter:
     low, high = f.bounds or (None, None)
     repeat = " Repeatable." if f.type == "list" else ""
     info = typer.Option(flag, min=low, max=high, help=f.description + repeat)
-    return keyword(f.name, Annotated[f.python | None, info])
+    return keyword(f.name, Annotated[f.python | None, info], None)
 
 
 def add_options() -> Callable[[F], F]:
