@@ -97,10 +97,10 @@ class Exchange:
         return self.mem.search(
             self.query,
             self.user_id,
-            self.session_id,
-            limit,
+            limit=limit,
             now=self.now,
             exclude=self.request_texts,
+            current_session=self.session_id,  # the conversation answered, as context() has it
         )
 
     def store(
