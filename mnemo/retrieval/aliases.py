@@ -188,16 +188,16 @@ def learned(index: VectorIndex, store: SearchSource) -> dict[str, str]:
         fresh = [
             p for p in range(state.upto, n) if index.tables[p] == 0 and index.name_codes[p] in names
         ]
-        rows = store.fetch([index.ref(p) for p in fresh]) if fresh else {}
+        turns = store.turn_cues([index.ref(p)[1] for p in fresh]) if fresh else {}
         waiting, state.waiting, state.upto = state.waiting, [], n
         read: list[tuple[int, NameCues]] = []
         for p in fresh:
-            if (row := rows.get(index.ref(p))) is not None:
+            if (turn := turns.get(index.ref(p)[1])) is not None:
                 to = names.get(addressee(index, p, n) or 0)
                 speaker = names[int(index.name_codes[p])]
-                stored = row.get("name_cues")
+                stored, content = turn
                 if stored is None:  # not computed by the current rules yet
-                    stored = dump_cues(name_cues(row["content"]))
+                    stored = dump_cues(name_cues(content))
                 cues, words = split_cues(stored)
                 state.evidence.read(cues, words, speaker, to)
                 read.append((p, cues))

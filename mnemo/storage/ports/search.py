@@ -100,6 +100,11 @@ class SearchSource(SearchRows, Protocol):
         """Distinct embedder ids of stored vectors."""
         ...
 
+    def turn_cues(self, rowids: list[int]) -> dict[int, tuple[str | None, str]]:
+        """Each live turn's stored name cues (None: not computed by the current rules) and
+        its text, by rowid."""
+        ...
+
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:
         """Messages plus live memories in one session."""
         ...

@@ -29,6 +29,7 @@ from mnemo.storage.sql import stats as stats_sql
 from mnemo.storage.sql.role import SQLRole
 from mnemo.storage.sql.transactional import auto, reads
 from mnemo.storage.sql.tx import Row, Tx
+from mnemo.text.turn_rules import stored_text
 
 #: Rows per ``IN (...)`` list of a batched lookup.
 CHUNK = 500
@@ -178,6 +179,21 @@ class SQLSearch(SQLRole, SearchSource):
             (*user, lo_mem, upto.max_memory_rowid),
         ).fetchall()
         return rows.vector_rows(messages + memories)
+
+    @auto
+    def turn_cues(self, c: Tx, rowids: list[int]) -> dict[int, tuple[str | None, str]]:
+        """Each live turn's stored name cues (None when the current rules have not computed
+        them) and its text, by rowid: what alias learning reads, without building rows."""
+        out: dict[int, tuple[str | None, str]] = {}
+        now = self.core.now()
+        for chunk in chunks(rowids):
+            sql = (
+                "SELECT rowid, turn_rules, name_cues, content FROM messages"
+                f" WHERE rowid IN ({c.dialect.marks(len(chunk))}) AND {expiry.live(c.dialect)}"
+            )
+            for r in c.execute(sql, [*chunk, now]):
+                out[r["rowid"]] = (stored_text(r["turn_rules"], r["name_cues"]), r["content"])
+        return out
 
     @auto
     def fetch(self, c: Tx, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
