@@ -101,8 +101,8 @@ class SearchSource(SearchRows, Protocol):
         ...
 
     def turn_cues(self, rowids: list[int]) -> dict[int, tuple[str | None, str]]:
-        """Each live turn's stored name cues (None: not computed by the current rules) and
-        its text, by rowid."""
+        """Each live turn's stored name cues (None: not computed by the current rules) and,
+        for those only, its text (else ""), by rowid."""
         ...
 
     def count_items(self, tenant: str, user_id: str, session_id: str) -> int:

@@ -183,17 +183,22 @@ class SQLSearch(SQLRole, SearchSource):
     @auto
     def turn_cues(self, c: Tx, rowids: list[int]) -> dict[int, tuple[str | None, str]]:
         """Each live turn's stored name cues (None when the current rules have not computed
-        them) and its text, by rowid: what alias learning reads, without building rows."""
-        out: dict[int, tuple[str | None, str]] = {}
+        them) and, for those only, its text (else ""), by rowid: what alias learning reads,
+        without building rows or reading the texts it does not need."""
+        cues: dict[int, str | None] = {}
         now = self.core.now()
+        live = expiry.live(c.dialect)
         for chunk in chunks(rowids):
-            sql = (
-                "SELECT rowid, turn_rules, name_cues, content FROM messages"
-                f" WHERE rowid IN ({c.dialect.marks(len(chunk))}) AND {expiry.live(c.dialect)}"
-            )
-            for r in c.execute(sql, [*chunk, now]):
-                out[r["rowid"]] = (stored_text(r["turn_rules"], r["name_cues"]), r["content"])
-        return out
+            marks = c.dialect.marks(len(chunk))
+            sql = f"SELECT rowid, turn_rules, name_cues FROM messages WHERE rowid IN ({marks})"
+            for r in c.execute(f"{sql} AND {live}", [*chunk, now]):
+                cues[r["rowid"]] = stored_text(r["turn_rules"], r["name_cues"])
+        texts: dict[int, str] = {}
+        for chunk in chunks([i for i, text in cues.items() if text is None]):
+            marks = c.dialect.marks(len(chunk))
+            sql = f"SELECT rowid, content FROM messages WHERE rowid IN ({marks})"
+            texts.update((r["rowid"], r["content"]) for r in c.execute(sql, chunk))
+        return {i: (text, texts.get(i, "")) for i, text in cues.items()}
 
     @auto
     def fetch(self, c: Tx, refs: list[Ref]) -> dict[Ref, dict[str, Any]]:
