@@ -70,12 +70,18 @@ _MAIN_END = frozenset({
 })  # fmt: skip
 
 
-def clean(sentence: str) -> str:
-    """``sentence`` without bracketed notes, a closing tag question or a vocative, and cut
-    to its first statement (see the module docstring); it keeps its final ``?`` otherwise."""
+def tidy(sentence: str) -> str:
+    """``sentence`` without bracketed notes, a closing tag question or a vocative; it keeps
+    its final ``?`` otherwise (the clause reader, :mod:`mnemo.text.parsed_facts`, starts here)."""
     s = _BRACKETS.sub("", sentence).strip()
     s = _TAG.sub(".", s)
-    s = _VOCATIVE.sub(lambda m: m["word"], s).strip()
+    return _VOCATIVE.sub(lambda m: m["word"], s).strip()
+
+
+def clean(sentence: str) -> str:
+    """``sentence`` tidied (:func:`tidy`) and cut to its first statement (see the module
+    docstring); it keeps its final ``?`` otherwise."""
+    s = tidy(sentence)
     cut = _CLAUSE_END.search(s)
     if cut is not None and cut.start() > 0:
         s = s[: cut.start()]
@@ -158,4 +164,4 @@ def _pointed_at(sentence: str, words: list[str]) -> bool:
     return len(weighty) <= 3
 
 
-__all__ = ["addresses_listener", "before_listener", "clean", "unresolved"]
+__all__ = ["addresses_listener", "before_listener", "clean", "tidy", "unresolved"]

@@ -1,0 +1,150 @@
+"""A clause written as a fact: its subject first, in grammatical third person.
+
+:func:`render` takes a clause (:mod:`mnemo.text.clauses`), who it is about (a
+:class:`Subject`, resolved by :mod:`mnemo.text.parsed_facts`) and its tokens without the
+subject's, and writes::
+
+    <subject> <adverbs that stay with the verb> <verb phrase> <what opened the clause>
+
+"I" becomes "User" with the verb conjugated ("I teach" -> "User teaches", "I'm" -> "User
+is", "I don't" -> "User does not"); other first-person words become "they/their/them" in a
+clause about the user and "User/User's" in one about someone else ("My dad taught me chess"
+-> "User's dad taught User chess"). Openers that carry nothing ("Well,", "Oh", "Hey Sam")
+are dropped; a time or place that opened the clause moves to its end ("Next month we are
+moving to Oslo" -> "User and others are moving to Oslo next month").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mnemo.text import clause_words as W
+from mnemo.text.clauses import Clause, Token
+from mnemo.text.fact_rules import third_person
+
+#: Who a clause is about: the user alone (the verb is conjugated for "User"), the user with
+#: others, or someone else (the verb stays as written).
+USER, WITH_USER, OTHER = "user", "with_user", "other"
+_FOR_USER = {
+    "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "ca": "can",
+    "wo": "will", "'ll": "will", "gon": "is going", "'re": "is", "are": "is", "were": "was",
+}  # fmt: skip
+_SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
+_PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
+_DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
+_TRAIL = re.compile(r"[\s.,!;:…~\-–—*)(\"']+$")
+
+
+@dataclass
+class Subject:
+    """Who a clause is about, as it is written in the fact, and how its verb agrees."""
+
+    text: str
+    kind: str  # USER, WITH_USER or OTHER
+    linked: bool  # the user, someone or something of theirs, or the user with others
+
+
+@dataclass
+class _Word:
+    text: str
+    token: Token | None = None
+    space: bool = False  # a space before it whatever the original spacing
+
+
+def _lead(tokens: list[Token], start: int) -> tuple[list[Token], list[Token]]:
+    """What opened the clause before its subject: (adverbs that stay with the verb, what
+    moves to the end); openers that carry nothing are dropped."""
+    with_verb: list[Token] = []
+    tail: list[Token] = []
+    dropped: set[int] = set()
+    for t in tokens:
+        if t.i >= start:
+            break
+        if t.i in dropped:
+            continue
+        if t.dep_ in _DROP_DEPS or t.lower_ in W.DISCOURSE and t.lower_ not in W.WITH_VERB:
+            if t.dep_ == "intj" or t.dep_ == "npadvmod" and t.pos_ == "PROPN":
+                dropped.update(x.i for x in t.subtree)
+            continue
+        if t.pos_ == "PROPN" and t.dep_ in ("npadvmod", "appos", "nsubj", "dep"):
+            dropped.update(x.i for x in t.subtree)  # a vocative: "Mel, I ..."
+            continue
+        (with_verb if t.lower_ in W.WITH_VERB and t.dep_ == "advmod" else tail).append(t)
+    return with_verb, tail
+
+
+def _person(t: Token, subject: Subject, named: bool) -> str:
+    low = t.lower_
+    if named or (subject.kind == WITH_USER and low in _PLAIN_WORDS):
+        return W.FIRST_PERSON[low][0]
+    return W.FIRST_PERSON[low][1]
+
+
+def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) -> tuple[str, bool]:
+    """The clause as a fact (``""`` when nothing is left) and whether it is in a past tense.
+    ``tokens``: the clause's tokens without its subject's; ``start``: where the subject
+    began (0 when the clause borrowed its subject)."""
+    if start == 0:
+        start = next((t.i for t in tokens if t.pos_ in ("VERB", "AUX")), clause.head.i)
+    with_verb, tail = _lead(tokens, start)
+    rest = [t for t in tokens if t.i >= start]
+    while rest and (rest[0].dep_ in _DROP_DEPS):
+        rest = rest[1:]
+    while rest and rest[-1].is_punct:
+        rest = rest[:-1]
+    words = [_Word(subject.text)]
+    words += [_Word(t.text, t, True) for t in with_verb]
+    borrowed = {x.i for x in clause.borrowed}
+    verbs = {x.i for x in [*clause.borrowed, *rest]}
+    conjugate = subject.kind == USER
+    named = subject.kind == USER  # "User" is written once; later first person is "they"
+    pending_they = False
+    for n, t in enumerate([*clause.borrowed, *rest, *tail]):
+        low = t.lower_
+        text = t.text
+        if tail and t.i == tail[0].i:
+            text = text if t.pos_ == "PROPN" or n == 0 else text[:1].lower() + text[1:]
+            words.append(_Word(text, t, True))
+            continue
+        if conjugate and t.i in verbs and (t.pos_ in ("VERB", "AUX") or low in _FOR_USER):
+            if low in _FOR_USER:
+                text = _FOR_USER[low]
+            elif t.tag_ == "VBP":
+                text = third_person(t.text)
+            conjugate = False
+        elif low in W.FIRST_PERSON:
+            text = _person(t, subject, named)
+            named = named or text.startswith("User")
+            pending_they = low == "i" and text == "they"
+            words.append(_Word(text, t, True))
+            continue
+        elif pending_they and low in ("'m", "am", "was"):
+            text = {"was": "were"}.get(low, "are")
+        elif low in _SPOKEN:
+            text = _SPOKEN[low]
+            if low == "n't" and words and words[-1].text == "can":
+                words[-1].text = "cannot"
+                continue
+        pending_they = False
+        forced = (t.text.startswith("'") or low in _SPOKEN) and text != t.text
+        words.append(_Word(text, t, forced or t.i in borrowed))
+    text = _join(words)
+    text = _TRAIL.sub("", text).strip()
+    text = re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))
+    past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
+    return (text[:1].upper() + text[1:]) if text else "", past
+
+
+def _join(words: list[_Word]) -> str:
+    out = [words[0].text] if words else []
+    for a, b in zip(words, words[1:], strict=False):
+        if b.space or a.token is None or b.token is None or b.token.i != a.token.i + 1:
+            sep = " "
+        else:
+            sep = a.token.whitespace_
+        out.append(sep + b.text)
+    return "".join(out)
+
+
+__all__ = ["OTHER", "USER", "WITH_USER", "Subject", "render"]

@@ -1,0 +1,133 @@
+"""The closed word lists the clause reader (:mod:`mnemo.text.parsed_facts`) decides with.
+
+Words are compared lower case, as written (the parser runs without a lemmatizer, so a verb's
+forms are listed). Each list is one decision: who a pronoun can stand for, which verbs make a
+clause a hedge or a courtesy rather than a statement, which feelings say nothing on their own.
+"""
+
+from __future__ import annotations
+
+#: The listener: a clause naming them is about them, or a courtesy.
+SECOND_PERSON = frozenset(["you", "your", "yours", "yourself", "yourselves", "ya", "y'all", "u"])
+#: First-person words and their third-person forms when the clause is about the user ("my"
+#: -> "their") and when it is about someone else ("my" -> "User's").
+FIRST_PERSON = {
+    "i": ("they", "User"),
+    "me": ("them", "User"),
+    "my": ("their", "User's"),
+    "mine": ("theirs", "User's"),
+    "myself": ("themselves", "User"),
+    "we": ("they", "User and others"),
+    "us": ("them", "User and others"),
+    "our": ("their", "User's"),
+    "ours": ("theirs", "User's"),
+    "ourselves": ("themselves", "User and others"),
+}
+#: Verbs of a hedge, a courtesy, reported speech or an acknowledgement: their clause (and
+#: what it reports) is not a fact of the speaker's life.
+HEDGES = frozenset({
+    "think", "thought", "thinking", "guess", "guessed", "hope", "hoping", "hoped", "wish",
+    "wished", "wishing", "wonder", "wondering", "wondered", "bet", "suppose", "believe",
+    "imagine", "mean", "meant", "agree", "appreciate", "thank", "thanks", "know", "knew",
+    "feel", "felt", "feeling", "say", "said", "tell", "told", "telling", "ask", "asked",
+    "need", "needed", "needs", "recommend", "suggest", "promise", "understand", "hear", "heard", "realize", "realized", "remember", "admit", "bet", "glad", "forget",
+    "forgot", "let", "please", "apologize", "apologise", "figure", "figured", "doubt", "reckon",
+    "assume", "expect", "relate", "check", "look", "wait", "share",
+    "shared", "send", "sent", "show", "showed", "post", "posted", "catch",
+})  # fmt: skip
+#: Auxiliaries of a hypothetical, a duty or advice.
+MODALS = frozenset(["would", "could", "should", "might", "may", "must", "'d", "shall", "ought"])
+#: Auxiliaries of a plan: kept only with a time ("next month", "tomorrow").
+FUTURE = frozenset(["will", "'ll", "wo", "gon", "gonna"])
+#: Feelings and states that say nothing about the speaker's life on their own ("I'm so
+#: excited", "I've been busy", "I'm good").
+FEELINGS = frozenset({
+    "happy", "glad", "sad", "excited", "sorry", "tired", "fine", "good", "great", "ok", "okay",
+    "busy", "nervous", "proud", "thrilled", "grateful", "thankful", "lucky", "sure", "certain",
+    "afraid", "scared", "worried", "bored", "surprised", "shocked", "touched", "moved", "stoked",
+    "pumped", "psyched", "relieved", "curious", "interested", "amazed", "impressed", "blessed",
+    "awesome", "well", "alright", "right", "cool", "fantastic", "amazing", "wonderful",
+    "ready", "done", "back", "here", "there", "off", "new", "free", "around", "keen", "down",
+    "confident", "determined", "inspired", "overwhelmed", "stressed", "upset", "angry", "mad",
+    "frustrated", "eager", "delighted", "honored", "honoured", "humbled", "content", "jealous",
+    "speechless", "sick", "exhausted", "hungry", "sleepy", "late", "early", "wrong", "serious",
+    "aware", "open", "positive", "hopeful", "optimistic", "thankful", "motivated", "energized",
+})  # fmt: skip
+#: Words that leave a clause's point unresolved when they are one of its arguments.
+VAGUE = frozenset({
+    "it", "this", "that", "these", "those", "them", "him", "her", "one", "ones", "stuff",
+    "something", "anything", "everything", "nothing", "things", "thing", "lots", "there",
+    "here", "which", "what", "whatever", "all", "same", "such", "so", "more", "some", "any",
+    "someone", "anyone", "everyone", "nobody", "somebody", "everybody", "others", "other",
+    "both", "either", "neither",
+})  # fmt: skip
+#: Verbs that say nothing without an argument ("I'm doing well", "I got it").
+LIGHT = frozenset({
+    "be", "am", "'m", "is", "are", "was", "were", "been", "being", "have", "'ve", "has", "had",
+    "do", "does", "did", "done", "doing", "get", "got", "gets", "getting", "gotten", "go",
+    "goes", "went", "going", "gone", "make", "made", "making", "keep", "kept", "try", "tried",
+    "trying", "come", "came", "coming", "take", "took", "taking", "want", "wanted", "wants",
+    "like", "love", "enjoy", "start", "started", "stop", "stopped",
+})  # fmt: skip
+#: Openers that carry no content: dropped from the front of a clause.
+DISCOURSE = frozenset({
+    "well", "so", "oh", "ah", "also", "actually", "anyway", "anyways", "honestly", "yeah",
+    "yes", "no", "ok", "okay", "btw", "ugh", "wow", "hey", "hi", "hello", "lol", "haha",
+    "plus", "and", "but", "or", "then", "besides", "now", "though", "yep", "nope", "sure",
+    "basically", "literally", "seriously", "man", "omg", "gosh", "yay", "aw", "aww", "hmm",
+    "um", "uh", "alright", "right", "indeed", "totally", "definitely", "really", "just",
+})  # fmt: skip
+#: Adverbs that stay with the verb when a clause opens with them ("Now I live in Seattle" ->
+#: "User now lives in Seattle").
+WITH_VERB = frozenset({
+    "now", "currently", "still", "recently", "just", "finally", "also", "already", "always",
+    "never", "usually", "often", "sometimes", "rarely", "mostly", "actually", "officially",
+    "eventually", "lately", "nowadays",
+})  # fmt: skip
+#: People a pronoun can stand for, by the noun that names them: he / she.
+MALE = frozenset({
+    "husband", "boyfriend", "son", "brother", "dad", "father", "grandpa", "grandfather",
+    "uncle", "nephew", "fiance", "stepdad", "stepson", "stepbrother", "grandson", "bf",
+    "hubby", "boy", "guy", "man", "papa", "pops",
+})  # fmt: skip
+FEMALE = frozenset({
+    "wife", "girlfriend", "daughter", "sister", "mom", "mother", "grandma", "grandmother",
+    "aunt", "niece", "fiancee", "stepmom", "stepdaughter", "stepsister", "granddaughter", "gf",
+    "wifey", "girl", "lady", "mum", "mama", "mommy",
+})  # fmt: skip
+#: Family words: "we" in a turn that names one is "User and their family".
+FAMILY = MALE | FEMALE | frozenset({
+    "kids", "kid", "children", "child", "family", "partner", "spouse", "parents", "twins",
+    "baby", "toddler", "son", "daughter", "husband", "wife",
+})  # fmt: skip
+#: First words of a yes/no question without its question mark ("Do you ...", "Have you ...").
+QUESTION_OPENERS = frozenset({
+    "do", "does", "did", "have", "has", "had", "is", "are", "was", "were", "can", "could",
+    "would", "will", "should", "shall", "may", "might", "am", "whats", "what's", "how's",
+    "anything", "any",
+})  # fmt: skip
+
+#: Nouns of a time: "this month", "that summer" point at no thing.
+TIME_NOUNS = frozenset({
+    "morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year",
+    "summer", "winter", "spring", "fall", "autumn", "time", "season", "semester", "term",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday",
+})  # fmt: skip
+
+__all__ = [
+    "DISCOURSE",
+    "FAMILY",
+    "FEELINGS",
+    "FEMALE",
+    "FIRST_PERSON",
+    "FUTURE",
+    "HEDGES",
+    "LIGHT",
+    "MALE",
+    "MODALS",
+    "QUESTION_OPENERS",
+    "SECOND_PERSON",
+    "TIME_NOUNS",
+    "VAGUE",
+    "WITH_VERB",
+]

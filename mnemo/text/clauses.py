@@ -1,0 +1,135 @@
+"""A parsed sentence cut into clauses: each verb that makes a statement of its own.
+
+A clause head is the sentence's root, and a verb joined to a clause head by coordination
+(``conj``: "I teach math and I coach soccer", "I teach math and coach soccer"), by a
+semicolon or a loose join (``parataxis``), by a comma splice (a ``ccomp`` with its own
+subject before its head: "I am Dana, I teach math"), or by a causal or concessive
+subordinator with its own subject ("..., because my boss was awful", "although ...").
+A clause's tokens are its head's subtree less the subtrees of the clauses inside it and the
+conjunction that joins them. A clause without a subject of its own takes its head's (and its
+auxiliaries, when its verb is a bare participle: "I have lived in Rome and worked in Milan").
+
+Relative clauses, "when"/"after" clauses and complements stay in their clause: they say when
+or which ("User lived in Ohio when they were a kid", "User has a sister who lives in Paris").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Token = Any  # spacy.tokens.Token (spaCy is imported only where the model loads)
+
+SUBJECTS = frozenset(["nsubj", "nsubjpass", "expl", "csubj"])
+#: Subordinators whose clause is a statement of its own.
+_OWN_MARKS = frozenset(["because", "cause", "'cause", "cos", "although", "though", "whereas"])
+#: Subordinators of a hypothetical: the clause they open, and the clause it hangs on, state
+#: nothing.
+HYPOTHETICAL = frozenset(["if", "unless", "whether", "lest", "provided", "suppose", "supposing"])
+
+
+@dataclass
+class Clause:
+    """One clause of a sentence: its head, its tokens in order, its subject (its own or its
+    head clause's) and the auxiliaries it borrowed with it."""
+
+    head: Token
+    tokens: list[Token]
+    subject: Token | None
+    borrowed: list[Token] = field(default_factory=list)
+    #: an "if"/"unless" clause hangs on it, or it is one
+    hypothetical: bool = False
+
+
+def verbal(t: Token) -> bool:
+    """True for a verb or auxiliary that can head a clause."""
+    return bool(t.pos_ in ("VERB", "AUX"))
+
+
+def subject_of(head: Token) -> Token | None:
+    """The subject child of ``head`` (None when it has none)."""
+    return next((c for c in head.children if c.dep_ in SUBJECTS), None)
+
+
+def _marks(t: Token) -> set[str]:
+    return {c.lower_ for c in t.children if c.dep_ == "mark"}
+
+
+def _splits(t: Token) -> bool:
+    """True when ``t`` heads a clause of its own below its head clause."""
+    if not verbal(t):
+        return False
+    if t.dep_ in ("conj", "parataxis"):
+        return True
+    own = subject_of(t) is not None
+    if t.dep_ == "ccomp":
+        return own and t.i < t.head.i and not _marks(t)
+    if t.dep_ == "advcl":
+        return own and bool(_marks(t) & _OWN_MARKS)
+    return False
+
+
+def _hypothetical(t: Token) -> bool:
+    return any(c.dep_ == "advcl" and _marks(c) & HYPOTHETICAL for c in t.children) or bool(
+        t.dep_ == "advcl" and _marks(t) & HYPOTHETICAL
+    )
+
+
+def split(sent: Any) -> list[Clause]:
+    """The clauses of one parsed sentence (a spaCy ``Span``), in order of their heads."""
+    heads: list[Token] = []
+    todo = [sent.root]
+    while todo:
+        h = todo.pop()
+        heads.append(h)
+        for t in h.subtree:
+            if t.i != h.i and _splits(t) and _clause_of(t, heads, sent.root).i == h.i:
+                todo.append(t)
+    heads.sort(key=lambda t: t.i)
+    head_set = {t.i for t in heads}
+    out: list[Clause] = []
+    by_head: dict[int, Clause] = {}
+    for h in heads:
+        skip: set[int] = set()
+        for other in heads:
+            if other.i != h.i and _inside(other, h):
+                skip.update(t.i for t in other.subtree)
+        joins = {c.i for c in h.children if c.dep_ in ("cc", "preconj")}
+        if any(c.i in head_set for c in h.children if c.dep_ == "conj"):
+            skip |= joins
+        tokens = [t for t in h.subtree if t.i not in skip]
+        subject, borrowed = subject_of(h), []
+        parent = by_head.get(h.head.i) if h.dep_ == "conj" else None
+        if subject is None and parent is not None:
+            subject = parent.subject
+            if h.tag_ in ("VBN", "VBG") and not any(c.dep_ == "aux" for c in h.children):
+                borrowed = [c for c in parent.head.children if c.dep_ in ("aux", "neg")]
+                borrowed = [*parent.borrowed, *borrowed] if not borrowed else borrowed
+        clause = Clause(h, tokens, subject, borrowed, _hypothetical(h))
+        if parent is not None and parent.hypothetical:
+            clause.hypothetical = True
+        by_head[h.i] = clause
+        out.append(clause)
+    return out
+
+
+def _inside(inner: Token, outer: Token) -> bool:
+    """True when ``inner`` is in ``outer``'s subtree."""
+    t = inner
+    while t.head.i != t.i:
+        t = t.head
+        if t.i == outer.i:
+            return True
+    return False
+
+
+def _clause_of(t: Token, heads: list[Token], root: Token) -> Token:
+    """The nearest clause head above ``t`` (``root`` when none is nearer)."""
+    known = {h.i for h in heads}
+    h = t.head
+    while h.i not in known and h.head.i != h.i:
+        h = h.head
+    return h if h.i in known else root
+
+
+__all__ = ["HYPOTHETICAL", "SUBJECTS", "Clause", "split", "subject_of", "verbal"]

@@ -1,0 +1,335 @@
+"""Offline facts of a turn, clause by clause, from a dependency parse (no LLM).
+
+The default fact extractor when no LLM is configured. A turn is cut into sentences (the one
+splitter, :mod:`mnemo.text.sentences`), tidied (:func:`~mnemo.text.fact_screen.tidy`), parsed
+by spaCy (:mod:`mnemo.text.parser_model`, in batches) and each sentence cut into clauses
+(:mod:`mnemo.text.clauses`). A clause becomes a fact when it says something about the
+speaker, in grammatical third person::
+
+    I teach chemistry in Bristol and coach rugby   ->  User teaches chemistry in Bristol
+                                                       User coaches rugby
+    My brother Tom is a nurse, he works nights     ->  User's brother Tom is a nurse
+                                                       User's brother Tom works nights
+    We adopted a cat called Miso last week         ->  User and others adopted a cat called
+                                                       Miso last week (week of 1 May 2023)
+
+Who a clause is about: "I" is the user; "my sister", "our kids" are the user's; "my sister
+and I" is the user with them; "we" is the user and their family when the turn names a
+relative, else the user and others; "he", "she", "they" and a bare name are the last person
+of the user's the turn named that fits (else the clause is dropped). Any other subject keeps
+its clause only when the user is in it ("Running helps me sleep" -> "Running helps User
+sleep"). Relative times are resolved against the turn's date (:mod:`mnemo.text.relative_dates`);
+"used to" and "since" stay as they are.
+
+Refused, preferring fewer, right facts (:mod:`mnemo.text.clause_words` holds the words):
+questions; clauses that name the listener; hypotheticals ("if ..."), duties and advice
+(would, should, could, might); plans without a time; hedges, courtesies and reported speech
+(think, hope, thank, told); a passing feeling with nothing after it ("I'm so excited");
+commands and fragments (no subject); clauses whose point is a pronoun or a demonstrative
+("I love it", "I made this"); clauses with no content word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from mnemo.text import clause_words as W
+from mnemo.text import fact_screen, parser_model, relative_dates
+from mnemo.text.clause_render import OTHER, USER, WITH_USER, Subject, render
+from mnemo.text.clauses import Clause, Token, split
+from mnemo.text.sentences import sentences
+
+_TIME = re.compile(
+    r"\b(?:tomorrow|tonight|next|soon|later this|this (?:week|weekend|month|year|summer|"
+    r"winter|spring|fall|autumn)|in (?:a|an|\d+|two|three|a few|a couple of) (?:days?|weeks?|"
+    r"months?|years?)|in (?:January|February|March|April|May|June|July|August|September|"
+    r"October|November|December|\d{4}))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A turn to read: its text and when it was said (relative dates resolve against it)."""
+
+    text: str
+    when: datetime | None = None
+
+
+@dataclass(frozen=True)
+class FactLimits:
+    """How many facts a turn gives at most and the length bounds of one."""
+
+    max_facts: int = 3
+    min_chars: int = 10
+    max_chars: int = 500
+
+
+@dataclass
+class Mention:
+    """A person or thing of the user's the turn named ("my husband Raj", "our twins")."""
+
+    at: int
+    phrase: str
+    gender: str  # "m", "f" or "" (either)
+    plural: bool
+    name: str | None
+
+
+def extract_many(turns: Sequence[Said], limits: FactLimits) -> list[list[str]]:
+    """The facts of each turn (at most ``limits.max_facts``, each once, in order); the
+    parser loads on the first call (:func:`mnemo.text.parser_model.pipeline`)."""
+    pieces: list[list[str]] = [
+        [s for s in (fact_screen.tidy(x) for x in sentences(t.text)) if s] for t in turns
+    ]
+    docs = iter(parser_model.parse(s for p in pieces for s in p))
+    out = []
+    for turn, piece in zip(turns, pieces, strict=True):
+        parsed = [next(docs) for _ in piece]
+        out.append(_turn_facts(parsed, turn.when, limits))
+    return out
+
+
+def extract(turn: Said, limits: FactLimits) -> list[str]:
+    """The facts of one turn (see :func:`extract_many`)."""
+    return extract_many([turn], limits)[0]
+
+
+def _turn_facts(docs: list[Any], when: datetime | None, limits: FactLimits) -> list[str]:
+    family = any(t.lower_ in W.FAMILY for d in docs for t in d)
+    out: list[str] = []
+    mentions: list[Mention] = []
+    for n, doc in enumerate(docs):
+        for sent in doc.sents:
+            mentions += [_mention(t, n * 10_000) for t in sent if _is_mention(t)]
+            if _question(sent):
+                continue
+            subjects: dict[int, Subject | None] = {}
+            for clause in split(sent):
+                fact = _fact(clause, n * 10_000, mentions, family, when, subjects)
+                if fact and limits.min_chars <= len(fact) <= limits.max_chars and fact not in out:
+                    out.append(fact)
+                if len(out) >= limits.max_facts:
+                    return out
+    return out
+
+
+def _question(sent: Any) -> bool:
+    text = sent.text.strip()
+    if text.endswith("?") or "?" in text[-3:]:
+        return True
+    first = next((t for t in sent if not t.is_punct and t.dep_ != "intj"), None)
+    if first is None or first.lower_ not in W.QUESTION_OPENERS:
+        return False
+    nxt = first.nbor(1) if first.i + 1 < len(first.doc) else None
+    return nxt is not None and nxt.pos_ in ("PRON", "PROPN", "DET", "NOUN")
+
+
+# ---- who a clause is about --------------------------------------------------------------
+def _is_mention(t: Token) -> bool:
+    return bool(
+        t.pos_ in ("NOUN", "PROPN")
+        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in t.children)
+    )
+
+
+def _span_of(t: Token) -> tuple[int, int]:
+    """A noun's phrase as (first, last) token index: its modifiers before it and a name
+    right after it ("my husband Raj"), not its relative clause."""
+    left = min([t.i, *(c.left_edge.i for c in t.lefts)])
+    right = t.i
+    doc = t.doc
+    while right + 1 < len(doc) and _name_word(doc[right + 1]):
+        right += 1
+    for c in t.rights:
+        if c.dep_ in ("appos", "compound", "nummod", "flat") and c.i <= right + 3:
+            right = max(right, c.right_edge.i)
+    return left, right
+
+
+def _name_word(t: Token) -> bool:
+    return bool(t.text[:1].isupper() and t.is_alpha and t.lower_ != "i" and t.i > 0)
+
+
+def _render_span(doc: Any, left: int, right: int) -> str:
+    words = []
+    for t in doc[left : right + 1]:
+        low = t.lower_
+        words.append(W.FIRST_PERSON[low][1] if low in ("my", "our") else t.text)
+        words.append(t.whitespace_)
+    return "".join(words).strip(" ,")
+
+
+def _mention(t: Token, base: int) -> Mention:
+    left, right = _span_of(t)
+    names = [x.text for x in t.doc[t.i + 1 : right + 1] if _name_word(x)]
+    low = t.lower_
+    gender = "m" if low in W.MALE else "f" if low in W.FEMALE else ""
+    plural = t.tag_ in ("NNS", "NNPS") or any(c.dep_ == "conj" for c in t.children)
+    return Mention(base + t.i, _render_span(t.doc, left, right), gender, plural, " ".join(names))
+
+
+def _resolve(pron: str, at: int, mentions: list[Mention]) -> Mention | None:
+    for m in reversed([m for m in mentions if m.at < at]):
+        if pron in ("he", "him") and m.gender in ("m", "") and not m.plural:
+            return m
+        if pron in ("she", "her") and m.gender in ("f", "") and not m.plural:
+            return m
+        if pron == "they" and m.plural:
+            return m
+    return None
+
+
+def _subject(
+    clause: Clause, base: int, mentions: list[Mention], family: bool
+) -> tuple[Subject, tuple[int, int]] | None:
+    s = clause.subject
+    if s is None:
+        return None
+    low = s.lower_
+    span = _span_of(s) if s.pos_ in ("NOUN", "PROPN") else (s.i, s.i)
+    if low == "i":
+        return Subject("User", USER, True), span
+    if low == "we":
+        return Subject("User and their family" if family else "User and others", WITH_USER, True), span
+    if any(c.lower_ in ("i", "me") for c in s.conjuncts) and s.lower_ not in ("i", "me"):
+        left, right = s.left_edge.i, s.right_edge.i
+        others = [t for t in s.doc[left : right + 1] if t.lower_ not in ("i", "me", "and", ",")]
+        text = " ".join(W.FIRST_PERSON[t.lower_][0] if t.lower_ in ("my", "our") else t.text for t in others)
+        return Subject(f"User and {text}", WITH_USER, True), (left, right)
+    if low in ("he", "she", "they"):
+        m = _resolve(low, base + s.i, mentions)
+        return (Subject(m.phrase, OTHER, True), span) if m else None
+    if s.pos_ == "PROPN":
+        m = next((m for m in reversed(mentions) if m.name and s.text in m.name.split()), None)
+        if m is not None:
+            return Subject(m.phrase, OTHER, True), span
+    if low in W.VAGUE or low in W.SECOND_PERSON or s.dep_ == "expl" and low != "there":
+        return None
+    if s.pos_ == "PRON" and low != "there":
+        return None
+    if any(t.lower_ in W.VAGUE and t.dep_ == "det" for t in s.doc[span[0] : span[1] + 1]):
+        return None
+    phrase = _render_span(s.doc, *span)
+    phrase += "," if "," in phrase else ""  # an apposition closes: "User's twins, A and B,"
+    return Subject(phrase, OTHER, _is_mention(s)), span
+
+
+# ---- what it says -----------------------------------------------------------------------
+def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -> bool:
+    head = clause.head
+    words = {t.lower_ for t in tokens}
+    if clause.hypothetical or words & W.SECOND_PERSON:
+        return True
+    auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass")] + clause.borrowed
+    aux_words = {a.lower_ for a in auxes}
+    if aux_words & W.MODALS:
+        return True
+    plan = bool(aux_words & W.FUTURE) or _going_to(head)
+    if plan and not _TIME.search(text):
+        return True
+    if head.lower_ in W.HEDGES or any(
+        c.dep_ == "xcomp" and c.lower_ in W.HEDGES for c in head.children
+    ):
+        return True
+    if head.lower_ in ("wait", "believe", "imagine") or "ca" in aux_words and head.lower_ in (
+        "wait", "believe", "imagine", "relate", "stop",
+    ):
+        return True
+    if _bare_feeling(head):
+        return True
+    if any(_vague(t, head) for t in tokens):
+        return True
+    core = [t for t in tokens if t.i not in range(*_subject_range(clause))]
+    return not _says_something(core)
+
+
+def _going_to(head: Token) -> bool:
+    return bool(
+        head.lower_ in ("going", "gon")
+        and any(c.dep_ == "xcomp" and c.tag_ == "VB" for c in head.children)
+    )
+
+
+def _bare_feeling(head: Token) -> bool:
+    """A clause whose point is a feeling with nothing after it ("I'm so excited!")."""
+    comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "advmod", "oprd")]
+    feeling = [c for c in comps if c.lower_ in W.FEELINGS]
+    if not feeling:
+        return head.lower_ in W.FEELINGS and not list(head.rights)
+    others = [c for c in head.children if c.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr")]
+    inner = [c for f in feeling for c in f.children if c.dep_ in ("prep", "xcomp", "ccomp")]
+    return not (others or inner) or any(c.dep_ == "xcomp" for c in inner)
+
+
+def _vague(t: Token, head: Token) -> bool:
+    low = t.lower_
+    if low not in W.VAGUE:
+        return False
+    if t.dep_ in ("dobj", "pobj", "attr", "dative", "oprd", "nsubj", "nsubjpass"):
+        return not _in_relative(t, head)
+    if t.dep_ == "det" and low in ("this", "that", "these", "those"):
+        return t.head.lower_ not in W.TIME_NOUNS and not _in_relative(t, head)
+    return t.dep_ == "advmod" and low in ("there", "here") and t.head.i == head.i
+
+
+def _in_relative(t: Token, head: Token) -> bool:
+    x = t
+    while x.i != head.i and x.head.i != x.i:
+        if x.dep_ in ("relcl", "acl", "advcl", "ccomp"):
+            return True
+        x = x.head
+    return False
+
+
+def _says_something(tokens: list[Token]) -> bool:
+    for t in tokens:
+        if t.pos_ in ("NOUN", "PROPN", "NUM") and t.lower_ not in W.VAGUE:
+            return True
+        if t.pos_ == "ADJ" and t.lower_ not in W.FEELINGS:
+            return True
+        if t.pos_ == "VERB" and t.lower_ not in W.LIGHT and t.dep_ not in ("ROOT",):
+            return True
+        if t.pos_ == "VERB" and t.lower_ not in W.LIGHT and t.lower_ not in W.HEDGES:
+            return True
+    return False
+
+
+def _subject_range(clause: Clause) -> tuple[int, int]:
+    s = clause.subject
+    if s is None or s.i not in {t.i for t in clause.tokens}:
+        return (0, 0)
+    noun = s.pos_ in ("NOUN", "PROPN") and not any(c.lower_ in ("i", "me") for c in s.conjuncts)
+    left, right = _span_of(s) if noun else (s.left_edge.i, s.right_edge.i)
+    return left, right + 1
+
+
+def _fact(
+    clause: Clause,
+    base: int,
+    mentions: list[Mention],
+    family: bool,
+    when: datetime | None,
+    subjects: dict[int, Subject | None],
+) -> str | None:
+    found = _subject(clause, base, mentions, family)
+    if found is None:
+        return None
+    subject, _span = found
+    subjects[clause.head.i] = subject
+    lo, hi = _subject_range(clause)
+    tokens = [t for t in clause.tokens if not lo <= t.i < hi]
+    first_person = any(t.lower_ in W.FIRST_PERSON for t in tokens)
+    if not (subject.linked or first_person):
+        return None
+    text, past = render(clause, tokens, subject, lo)
+    if not text or _refused(clause, tokens, subject, text):
+        return None
+    return relative_dates.resolve(text, when, past)
+
+
+__all__ = ["FactLimits", "Said", "extract", "extract_many"]
