@@ -3,7 +3,10 @@
 Every turn of every conversation in a LoCoMo file is read by the fallback used when no LLM is
 configured: ``--extractor profile`` (default) runs ``mnemo.text.profile_rules`` (structured profile
 facts), ``--extractor facts`` runs ``mnemo.text.fact_rules`` (free-text facts such as "User
-lives in Lyon"; the words user/they/their/them are not counted as content words of a fact).
+lives in Lyon"; the words user/they/their/them are not counted as content words of a fact), and
+``--extractor parsed`` the clause reader of the fact job, ``mnemo.text.parsed_facts`` (spaCy;
+each turn with its session's date, so relative dates resolve; the resolved date in brackets
+is not counted as content words, since observations carry no dates).
 A rule candidate *matches* an observation when
 
 * the observation cites the candidate's turn (same ``dia_id``) and the same speaker, and
@@ -41,6 +44,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +53,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from mnemo.config.settings import Settings  # noqa: E402
+from mnemo.eval.locomo import parse_locomo_date  # noqa: E402
+from mnemo.text import parsed_facts  # noqa: E402
 from mnemo.text.fact_rules import extract_facts  # noqa: E402
 from mnemo.text.profile_rules import Candidate, extract_profile  # noqa: E402
 from mnemo.tiers.conversation.profile import valid  # noqa: E402
@@ -103,18 +109,55 @@ def observations(sample: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def turns(sample: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(speaker, dia_id, text) of every turn; an image turn's caption is part of its text."""
+    return [(spk, dia, text) for spk, dia, text, _ in dated_turns(sample)]
+
+
+def dated_turns(sample: dict[str, Any]) -> list[tuple[str, str, str, datetime | None]]:
+    """(speaker, dia_id, text, session date) of every turn (see :func:`turns`)."""
     conv, out = sample["conversation"], []
     for key, value in conv.items():
         if re.fullmatch(r"session_\d+", key) and isinstance(value, list):
+            stamp = conv.get(f"{key}_date_time")
+            when = parse_locomo_date(stamp) if isinstance(stamp, str) else None
             for t in value:
                 text = t["text"] + (
                     f" [image: {t['blip_caption']}]" if t.get("blip_caption") else ""
                 )
-                out.append((t["speaker"], t["dia_id"], text))
+                out.append((t["speaker"], t["dia_id"], text, when))
     return out
 
 
 _FACT_SUBJECT = re.compile(r"\b(?:user|they|their|them|themselves)\b", re.IGNORECASE)
+#: A date the clause reader resolved, in brackets after its phrase.
+_RESOLVED = re.compile(r"\s*\([^)]*\d{4}[^)]*\)")
+
+
+def candidates(facts: list[str]) -> list[Candidate]:
+    """Facts as candidates of pattern ``fact``, subject words and resolved dates left out."""
+    return [
+        Candidate("fact", "fact", _FACT_SUBJECT.sub(" ", _RESOLVED.sub("", f)), 1.0, 0.5, "fact", f)
+        for f in facts
+    ]
+
+
+def limits(settings: Settings) -> parsed_facts.FactLimits:
+    """The fact tier's bounds, as the clause reader takes them."""
+    return parsed_facts.FactLimits(
+        settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars
+    )
+
+
+def all_facts(data: list[dict[str, Any]], extractor: str) -> dict[tuple[str, str], list[str]]:
+    """The facts of every turn by (sample, dia_id): the regex rules or the clause reader."""
+    settings = Settings(embedder="hashing")
+    rows = [(s["sample_id"], dia, text, when) for s in data for _, dia, text, when in dated_turns(s)]
+    if extractor == "parsed":
+        said = [parsed_facts.Said(text, when) for _, _, text, when in rows]
+        found = parsed_facts.extract_many(said, limits(settings))
+    else:
+        bounds = (settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars)
+        found = [extract_facts(text, *bounds) for _, _, text, _ in rows]
+    return {(sid, dia): f for (sid, dia, _, _), f in zip(rows, found, strict=True)}
 
 
 def fact_candidates(text: str, settings: Settings) -> list[Candidate]:
@@ -134,6 +177,7 @@ def measure(
     settings = Settings(embedder="hashing")
     hits: list[Hit] = []
     n_obs = n_obs_matched = 0
+    facts = all_facts(data, extractor) if extractor in ("facts", "parsed") else {}
     for sample in data:
         obs_by_turn: dict[tuple[str, str], list[int]] = defaultdict(list)
         obs = observations(sample)
@@ -141,8 +185,8 @@ def measure(
             obs_by_turn[(spk, dia)].append(i)
         matched_obs: set[int] = set()
         for spk, dia, text in turns(sample):
-            if extractor == "facts":
-                cands = fact_candidates(text, settings)
+            if extractor in ("facts", "parsed"):
+                cands = candidates(facts[(sample["sample_id"], dia)])
                 ok = {(c.category, c.key) for c in cands}
             else:
                 cands = extract_profile(text)
@@ -171,12 +215,14 @@ def load_labels(path: str) -> dict[tuple[str, str, str], dict[str, str]]:
 
 
 def labelled_precision(
-    data: list[dict[str, Any]], labels: dict[tuple[str, str, str], dict[str, str]]
+    data: list[dict[str, Any]],
+    labels: dict[tuple[str, str, str], dict[str, str]],
+    extractor: str = "facts",
 ) -> dict[str, Any]:
     """The rules run again over the labelled turns: counts per label of the facts written,
     the labelled facts no longer written, and the facts written that have no label."""
-    settings = Settings(embedder="hashing")
     wanted = {(s, d) for s, d, _ in labels}
+    facts = all_facts(data, "parsed" if extractor == "parsed" else "facts")
     written: Counter[str] = Counter()
     unlabelled: list[dict[str, str]] = []
     produced: set[tuple[str, str, str]] = set()
@@ -184,9 +230,7 @@ def labelled_precision(
         for _spk, dia, text in turns(sample):
             if (sample["sample_id"], dia) not in wanted:
                 continue
-            for f in extract_facts(
-                text, settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars
-            ):
+            for f in facts[(sample["sample_id"], dia)]:
                 key = (sample["sample_id"], dia, f)
                 produced.add(key)
                 if key in labels:
@@ -206,17 +250,21 @@ def labelled_precision(
     }
 
 
-def print_sample(data: list[dict[str, Any]], n: int, seed: int, skip: set[tuple[str, str]]) -> None:
+def print_sample(
+    data: list[dict[str, Any]],
+    n: int,
+    seed: int,
+    skip: set[tuple[str, str]],
+    extractor: str = "facts",
+) -> None:
     """``n`` rule facts of random turns not in ``skip``, each with its turn, to label."""
-    settings = Settings(embedder="hashing")
+    facts = all_facts(data, "parsed" if extractor == "parsed" else "facts")
     rows = []
     for sample in data:
         for spk, dia, text in turns(sample):
             if (sample["sample_id"], dia) in skip:
                 continue
-            found = extract_facts(
-                text, settings.fact_max_per_turn, settings.fact_min_chars, settings.fact_max_chars
-            )
+            found = facts[(sample["sample_id"], dia)]
             if found:
                 rows.append((sample["sample_id"], dia, spk, text, found))
     random.Random(seed).shuffle(rows)
@@ -259,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="a LoCoMo JSON file")
     ap.add_argument("--min-overlap", type=float, default=0.5)
-    ap.add_argument("--extractor", choices=("profile", "facts"), default="profile")
+    ap.add_argument("--extractor", choices=("profile", "facts", "parsed"), default="profile")
     ap.add_argument("--json", help="write the numbers to this file")
     ap.add_argument("--examples", type=int, default=0, help="print this many hits per outcome")
     ap.add_argument("--labels", help="hand labels of fact rule output (JSONL), see above")
@@ -269,14 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     labels = load_labels(args.labels) if args.labels else {}
     if args.sample:
-        print_sample(data, args.sample, args.seed, {(s, d) for s, d, _ in labels})
+        print_sample(data, args.sample, args.seed, {(s, d) for s, d, _ in labels}, args.extractor)
         return 0
     hits, n_obs, n_matched = measure(data, args.min_overlap, args.extractor)
     n_turns = sum(len(turns(s)) for s in data)
     out = report(hits, n_obs, n_matched, n_turns)
     out["min_overlap"], out["extractor"] = args.min_overlap, args.extractor
     if labels:
-        out["labelled"] = lab = labelled_precision(data, labels)
+        out["labelled"] = lab = labelled_precision(data, labels, args.extractor)
         print(
             f"labelled: {lab['facts']} facts on {lab['labelled_turns']} turns, "
             f"precision {lab['precision']:.3f}, wrong or garbled {lab['wrong_or_garbled']:.3f}, "
