@@ -28,12 +28,51 @@ from mnemo.text.fact_rules import third_person
 USER, WITH_USER, OTHER = "user", "with_user", "other"
 _FOR_USER = {
     "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "ca": "can",
-    "wo": "will", "'ll": "will", "gon": "is going", "'re": "is", "are": "is", "were": "was",
+    "wo": "will", "'ll": "will", "'re": "is", "are": "is", "were": "was", "wanna": "wants to",
 }  # fmt: skip
+#: Contractions after a subject that is not "I", written out ("we've" -> "User and others have").
+_EXPANDED = {"'ve": "have", "'re": "are", "'ll": "will", "'m": "am"}
 _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
-_TRAIL = re.compile(r"[\s.,!;:…~\-–—*)(\"']+$")
+_TRAIL = re.compile(r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with))+$")
+
+
+DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
+_BE = frozenset(["is", "are", "was", "were", "'s", "'re"])
+
+
+def pointed(det: Token) -> bool:
+    """True when a demonstrative's noun says enough to stand without the turn ("this new
+    show", "that book by Le Guin"): it is then written "a" / "some"."""
+    noun = det.head
+    return any(
+        c.dep_ in ("amod", "compound", "acl", "relcl", "appos", "prep", "nummod")
+        for c in noun.children
+    )
+
+
+def inverted(clause: Clause) -> str | None:
+    """A copula whose complement is the user's, subject first ("Hiking is my favourite
+    hobby" -> "User's favourite hobby is hiking"); None for any other clause."""
+    head, s = clause.head, clause.subject
+    if head.lower_ not in _BE or s is None or s.lower_ in W.VAGUE or s.pos_ == "PRON":
+        return None
+    attr = next((c for c in head.children if c.dep_ == "attr" and c.i > head.i), None)
+    if attr is None or not any(
+        c.dep_ == "poss" and c.lower_ in ("my", "our") for c in attr.children
+    ):
+        return None
+    if any(c.dep_ in ("neg", "aux") for c in head.children) or s.i > head.i:
+        return None
+    subject = [t for t in s.subtree if not t.is_punct or t.i < s.right_edge.i]
+    if any(t.lower_ in W.VAGUE and t.dep_ in ("det", "nsubj") for t in subject):
+        return None
+    owner = " ".join("User's" if t.lower_ in ("my", "our") else t.text for t in attr.subtree)
+    value = " ".join(W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text for t in subject)
+    be = {"'s": "is", "'re": "are"}.get(head.lower_, head.lower_)
+    text = _TRAIL.sub("", f"{owner} {be} {value[:1].lower() + value[1:]}")
+    return re.sub(r"\s+([,.!?;:'])", r"\1", re.sub(r"\s+(n't|'s)\b", r"\1", text))
 
 
 @dataclass
@@ -52,7 +91,7 @@ class _Word:
     space: bool = False  # a space before it whatever the original spacing
 
 
-def _lead(tokens: list[Token], start: int) -> tuple[list[Token], list[Token]]:
+def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], list[Token]]:
     """What opened the clause before its subject: (adverbs that stay with the verb, what
     moves to the end); openers that carry nothing are dropped."""
     with_verb: list[Token] = []
@@ -62,6 +101,9 @@ def _lead(tokens: list[Token], start: int) -> tuple[list[Token], list[Token]]:
         if t.i >= start:
             break
         if t.i in dropped:
+            continue
+        if t.dep_ == "mark" and t.head.i != head.i:
+            tail.append(t)  # "since we last spoke": it stays with its clause
             continue
         if t.dep_ in _DROP_DEPS or t.lower_ in W.DISCOURSE and t.lower_ not in W.WITH_VERB:
             if t.dep_ == "intj" or t.dep_ == "npadvmod" and t.pos_ == "PROPN":
@@ -87,7 +129,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     began (0 when the clause borrowed its subject)."""
     if start == 0:
         start = next((t.i for t in tokens if t.pos_ in ("VERB", "AUX")), clause.head.i)
-    with_verb, tail = _lead(tokens, start)
+    with_verb, tail = _lead(tokens, start, clause.head)
     rest = [t for t in tokens if t.i >= start]
     while rest and (rest[0].dep_ in _DROP_DEPS):
         rest = rest[1:]
@@ -121,6 +163,14 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             continue
         elif pending_they and low in ("'m", "am", "was"):
             text = {"was": "were"}.get(low, "are")
+        elif low in _EXPANDED and t.i in verbs and t.i == start:
+            text = _EXPANDED[low]
+        elif low == "'s" and t.i in verbs and t.i == start and t.tag_ != "POS":
+            nxt = t.nbor(1) if t.i + 1 < len(t.doc) else None
+            text = "has" if nxt is not None and nxt.tag_ == "VBN" else "is"
+        elif low in DEMONSTRATIVES and t.dep_ == "det" and pointed(t):
+            nxt = t.nbor(1).lower_ if t.i + 1 < len(t.doc) else ""
+            text = "some" if t.head.tag_ in ("NNS", "NNPS") else "an" if nxt[:1] in "aeiou" else "a"
         elif low in _SPOKEN:
             text = _SPOKEN[low]
             if low == "n't" and words and words[-1].text == "can":
@@ -147,4 +197,13 @@ def _join(words: list[_Word]) -> str:
     return "".join(out)
 
 
-__all__ = ["OTHER", "USER", "WITH_USER", "Subject", "render"]
+__all__ = [
+    "DEMONSTRATIVES",
+    "OTHER",
+    "USER",
+    "WITH_USER",
+    "Subject",
+    "inverted",
+    "pointed",
+    "render",
+]

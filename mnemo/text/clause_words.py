@@ -36,7 +36,9 @@ HEDGES = frozenset({
     "shared", "send", "sent", "show", "showed", "post", "posted", "catch",
 })  # fmt: skip
 #: Auxiliaries of a hypothetical, a duty or advice.
-MODALS = frozenset(["would", "could", "should", "might", "may", "must", "'d", "shall", "ought"])
+MODALS = frozenset([
+    "would", "could", "should", "might", "may", "must", "'d", "shall", "ought", "gotta", "got",
+])  # fmt: skip
 #: Auxiliaries of a plan: kept only with a time ("next month", "tomorrow").
 FUTURE = frozenset(["will", "'ll", "wo", "gon", "gonna"])
 #: Feelings and states that say nothing about the speaker's life on their own ("I'm so
@@ -82,7 +84,7 @@ DISCOURSE = frozenset({
 WITH_VERB = frozenset({
     "now", "currently", "still", "recently", "just", "finally", "also", "already", "always",
     "never", "usually", "often", "sometimes", "rarely", "mostly", "actually", "officially",
-    "eventually", "lately", "nowadays",
+    "eventually", "lately", "nowadays", "even", "mainly", "occasionally", "regularly",
 })  # fmt: skip
 #: People a pronoun can stand for, by the noun that names them: he / she.
 MALE = frozenset({
@@ -107,6 +109,15 @@ QUESTION_OPENERS = frozenset({
     "anything", "any",
 })  # fmt: skip
 
+#: Verbs of talk and company after a feeling ("glad to hear", "happy to help"): courtesy.
+CHATTER = frozenset({
+    "hear", "see", "help", "meet", "chat", "talk", "read", "know", "be", "have", "say", "tell",
+    "share", "catch", "connect", "learn", "hearing", "seeing", "helping", "chatting", "talking",
+})  # fmt: skip
+#: Adjectives of a hedge before a statement ("I'm sure ...", "I'm afraid ...").
+HEDGE_STATES = frozenset(["sure", "certain", "afraid", "confident", "positive", "glad", "hopeful"])
+#: Possessives of someone the clause does not name ("their support", "his idea").
+OTHERS_POSS = frozenset(["their", "his", "her", "its", "whose"])
 #: Nouns of a time: "this month", "that summer" point at no thing.
 TIME_NOUNS = frozenset({
     "morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year",
@@ -115,16 +126,19 @@ TIME_NOUNS = frozenset({
 })  # fmt: skip
 
 __all__ = [
+    "CHATTER",
     "DISCOURSE",
     "FAMILY",
     "FEELINGS",
     "FEMALE",
     "FIRST_PERSON",
     "FUTURE",
+    "HEDGE_STATES",
     "HEDGES",
     "LIGHT",
     "MALE",
     "MODALS",
+    "OTHERS_POSS",
     "QUESTION_OPENERS",
     "SECOND_PERSON",
     "TIME_NOUNS",

@@ -37,8 +37,12 @@ class Clause:
     tokens: list[Token]
     subject: Token | None
     borrowed: list[Token] = field(default_factory=list)
+    #: the clause it borrowed its subject from (a refused parent refuses it too)
+    parent: Clause | None = None
     #: an "if"/"unless" clause hangs on it, or it is one
     hypothetical: bool = False
+    #: the auxiliaries that govern it: its own, else its parent's ("I couldn't play or help")
+    governing: list[Token] = field(default_factory=list)
 
 
 def verbal(t: Token) -> bool:
@@ -56,7 +60,8 @@ def _marks(t: Token) -> set[str]:
 
 
 def _splits(t: Token) -> bool:
-    """True when ``t`` heads a clause of its own below its head clause."""
+    """True when ``t`` heads a clause of its own below its head clause (``t`` is a child of
+    a clause head: a verb joined to an infinitive, "to meet and greet", stays in it)."""
     if not verbal(t):
         return False
     if t.dep_ in ("conj", "parataxis"):
@@ -83,7 +88,7 @@ def split(sent: Any) -> list[Clause]:
         h = todo.pop()
         heads.append(h)
         for t in h.subtree:
-            if t.i != h.i and _splits(t) and _clause_of(t, heads, sent.root).i == h.i:
+            if t.i != h.i and t.head.i == h.i and _splits(t):
                 todo.append(t)
     heads.sort(key=lambda t: t.i)
     head_set = {t.i for t in heads}
@@ -105,9 +110,13 @@ def split(sent: Any) -> list[Clause]:
             if h.tag_ in ("VBN", "VBG") and not any(c.dep_ == "aux" for c in h.children):
                 borrowed = [c for c in parent.head.children if c.dep_ in ("aux", "neg")]
                 borrowed = [*parent.borrowed, *borrowed] if not borrowed else borrowed
-        clause = Clause(h, tokens, subject, borrowed, _hypothetical(h))
+        own = subject_of(h) is not None
+        clause = Clause(h, tokens, subject, borrowed, None if own else parent, _hypothetical(h))
         if parent is not None and parent.hypothetical:
             clause.hypothetical = True
+        clause.governing = [c for c in h.children if c.dep_ in ("aux", "auxpass", "neg")]
+        if clause.parent is not None and not clause.governing:
+            clause.governing = list(clause.parent.governing)
         by_head[h.i] = clause
         out.append(clause)
     return out
@@ -121,15 +130,6 @@ def _inside(inner: Token, outer: Token) -> bool:
         if t.i == outer.i:
             return True
     return False
-
-
-def _clause_of(t: Token, heads: list[Token], root: Token) -> Token:
-    """The nearest clause head above ``t`` (``root`` when none is nearer)."""
-    known = {h.i for h in heads}
-    h = t.head
-    while h.i not in known and h.head.i != h.i:
-        h = h.head
-    return h if h.i in known else root
 
 
 __all__ = ["HYPOTHETICAL", "SUBJECTS", "Clause", "split", "subject_of", "verbal"]

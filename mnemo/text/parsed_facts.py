@@ -33,13 +33,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from mnemo.text import clause_words as W
 from mnemo.text import fact_screen, parser_model, relative_dates
-from mnemo.text.clause_render import OTHER, USER, WITH_USER, Subject, render
+from mnemo.text.clause_render import (
+    DEMONSTRATIVES,
+    OTHER,
+    USER,
+    WITH_USER,
+    Subject,
+    inverted,
+    pointed,
+    render,
+)
 from mnemo.text.clauses import Clause, Token, split
 from mnemo.text.sentences import sentences
 
@@ -67,6 +76,18 @@ class FactLimits:
     max_facts: int = 3
     min_chars: int = 10
     max_chars: int = 500
+
+
+@dataclass
+class TurnState:
+    """What the clauses of one turn so far tell the next: the user's people and things it
+    named, whether it names family, and the last "User and ..." subject ("Max and I ...
+    We hiked" -> "User and Max hiked")."""
+
+    when: datetime | None
+    family: bool
+    mentions: list[Mention] = field(default_factory=list)
+    together: str | None = None
 
 
 @dataclass
@@ -100,17 +121,15 @@ def extract(turn: Said, limits: FactLimits) -> list[str]:
 
 
 def _turn_facts(docs: list[Any], when: datetime | None, limits: FactLimits) -> list[str]:
-    family = any(t.lower_ in W.FAMILY for d in docs for t in d)
+    state = TurnState(when, any(t.lower_ in W.FAMILY for d in docs for t in d))
     out: list[str] = []
-    mentions: list[Mention] = []
     for n, doc in enumerate(docs):
         for sent in doc.sents:
-            mentions += [_mention(t, n * 10_000) for t in sent if _is_mention(t)]
+            state.mentions += [_mention(t, n * 10_000) for t in sent if _is_mention(t)]
             if _question(sent):
                 continue
-            subjects: dict[int, Subject | None] = {}
             for clause in split(sent):
-                fact = _fact(clause, n * 10_000, mentions, family, when, subjects)
+                fact = _fact(clause, n * 10_000, state)
                 if fact and limits.min_chars <= len(fact) <= limits.max_chars and fact not in out:
                     out.append(fact)
                 if len(out) >= limits.max_facts:
@@ -184,9 +203,7 @@ def _resolve(pron: str, at: int, mentions: list[Mention]) -> Mention | None:
     return None
 
 
-def _subject(
-    clause: Clause, base: int, mentions: list[Mention], family: bool
-) -> tuple[Subject, tuple[int, int]] | None:
+def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tuple[int, int]] | None:
     s = clause.subject
     if s is None:
         return None
@@ -195,24 +212,29 @@ def _subject(
     if low == "i":
         return Subject("User", USER, True), span
     if low == "we":
-        return Subject("User and their family" if family else "User and others", WITH_USER, True), span
+        together = state.together or ("User and their family" if state.family else "User and others")
+        return Subject(together, WITH_USER, True), span
     if any(c.lower_ in ("i", "me") for c in s.conjuncts) and s.lower_ not in ("i", "me"):
         left, right = s.left_edge.i, s.right_edge.i
         others = [t for t in s.doc[left : right + 1] if t.lower_ not in ("i", "me", "and", ",")]
         text = " ".join(W.FIRST_PERSON[t.lower_][0] if t.lower_ in ("my", "our") else t.text for t in others)
-        return Subject(f"User and {text}", WITH_USER, True), (left, right)
+        state.together = f"User and {text}"
+        return Subject(state.together, WITH_USER, True), (left, right)
     if low in ("he", "she", "they"):
-        m = _resolve(low, base + s.i, mentions)
+        m = _resolve(low, base + s.i, state.mentions)
         return (Subject(m.phrase, OTHER, True), span) if m else None
     if s.pos_ == "PROPN":
-        m = next((m for m in reversed(mentions) if m.name and s.text in m.name.split()), None)
+        m = next((m for m in reversed(state.mentions) if m.name and s.text in m.name.split()), None)
         if m is not None:
             return Subject(m.phrase, OTHER, True), span
     if low in W.VAGUE or low in W.SECOND_PERSON or s.dep_ == "expl" and low != "there":
         return None
     if s.pos_ == "PRON" and low != "there":
         return None
-    if any(t.lower_ in W.VAGUE and t.dep_ == "det" for t in s.doc[span[0] : span[1] + 1]):
+    words = s.doc[span[0] : span[1] + 1]
+    if any(_vague_det(t) or t.lower_ in W.OTHERS_POSS for t in words):
+        return None  # "this book", "their support": who or what only the turn says
+    if s.pos_ not in ("NOUN", "PROPN") or s.tag_ == "VBG" or s.dep_ == "csubj":
         return None
     phrase = _render_span(s.doc, *span)
     phrase += "," if "," in phrase else ""  # an apposition closes: "User's twins, A and B,"
@@ -222,11 +244,10 @@ def _subject(
 # ---- what it says -----------------------------------------------------------------------
 def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -> bool:
     head = clause.head
-    words = {t.lower_ for t in tokens}
+    words = {t.lower_ for t in tokens} | set(subject.text.lower().split())
     if clause.hypothetical or words & W.SECOND_PERSON:
         return True
-    auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass")] + clause.borrowed
-    aux_words = {a.lower_ for a in auxes}
+    aux_words = {a.lower_ for a in clause.governing}
     if aux_words & W.MODALS:
         return True
     plan = bool(aux_words & W.FUTURE) or _going_to(head)
@@ -240,12 +261,32 @@ def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -
         "wait", "believe", "imagine", "relate", "stop",
     ):
         return True
-    if _bare_feeling(head):
+    if _bare_feeling(head) or _hedged(head):
         return True
+    if subject.text.startswith("User and others") and not _happened(clause):
+        return True  # "we learn a lot from our struggles": a maxim, not a fact
     if any(_vague(t, head) for t in tokens):
         return True
     core = [t for t in tokens if t.i not in range(*_subject_range(clause))]
     return not _says_something(core)
+
+
+def _hedged(head: Token) -> bool:
+    """True when a hedge before the clause governs it ("I'm sure, I can ...", "I guess I
+    ...")."""
+    for c in head.children:
+        if c.dep_ in ("ccomp", "parataxis", "advcl") and c.i < head.i:
+            if c.lower_ in W.HEDGES or any(
+                x.dep_ == "acomp" and x.lower_ in W.HEDGE_STATES for x in c.children
+            ):
+                return True
+    return False
+
+
+def _happened(clause: Clause) -> bool:
+    """True for a clause in a past or progressive tense (an event, not a maxim)."""
+    verbs = [clause.head, *clause.governing]
+    return any(t.tag_ in ("VBD", "VBN", "VBG") or t.lower_ in ("used",) for t in verbs)
 
 
 def _going_to(head: Token) -> bool:
@@ -263,7 +304,8 @@ def _bare_feeling(head: Token) -> bool:
         return head.lower_ in W.FEELINGS and not list(head.rights)
     others = [c for c in head.children if c.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr")]
     inner = [c for f in feeling for c in f.children if c.dep_ in ("prep", "xcomp", "ccomp")]
-    return not (others or inner) or any(c.dep_ == "xcomp" for c in inner)
+    said = [c for c in [*others, *inner] if c.dep_ in ("xcomp", "ccomp")]
+    return not (others or inner) or any(c.lower_ in W.HEDGES | W.CHATTER for c in said)
 
 
 def _vague(t: Token, head: Token) -> bool:
@@ -272,9 +314,17 @@ def _vague(t: Token, head: Token) -> bool:
         return False
     if t.dep_ in ("dobj", "pobj", "attr", "dative", "oprd", "nsubj", "nsubjpass"):
         return not _in_relative(t, head)
-    if t.dep_ == "det" and low in ("this", "that", "these", "those"):
-        return t.head.lower_ not in W.TIME_NOUNS and not _in_relative(t, head)
-    return t.dep_ == "advmod" and low in ("there", "here") and t.head.i == head.i
+    if t.dep_ == "det":
+        return _vague_det(t) and not _in_relative(t, head)
+    return t.dep_ == "advmod" and low in ("there", "here") and not _in_relative(t, head)
+
+
+def _vague_det(t: Token) -> bool:
+    """A demonstrative pointing at a thing the turn alone shows ("this book", but not
+    "this month", nor "this new book", written "a new book": :func:`pointed`)."""
+    if t.dep_ != "det" or t.lower_ not in W.VAGUE:
+        return False
+    return t.lower_ not in DEMONSTRATIVES or (t.head.lower_ not in W.TIME_NOUNS and not pointed(t))
 
 
 def _in_relative(t: Token, head: Token) -> bool:
@@ -308,19 +358,15 @@ def _subject_range(clause: Clause) -> tuple[int, int]:
     return left, right + 1
 
 
-def _fact(
-    clause: Clause,
-    base: int,
-    mentions: list[Mention],
-    family: bool,
-    when: datetime | None,
-    subjects: dict[int, Subject | None],
-) -> str | None:
-    found = _subject(clause, base, mentions, family)
+def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
+    flipped = inverted(clause)  # "Hiking is my favourite hobby" -> "User's favourite ..."
+    if flipped is not None:
+        clean = not set(flipped.lower().split()) & W.SECOND_PERSON and not clause.hypothetical
+        return relative_dates.resolve(flipped, state.when, False) if clean else None
+    found = _subject(clause, base, state)
     if found is None:
         return None
-    subject, _span = found
-    subjects[clause.head.i] = subject
+    subject, _ = found
     lo, hi = _subject_range(clause)
     tokens = [t for t in clause.tokens if not lo <= t.i < hi]
     first_person = any(t.lower_ in W.FIRST_PERSON for t in tokens)
@@ -329,7 +375,7 @@ def _fact(
     text, past = render(clause, tokens, subject, lo)
     if not text or _refused(clause, tokens, subject, text):
         return None
-    return relative_dates.resolve(text, when, past)
+    return relative_dates.resolve(text, state.when, past)
 
 
 __all__ = ["FactLimits", "Said", "extract", "extract_many"]
