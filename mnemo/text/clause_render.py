@@ -102,6 +102,10 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
             break
         if t.i in dropped:
             continue
+        if t.lower_ in ("no", "any") and t.i + 1 < len(t.doc) and t.nbor(1).lower_ == "longer":
+            with_verb += [t, t.nbor(1)]  # "no longer": it stays with the verb
+            dropped.add(t.i + 1)
+            continue
         if t.dep_ == "mark" and t.head.i != head.i:
             tail.append(t)  # "since we last spoke": it stays with its clause
             continue
@@ -136,7 +140,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     while rest and rest[-1].is_punct:
         rest = rest[:-1]
     words = [_Word(subject.text)]
-    words += [_Word(t.text, t, True) for t in with_verb]
+    words += [_Word(t.lower_, t, True) for t in with_verb]
     borrowed = {x.i for x in clause.borrowed}
     verbs = {x.i for x in [*clause.borrowed, *rest]}
     conjugate = subject.kind == USER

@@ -83,7 +83,7 @@ DISCOURSE = frozenset({
 #: "User now lives in Seattle").
 WITH_VERB = frozenset({
     "now", "currently", "still", "recently", "just", "finally", "also", "already", "always",
-    "never", "usually", "often", "sometimes", "rarely", "mostly", "actually", "officially",
+    "never", "usually", "often", "sometimes", "rarely", "mostly", "officially",
     "eventually", "lately", "nowadays", "even", "mainly", "occasionally", "regularly",
 })  # fmt: skip
 #: People a pronoun can stand for, by the noun that names them: he / she.

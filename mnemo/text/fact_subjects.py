@@ -60,9 +60,13 @@ _COUNT = re.compile(
 )
 
 
+_RESOLVED = re.compile(r"\s*\([^()]*\)$")
+
+
 def _plain(fact: str) -> str:
-    """A fact without its final stop and the adverbs right after "User"."""
-    return _ADVERBS.sub("User ", fact.strip().rstrip("."))
+    """A fact without its final stop, a date resolved in brackets at its end ("last week
+    (week of 1 May 2023)", :mod:`mnemo.text.relative_dates`) and the adverbs after "User"."""
+    return _ADVERBS.sub("User ", _RESOLVED.sub("", fact.strip().rstrip(".")))
 
 
 def _value(text: str) -> str:

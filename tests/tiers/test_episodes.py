@@ -20,7 +20,7 @@ def turns(start: int, stop: int) -> list[dict]:
     for i in range(start, stop):
         role = "user" if i % 2 else "assistant"
         text = (
-            f"Turn {i}: we planned step {i} of the Berlin trip."
+            f"Turn {i}: planning step {i} of the Berlin trip."  # states no fact
             if role == "user"
             else (f"Noted step {i}, booked for {2000 + i}.")
         )

@@ -66,7 +66,8 @@ def test_job_changes_update_the_employer(mem: Memory) -> None:
     say(mem, "I work at Initech.", "2021-01-10T09:00:00")
     say(mem, "I started working at Acme last week.", "2022-05-02T09:00:00")
     assert profile(mem, "employer") == [("Acme", True), ("Initech", False)]
-    assert facts(mem) == ["User started working at Acme last week"]
+    # the relative date is resolved against the turn (a Monday): the week before
+    assert facts(mem) == ["User started working at Acme last week (week of 25 April 2022)"]
     say(mem, "I quit my job at Acme.", "2023-02-01T09:00:00")
     # the withdrawal replaces the statement it ends
     assert facts(mem) == ["User quit their job at Acme"]

@@ -3,7 +3,8 @@
 Per unit of conversation (`agent-cli` "atomic": each user message; `llm-managed` "single": each user
 message with the assistant reply that follows it):
 
-1. extract candidate facts (LLM when configured, :mod:`fact_rules` otherwise);
+1. extract candidate facts (LLM when configured, otherwise the clause reader
+   :mod:`~mnemo.text.parsed_facts`, every rules unit of a job parsed in one batch);
 2. drop candidates with cosine >= ``fact_dedupe_threshold`` to an existing fact of the user,
    or already stated in an attached context document (:mod:`dedupe`);
 3. reconcile the rest against their nearest existing facts: ADD / UPDATE / DELETE / NONE
@@ -46,9 +47,10 @@ from mnemo.storage.base import (
 )
 from mnemo.storage.ports.unions import FactTierStore
 from mnemo.storage.scope import ReadScope
-from mnemo.text import fact_rules, fact_subjects
+from mnemo.text import fact_subjects, parsed_facts
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
+from mnemo.tiers.facts.rule_facts import rule_facts
 from mnemo.tiers.facts.reconcile import (
     Add,
     Decision,
@@ -91,13 +93,15 @@ class Unit:
 
 @dataclass
 class JobState:
-    """State of one job run: LLM health, turns awaiting their record, embeddings made."""
+    """State of one job run: LLM health, turns awaiting their record, embeddings made, the
+    rule facts of its user turns by message id (parsed together, :mod:`rule_facts`)."""
 
     user_id: str = ""
     llm_down: bool = False
     fallbacks: int = 0
     pending: list[TurnRun] = field(default_factory=list)
     vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
+    parsed: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -139,6 +143,8 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
+        n = 1 if settings.fact_extraction == "single" else settings.fact_max_per_turn
+        self.rule_limits = parsed_facts.FactLimits(n, *self.limits)
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         """This tier's job handlers by kind: ``turns.facts`` (this object)."""
@@ -153,7 +159,10 @@ class FactTier:
         found = [self.store.rows.get_message(self.tenant, i) for i in ids if i not in done]
         messages = [m for m in found if m is not None]  # erased users leave nothing to do
         total, job = Usage(), JobState()
-        for unit in self.units(messages):
+        units = self.units(messages)
+        if self.chat is None and self.settings.fact_rule_fallback:
+            job.parsed = rule_facts([u.user for u in units], self.rule_limits)
+        for unit in units:
             job.user_id = unit.user.user_id
             total += self.process(unit, job)
         if job.pending:  # turns that changed nothing: recorded together, one transaction
@@ -242,8 +251,8 @@ class FactTier:
             why = "no LLM" if self.chat is None else "the LLM failed earlier in this job"
             run.notes.append(f"extraction: {why} and fact_rule_fallback off; nothing")
             return []
-        limit = 1 if s.fact_extraction == "single" else s.fact_max_per_turn
-        return fact_rules.extract_facts(unit.user.content, limit, *self.limits)
+        found = run.job.parsed.get(unit.user.id)  # None: an LLM job fell back, this unit alone
+        return rule_facts([unit.user], self.rule_limits)[unit.user.id] if found is None else found
 
     def _extract_llm(self, chat: ChatModel, unit: Unit, job: JobState) -> tuple[list[str], Usage]:
         s, user = self.settings, unit.user
