@@ -122,7 +122,7 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
 
 def _person(t: Token, subject: Subject, named: bool) -> str:
     low = t.lower_
-    if named or (subject.kind == WITH_USER and low in _PLAIN_WORDS):
+    if named or subject.kind == WITH_USER and (low in _PLAIN_WORDS or low in ("my", "mine")):
         return W.FIRST_PERSON[low][0]
     return W.FIRST_PERSON[low][1]
 
@@ -156,7 +156,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         if conjugate and t.i in verbs and (t.pos_ in ("VERB", "AUX") or low in _FOR_USER):
             if low in _FOR_USER:
                 text = _FOR_USER[low]
-            elif t.tag_ == "VBP":
+            elif t.tag_ in ("VBP", "VB"):  # VB: a present the tagger took for a base form
                 text = third_person(t.text)
             conjugate = False
         elif low in W.FIRST_PERSON:

@@ -114,6 +114,8 @@ CHATTER = frozenset({
     "hear", "see", "help", "meet", "chat", "talk", "read", "know", "be", "have", "say", "tell",
     "share", "catch", "connect", "learn", "hearing", "seeing", "helping", "chatting", "talking",
 })  # fmt: skip
+#: Nouns that after "no" make an idiom, not a fact ("no idea", "no worries", "no problem").
+NO_IDIOMS = frozenset(["idea", "clue", "problem", "problems", "worries", "doubt", "way", "clues"])
 #: Adjectives of a hedge before a statement ("I'm sure ...", "I'm afraid ...").
 HEDGE_STATES = frozenset(["sure", "certain", "afraid", "confident", "positive", "glad", "hopeful"])
 #: Possessives of someone the clause does not name ("their support", "his idea").
@@ -138,6 +140,7 @@ __all__ = [
     "LIGHT",
     "MALE",
     "MODALS",
+    "NO_IDIOMS",
     "OTHERS_POSS",
     "QUESTION_OPENERS",
     "SECOND_PERSON",

@@ -165,9 +165,12 @@ def _span_of(t: Token) -> tuple[int, int]:
     while right + 1 < len(doc) and _name_word(doc[right + 1]):
         right += 1
     for c in t.rights:
-        if c.dep_ in ("appos", "compound", "nummod", "flat") and c.i <= right + 3:
+        if c.dep_ in ("appos", "compound", "nummod") and c.pos_ in _NOMINAL and c.i <= right + 3:
             right = max(right, c.right_edge.i)
     return left, right
+
+
+_NOMINAL = frozenset(["NOUN", "PROPN", "NUM"])
 
 
 def _name_word(t: Token) -> bool:
@@ -310,6 +313,8 @@ def _bare_feeling(head: Token) -> bool:
 
 def _vague(t: Token, head: Token) -> bool:
     low = t.lower_
+    if low in W.NO_IDIOMS and any(c.lower_ == "no" for c in t.children):
+        return True
     if low not in W.VAGUE:
         return False
     if t.dep_ in ("dobj", "pobj", "attr", "dative", "oprd", "nsubj", "nsubjpass"):

@@ -1,0 +1,179 @@
+"""The clause reader of offline facts, run with the real spaCy model (no mocks).
+
+Sentences here are written for these tests. ``no_fact_turns.txt`` holds turns that state no
+fact (small talk, questions, hypotheticals, requests, hedges, courtesies): none may give one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from mnemo.text.parsed_facts import FactLimits, Said, extract, extract_many
+from mnemo.text.relative_dates import resolve
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+WIDE = FactLimits(max_facts=10)
+#: A Wednesday.
+WEDNESDAY = datetime(2024, 3, 13, 18, 30)
+
+
+def facts(text: str, when: datetime | None = None) -> list[str]:
+    """The facts of one turn, with room for every clause."""
+    return extract(Said(text, when), WIDE)
+
+
+def no_fact_turns() -> list[str]:
+    """The turns of ``no_fact_turns.txt``."""
+    lines = (HERE / "no_fact_turns.txt").read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_no_fact_from_small_talk_questions_hypotheticals_or_requests() -> None:
+    turns = no_fact_turns()
+    assert len(turns) >= 50
+    found = extract_many([Said(t, WEDNESDAY) for t in turns], WIDE)
+    assert {t: f for t, f in zip(turns, found, strict=True) if f} == {}
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        # coordination, with and without a subject of its own; a comma splice
+        (
+            "I'm Lena, I repair bicycles in Utrecht and I coach a junior hockey team.",
+            [
+                "User is Lena",
+                "User repairs bicycles in Utrecht",
+                "User coaches a junior hockey team",
+            ],
+        ),
+        ("I bake bread and sell it at the market.", ["User bakes bread"]),
+        (
+            "I have lived in Porto and studied architecture there.",
+            ["User has lived in Porto"],
+        ),
+        # a semicolon
+        (
+            "My cousin Ines is a vet; she treats horses near Evora.",
+            ["User's cousin Ines is a vet", "User's cousin Ines treats horses near Evora"],
+        ),
+        # people of the user's, named later by a pronoun or by name
+        (
+            "My grandfather Karl restores clocks, he has a workshop in Graz.",
+            ["User's grandfather Karl restores clocks", "User's grandfather Karl has a workshop in Graz"],
+        ),
+        (
+            "Our sons, Ali and Omar, play chess at school.",
+            ["User's sons, Ali and Omar, play chess at school"],
+        ),
+        (
+            "My brother and I built a treehouse.",
+            ["User and their brother built a treehouse"],
+        ),
+        # negation, contractions, perfect tenses
+        ("I don't drink coffee.", ["User does not drink coffee"]),
+        ("I've been a vegan since 2019.", ["User has been a vegan since 2019"]),
+        ("I can't swim.", ["User cannot swim"]),
+        ("I used to row but now I cycle to work.", ["User used to row", "User now cycles to work"]),
+        ("I no longer smoke.", ["User no longer smokes"]),
+        # someone else's clause is kept only when the user is in it
+        ("Yoga helps me sleep.", ["Yoga helps User sleep"]),
+        ("Pottery is my favourite hobby.", ["User's favourite hobby is pottery"]),
+        # a reason with its own subject is a clause of its own
+        (
+            "I stopped eating meat because my doctor advised it.",
+            ["User stopped eating meat"],
+        ),
+    ],
+)
+def test_clauses_become_third_person_facts(turn: str, expected: list[str]) -> None:
+    assert facts(turn) == expected
+
+
+def test_relative_dates_resolve_against_the_turn_and_keep_the_phrase() -> None:
+    assert facts("I twisted my knee on Sunday.", WEDNESDAY) == [
+        "User twisted their knee on Sunday (10 March 2024)"
+    ]
+    assert facts("Next month we are moving to Oslo.", WEDNESDAY) == [
+        "User and others are moving to Oslo next month (April 2024)"
+    ]
+    assert facts("We visited my parents last winter.", WEDNESDAY) == [
+        "User and their family visited their parents last winter (winter 2023-2024)"
+    ]
+    # without a date the phrase stays as it is
+    assert facts("I twisted my knee on Sunday.") == ["User twisted their knee on Sunday"]
+
+
+def test_relative_date_phrases() -> None:
+    past = {
+        "yesterday": "12 March 2024",
+        "two days ago": "11 March 2024",
+        "last week": "week of 4 March 2024",
+        "last weekend": "weekend of 9 March 2024",
+        "last year": "2023",
+        "last summer": "summer 2023",
+        "on Friday": "8 March 2024",
+    }
+    for phrase, meaning in past.items():
+        assert resolve(f"User left {phrase}", WEDNESDAY, True) == f"User left {phrase} ({meaning})"
+    future = {"tomorrow": "14 March 2024", "on Friday": "15 March 2024", "next year": "2025"}
+    for phrase, meaning in future.items():
+        assert resolve(f"User leaves {phrase}", WEDNESDAY, False) == (
+            f"User leaves {phrase} ({meaning})"
+        )
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "If my landlord agrees, I'll paint the kitchen.",
+        "Do you think my sister would like a scarf?",
+        "I think my neighbour is a spy.",
+        "My boss says you should always back up.",
+        "I'm gonna try that recipe.",
+        "I love it!",
+        "We should grab lunch sometime.",
+        "I could never live in a big city.",
+    ],
+)
+def test_refused_clauses(turn: str) -> None:
+    assert facts(turn) == []
+
+
+def test_a_plan_is_kept_with_a_time() -> None:
+    assert facts("I'm starting a pottery course next week.", WEDNESDAY) == [
+        "User is starting a pottery course next week (week of 18 March 2024)"
+    ]
+
+
+def test_limits_bound_facts_per_turn_and_their_length() -> None:
+    turn = "I knit scarves. I grow tomatoes. I keep bees. I play the oboe."
+    assert len(extract(Said(turn), FactLimits(max_facts=2))) == 2
+    assert extract(Said("I knit."), FactLimits(min_chars=20)) == []
+
+
+def test_the_parser_never_loads_on_import_write_or_search(tmp_path: Path) -> None:
+    """``import mnemo``, ``add_messages`` and a search leave spaCy unloaded; the fact job
+    (``drain``) loads it and writes the clause reader's facts."""
+    code = f"""
+import sys
+from mnemo import Memory
+from mnemo.text import parser_model
+with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
+    mem.add_messages([{{"role": "user", "content": "I repair violins in Cremona."}}], "u1", "s1")
+    mem.search("violins", "u1")
+    assert "spacy" not in sys.modules and not parser_model.loaded(), "loaded early"
+    mem.drain()
+    assert parser_model.loaded()
+    print([m.content for m in mem.list("u1", kind="fact")])
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.strip() == "['User repairs violins in Cremona']"
