@@ -35,7 +35,7 @@ _EXPANDED = {"'ve": "have", "'re": "are", "'ll": "will", "'m": "am"}
 _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
-_TRAIL = re.compile(r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with))+$")
+_TRAIL = re.compile(r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$")
 
 
 DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])

@@ -50,7 +50,7 @@ FEELINGS = frozenset({
     "pumped", "psyched", "relieved", "curious", "interested", "amazed", "impressed", "blessed",
     "awesome", "well", "alright", "right", "cool", "fantastic", "amazing", "wonderful",
     "ready", "done", "back", "here", "there", "off", "new", "free", "around", "keen", "down",
-    "confident", "determined", "inspired", "overwhelmed", "stressed", "upset", "angry", "mad",
+    "confident", "determined", "inspired", "overwhelmed", "elated", "ecstatic", "bummed", "stressed", "upset", "angry", "mad",
     "frustrated", "eager", "delighted", "honored", "honoured", "humbled", "content", "jealous",
     "speechless", "sick", "exhausted", "hungry", "sleepy", "late", "early", "wrong", "serious",
     "aware", "open", "positive", "hopeful", "optimistic", "thankful", "motivated", "energized",
@@ -116,6 +116,19 @@ CHATTER = frozenset({
 })  # fmt: skip
 #: Nouns that after "no" make an idiom, not a fact ("no idea", "no worries", "no problem").
 NO_IDIOMS = frozenset(["idea", "clue", "problem", "problems", "worries", "doubt", "way", "clues"])
+#: Verbs that after "can" make empathy or impatience ("I can picture it", "I can't wait").
+CAN_HEDGES = frozenset({
+    "see", "picture", "imagine", "tell", "understand", "relate", "feel", "hear", "wait",
+    "believe", "stop", "thank", "totally", "only",
+})  # fmt: skip
+#: Adjectives that compare with what the turn said ("a similar experience", "the same thing").
+RELATIVE_ADJ = frozenset(["similar", "same", "other", "such", "different", "exact"])
+#: Statuses spelt like feelings (read as facts: "User is married", "User is retired").
+STATUSES = frozenset({
+    "married", "divorced", "engaged", "widowed", "retired", "employed", "unemployed",
+    "vaccinated", "qualified", "certified", "based", "related", "adopted", "separated",
+    "self-employed", "allergic", "licensed", "trained", "registered", "enrolled",
+})  # fmt: skip
 #: Adjectives of a hedge before a statement ("I'm sure ...", "I'm afraid ...").
 HEDGE_STATES = frozenset(["sure", "certain", "afraid", "confident", "positive", "glad", "hopeful"])
 #: Possessives of someone the clause does not name ("their support", "his idea").
@@ -128,6 +141,7 @@ TIME_NOUNS = frozenset({
 })  # fmt: skip
 
 __all__ = [
+    "CAN_HEDGES",
     "CHATTER",
     "DISCOURSE",
     "FAMILY",
@@ -143,7 +157,9 @@ __all__ = [
     "NO_IDIOMS",
     "OTHERS_POSS",
     "QUESTION_OPENERS",
+    "RELATIVE_ADJ",
     "SECOND_PERSON",
+    "STATUSES",
     "TIME_NOUNS",
     "VAGUE",
     "WITH_VERB",

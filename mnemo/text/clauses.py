@@ -74,6 +74,19 @@ def _splits(t: Token) -> bool:
     return False
 
 
+def _tacked_command(t: Token) -> bool:
+    """A bare verb after a comma or dash with no subject ("..., take a look")."""
+    before = t.doc[t.left_edge.i - 1] if t.left_edge.i > 0 else None
+    return bool(
+        t.tag_ == "VB"
+        and t.dep_ in ("ccomp", "dep", "parataxis", "conj", "advcl")
+        and t.i > t.head.i
+        and subject_of(t) is None
+        and before is not None
+        and before.is_punct
+    )
+
+
 def _hypothetical(t: Token) -> bool:
     return any(c.dep_ == "advcl" and _marks(c) & HYPOTHETICAL for c in t.children) or bool(
         t.dep_ == "advcl" and _marks(t) & HYPOTHETICAL
@@ -99,6 +112,9 @@ def split(sent: Any) -> list[Clause]:
         for other in heads:
             if other.i != h.i and _inside(other, h):
                 skip.update(t.i for t in other.subtree)
+        for c in h.children:  # a command tacked on: "I've done one too, take a look!"
+            if _tacked_command(c):
+                skip.update(t.i for t in c.subtree)
         joins = {c.i for c in h.children if c.dep_ in ("cc", "preconj")}
         if any(c.i in head_set for c in h.children if c.dep_ == "conj"):
             skip |= joins

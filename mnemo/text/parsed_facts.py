@@ -49,7 +49,7 @@ from mnemo.text.clause_render import (
     pointed,
     render,
 )
-from mnemo.text.clauses import Clause, Token, split
+from mnemo.text.clauses import Clause, Token, split, subject_of
 from mnemo.text.sentences import sentences
 
 _TIME = re.compile(
@@ -260,10 +260,14 @@ def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -
         c.dep_ == "xcomp" and c.lower_ in W.HEDGES for c in head.children
     ):
         return True
-    if head.lower_ in ("wait", "believe", "imagine") or "ca" in aux_words and head.lower_ in (
-        "wait", "believe", "imagine", "relate", "stop",
-    ):
-        return True
+    if aux_words & {"can", "ca"} and head.lower_ in W.CAN_HEDGES:
+        return True  # "I can picture it", "I can't wait"
+    if head.lower_ in ("get", "gets", "see") and any(c.dep_ == "ccomp" for c in head.children):
+        return True  # "I get how busy life is"
+    if _owner_unknown(tokens, subject, head) or any(c.lower_ == "off" for c in head.children):
+        return True  # "User takes notes on her style"; "I'm off to bed"
+    if any(t.dep_ == "amod" and t.lower_ in W.RELATIVE_ADJ for t in tokens):
+        return True  # "a similar experience": similar to what the turn said
     if _bare_feeling(head) or _hedged(head):
         return True
     if subject.text.startswith("User and others") and not _happened(clause):
@@ -272,6 +276,15 @@ def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -
         return True
     core = [t for t in tokens if t.i not in range(*_subject_range(clause))]
     return not _says_something(core)
+
+
+def _owner_unknown(tokens: list[Token], subject: Subject, head: Token) -> bool:
+    """True when a possessive of someone else ("her", "his", "their") in a clause about the
+    user has no one in the clause to stand for."""
+    owners = {"his", "her", "its"} | ({"their"} if subject.kind == USER else set())
+    if subject.kind == OTHER:
+        return False
+    return any(t.dep_ == "poss" and t.lower_ in owners and not _in_relative(t, head) for t in tokens)
 
 
 def _hedged(head: Token) -> bool:
@@ -302,13 +315,18 @@ def _going_to(head: Token) -> bool:
 def _bare_feeling(head: Token) -> bool:
     """A clause whose point is a feeling with nothing after it ("I'm so excited!")."""
     comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "advmod", "oprd")]
-    feeling = [c for c in comps if c.lower_ in W.FEELINGS]
+    feeling = [c for c in comps if c.lower_ in W.FEELINGS or _felt(c)]
     if not feeling:
         return head.lower_ in W.FEELINGS and not list(head.rights)
     others = [c for c in head.children if c.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr")]
     inner = [c for f in feeling for c in f.children if c.dep_ in ("prep", "xcomp", "ccomp")]
     said = [c for c in [*others, *inner] if c.dep_ in ("xcomp", "ccomp")]
     return not (others or inner) or any(c.lower_ in W.HEDGES | W.CHATTER for c in said)
+
+
+def _felt(t: Token) -> bool:
+    """An adjective of a feeling by its form ("elated", "exhausted"), not of a status."""
+    return bool(t.pos_ == "ADJ" and t.lower_.endswith("ed") and t.lower_ not in W.STATUSES)
 
 
 def _vague(t: Token, head: Token) -> bool:
@@ -333,9 +351,11 @@ def _vague_det(t: Token) -> bool:
 
 
 def _in_relative(t: Token, head: Token) -> bool:
+    """True when ``t`` is inside a relative clause, or a subordinate clause with a subject
+    of its own ("when it rained"): its pronouns are that clause's business."""
     x = t
     while x.i != head.i and x.head.i != x.i:
-        if x.dep_ in ("relcl", "acl", "advcl", "ccomp"):
+        if x.dep_ in ("relcl", "acl") or x.dep_ == "advcl" and subject_of(x) is not None:
             return True
         x = x.head
     return False
