@@ -82,6 +82,8 @@ class Subject:
     text: str
     kind: str  # USER, WITH_USER or OTHER
     linked: bool  # the user, someone or something of theirs, or the user with others
+    #: left out of the sentence ("Been baking a lot"): "has" goes before a bare "been"
+    implicit: bool = False
 
 
 @dataclass
@@ -140,6 +142,8 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     while rest and rest[-1].is_punct:
         rest = rest[:-1]
     words = [_Word(subject.text)]
+    if subject.implicit and rest and rest[0].lower_ == "been":
+        words.append(_Word("has"))
     words += [_Word(t.lower_, t, True) for t in with_verb]
     borrowed = {x.i for x in clause.borrowed}
     verbs = {x.i for x in [*clause.borrowed, *rest]}
@@ -167,10 +171,10 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             continue
         elif pending_they and low in ("'m", "am", "was"):
             text = {"was": "were"}.get(low, "are")
-        elif low in _EXPANDED and t.i in verbs and t.i == start:
+        elif low in _EXPANDED and rest and t.i == rest[0].i:
             text = _EXPANDED[low]
-        elif low == "'s" and t.i in verbs and t.i == start and t.tag_ != "POS":
-            nxt = t.nbor(1) if t.i + 1 < len(t.doc) else None
+        elif low == "'s" and rest and t.i == rest[0].i and (t.pos_ == "AUX" or t.tag_ != "POS"):
+            nxt = next((x for x in t.doc[t.i + 1 : t.i + 4] if x.pos_ != "ADV"), None)
             text = "has" if nxt is not None and nxt.tag_ == "VBN" else "is"
         elif low in DEMONSTRATIVES and t.dep_ == "det" and pointed(t):
             nxt = t.nbor(1).lower_ if t.i + 1 < len(t.doc) else ""
@@ -181,6 +185,8 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
                 words[-1].text = "cannot"
                 continue
         pending_they = False
+        if subject.implicit and rest and t.i == rest[0].i and t.pos_ != "PROPN":
+            text = text[:1].lower() + text[1:]
         forced = (t.text.startswith("'") or low in _SPOKEN) and text != t.text
         words.append(_Word(text, t, forced or t.i in borrowed))
     text = _join(words)

@@ -61,7 +61,7 @@ VAGUE = frozenset({
     "something", "anything", "everything", "nothing", "things", "thing", "lots", "there",
     "here", "which", "what", "whatever", "all", "same", "such", "so", "more", "some", "any",
     "someone", "anyone", "everyone", "nobody", "somebody", "everybody", "others", "other",
-    "both", "either", "neither",
+    "both", "either", "neither", "'em", "em",
 })  # fmt: skip
 #: Verbs that say nothing without an argument ("I'm doing well", "I got it").
 LIGHT = frozenset({
@@ -133,6 +133,13 @@ STATUSES = frozenset({
 HEDGE_STATES = frozenset(["sure", "certain", "afraid", "confident", "positive", "glad", "hopeful"])
 #: Possessives of someone the clause does not name ("their support", "his idea").
 OTHERS_POSS = frozenset(["their", "his", "her", "its", "whose"])
+#: Irregular pasts, to tell "Got a new bike" (the speaker's) from a command.
+PAST_FORMS = frozenset({
+    "got", "went", "made", "took", "had", "saw", "bought", "found", "met", "ran", "began",
+    "came", "won", "lost", "left", "built", "wrote", "read", "spent", "sold", "drove", "flew",
+    "gave", "kept", "taught", "grew", "broke", "caught", "brought", "heard", "sent", "fell",
+    "ate", "swam", "rode", "sang", "drew", "became", "did", "felt", "thought", "told", "quit",
+})  # fmt: skip
 #: Nouns of a time: "this month", "that summer" point at no thing.
 TIME_NOUNS = frozenset({
     "morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year",
@@ -156,6 +163,7 @@ __all__ = [
     "MODALS",
     "NO_IDIOMS",
     "OTHERS_POSS",
+    "PAST_FORMS",
     "QUESTION_OPENERS",
     "RELATIVE_ADJ",
     "SECOND_PERSON",

@@ -209,9 +209,10 @@ def _resolve(pron: str, at: int, mentions: list[Mention]) -> Mention | None:
 def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tuple[int, int]] | None:
     s = clause.subject
     if s is None:
-        return None
+        implicit = clause.parent is None and _opens_sentence(clause.head)
+        return (Subject("User", USER, True, implicit=True), (0, -1)) if implicit else None
     low = s.lower_
-    span = _span_of(s) if s.pos_ in ("NOUN", "PROPN") else (s.i, s.i)
+    span = _subject_span(s)
     if low == "i":
         return Subject("User", USER, True), span
     if low == "we":
@@ -235,7 +236,7 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
     if s.pos_ == "PRON" and low != "there":
         return None
     words = s.doc[span[0] : span[1] + 1]
-    if any(_vague_det(t) or t.lower_ in W.OTHERS_POSS for t in words):
+    if any(t.dep_ == "det" and t.lower_ in W.VAGUE or t.lower_ in W.OTHERS_POSS for t in words):
         return None  # "this book", "their support": who or what only the turn says
     if s.pos_ not in ("NOUN", "PROPN") or s.tag_ == "VBG" or s.dep_ == "csubj":
         return None
@@ -378,9 +379,34 @@ def _subject_range(clause: Clause) -> tuple[int, int]:
     s = clause.subject
     if s is None or s.i not in {t.i for t in clause.tokens}:
         return (0, 0)
-    noun = s.pos_ in ("NOUN", "PROPN") and not any(c.lower_ in ("i", "me") for c in s.conjuncts)
-    left, right = _span_of(s) if noun else (s.left_edge.i, s.right_edge.i)
+    left, right = _subject_span(s)
     return left, right + 1
+
+
+def _subject_span(s: Token) -> tuple[int, int]:
+    """A subject's phrase as (first, last) token index: its whole subtree when it comes
+    before its verb ("Volunteering at the shelter made me ..."), with a name after it."""
+    if s.pos_ not in ("NOUN", "PROPN") and not list(s.conjuncts):
+        return s.i, s.i
+    if s.right_edge.i < s.head.i:
+        right = s.right_edge.i
+        while right + 1 < s.head.i and _name_word(s.doc[right + 1]):
+            right += 1
+        return s.left_edge.i, right
+    return _span_of(s)
+
+
+def _opens_sentence(head: Token) -> bool:
+    """A past or perfect verb that opens its sentence with no subject: the speaker's, left
+    out as people do in chat ("Got a new bike last week", "Been baking a lot")."""
+    first = next((t for t in head.sent if t.dep_ not in ("intj", "punct")), None)
+    if first is None or first.lower_ in W.DISCOURSE:
+        return False
+    perfect = first.lower_ == "been" and first.head.i == head.i
+    past = head.tag_ in ("VBD", "VBN") or head.tag_ == "VB" and (
+        head.lower_.endswith("ed") or head.lower_ in W.PAST_FORMS
+    )  # the tagger reads a sentence-initial past as a command: "Got a new bike"
+    return perfect or (first.i == head.i and past)
 
 
 def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
