@@ -150,7 +150,9 @@ def limits(settings: Settings) -> parsed_facts.FactLimits:
 def all_facts(data: list[dict[str, Any]], extractor: str) -> dict[tuple[str, str], list[str]]:
     """The facts of every turn by (sample, dia_id): the regex rules or the clause reader."""
     settings = Settings(embedder="hashing")
-    rows = [(s["sample_id"], dia, text, when) for s in data for _, dia, text, when in dated_turns(s)]
+    rows = [
+        (s["sample_id"], dia, text, when) for s in data for _, dia, text, when in dated_turns(s)
+    ]
     if extractor == "parsed":
         said = [parsed_facts.Said(text, when) for _, _, text, when in rows]
         found = parsed_facts.extract_many(said, limits(settings))
@@ -227,7 +229,7 @@ def labelled_precision(
     unlabelled: list[dict[str, str]] = []
     produced: set[tuple[str, str, str]] = set()
     for sample in data:
-        for _spk, dia, text in turns(sample):
+        for _spk, dia, _text in turns(sample):
             if (sample["sample_id"], dia) not in wanted:
                 continue
             for f in facts[(sample["sample_id"], dia)]:

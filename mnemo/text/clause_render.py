@@ -16,6 +16,7 @@ moving to Oslo" -> "User and others are moving to Oslo next month").
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -35,7 +36,9 @@ _EXPANDED = {"'ve": "have", "'re": "are", "'ll": "will", "'m": "am"}
 _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
-_TRAIL = re.compile(r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$")
+_TRAIL = re.compile(
+    r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$"
+)
 
 
 DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
@@ -69,7 +72,9 @@ def inverted(clause: Clause) -> str | None:
     if any(t.lower_ in W.VAGUE and t.dep_ in ("det", "nsubj") for t in subject):
         return None
     owner = " ".join("User's" if t.lower_ in ("my", "our") else t.text for t in attr.subtree)
-    value = " ".join(W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text for t in subject)
+    value = " ".join(
+        W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text for t in subject
+    )
     be = {"'s": "is", "'re": "are"}.get(head.lower_, head.lower_)
     text = _TRAIL.sub("", f"{owner} {be} {value[:1].lower() + value[1:]}")
     return re.sub(r"\s+([,.!?;:'])", r"\1", re.sub(r"\s+(n't|'s)\b", r"\1", text))
@@ -99,6 +104,12 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
     with_verb: list[Token] = []
     tail: list[Token] = []
     dropped: set[int] = set()
+    lead_text = " ".join(t.lower_ for t in tokens if t.i < start)
+    for phrase in W.DISCOURSE_PHRASES:
+        at = lead_text.find(phrase)
+        if at >= 0:  # "On another note, I ...": the words of the phrase go
+            first = len(lead_text[:at].split())
+            dropped.update(t.i for t in tokens[first : first + len(phrase.split())])
     for t in tokens:
         if t.i >= start:
             break
@@ -111,11 +122,13 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
         if t.dep_ == "mark" and t.head.i != head.i:
             tail.append(t)  # "since we last spoke": it stays with its clause
             continue
-        if t.dep_ in _DROP_DEPS or t.lower_ in W.DISCOURSE and t.lower_ not in W.WITH_VERB:
-            if t.dep_ == "intj" or t.dep_ == "npadvmod" and t.pos_ == "PROPN":
+        if t.dep_ in _DROP_DEPS or (t.lower_ in W.DISCOURSE and t.lower_ not in W.WITH_VERB):
+            if t.dep_ == "intj" or (t.dep_ == "npadvmod" and t.pos_ == "PROPN"):
                 dropped.update(x.i for x in t.subtree)
             continue
-        if t.pos_ == "PROPN" and t.dep_ in ("npadvmod", "appos", "nsubj", "dep"):
+        if t.lower_ in W.TIME_NOUNS:
+            pass
+        elif t.pos_ == "PROPN" and t.dep_ in ("npadvmod", "appos", "nsubj", "dep"):
             dropped.update(x.i for x in t.subtree)  # a vocative: "Mel, I ..."
             continue
         (with_verb if t.lower_ in W.WITH_VERB and t.dep_ == "advmod" else tail).append(t)
@@ -124,7 +137,7 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
 
 def _person(t: Token, subject: Subject, named: bool) -> str:
     low = t.lower_
-    if named or subject.kind == WITH_USER and (low in _PLAIN_WORDS or low in ("my", "mine")):
+    if named or (subject.kind == WITH_USER and (low in _PLAIN_WORDS or low in ("my", "mine"))):
         return W.FIRST_PERSON[low][0]
     return W.FIRST_PERSON[low][1]
 
@@ -198,7 +211,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
 
 def _join(words: list[_Word]) -> str:
     out = [words[0].text] if words else []
-    for a, b in zip(words, words[1:], strict=False):
+    for a, b in itertools.pairwise(words):
         if b.space or a.token is None or b.token is None or b.token.i != a.token.i + 1:
             sep = " "
         else:

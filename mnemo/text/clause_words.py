@@ -30,7 +30,8 @@ HEDGES = frozenset({
     "wished", "wishing", "wonder", "wondering", "wondered", "bet", "suppose", "believe",
     "imagine", "mean", "meant", "agree", "appreciate", "thank", "thanks", "know", "knew",
     "feel", "felt", "feeling", "say", "said", "tell", "told", "telling", "ask", "asked",
-    "need", "needed", "needs", "recommend", "suggest", "promise", "understand", "hear", "heard", "realize", "realized", "remember", "admit", "bet", "glad", "forget",
+    "need", "needed", "needs", "recommend", "suggest", "promise", "understand", "hear",
+    "heard", "realize", "realized", "remember", "admit", "glad", "forget",
     "forgot", "let", "please", "apologize", "apologise", "figure", "figured", "doubt", "reckon",
     "assume", "expect", "relate", "check", "look", "wait", "share",
     "shared", "send", "sent", "show", "showed", "post", "posted", "catch",
@@ -50,10 +51,11 @@ FEELINGS = frozenset({
     "pumped", "psyched", "relieved", "curious", "interested", "amazed", "impressed", "blessed",
     "awesome", "well", "alright", "right", "cool", "fantastic", "amazing", "wonderful",
     "ready", "done", "back", "here", "there", "off", "new", "free", "around", "keen", "down",
-    "confident", "determined", "inspired", "overwhelmed", "elated", "ecstatic", "bummed", "stressed", "upset", "angry", "mad",
+    "confident", "determined", "inspired", "overwhelmed", "elated", "ecstatic", "bummed",
+    "stressed", "upset", "angry", "mad",
     "frustrated", "eager", "delighted", "honored", "honoured", "humbled", "content", "jealous",
     "speechless", "sick", "exhausted", "hungry", "sleepy", "late", "early", "wrong", "serious",
-    "aware", "open", "positive", "hopeful", "optimistic", "thankful", "motivated", "energized",
+    "aware", "open", "positive", "hopeful", "optimistic", "motivated", "energized",
 })  # fmt: skip
 #: Words that leave a clause's point unresolved when they are one of its arguments.
 VAGUE = frozenset({
@@ -140,6 +142,12 @@ PAST_FORMS = frozenset({
     "gave", "kept", "taught", "grew", "broke", "caught", "brought", "heard", "sent", "fell",
     "ate", "swam", "rode", "sang", "drew", "became", "did", "felt", "thought", "told", "quit",
 })  # fmt: skip
+#: Openers of several words that carry nothing ("On another note, I ...").
+DISCOURSE_PHRASES = (
+    "on another note", "on a different note", "on a side note", "by the way",
+    "speaking of which", "in fact", "for example", "to be honest", "guess what",
+    "you know what", "in other news", "fun fact",
+)  # fmt: skip
 #: Nouns of a time: "this month", "that summer" point at no thing.
 TIME_NOUNS = frozenset({
     "morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year",
@@ -151,13 +159,14 @@ __all__ = [
     "CAN_HEDGES",
     "CHATTER",
     "DISCOURSE",
+    "DISCOURSE_PHRASES",
     "FAMILY",
     "FEELINGS",
     "FEMALE",
     "FIRST_PERSON",
     "FUTURE",
-    "HEDGE_STATES",
     "HEDGES",
+    "HEDGE_STATES",
     "LIGHT",
     "MALE",
     "MODALS",

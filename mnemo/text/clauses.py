@@ -125,7 +125,7 @@ def split(sent: Any) -> list[Clause]:
             subject = parent.subject
             if h.tag_ in ("VBN", "VBG") and not any(c.dep_ == "aux" for c in h.children):
                 borrowed = [c for c in parent.head.children if c.dep_ in ("aux", "neg")]
-                borrowed = [*parent.borrowed, *borrowed] if not borrowed else borrowed
+                borrowed = borrowed or list(parent.borrowed)
         own = subject_of(h) is not None
         clause = Clause(h, tokens, subject, borrowed, None if own else parent, _hypothetical(h))
         if parent is not None and parent.hypothetical:

@@ -216,12 +216,16 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
     if low == "i":
         return Subject("User", USER, True), span
     if low == "we":
-        together = state.together or ("User and their family" if state.family else "User and others")
+        together = state.together or (
+            "User and their family" if state.family else "User and others"
+        )
         return Subject(together, WITH_USER, True), span
     if any(c.lower_ in ("i", "me") for c in s.conjuncts) and s.lower_ not in ("i", "me"):
         left, right = s.left_edge.i, s.right_edge.i
         others = [t for t in s.doc[left : right + 1] if t.lower_ not in ("i", "me", "and", ",")]
-        text = " ".join(W.FIRST_PERSON[t.lower_][0] if t.lower_ in ("my", "our") else t.text for t in others)
+        text = " ".join(
+            W.FIRST_PERSON[t.lower_][0] if t.lower_ in ("my", "our") else t.text for t in others
+        )
         state.together = f"User and {text}"
         return Subject(state.together, WITH_USER, True), (left, right)
     if low in ("he", "she", "they"):
@@ -231,12 +235,12 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
         m = next((m for m in reversed(state.mentions) if m.name and s.text in m.name.split()), None)
         if m is not None:
             return Subject(m.phrase, OTHER, True), span
-    if low in W.VAGUE or low in W.SECOND_PERSON or s.dep_ == "expl" and low != "there":
+    if low in W.VAGUE or low in W.SECOND_PERSON or (s.dep_ == "expl" and low != "there"):
         return None
     if s.pos_ == "PRON" and low != "there":
         return None
     words = s.doc[span[0] : span[1] + 1]
-    if any(t.dep_ == "det" and t.lower_ in W.VAGUE or t.lower_ in W.OTHERS_POSS for t in words):
+    if any((t.dep_ == "det" and t.lower_ in W.VAGUE) or t.lower_ in W.OTHERS_POSS for t in words):
         return None  # "this book", "their support": who or what only the turn says
     if s.pos_ not in ("NOUN", "PROPN") or s.tag_ == "VBG" or s.dep_ == "csubj":
         return None
@@ -269,6 +273,10 @@ def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -
         return True  # "User takes notes on her style"; "I'm off to bed"
     if any(t.dep_ == "amod" and t.lower_ in W.RELATIVE_ADJ for t in tokens):
         return True  # "a similar experience": similar to what the turn said
+    if head.lower_ in ("does", "do", "did") and any(
+        c.lower_ in ("so", "neither") for c in head.children
+    ):
+        return True  # "..., but so does X": an echo of the clause before
     if _bare_feeling(head) or _hedged(head):
         return True
     if subject.text.startswith("User and others") and not _happened(clause):
@@ -285,19 +293,23 @@ def _owner_unknown(tokens: list[Token], subject: Subject, head: Token) -> bool:
     owners = {"his", "her", "its"} | ({"their"} if subject.kind == USER else set())
     if subject.kind == OTHER:
         return False
-    return any(t.dep_ == "poss" and t.lower_ in owners and not _in_relative(t, head) for t in tokens)
+    return any(
+        t.dep_ == "poss" and t.lower_ in owners and not _in_relative(t, head) for t in tokens
+    )
 
 
 def _hedged(head: Token) -> bool:
     """True when a hedge before the clause governs it ("I'm sure, I can ...", "I guess I
     ...")."""
-    for c in head.children:
-        if c.dep_ in ("ccomp", "parataxis", "advcl") and c.i < head.i:
-            if c.lower_ in W.HEDGES or any(
-                x.dep_ == "acomp" and x.lower_ in W.HEDGE_STATES for x in c.children
-            ):
-                return True
-    return False
+    return any(
+        c.dep_ in ("ccomp", "parataxis", "advcl")
+        and c.i < head.i
+        and (
+            c.lower_ in W.HEDGES
+            or any(x.dep_ == "acomp" and x.lower_ in W.HEDGE_STATES for x in c.children)
+        )
+        for c in head.children
+    )
 
 
 def _happened(clause: Clause) -> bool:
@@ -356,7 +368,7 @@ def _in_relative(t: Token, head: Token) -> bool:
     of its own ("when it rained"): its pronouns are that clause's business."""
     x = t
     while x.i != head.i and x.head.i != x.i:
-        if x.dep_ in ("relcl", "acl") or x.dep_ == "advcl" and subject_of(x) is not None:
+        if x.dep_ in ("relcl", "acl") or (x.dep_ == "advcl" and subject_of(x) is not None):
             return True
         x = x.head
     return False
@@ -403,8 +415,8 @@ def _opens_sentence(head: Token) -> bool:
     if first is None or first.lower_ in W.DISCOURSE:
         return False
     perfect = first.lower_ == "been" and first.head.i == head.i
-    past = head.tag_ in ("VBD", "VBN") or head.tag_ == "VB" and (
-        head.lower_.endswith("ed") or head.lower_ in W.PAST_FORMS
+    past = head.tag_ in ("VBD", "VBN") or (
+        head.tag_ == "VB" and (head.lower_.endswith("ed") or head.lower_ in W.PAST_FORMS)
     )  # the tagger reads a sentence-initial past as a command: "Got a new bike"
     return perfect or (first.i == head.i and past)
 

@@ -22,16 +22,29 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2,
 }  # fmt: skip
-_COUNT = r"(?P<n>\d{1,2}|a couple of|couple of|an|a|one|two|three|four|five|six|seven|eight|nine|ten)"
+_COUNT = (
+    r"(?P<n>\d{1,2}|a couple of|couple of|an|a|one|two|three|four|five|six|seven|eight|nine|ten)"
+)
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PHRASE = re.compile(
     r"\b(?:"

@@ -66,7 +66,10 @@ def test_no_fact_from_small_talk_questions_hypotheticals_or_requests() -> None:
         # people of the user's, named later by a pronoun or by name
         (
             "My grandfather Karl restores clocks, he has a workshop in Graz.",
-            ["User's grandfather Karl restores clocks", "User's grandfather Karl has a workshop in Graz"],
+            [
+                "User's grandfather Karl restores clocks",
+                "User's grandfather Karl has a workshop in Graz",
+            ],
         ),
         (
             "Our sons, Ali and Omar, play chess at school.",

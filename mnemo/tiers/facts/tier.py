@@ -50,7 +50,6 @@ from mnemo.storage.scope import ReadScope
 from mnemo.text import fact_subjects, parsed_facts
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
-from mnemo.tiers.facts.rule_facts import rule_facts
 from mnemo.tiers.facts.reconcile import (
     Add,
     Decision,
@@ -62,6 +61,7 @@ from mnemo.tiers.facts.reconcile import (
     safeguard,
     short_ids,
 )
+from mnemo.tiers.facts.rule_facts import rule_facts
 
 log = logging.getLogger("mnemo.facts")
 
