@@ -61,6 +61,20 @@ _TIME = re.compile(
 )
 
 
+_FIRST_PERSON = re.compile(
+    r"(?<![\w'’])(?:i|me|my|mine|myself|we|us|our|ours|ourselves)(?![\w])", re.IGNORECASE
+)
+_MINE = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|them)\b", re.IGNORECASE)
+#: A sentence that may open with the speaker's past left unsaid ("Got a new bike", "Been ...").
+_OPENING_PAST = re.compile(
+    r"^(?:\W*(?:[A-Za-z]+[,!]\s+)?)(?:been|[A-Za-z]+ed|"
+    + "|".join(sorted(W.PAST_FORMS))
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Said:
     """A turn to read: its text and when it was said (relative dates resolve against it)."""
@@ -104,14 +118,27 @@ class Mention:
 def extract_many(turns: Sequence[Said], limits: FactLimits) -> list[list[str]]:
     """The facts of each turn (at most ``limits.max_facts``, each once, in order); the
     parser loads on the first call (:func:`mnemo.text.parser_model.pipeline`)."""
-    pieces: list[list[str]] = [
-        [s for s in (fact_screen.tidy(x) for x in sentences(t.text)) if s] for t in turns
-    ]
+    pieces = [_worth_parsing([fact_screen.tidy(x) for x in sentences(t.text)]) for t in turns]
     docs = iter(parser_model.parse(s for p in pieces for s in p))
     out = []
     for turn, piece in zip(turns, pieces, strict=True):
         parsed = [next(docs) for _ in piece]
         out.append(_turn_facts(parsed, turn.when, limits))
+    return out
+
+
+def _worth_parsing(said: list[str]) -> list[str]:
+    """The sentences of a turn that can give a fact: not a question, and with a first-person
+    word, a pronoun after "my"/"our" earlier in the turn, or an opening past verb ("Got a
+    new bike"). The rest never reach the parser (most of its cost)."""
+    out, mine = [], False
+    for s in said:
+        if not s or s.rstrip().endswith("?"):
+            continue
+        first = _FIRST_PERSON.search(s) is not None
+        if first or mine and _THIRD_PERSON.search(s) or _OPENING_PAST.match(s):
+            out.append(s)
+        mine = mine or _MINE.search(s) is not None
     return out
 
 

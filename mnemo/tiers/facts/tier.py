@@ -3,8 +3,7 @@
 Per unit of conversation (`agent-cli` "atomic": each user message; `llm-managed` "single": each user
 message with the assistant reply that follows it):
 
-1. extract candidate facts (LLM when configured, otherwise the clause reader
-   :mod:`~mnemo.text.parsed_facts`, every rules unit of a job parsed in one batch);
+1. extract candidate facts (LLM when configured, the clause reader :mod:`rule_facts` otherwise);
 2. drop candidates with cosine >= ``fact_dedupe_threshold`` to an existing fact of the user,
    or already stated in an attached context document (:mod:`dedupe`);
 3. reconcile the rest against their nearest existing facts: ADD / UPDATE / DELETE / NONE
@@ -47,7 +46,7 @@ from mnemo.storage.base import (
 )
 from mnemo.storage.ports.unions import FactTierStore
 from mnemo.storage.scope import ReadScope
-from mnemo.text import fact_subjects, parsed_facts
+from mnemo.text import fact_subjects
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
 from mnemo.tiers.facts.reconcile import (
@@ -93,8 +92,7 @@ class Unit:
 
 @dataclass
 class JobState:
-    """State of one job run: LLM health, turns awaiting their record, embeddings made, the
-    rule facts of its user turns by message id (parsed together, :mod:`rule_facts`)."""
+    """State of one job run: LLM health, turns awaiting their record, embeddings, rule facts."""
 
     user_id: str = ""
     llm_down: bool = False
@@ -143,8 +141,6 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
-        n = 1 if settings.fact_extraction == "single" else settings.fact_max_per_turn
-        self.rule_limits = parsed_facts.FactLimits(n, *self.limits)
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         """This tier's job handlers by kind: ``turns.facts`` (this object)."""
@@ -161,7 +157,7 @@ class FactTier:
         total, job = Usage(), JobState()
         units = self.units(messages)
         if self.chat is None and self.settings.fact_rule_fallback:
-            job.parsed = rule_facts([u.user for u in units], self.rule_limits)
+            job.parsed = rule_facts([u.user for u in units], self.settings)
         for unit in units:
             job.user_id = unit.user.user_id
             total += self.process(unit, job)
@@ -252,7 +248,7 @@ class FactTier:
             run.notes.append(f"extraction: {why} and fact_rule_fallback off; nothing")
             return []
         found = run.job.parsed.get(unit.user.id)  # None: an LLM job fell back, this unit alone
-        return rule_facts([unit.user], self.rule_limits)[unit.user.id] if found is None else found
+        return rule_facts([unit.user], s)[unit.user.id] if found is None else found
 
     def _extract_llm(self, chat: ChatModel, unit: Unit, job: JobState) -> tuple[list[str], Usage]:
         s, user = self.settings, unit.user
