@@ -68,9 +68,7 @@ _MINE = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|them)\b", re.IGNORECASE)
 #: A sentence that may open with the speaker's past left unsaid ("Got a new bike", "Been ...").
 _OPENING_PAST = re.compile(
-    r"^(?:\W*(?:[A-Za-z]+[,!]\s+)?)(?:been|[A-Za-z]+ed|"
-    + "|".join(sorted(W.PAST_FORMS))
-    + r")\b",
+    r"^(?:\W*(?:[A-Za-z]+[,!]\s+)?)(?:been|[A-Za-z]+ed|" + "|".join(sorted(W.PAST_FORMS)) + r")\b",
     re.IGNORECASE,
 )
 
@@ -136,7 +134,7 @@ def _worth_parsing(said: list[str]) -> list[str]:
         if not s or s.rstrip().endswith("?"):
             continue
         first = _FIRST_PERSON.search(s) is not None
-        if first or mine and _THIRD_PERSON.search(s) or _OPENING_PAST.match(s):
+        if first or (mine and _THIRD_PERSON.search(s)) or _OPENING_PAST.match(s):
             out.append(s)
         mine = mine or _MINE.search(s) is not None
     return out
