@@ -71,12 +71,15 @@ def inverted(clause: Clause) -> str | None:
     subject = [t for t in s.subtree if not t.is_punct or t.i < s.right_edge.i]
     if any(t.lower_ in W.VAGUE and t.dep_ in ("det", "nsubj") for t in subject):
         return None
-    owner = " ".join("User's" if t.lower_ in ("my", "our") else t.text for t in attr.subtree)
-    value = " ".join(
-        W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text for t in subject
+    owner = "".join(
+        ("User's" if t.lower_ in ("my", "our") else t.text) + t.whitespace_ for t in attr.subtree
+    )
+    value = "".join(
+        (W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text) + t.whitespace_
+        for t in subject
     )
     be = {"'s": "is", "'re": "are"}.get(head.lower_, head.lower_)
-    text = _TRAIL.sub("", f"{owner} {be} {value[:1].lower() + value[1:]}")
+    text = _TRAIL.sub("", f"{owner.strip()} {be} {value[:1].lower() + value[1:].strip()}")
     return re.sub(r"\s+([,.!?;:'])", r"\1", re.sub(r"\s+(n't|'s)\b", r"\1", text))
 
 
@@ -131,7 +134,15 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
         elif t.pos_ == "PROPN" and t.dep_ in ("npadvmod", "appos", "nsubj", "dep"):
             dropped.update(x.i for x in t.subtree)  # a vocative: "Mel, I ..."
             continue
-        (with_verb if t.lower_ in W.WITH_VERB and t.dep_ == "advmod" else tail).append(t)
+        if t.lower_ in W.WITH_VERB and t.dep_ == "advmod":
+            with_verb.append(t)
+        elif t.pos_ in ("ADV", "DET", "PRON", "ADJ") and t.dep_ in ("advmod", "det", "dep", "amod"):
+            if t.head.i in dropped or t.head.i == head.i or t.head.i >= start:
+                dropped.update(x.i for x in t.subtree)  # a stray "truly", "all": not moved
+            else:
+                tail.append(t)  # "Next month": with its noun
+        else:
+            tail.append(t)
     return with_verb, tail
 
 

@@ -148,6 +148,21 @@ DISCOURSE_PHRASES = (
     "speaking of which", "in fact", "for example", "to be honest", "guess what",
     "you know what", "in other news", "fun fact",
 )  # fmt: skip
+#: Nouns and adjectives that say nothing on their own ("make a difference", "do their best").
+STOCK = frozenset({
+    "difference", "best", "effort", "efforts", "lot", "lots", "way", "ways", "time", "times",
+    "thing", "things", "stuff", "fun", "blast", "progress", "journey", "feeling", "feelings",
+    "chance", "bit", "deal", "kind", "sort", "part", "moment", "moments",
+    "hard", "much", "many", "more", "most", "few", "little", "whole", "sure", "able", "own",
+    "lease", "life", "dreams", "dream", "passion", "goals", "point", "idea", "ideas", "step",
+})  # fmt: skip
+#: People and pets a pronoun can stand for ("my sister ... she", "our twins ... they").
+PEOPLE = MALE | FEMALE | FAMILY | frozenset({
+    "friend", "friends", "pet", "pets", "dog", "dogs", "cat", "cats", "puppy", "kitten",
+    "colleague", "colleagues", "coworker", "coworkers", "teammate", "teammates", "roommate",
+    "neighbor", "neighbour", "neighbors", "neighbours", "boss", "cousin", "cousins", "fam",
+    "grandparents", "in-laws", "bestie", "buddy", "mentor", "teacher", "coach", "students",
+})  # fmt: skip
 #: Nouns of a time: "this month", "that summer" point at no thing.
 TIME_NOUNS = frozenset({
     "morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year",
@@ -172,11 +187,13 @@ __all__ = [
     "MODALS",
     "NO_IDIOMS",
     "OTHERS_POSS",
+    "PEOPLE",
     "PAST_FORMS",
     "QUESTION_OPENERS",
     "RELATIVE_ADJ",
     "SECOND_PERSON",
     "STATUSES",
+    "STOCK",
     "TIME_NOUNS",
     "VAGUE",
     "WITH_VERB",

@@ -14,8 +14,8 @@ speaker, in grammatical third person::
                                                        Miso last week (week of 1 May 2023)
 
 Who a clause is about: "I" is the user; "my sister", "our kids" are the user's; "my sister
-and I" is the user with them; "we" is the user and their family when the turn names a
-relative, else the user and others; "he", "she", "they" and a bare name are the last person
+and I" is the user with them; "we" is the last such pair of the turn ("Max and I ... we"),
+else "User and others"; "he", "she", "they" and a bare name are the last person
 of the user's the turn named that fits (else the clause is dropped). Any other subject keeps
 its clause only when the user is in it ("Running helps me sleep" -> "Running helps User
 sleep"). Relative times are resolved against the turn's date (:mod:`mnemo.text.relative_dates`);
@@ -92,12 +92,10 @@ class FactLimits:
 
 @dataclass
 class TurnState:
-    """What the clauses of one turn so far tell the next: the user's people and things it
-    named, whether it names family, and the last "User and ..." subject ("Max and I ...
-    We hiked" -> "User and Max hiked")."""
+    """What the clauses of one turn so far tell the next: the user's people it named, and
+    the last "User and ..." subject ("Max and I ... We hiked" -> "User and Max hiked")."""
 
     when: datetime | None
-    family: bool
     mentions: list[Mention] = field(default_factory=list)
     together: str | None = None
 
@@ -146,7 +144,7 @@ def extract(turn: Said, limits: FactLimits) -> list[str]:
 
 
 def _turn_facts(docs: list[Any], when: datetime | None, limits: FactLimits) -> list[str]:
-    state = TurnState(when, any(t.lower_ in W.FAMILY for d in docs for t in d))
+    state = TurnState(when)
     out: list[str] = []
     for n, doc in enumerate(docs):
         for sent in doc.sents:
@@ -174,11 +172,20 @@ def _question(sent: Any) -> bool:
 
 
 # ---- who a clause is about --------------------------------------------------------------
-def _is_mention(t: Token) -> bool:
+def _owned(t: Token) -> bool:
+    """A noun of the user's ("my job", "our twins")."""
     return bool(
         t.pos_ in ("NOUN", "PROPN")
         and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in t.children)
     )
+
+
+def _is_mention(t: Token) -> bool:
+    """A person or pet of the user's a pronoun can stand for ("my sister", "our twins",
+    "my dog Rex"), not a thing ("our bodies")."""
+    named = t.doc[t.i + 1].text[:1].isupper() if t.i + 1 < len(t.doc) else False
+    person = t.lower_ in W.PEOPLE or t.lower_.removesuffix("s") in W.PEOPLE
+    return _owned(t) and (person or named and t.pos_ == "NOUN")
 
 
 def _span_of(t: Token) -> tuple[int, int]:
@@ -206,7 +213,7 @@ def _render_span(doc: Any, left: int, right: int) -> str:
     words = []
     for t in doc[left : right + 1]:
         low = t.lower_
-        words.append(W.FIRST_PERSON[low][1] if low in ("my", "our") else t.text)
+        words.append(W.FIRST_PERSON[low][1] if low in W.FIRST_PERSON else t.text)
         words.append(t.whitespace_)
     return "".join(words).strip(" ,")
 
@@ -241,9 +248,7 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
     if low == "i":
         return Subject("User", USER, True), span
     if low == "we":
-        together = state.together or (
-            "User and their family" if state.family else "User and others"
-        )
+        together = state.together or "User and others"
         return Subject(together, WITH_USER, True), span
     if any(c.lower_ in ("i", "me") for c in s.conjuncts) and s.lower_ not in ("i", "me"):
         left, right = s.left_edge.i, s.right_edge.i
@@ -271,7 +276,7 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
         return None
     phrase = _render_span(s.doc, *span)
     phrase += "," if "," in phrase else ""  # an apposition closes: "User's twins, A and B,"
-    return Subject(phrase, OTHER, _is_mention(s)), span
+    return Subject(phrase, OTHER, _owned(s)), span
 
 
 # ---- what it says -----------------------------------------------------------------------
@@ -308,8 +313,14 @@ def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -
         return True  # "we learn a lot from our struggles": a maxim, not a fact
     if any(_vague(t, head) for t in tokens):
         return True
-    core = [t for t in tokens if t.i not in range(*_subject_range(clause))]
-    return not _says_something(core)
+    core = (
+        tokens
+        if subject.kind == OTHER
+        else [t for t in tokens if t.i not in range(*_subject_range(clause))]
+    )
+    if subject.kind == OTHER and clause.subject is not None:
+        core = [*core, *clause.subject.subtree]
+    return not _says_something(core, head)
 
 
 def _owner_unknown(tokens: list[Token], subject: Subject, head: Token) -> bool:
@@ -399,16 +410,27 @@ def _in_relative(t: Token, head: Token) -> bool:
     return False
 
 
-def _says_something(tokens: list[Token]) -> bool:
+def _qualifies(c: Token) -> bool:
+    """A word that gives a bare verb its point ("cannot swim", "no longer smokes", "swims
+    every morning")."""
+    if c.dep_ == "advmod":
+        return c.lower_ in ("longer", "never", "anymore", "professionally", "daily", "weekly")
+    deps = ("neg", "npadvmod", "prep", "dobj", "xcomp", "ccomp", "acomp", "attr")
+    return c.dep_ in deps or c.lower_ in ("can", "ca")
+
+
+def _says_something(tokens: list[Token], head: Token) -> bool:
+    """True when the clause names a thing, a place, a number or a quality beyond stock words
+    ("User is doing their best", "User has been working hard" say nothing on their own)."""
     for t in tokens:
-        if t.pos_ in ("NOUN", "PROPN", "NUM") and t.lower_ not in W.VAGUE:
+        low = t.lower_
+        if t.pos_ in ("NOUN", "PROPN", "NUM") and low not in W.VAGUE and low not in W.STOCK:
             return True
-        if t.pos_ == "ADJ" and t.lower_ not in W.FEELINGS:
+        if t.pos_ == "ADJ" and low not in W.FEELINGS and low not in W.STOCK and not _felt(t):
             return True
-        if t.pos_ == "VERB" and t.lower_ not in W.LIGHT and t.dep_ not in ("ROOT",):
-            return True
-        if t.pos_ == "VERB" and t.lower_ not in W.LIGHT and t.lower_ not in W.HEDGES:
-            return True
+        if t.pos_ == "VERB" and low not in W.LIGHT and low not in W.HEDGES:
+            if t.i != head.i or any(_qualifies(c) for c in t.children):
+                return True  # "learning to paint", "cannot swim"; not a bare "User practices"
     return False
 
 

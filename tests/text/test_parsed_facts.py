@@ -107,7 +107,7 @@ def test_relative_dates_resolve_against_the_turn_and_keep_the_phrase() -> None:
         "User and others are moving to Oslo next month (April 2024)"
     ]
     assert facts("We visited my parents last winter.", WEDNESDAY) == [
-        "User and their family visited their parents last winter (winter 2023-2024)"
+        "User and others visited their parents last winter (winter 2023-2024)"
     ]
     # without a date the phrase stays as it is
     assert facts("I twisted my knee on Sunday.") == ["User twisted their knee on Sunday"]
