@@ -185,7 +185,7 @@ def _is_mention(t: Token) -> bool:
     "my dog Rex"), not a thing ("our bodies")."""
     named = t.doc[t.i + 1].text[:1].isupper() if t.i + 1 < len(t.doc) else False
     person = t.lower_ in W.PEOPLE or t.lower_.removesuffix("s") in W.PEOPLE
-    return _owned(t) and (person or named and t.pos_ == "NOUN")
+    return _owned(t) and (person or (named and t.pos_ == "NOUN"))
 
 
 def _span_of(t: Token) -> tuple[int, int]:
