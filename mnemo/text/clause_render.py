@@ -36,6 +36,8 @@ _EXPANDED = {"'ve": "have", "'re": "are", "'ll": "will", "'m": "am"}
 _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
+#: A dash between words: what follows is an afterthought ("... last week - so exciting").
+_AFTERTHOUGHT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*")
 _TRAIL = re.compile(
     r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$"
 )
@@ -213,7 +215,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             text = text[:1].lower() + text[1:]
         forced = (t.text.startswith("'") or low in _SPOKEN) and text != t.text
         words.append(_Word(text, t, forced or t.i in borrowed))
-    text = _join(words)
+    text = _AFTERTHOUGHT.split(_join(words), maxsplit=1)[0]
     text = _TRAIL.sub("", text).strip()
     text = re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])

@@ -163,6 +163,8 @@ PEOPLE = MALE | FEMALE | FAMILY | frozenset({
     "neighbor", "neighbour", "neighbors", "neighbours", "boss", "cousin", "cousins", "fam",
     "grandparents", "in-laws", "bestie", "buddy", "mentor", "teacher", "coach", "students",
 })  # fmt: skip
+#: Prepositions of a place ("in the mountains", "to Oregon").
+PLACE_PREPS = frozenset(["to", "in", "at", "on", "near", "from", "around", "across", "through"])
 #: Nouns of a time: "this month", "that summer" point at no thing.
 TIME_NOUNS = frozenset({
     "morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year",
@@ -189,6 +191,7 @@ __all__ = [
     "OTHERS_POSS",
     "PAST_FORMS",
     "PEOPLE",
+    "PLACE_PREPS",
     "QUESTION_OPENERS",
     "RELATIVE_ADJ",
     "SECOND_PERSON",

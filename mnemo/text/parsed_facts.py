@@ -309,8 +309,14 @@ def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -
         return True  # "..., but so does X": an echo of the clause before
     if _bare_feeling(head) or _hedged(head):
         return True
-    if subject.text.startswith("User and others") and not _happened(clause):
-        return True  # "we learn a lot from our struggles": a maxim, not a fact
+    if subject.text.startswith("User and others") and not (_happened(clause) and _placed(tokens)):
+        return True  # "we learn a lot" is a maxim; "we got the win" says little on its own
+    if subject.kind == OTHER and words & {"we", "us", "our"}:
+        return True  # "Books help us dream": a maxim
+    if any(_sorry_or_sure(c) for c in [head, *head.children]):
+        return True  # "I'm sorry about Max", "I'm sure it'll work out"
+    if head.lower_ in W.CHATTER | {"talked", "spoke", "chatted"} and subject.kind == WITH_USER:
+        return True  # "we haven't talked in a while": about the conversation
     if any(_vague(t, head) for t in tokens):
         return True
     core = (
@@ -359,6 +365,21 @@ def _going_to(head: Token) -> bool:
         head.lower_ in ("going", "gon")
         and any(c.dep_ == "xcomp" and c.tag_ == "VB" for c in head.children)
     )
+
+
+def _placed(tokens: list[Token]) -> bool:
+    """True when a clause says where, or names someone or something by name ("went camping
+    in the mountains", "explored the coast of Oregon")."""
+    return any(
+        t.pos_ == "PROPN" or (t.dep_ == "pobj" and t.head.lower_ in W.PLACE_PREPS) for t in tokens
+    )
+
+
+def _sorry_or_sure(t: Token) -> bool:
+    """An apology, or certainty about what follows: about the listener or a hope."""
+    if t.lower_ == "sorry":
+        return True
+    return t.lower_ in W.HEDGE_STATES and any(c.dep_ == "ccomp" for c in t.children)
 
 
 def _bare_feeling(head: Token) -> bool:
