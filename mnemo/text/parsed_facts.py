@@ -40,26 +40,16 @@ from typing import Any
 from mnemo.text import clause_words as W
 from mnemo.text import fact_screen, parser_model, relative_dates
 from mnemo.text.clause_render import (
-    DEMONSTRATIVES,
     OTHER,
     USER,
     WITH_USER,
     Subject,
     inverted,
-    pointed,
     render,
 )
-from mnemo.text.clauses import Clause, Token, split, subject_of
+from mnemo.text.clause_screen import refused
+from mnemo.text.clauses import Clause, Token, split
 from mnemo.text.sentences import sentences
-
-_TIME = re.compile(
-    r"\b(?:tomorrow|tonight|next|soon|later this|this (?:week|weekend|month|year|summer|"
-    r"winter|spring|fall|autumn)|in (?:a|an|\d+|two|three|a few|a couple of) (?:days?|weeks?|"
-    r"months?|years?)|in (?:January|February|March|April|May|June|July|August|September|"
-    r"October|November|December|\d{4}))\b",
-    re.IGNORECASE,
-)
-
 
 _FIRST_PERSON = re.compile(
     r"(?<![\w'’])(?:i|me|my|mine|myself|we|us|our|ours|ourselves)(?![\w])", re.IGNORECASE
@@ -112,7 +102,7 @@ class Mention:
 
 
 def extract_many(turns: Sequence[Said], limits: FactLimits) -> list[list[str]]:
-    """The facts of each turn (at most ``limits.max_facts``, each once, in order); the
+    """The facts of each turn (at most as many as ``limits`` allows, each once, in order); the
     parser loads on the first call (:func:`mnemo.text.parser_model.pipeline`)."""
     pieces = [_worth_parsing([fact_screen.tidy(x) for x in sentences(t.text)]) for t in turns]
     docs = iter(parser_model.parse(s for p in pieces for s in p))
@@ -280,181 +270,6 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
 
 
 # ---- what it says -----------------------------------------------------------------------
-def _refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -> bool:
-    head = clause.head
-    words = {t.lower_ for t in tokens} | set(subject.text.lower().split())
-    if clause.hypothetical or words & W.SECOND_PERSON:
-        return True
-    aux_words = {a.lower_ for a in clause.governing}
-    if aux_words & W.MODALS:
-        return True
-    plan = bool(aux_words & W.FUTURE) or _going_to(head)
-    if plan and not _TIME.search(text):
-        return True
-    if head.lower_ in W.HEDGES or any(
-        c.dep_ == "xcomp" and c.lower_ in W.HEDGES for c in head.children
-    ):
-        return True
-    if aux_words & {"can", "ca"} and head.lower_ in W.CAN_HEDGES:
-        return True  # "I can picture it", "I can't wait"
-    if head.lower_ in ("get", "gets", "see") and any(c.dep_ == "ccomp" for c in head.children):
-        return True  # "I get how busy life is"
-    if _owner_unknown(tokens, subject, head) or any(c.lower_ == "off" for c in head.children):
-        return True  # "User takes notes on her style"; "I'm off to bed"
-    if any(t.dep_ == "amod" and t.lower_ in W.RELATIVE_ADJ for t in tokens):
-        return True  # "a similar experience": similar to what the turn said
-    if head.lower_ in ("does", "do", "did") and any(
-        c.lower_ in ("so", "neither") for c in head.children
-    ):
-        return True  # "..., but so does X": an echo of the clause before
-    if _bare_feeling(head) or _hedged(head):
-        return True
-    if subject.text.startswith("User and others") and not (_happened(clause) and _placed(tokens)):
-        return True  # "we learn a lot" is a maxim; "we got the win" says little on its own
-    if subject.kind == OTHER and words & {"we", "us", "our"}:
-        return True  # "Books help us dream": a maxim
-    if any(_sorry_or_sure(c) for c in [head, *head.children]):
-        return True  # "I'm sorry about Max", "I'm sure it'll work out"
-    if head.lower_ in W.CHATTER | {"talked", "spoke", "chatted"} and subject.kind == WITH_USER:
-        return True  # "we haven't talked in a while": about the conversation
-    if any(_vague(t, head) for t in tokens):
-        return True
-    core = (
-        tokens
-        if subject.kind == OTHER
-        else [t for t in tokens if t.i not in range(*_subject_range(clause))]
-    )
-    if subject.kind == OTHER and clause.subject is not None:
-        core = [*core, *clause.subject.subtree]
-    return not _says_something(core, head)
-
-
-def _owner_unknown(tokens: list[Token], subject: Subject, head: Token) -> bool:
-    """True when a possessive of someone else ("her", "his", "their") in a clause about the
-    user has no one in the clause to stand for."""
-    owners = {"his", "her", "its"} | ({"their"} if subject.kind == USER else set())
-    if subject.kind == OTHER:
-        return False
-    return any(
-        t.dep_ == "poss" and t.lower_ in owners and not _in_relative(t, head) for t in tokens
-    )
-
-
-def _hedged(head: Token) -> bool:
-    """True when a hedge before the clause governs it ("I'm sure, I can ...", "I guess I
-    ...")."""
-    return any(
-        c.dep_ in ("ccomp", "parataxis", "advcl")
-        and c.i < head.i
-        and (
-            c.lower_ in W.HEDGES
-            or any(x.dep_ == "acomp" and x.lower_ in W.HEDGE_STATES for x in c.children)
-        )
-        for c in head.children
-    )
-
-
-def _happened(clause: Clause) -> bool:
-    """True for a clause in a past or progressive tense (an event, not a maxim)."""
-    verbs = [clause.head, *clause.governing]
-    return any(t.tag_ in ("VBD", "VBN", "VBG") or t.lower_ in ("used",) for t in verbs)
-
-
-def _going_to(head: Token) -> bool:
-    return bool(
-        head.lower_ in ("going", "gon")
-        and any(c.dep_ == "xcomp" and c.tag_ == "VB" for c in head.children)
-    )
-
-
-def _placed(tokens: list[Token]) -> bool:
-    """True when a clause says where, or names someone or something by name ("went camping
-    in the mountains", "explored the coast of Oregon")."""
-    return any(
-        t.pos_ == "PROPN" or (t.dep_ == "pobj" and t.head.lower_ in W.PLACE_PREPS) for t in tokens
-    )
-
-
-def _sorry_or_sure(t: Token) -> bool:
-    """An apology, or certainty about what follows: about the listener or a hope."""
-    if t.lower_ == "sorry":
-        return True
-    return t.lower_ in W.HEDGE_STATES and any(c.dep_ == "ccomp" for c in t.children)
-
-
-def _bare_feeling(head: Token) -> bool:
-    """A clause whose point is a feeling with nothing after it ("I'm so excited!")."""
-    comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "advmod", "oprd")]
-    feeling = [c for c in comps if c.lower_ in W.FEELINGS or _felt(c)]
-    if not feeling:
-        return head.lower_ in W.FEELINGS and not list(head.rights)
-    others = [c for c in head.children if c.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr")]
-    inner = [c for f in feeling for c in f.children if c.dep_ in ("prep", "xcomp", "ccomp")]
-    said = [c for c in [*others, *inner] if c.dep_ in ("xcomp", "ccomp")]
-    return not (others or inner) or any(c.lower_ in W.HEDGES | W.CHATTER for c in said)
-
-
-def _felt(t: Token) -> bool:
-    """An adjective of a feeling by its form ("elated", "exhausted"), not of a status."""
-    return bool(t.pos_ == "ADJ" and t.lower_.endswith("ed") and t.lower_ not in W.STATUSES)
-
-
-def _vague(t: Token, head: Token) -> bool:
-    low = t.lower_
-    if low in W.NO_IDIOMS and any(c.lower_ == "no" for c in t.children):
-        return True
-    if low not in W.VAGUE:
-        return False
-    if t.dep_ in ("dobj", "pobj", "attr", "dative", "oprd", "nsubj", "nsubjpass"):
-        return not _in_relative(t, head)
-    if t.dep_ == "det":
-        return _vague_det(t) and not _in_relative(t, head)
-    return t.dep_ == "advmod" and low in ("there", "here") and not _in_relative(t, head)
-
-
-def _vague_det(t: Token) -> bool:
-    """A demonstrative pointing at a thing the turn alone shows ("this book", but not
-    "this month", nor "this new book", written "a new book": :func:`pointed`)."""
-    if t.dep_ != "det" or t.lower_ not in W.VAGUE:
-        return False
-    return t.lower_ not in DEMONSTRATIVES or (t.head.lower_ not in W.TIME_NOUNS and not pointed(t))
-
-
-def _in_relative(t: Token, head: Token) -> bool:
-    """True when ``t`` is inside a relative clause, or a subordinate clause with a subject
-    of its own ("when it rained"): its pronouns are that clause's business."""
-    x = t
-    while x.i != head.i and x.head.i != x.i:
-        if x.dep_ in ("relcl", "acl") or (x.dep_ == "advcl" and subject_of(x) is not None):
-            return True
-        x = x.head
-    return False
-
-
-def _qualifies(c: Token) -> bool:
-    """A word that gives a bare verb its point ("cannot swim", "no longer smokes", "swims
-    every morning")."""
-    if c.dep_ == "advmod":
-        return c.lower_ in ("longer", "never", "anymore", "professionally", "daily", "weekly")
-    deps = ("neg", "npadvmod", "prep", "dobj", "xcomp", "ccomp", "acomp", "attr")
-    return c.dep_ in deps or c.lower_ in ("can", "ca")
-
-
-def _says_something(tokens: list[Token], head: Token) -> bool:
-    """True when the clause names a thing, a place, a number or a quality beyond stock words
-    ("User is doing their best", "User has been working hard" say nothing on their own)."""
-    for t in tokens:
-        low = t.lower_
-        if t.pos_ in ("NOUN", "PROPN", "NUM") and low not in W.VAGUE and low not in W.STOCK:
-            return True
-        if t.pos_ == "ADJ" and low not in W.FEELINGS and low not in W.STOCK and not _felt(t):
-            return True
-        if t.pos_ == "VERB" and low not in W.LIGHT and low not in W.HEDGES:
-            if t.i != head.i or any(_qualifies(c) for c in t.children):
-                return True  # "learning to paint", "cannot swim"; not a bare "User practices"
-    return False
-
-
 def _subject_range(clause: Clause) -> tuple[int, int]:
     s = clause.subject
     if s is None or s.i not in {t.i for t in clause.tokens}:
@@ -504,7 +319,7 @@ def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
     if not (subject.linked or first_person):
         return None
     text, past = render(clause, tokens, subject, lo)
-    if not text or _refused(clause, tokens, subject, text):
+    if not text or refused(clause, tokens, subject, text):
         return None
     return relative_dates.resolve(text, state.when, past)
 
