@@ -10,7 +10,7 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_relevance``,
 ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``, ``question_prior``, ``non_answer_prior``,
 ``greeting_prior``, ``reply_weight``, ``duplicate_similarity``, ``source_similarity``,
-``min_relevance``, ``min_top_relevance``.
+``min_relevance``, ``min_top_relevance``, ``ranker_depth``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -136,6 +136,12 @@ class RetrievalSettings(SettingsGroup):
         "A newer statement wins over an older one of equal relevance (knowledge updates).",
     )
     recency_tau_days: float = positive(30.0, "Recency decay constant tau, in days.")
+    ranker_depth: int = count(
+        50,
+        "The learned last stage re-orders this many distinct candidates by the fitted "
+        "probability that each is evidence (mnemo.retrieval.signals.learned); 0 turns it off "
+        "(an embedder without a fitted model keeps the earlier order anyway).",
+    )
     reranker: str | None = Field(
         None,
         description="Rerank the best fused candidates with this model kind: cross-encoder "

@@ -24,7 +24,12 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    turns whose text is in the request being answered (``exclude``) are left out;
 6. ``hit.relevance``: the calibrated probability that the hit is evidence, from its scores
    and its place, made non-increasing down the list (``retrieval.relevance``); it changes
-   no ranking.
+   no ranking;
+7. the learned last stage (``retrieval.signals.learned``, on in the default preset, off in
+   the seed presets): stages 1-6 run for ``max(limit, ranker_depth)`` hits, a model fitted
+   on the development splits gives each the probability that it is evidence, from the
+   features of ``retrieval.pool_features``, and the hits are re-ordered by it; that
+   probability becomes ``hit.score`` and ``hit.relevance`` (``scores["learned"]``).
 
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
@@ -51,7 +56,7 @@ from mnemo.config.embedding import EmbeddingSettings
 from mnemo.config.search import RetrievalSettings
 from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache
-from mnemo.retrieval import aliases, asof, coverage, fusion, speakers
+from mnemo.retrieval import aliases, asof, coverage, fusion, ranker_model, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval import relevance as calibrated
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
@@ -60,7 +65,7 @@ from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.rerank import Reranker, create_reranker
 from mnemo.retrieval.scoring import blend, recency
-from mnemo.retrieval.signals import Ranking, Signal, signals_for
+from mnemo.retrieval.signals import Learned, Ranking, Signal, signals_for
 from mnemo.retrieval.talk import is_talk
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
@@ -126,13 +131,17 @@ class Pipeline:
         if queries is None:
             queries = QueryCache(int(EmbeddingSettings.model_fields["query_cache_size"].default))
         self.queries = queries
+        blended = settings.fusion == "blend"
+        #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
+        self.calibration = calibrated.model_for(embedder.id) if blended else None
+        ranker = ranker_model.load(embedder.id) if blended and settings.ranker_depth else None
         #: every ranking signal, in the order they apply (the inactive ones are skipped)
-        self.signals: list[Signal] = signals_for(settings, self.reranker)
+        self.signals: list[Signal] = signals_for(settings, self.reranker, ranker)
+        #: the learned last stage (signals.learned), which orders the de-duplicated hits
+        self.learned = next(sig for sig in self.signals if isinstance(sig, Learned))
         #: whether turn kinds are needed at all (the seeds' presets turn every use off)
         self.uses_kinds = any(sig.active and sig.needs_kinds for sig in self.signals)
         self.retrievers = Retrievers(store, settings, self.uses_kinds)
-        #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
-        self.calibration = calibrated.model_for(embedder.id) if settings.fusion == "blend" else None
 
     def scopes(self, req: RetrievalRequest) -> list[ReadScope]:
         """The scopes a request searches, nearest first: the request's scope, then the same
@@ -151,7 +160,17 @@ class Pipeline:
         return out
 
     def search(self, req: RetrievalRequest) -> list[Hit]:
-        """The ``limit`` best hits for a request, each with its per-stage scores."""
+        """The ``limit`` best hits for a request, each with its per-stage scores: with the
+        learned stage on, the hand-tuned stages rank ``max(limit, ranker_depth)`` distinct
+        hits and the stage orders them (stage 7)."""
+        if not self.learned.active:
+            return self.pool(req)
+        pool = self.pool(replace(req, limit=max(req.limit, self.learned.depth)))
+        return self.learned.order(pool, req.query, self.calibration)[: req.limit]
+
+    def pool(self, req: RetrievalRequest) -> list[Hit]:
+        """The ``limit`` best distinct hits of every stage but the learned one, in their
+        order (what the learned stage reads, and what ``bench/ranker.py`` fits it on)."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
         req = replace(req, scope=req.scope.at_clock(self.store.clock))  # one "now" throughout

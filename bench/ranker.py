@@ -1,0 +1,372 @@
+"""Fit the learned last stage (``mnemo.retrieval.signals.learned``) on the development splits.
+
+One run:
+
+1. ingests LoCoMo dev and LongMemEval_S dev (one store each, kept in ``--work``; the stores of
+   ``bench/relevance.py`` are the same files);
+2. collects every answerable question's pool, the best ``--depth`` distinct hits of every
+   stage before the learned one (``Memory(..., ranker_depth=0).search(limit=depth)``), in its
+   own history (label 1 for its evidence turns) and in another history of the split, which
+   cannot answer it (label 1 only for a text equal to one of its evidence turns), with the
+   features of ``mnemo.retrieval.pool_features``: the very rows the pipeline computes;
+3. cross-validates with folds grouped by conversation (a LoCoMo conversation, a LongMemEval
+   question's haystack; a pool in another history belongs to both its question's and its
+   store's groups, and is trained on only when neither is held out): per fold the model is
+   fitted on the other folds and re-orders the held-out questions' own pools; R@10 of that
+   order against the hand-tuned order of the same pools, per question, with a paired
+   bootstrap, per category, wins and losses; for logistic regression and for boosted trees
+   over a small grid, and the feature-group ablation (``pool_features.GROUPS``);
+4. ``--write`` fits the chosen model on all of dev and writes it, with its provenance, to
+   ``mnemo/data/rankers/<embedder>.json``, and the probe features the drift test compares
+   (``tests/retrieval/data/ranker_probes.json``).
+
+    OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --json docs/results/ranker.json
+    OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --model trees --write
+
+scikit-learn fits the models (``pip install scikit-learn``: a bench tool only); the run time
+evaluates them with numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common import ROOT, console, machine, write_json
+from facts import paired_bootstrap
+from mnemo import Memory
+from mnemo.cli.demo import sample_path
+from mnemo.ops.importers import jsonl_batches
+from mnemo.retrieval import pool_features, ranker_model
+from relevance import DATA, Split, lme_split, locomo_split
+
+K = 10
+PROBES = (
+    "What pet does Maya have?",
+    "Where does Maya work?",
+    "How is the training for the race going?",
+    "quantum chromodynamics lecture",
+)
+PROBE_NOW = datetime(2024, 4, 1, tzinfo=UTC)
+PROBE_FILE = ROOT / "tests" / "retrieval" / "data" / "ranker_probes.json"
+
+
+@dataclass
+class Pool:
+    """One question's pool in one history: features, labels, and what scores it."""
+
+    id: str
+    split: str
+    category: str
+    groups: frozenset[str]
+    own: bool
+    x: np.ndarray
+    y: np.ndarray
+    keys: list[str | None]
+    evidence: set[str]
+
+
+def collect(split: Split, embedder: str, depth: int) -> list[Pool]:
+    """Every answerable question's pool in its own history and in another one."""
+    users = list(split.users)
+    pools = []
+    with Memory(split.db, embedder=embedder, ranker_depth=0) as mem:
+        model = mem.pipeline.calibration
+        for n, ask in enumerate(a for a in split.asks if a.answerable):
+            other = users[(users.index(ask.user) + 1 + n % (len(users) - 1)) % len(users)]
+            for user, own in ((ask.user, True), (other, False)):
+                hits = mem.search(
+                    ask.text, user_id=user, limit=depth, now=split.users[user], explain=True
+                )
+                keys = [ask.key(h.kind, h.metadata, h.session_id) if own else None for h in hits]
+                if own:
+                    y = [k in ask.evidence for k in keys]
+                else:
+                    y = [h.content in ask.evidence_texts for h in hits]
+                pools.append(
+                    Pool(
+                        ask.id, split.name, ask.group,
+                        frozenset({f"{split.name}:{ask.user}", f"{split.name}:{user}"}), own,
+                        pool_features.matrix(hits, ask.text, model),
+                        np.asarray(y, dtype=np.float64), keys, set(ask.evidence),
+                    )
+                )  # fmt: skip
+    return pools
+
+
+def recall(pool: Pool, order: np.ndarray) -> float:
+    """R@K of the pool's hits in ``order``."""
+    top = {pool.keys[int(i)] for i in order[:K]} - {None}
+    return len(pool.evidence & top) / len(pool.evidence)
+
+
+# ---- models -------------------------------------------------------------------------------
+
+
+def fit(kind: str, params: dict[str, Any], x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
+    """A fitted scikit-learn model of ``kind`` (logistic or trees)."""
+    if kind == "logistic":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        model = make_pipeline(StandardScaler(), LogisticRegression(C=params["C"], max_iter=3000))
+        model.fit(x, y, logisticregression__sample_weight=w)
+        return model
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    model = GradientBoostingClassifier(
+        n_estimators=params["trees"], max_leaf_nodes=params["leaves"],
+        learning_rate=params["rate"], subsample=0.8, random_state=0,
+    )  # fmt: skip
+    model.fit(x, y, sample_weight=w)
+    return model
+
+
+def export(kind: str, model: Any, features: tuple[str, ...], x: np.ndarray) -> dict[str, Any]:
+    """The JSON form ``mnemo.retrieval.ranker_model`` reads; checked against scikit-learn's
+    own probabilities on ``x``."""
+    if kind == "logistic":
+        scaler, lr = model[0], model[1]
+        body: dict[str, Any] = {
+            "kind": "logistic", "features": list(features),
+            "logistic": {
+                "intercept": float(lr.intercept_[0]), "coef": lr.coef_[0].tolist(),
+                "mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(),
+            },
+        }  # fmt: skip
+    else:
+        nodes = []
+        for est in model.estimators_[:, 0]:
+            t = est.tree_
+            nodes.append({
+                "feature": t.feature.tolist(), "threshold": t.threshold.tolist(),
+                "left": t.children_left.tolist(), "right": t.children_right.tolist(),
+                "value": t.value[:, 0, 0].tolist(),
+            })  # fmt: skip
+        rate = float(model.learning_rate)
+        first = x[:1]
+        init = float(model.decision_function(first)[0]) - rate * sum(
+            float(e.predict(first)[0]) for e in model.estimators_[:, 0]
+        )
+        depth = max(int(e.tree_.max_depth) for e in model.estimators_[:, 0])
+        body = {
+            "kind": "trees", "features": list(features),
+            "trees": {"init": init, "rate": rate, "depth": depth, "nodes": nodes},
+        }  # fmt: skip
+    ours = ranker_model.RankerModel.from_json(body).probability(x)
+    theirs = model.predict_proba(x)[:, 1]
+    gap = float(np.abs(ours - theirs).max())
+    if gap > 1e-6:
+        raise SystemExit(f"the exported model disagrees with scikit-learn by {gap}")
+    return body
+
+
+GRID: dict[str, list[dict[str, Any]]] = {
+    "logistic": [{"C": c} for c in (0.01, 0.1, 1.0)],
+    "trees": [
+        {"trees": n, "leaves": 7, "rate": r} for n, r in ((100, 0.1), (200, 0.05), (300, 0.1))
+    ],
+}
+
+
+def weights(pools: list[Pool], lme_weight: float) -> np.ndarray:
+    """Per row: 1, or ``lme_weight`` for LongMemEval's (24 questions against ~760)."""
+    return np.concatenate(
+        [np.full(len(p.y), lme_weight if p.split == "longmemeval" else 1.0) for p in pools]
+    )
+
+
+def cross_validate(
+    pools: list[Pool],
+    kind: str,
+    params: dict[str, Any],
+    cols: list[int],
+    lme_weight: float,
+    folds: int = 5,
+) -> dict[str, tuple[float, float]]:
+    """Per own pool (by id): (hand R@K, learned R@K), each fold fitted without its groups."""
+    groups = sorted({g for p in pools for g in p.groups})
+    lme = [g for g in groups if g.startswith("longmemeval:")]
+    fold_of = {g: i % folds for i, g in enumerate(g for g in groups if g.startswith("locomo:"))}
+    fold_of.update({g: i % folds for i, g in enumerate(lme)})
+    out = {}
+    for f in range(folds):
+        train = [p for p in pools if all(fold_of[g] != f for g in p.groups)]
+        test = [p for p in pools if p.own and any(fold_of[g] == f for g in p.groups)]
+        x = np.vstack([p.x[:, cols] for p in train])
+        y = np.concatenate([p.y for p in train])
+        model = fit(kind, params, x, y, weights(train, lme_weight))
+        for p in test:
+            prob = model.predict_proba(p.x[:, cols])[:, 1]
+            order = np.argsort(-prob, kind="stable")
+            out[p.id] = (recall(p, np.arange(len(p.y))), recall(p, order))
+    return out
+
+
+def summary(pools: list[Pool], scored: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """Hand and learned R@K per split and category, the paired bootstrap, wins and losses."""
+    by = {p.id: p for p in pools if p.own}
+    out: dict[str, Any] = {}
+    for split in ("locomo", "longmemeval"):
+        ids = [i for i in scored if by[i].split == split]
+        hand = [scored[i][0] for i in ids]
+        learned = [scored[i][1] for i in ids]
+        row: dict[str, Any] = {
+            "questions": len(ids),
+            "hand": round(float(np.mean(hand)), 4),
+            "learned": round(float(np.mean(learned)), 4),
+            "bootstrap": {k: round(v, 4) for k, v in paired_bootstrap(hand, learned).items()},
+        }
+        cats: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for i in ids:
+            cats[by[i].category].append(scored[i])
+        row["categories"] = {
+            c: {
+                "questions": len(v),
+                "hand": round(float(np.mean([a for a, _ in v])), 4),
+                "learned": round(float(np.mean([b for _, b in v])), 4),
+                "wins": sum(b > a for a, b in v),
+                "losses": sum(b < a for a, b in v),
+            }
+            for c, v in sorted(cats.items())
+        }
+        out[split] = row
+    return out
+
+
+def line(name: str, s: dict[str, Any]) -> str:
+    """One printed line of a summary."""
+    lo, lm = s["locomo"], s["longmemeval"]
+    b = lo["bootstrap"]
+    return (
+        f"{name:34s} LoCoMo {lo['hand']:.4f} -> {lo['learned']:.4f} "
+        f"({b['diff']:+.4f} [{b['lo']:+.4f}, {b['hi']:+.4f}] up {b['up']} down {b['down']})  "
+        f"LME {lm['hand']:.4f} -> {lm['learned']:.4f} (down {lm['bootstrap']['down']})"
+    )
+
+
+# ---- probes (the drift test's reference) ---------------------------------------------------
+
+
+def probe_rows(embedder: str, depth: int, work: Path) -> list[dict[str, Any]]:
+    """The features of :data:`PROBES` over the bundled sample conversation."""
+    db = work / "probes.db"
+    db.unlink(missing_ok=True)
+    out = []
+    with Memory(str(db), embedder=embedder, ranker_depth=0) as mem:
+        for batch in jsonl_batches(sample_path(), "maya", "default"):
+            mem.add_batches([batch])
+        for q in PROBES:
+            hits = mem.search(q, user_id="maya", limit=depth, now=PROBE_NOW, explain=True)
+            x = pool_features.matrix(hits, q, mem.pipeline.calibration)
+            out.append({"query": q, "contents": [h.content for h in hits], "x": x.tolist()})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--locomo", default=str(DATA / "locomo-dev.json"))
+    ap.add_argument("--longmemeval", default=str(DATA / "longmemeval-s-dev.json"))
+    ap.add_argument("--work", default="/tmp/mnemo-ranker")
+    ap.add_argument("--embedder", default="local")
+    ap.add_argument("--depth", type=int, default=50)
+    ap.add_argument("--model", choices=("logistic", "trees", "both"), default="both")
+    ap.add_argument("--lme-weight", type=float, default=5.0)
+    ap.add_argument("--ablation", action="store_true", help="also the feature-group ablation")
+    ap.add_argument("--write", action="store_true", help="fit on all of dev and ship it")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    cache = work / f"pools-{args.embedder}-{args.depth}.pkl"
+    t0 = time.perf_counter()
+    if cache.exists():
+        pools = pickle.loads(cache.read_bytes())
+    else:
+        splits = [
+            locomo_split(args.locomo, work, args.embedder),
+            lme_split(args.longmemeval, work, args.embedder),
+        ]
+        pools = [p for s in splits for p in collect(s, args.embedder, args.depth)]
+        cache.write_bytes(pickle.dumps(pools))
+    console.print(f"{len(pools)} pools, {sum(len(p.y) for p in pools)} rows "
+                  f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
+    features = pool_features.FEATURES
+    every = list(range(len(features)))
+    report: dict[str, Any] = {"machine": machine(), "depth": args.depth, "models": {}}
+    kinds = ("logistic", "trees") if args.model == "both" else (args.model,)
+    best: tuple[float, str, dict[str, Any]] | None = None
+    for kind in kinds:
+        for params in GRID[kind]:
+            s = summary(pools, cross_validate(pools, kind, params, every, args.lme_weight))
+            name = f"{kind} {params}"
+            console.print(line(name, s))
+            report["models"][name] = s
+            gain = s["locomo"]["bootstrap"]["diff"]
+            if s["longmemeval"]["learned"] >= s["longmemeval"]["hand"] and (
+                best is None or gain > best[0]
+            ):
+                best = (gain, kind, params)
+    if best is None:
+        raise SystemExit("no model keeps LongMemEval dev: nothing to ship")
+    _, kind, params = best
+    report["chosen"] = {"kind": kind, "params": params}
+    if args.ablation:
+        report["ablation"] = {}
+        names: list[str] = []
+        for group, members in pool_features.GROUPS.items():
+            names += members
+            cols = [features.index(n) for n in names]
+            s = summary(pools, cross_validate(pools, kind, params, cols, args.lme_weight))
+            order = list(pool_features.GROUPS)
+            label = "+".join(order[: order.index(group) + 1])
+            console.print(line(label, s))
+            report["ablation"][label] = s
+    if args.write:
+        x = np.vstack([p.x for p in pools])
+        y = np.concatenate([p.y for p in pools])
+        model = fit(kind, params, x, y, weights(pools, args.lme_weight))
+        body = export(kind, model, features, x)
+        with Memory(str(work / "id.db"), embedder=args.embedder) as mem:
+            embedder_id = mem.embedder.id
+        body["provenance"] = {
+            "date": datetime.now(UTC).date().isoformat(),
+            "commit": report["machine"].get("git_commit"),
+            "embedder": embedder_id,
+            "data": [Path(args.locomo).name, Path(args.longmemeval).name],
+            "rows": len(y), "positives": int(y.sum()), "depth": args.depth,
+            "params": params, "lme_weight": args.lme_weight,
+            "cross_validated": {
+                s: {k: report["models"][f"{kind} {params}"][s][k] for k in ("hand", "learned")}
+                for s in ("locomo", "longmemeval")
+            },
+        }  # fmt: skip
+        path = ROOT / "mnemo" / ranker_model.FOLDER / ranker_model.file_name(embedder_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(body, separators=(",", ":")) + "\n", encoding="utf-8")
+        console.print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
+        PROBE_FILE.parent.mkdir(parents=True, exist_ok=True)
+        rows = probe_rows(args.embedder, args.depth, work)
+        probes = {
+            "embedder": args.embedder, "depth": args.depth, "now": PROBE_NOW.isoformat(),
+            "probes": rows,
+        }  # fmt: skip
+        PROBE_FILE.write_text(json.dumps(probes, indent=1) + "\n", encoding="utf-8")
+        console.print(f"wrote {PROBE_FILE}")
+    write_json(args.json, report)
+
+
+if __name__ == "__main__":
+    main()
+
+__all__ = ["Pool", "collect", "cross_validate", "export", "fit", "summary"]

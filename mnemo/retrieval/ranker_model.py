@@ -1,0 +1,152 @@
+"""The learned last stage's model: fitted by ``bench/ranker.py``, evaluated here with numpy.
+
+A model is a JSON file in ``mnemo/data/rankers/`` (one per embedder: a cosine means something
+else for each), written by the bench with its provenance (date, data, commit, features and
+cross-validated numbers). It gives each row x of :func:`mnemo.retrieval.pool_features.matrix`
+the probability that the hit is evidence for the query,
+
+    p = 1 / (1 + exp(-f(x)))
+
+with ``f`` one of
+
+* ``logistic``: f(x) = b0 + sum_j b_j * (x_j - mean_j) / scale_j;
+* ``trees``: gradient-boosted regression trees, f(x) = init + rate * sum_t leaf_t(x), where
+  each tree sends x left at a node when x[feature] <= threshold, until a leaf.
+
+The trees of a model are evaluated together: one array of every tree's current node, moved
+one level down per step, so a pool of 50 rows costs as many numpy steps as the deepest tree
+has levels.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from mnemo.errors import ConfigError
+
+#: The package folder of the shipped models.
+FOLDER = "data/rankers"
+
+
+def file_name(embedder_id: str) -> str:
+    """The model file of an embedder id: ``onnx:all-MiniLM-L6-v2-q8`` ->
+    ``onnx-all-MiniLM-L6-v2-q8.json``."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in embedder_id) + ".json"
+
+
+@dataclass(frozen=True)
+class Trees:
+    """Every tree's nodes as flat arrays (tree t's nodes start at ``roots[t]``); a leaf's
+    ``left`` is -1 and its ``value`` is its output."""
+
+    roots: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    init: float
+    rate: float
+    depth: int
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        """init + rate * sum_t leaf_t(x) per row of ``x``."""
+        node = np.repeat(self.roots[:, None], len(x), axis=1)  # (trees, rows)
+        rows = np.arange(len(x))[None, :]
+        for _ in range(self.depth):
+            inner = self.left[node] >= 0
+            if not inner.any():
+                break
+            go_left = x[rows, np.maximum(self.feature[node], 0)] <= self.threshold[node]
+            step = np.where(go_left, self.left[node], self.right[node])
+            node = np.where(inner, step, node)
+        return np.asarray(self.init + self.rate * self.value[node].sum(axis=0))
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """Standardised logistic regression: intercept, coefficients, means and scales."""
+
+    intercept: float
+    coef: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        """b0 + ((x - mean) / scale) @ b per row of ``x``."""
+        return np.asarray(self.intercept + ((x - self.mean) / self.scale) @ self.coef)
+
+
+@dataclass(frozen=True)
+class RankerModel:
+    """A fitted model: its feature names (in column order), its function, its provenance."""
+
+    features: tuple[str, ...]
+    function: Trees | Logistic
+    provenance: dict[str, Any]
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """p = sigmoid(f(x)) per row of ``x``, in [0, 1]."""
+        z = self.function.raw(np.asarray(x, dtype=np.float64))
+        return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)))  # the sigmoid, never overflows
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RankerModel:
+        """A model from its JSON form (see ``bench/ranker.py``); a file of another kind is a
+        ConfigError."""
+        kind = data.get("kind")
+        features = tuple(data["features"])
+        function: Trees | Logistic
+        if kind == "logistic":
+            lo = data["logistic"]
+            function = Logistic(
+                float(lo["intercept"]),
+                np.asarray(lo["coef"], dtype=np.float64),
+                np.asarray(lo["mean"], dtype=np.float64),
+                np.asarray(lo["scale"], dtype=np.float64),
+            )
+        elif kind == "trees":
+            tr = data["trees"]
+            sizes = [len(t["feature"]) for t in tr["nodes"]]
+            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+            def flat(key: str, shift: bool) -> np.ndarray:
+                parts = []
+                for off, t in zip(offsets, tr["nodes"], strict=True):
+                    a = np.asarray(t[key], dtype=np.int64 if shift else np.float64)
+                    parts.append(np.where(a >= 0, a + off, -1) if shift else a)
+                return np.concatenate(parts)
+
+            function = Trees(
+                roots=offsets,
+                feature=np.concatenate([np.asarray(t["feature"], np.int64) for t in tr["nodes"]]),
+                threshold=flat("threshold", False),
+                left=flat("left", True),
+                right=flat("right", True),
+                value=flat("value", False),
+                init=float(tr["init"]),
+                rate=float(tr["rate"]),
+                depth=int(tr["depth"]),
+            )
+        else:
+            raise ConfigError(f"unknown ranker model kind {kind!r} (logistic or trees)")
+        return cls(features, function, dict(data.get("provenance", {})))
+
+
+@lru_cache(maxsize=8)
+def load(embedder_id: str) -> RankerModel | None:
+    """The shipped model fitted for ``embedder_id``, or None when it has none (read once
+    per process)."""
+    path = resources.files("mnemo").joinpath(FOLDER, file_name(embedder_id))
+    if not path.is_file():
+        return None
+    return RankerModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+__all__ = ["FOLDER", "Logistic", "RankerModel", "Trees", "file_name", "load"]
