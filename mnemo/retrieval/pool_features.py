@@ -23,7 +23,10 @@ stage before the last, see :mod:`mnemo.retrieval.pipeline`), each with its per-s
   ``content_words`` (ln(1 + count));
 * session context: ``session_hits`` = share of the pool from the hit's session,
   ``session_best`` = ln(1 + the place of that session's best hit), ``session_place`` =
-  ln(1 + the hit's place among its session's hits in the pool);
+  ln(1 + the hit's place among its session's hits in the pool), ``near_gap`` = ln(1 + the
+  seconds to the nearest other pool hit of its session, at most a day), ``near_share`` =
+  that hit's final score / the best final (0 without one): a turn said next to another
+  candidate;
 * age: ``age`` = ln(1 + days before the pool's newest hit).
 
 No feature names a dataset, a speaker or a phrasing. Every value comes from the hits and the
@@ -82,6 +85,8 @@ FEATURES: tuple[str, ...] = (
     "session_hits",
     "session_best",
     "session_place",
+    "near_gap",
+    "near_share",
     "age",
 )
 #: Feature groups, for the bench's ablation (every feature is in exactly one).
@@ -90,9 +95,17 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "kind": ("memory", "assistant", "question", "non_answer", "greeting", "duplicates"),
     "names": ("names_this", "names_other"),
     "words": ("overlap", "overlap_count", "query_words", "content_words"),
-    "session": ("session_hits", "session_best", "session_place", "age"),
+    "session": (
+        "session_hits",
+        "session_best",
+        "session_place",
+        "near_gap",
+        "near_share",
+        "age",
+    ),
 }
 
+DAY = 86400.0
 _WORD = re.compile(r"[a-z0-9]+")
 _STEM = 5
 
@@ -119,6 +132,20 @@ def _z(x: np.ndarray) -> np.ndarray:
 
 def _log_prior(hits: Sequence[Hit], name: str) -> np.ndarray:
     return _column([math.log(max(float(h.scores.get(name, 1.0)), 1e-9)) for h in hits])
+
+
+def _nearest(
+    sessions: list[str], times: np.ndarray, share: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per hit: ln(1 + seconds) to the nearest other hit of its session (at most a day), and
+    that hit's ``share``."""
+    codes = np.unique(np.asarray(sessions), return_inverse=True)[1]
+    same = (codes[:, None] == codes[None, :]) & ~np.eye(len(sessions), dtype=bool)
+    gap = np.where(same, np.abs(times[:, None] - times[None, :]), np.inf)
+    nearest = gap.argmin(axis=1)
+    found = np.isfinite(gap[np.arange(len(sessions)), nearest])
+    seconds = np.where(found, gap[np.arange(len(sessions)), nearest], DAY)
+    return np.log1p(np.minimum(seconds, DAY)), np.where(found, share[nearest], 0.0)
 
 
 def matrix(
@@ -188,8 +215,9 @@ def matrix(
     cols["session_best"] = np.log1p(_column([best[sid] for sid in sessions]))
     cols["session_place"] = np.log1p(_column(place))
     times = _column([h.created_at.timestamp() for h in hits])
+    cols["near_gap"], cols["near_share"] = _nearest(sessions, times, cols["final_share"])
     cols["age"] = np.log1p(np.maximum(times.max() - times, 0.0) / 86400.0)
     return np.column_stack([cols[name] for name in FEATURES])
 
 
-__all__ = ["FEATURES", "GROUPS", "content_words", "matrix"]
+__all__ = ["DAY", "FEATURES", "GROUPS", "content_words", "matrix"]

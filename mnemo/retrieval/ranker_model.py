@@ -5,13 +5,20 @@ else for each), written by the bench with its provenance (date, data, commit, fe
 cross-validated numbers). It gives each row x of :func:`mnemo.retrieval.pool_features.matrix`
 the probability that the hit is evidence for the query,
 
-    p = 1 / (1 + exp(-f(x)))
+    p = 1 / (1 + exp(-(a * f(x) + sum_j w_j * max_pool(x_j) + c)))
 
-with ``f`` one of
+with ``f`` the ranking function, one of
 
 * ``logistic``: f(x) = b0 + sum_j b_j * (x_j - mean_j) / scale_j;
 * ``trees``: gradient-boosted regression trees, f(x) = init + rate * sum_t leaf_t(x), where
   each tree sends x left at a node when x[feature] <= threshold, until a leaf.
+
+and the outer layer a calibration fitted after it: ``a`` > 0 and query-level terms only (the
+pool's maximum of a few columns, such as its best cosine), so within one search ``p`` orders
+the hits exactly as ``f`` does, while across searches it says how likely each hit is to be
+evidence: a query the history cannot answer gets low ``p`` everywhere. (``f`` is fitted on
+questions asked of their own history, where it learns the order; the calibration on those
+and on questions asked of another history, where nothing is evidence.)
 
 The trees of a model are evaluated together: one array of every tree's current node, moved
 one level down per step, so a pool of 50 rows costs as many numpy steps as the deepest tree
@@ -84,16 +91,39 @@ class Logistic:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """The outer layer: ``slope`` * f(x) + ``weights`` . (the pool's max of ``columns``) +
+    ``intercept``."""
+
+    slope: float
+    columns: np.ndarray
+    weights: np.ndarray
+    intercept: float
+
+    def logit(self, raw: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The calibrated logit of each row, given the ranking function's ``raw`` values."""
+        if not len(x):
+            return np.asarray(raw)
+        level = float(x[:, self.columns].max(axis=0) @ self.weights)
+        return np.asarray(self.slope * raw + level + self.intercept)
+
+
+@dataclass(frozen=True)
 class RankerModel:
-    """A fitted model: its feature names (in column order), its function, its provenance."""
+    """A fitted model: its feature names (in column order), its ranking function, its
+    calibration (None: p = sigmoid(f(x))), its provenance."""
 
     features: tuple[str, ...]
     function: Trees | Logistic
     provenance: dict[str, Any]
+    calibration: Calibration | None = None
 
     def probability(self, x: np.ndarray) -> np.ndarray:
-        """p = sigmoid(f(x)) per row of ``x``, in [0, 1]."""
-        z = self.function.raw(np.asarray(x, dtype=np.float64))
+        """p per row of the pool ``x`` (see the module docstring), in [0, 1]."""
+        x = np.asarray(x, dtype=np.float64)
+        z = self.function.raw(x)
+        if self.calibration is not None:
+            z = self.calibration.logit(z, x)
         return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)))  # the sigmoid, never overflows
 
     @classmethod
@@ -136,7 +166,16 @@ class RankerModel:
             )
         else:
             raise ConfigError(f"unknown ranker model kind {kind!r} (logistic or trees)")
-        return cls(features, function, dict(data.get("provenance", {})))
+        outer = data.get("calibration")
+        calibration = None
+        if outer is not None:
+            calibration = Calibration(
+                float(outer["slope"]),
+                np.asarray([features.index(c) for c in outer["columns"]], dtype=np.int64),
+                np.asarray(outer["weights"], dtype=np.float64),
+                float(outer["intercept"]),
+            )
+        return cls(features, function, dict(data.get("provenance", {})), calibration)
 
 
 @lru_cache(maxsize=8)
@@ -149,4 +188,4 @@ def load(embedder_id: str) -> RankerModel | None:
     return RankerModel.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
-__all__ = ["FOLDER", "Logistic", "RankerModel", "Trees", "file_name", "load"]
+__all__ = ["FOLDER", "Calibration", "Logistic", "RankerModel", "Trees", "file_name", "load"]
