@@ -5,7 +5,8 @@ One run:
 1. ingests LoCoMo dev and LongMemEval_S dev (one store each, kept in ``--work``; the stores of
    ``bench/relevance.py`` are the same files);
 2. collects every answerable question's pool, the best ``--depth`` distinct hits of every
-   stage before the learned one (``Memory(..., ranker_depth=0).search(limit=depth)``), in its
+   stage before the learned one (``Memory(..., ranker_depth=0, pool_factor=1)
+   .search(limit=depth)``: the candidate pools of a default search of limit 10), in its
    own history (label 1 for its evidence turns) and in another history of the split, which
    cannot answer it (label 1 only for a text equal to one of its evidence turns), with the
    features of ``mnemo.retrieval.pool_features``: the very rows the pipeline computes;
@@ -90,7 +91,9 @@ def collect(split: Split, embedder: str, depth: int) -> list[Pool]:
     """Every answerable question's pool in its own history and in another one."""
     users = list(split.users)
     pools = []
-    with Memory(split.db, embedder=embedder, ranker_depth=0) as mem:
+    # pool_factor 1: the candidate pools of a search of limit ``depth`` are then as large as
+    # those of a default search (limit 10: max(10 x 3, min_pool 50)), which the stage reads
+    with Memory(split.db, embedder=embedder, ranker_depth=0, pool_factor=1) as mem:
         model = mem.pipeline.calibration
         for n, ask in enumerate(a for a in split.asks if a.answerable):
             other = users[(users.index(ask.user) + 1 + n % (len(users) - 1)) % len(users)]
@@ -107,7 +110,7 @@ def collect(split: Split, embedder: str, depth: int) -> list[Pool]:
                     Pool(
                         ask.id, split.name, ask.group,
                         frozenset({f"{split.name}:{ask.user}", f"{split.name}:{user}"}), own,
-                        pool_features.matrix(hits, ask.text, model),
+                        pool_features.matrix(hits, ask.text, model, depth),
                         np.asarray(y, dtype=np.float64), keys, set(ask.evidence), ask.text, hits,
                     )
                 )  # fmt: skip
@@ -362,12 +365,12 @@ def probe_rows(embedder: str, depth: int, work: Path) -> list[dict[str, Any]]:
     db = work / "probes.db"
     db.unlink(missing_ok=True)
     out = []
-    with Memory(str(db), embedder=embedder, ranker_depth=0) as mem:
+    with Memory(str(db), embedder=embedder, ranker_depth=0, pool_factor=1) as mem:
         for batch in jsonl_batches(sample_path(), "maya", "default"):
             mem.add_messages(batch.turns, user_id="maya", session_id=batch.session_id)
         for q in PROBES:
             hits = mem.search(q, user_id="maya", limit=depth, now=PROBE_NOW, explain=True)
-            x = pool_features.matrix(hits, q, mem.pipeline.calibration)
+            x = pool_features.matrix(hits, q, mem.pipeline.calibration, depth)
             out.append({"query": q, "contents": [h.content for h in hits], "x": x.tolist()})
     return out
 
@@ -408,14 +411,14 @@ def main() -> None:
     if args.probes:
         write_probes(args.embedder, args.depth, work)
         return
-    cache = work / f"pools-{args.embedder}-{args.depth}.pkl"
+    cache = work / f"pools-{args.embedder}-{args.depth}-v2.pkl"
     t0 = time.perf_counter()
     if cache.exists():  # the searches are kept: features are computed again from the hits
         pools = pickle.loads(cache.read_bytes())
         with Memory(str(work / "id.db"), embedder=args.embedder) as mem:
             model = calibrated.model_for(mem.embedder.id)
         for p in pools:
-            p.x = pool_features.matrix(p.hits, p.query, model)
+            p.x = pool_features.matrix(p.hits, p.query, model, args.depth)
     else:
         splits = [
             locomo_split(args.locomo, work, args.embedder),

@@ -26,7 +26,8 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    and its place, made non-increasing down the list (``retrieval.relevance``); it changes
    no ranking;
 7. the learned last stage (``retrieval.signals.learned``, on in the default preset, off in
-   the seed presets): stages 1-6 run for ``max(limit, ranker_depth)`` hits, a model fitted
+   the seed presets): stages 1-6 keep ``max(limit, ranker_depth)`` distinct hits of the
+   same candidate pools (sized by ``limit`` as in stage 1), a model fitted
    on the development splits gives each the probability that it is evidence, from the
    features of ``retrieval.pool_features``, and the hits are re-ordered by it; that
    probability becomes ``hit.score`` and ``hit.relevance`` (``scores["learned"]``).
@@ -162,15 +163,16 @@ class Pipeline:
     def search(self, req: RetrievalRequest) -> list[Hit]:
         """The ``limit`` best hits for a request, each with its per-stage scores: with the
         learned stage on, the hand-tuned stages rank ``max(limit, ranker_depth)`` distinct
-        hits and the stage orders them (stage 7)."""
+        hits of the request's own candidate pool and the stage orders them (stage 7)."""
         if not self.learned.active:
             return self.pool(req)
-        pool = self.pool(replace(req, limit=max(req.limit, self.learned.depth)))
+        pool = self.pool(replace(req, depth=self.learned.depth))
         return self.learned.order(pool, req.query, self.calibration)[: req.limit]
 
     def pool(self, req: RetrievalRequest) -> list[Hit]:
-        """The ``limit`` best distinct hits of every stage but the learned one, in their
-        order (what the learned stage reads, and what ``bench/ranker.py`` fits it on)."""
+        """The ``max(limit, depth)`` best distinct hits of every stage but the learned one,
+        in their order, from candidate pools sized by the request's ``limit``: what the
+        learned stage reads, and what ``bench/ranker.py`` fits it on."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
         req = replace(req, scope=req.scope.at_clock(self.store.clock))  # one "now" throughout
@@ -283,8 +285,8 @@ class Pipeline:
         cands: Candidates,
         store: SearchRows,
     ) -> list[tuple[int, dict[str, Any], Kept]]:
-        """The first ``limit`` candidates in ``order`` that are neither in the request nor
-        duplicates of a better one, with their rows (fetched a few more than needed at a
+        """The first ``max(limit, depth)`` candidates in ``order`` that are neither in the
+        request nor duplicates of a better one, with their rows (fetched a few more than needed at a
         time); each duplicate's id is recorded on the hit it repeats."""
         s = self.settings
         collapse = Collapser(s.duplicate_similarity, s.source_similarity, req.exclude)
@@ -293,8 +295,9 @@ class Pipeline:
         seen = ReadScope(req.scope.tenant, agents=req.scope.agents)
         out: list[tuple[int, dict[str, Any], Kept]] = []
         at = 0
-        while len(out) < req.limit and at < len(order):
-            batch = [int(i) for i in order[at : at + req.limit - len(out) + 8]]
+        want = max(req.limit, req.depth)
+        while len(out) < want and at < len(order):
+            batch = [int(i) for i in order[at : at + want - len(out) + 8]]
             at += len(batch)
             rows = store.fetch([refs[i] for i in batch])
             for i in batch:
@@ -308,7 +311,7 @@ class Pipeline:
                 sources = row.get("source_message_ids") or []
                 if collapse.admit(row["id"], row["content"], vector, sources) is None:
                     out.append((i, row, collapse.kept[-1]))
-                    if len(out) == req.limit:
+                    if len(out) == want:
                         break
         return out
 

@@ -7,7 +7,7 @@ stage before the last, see :mod:`mnemo.retrieval.pipeline`), each with its per-s
 
 * stage scores: ``fused``, ``final``, ``dense`` (0 without one; ``no_dense`` 1 then),
   ``lexical_share`` = BM25 / the pool's best BM25 (0 without; ``no_lexical``), the ranks
-  ``dense_rank`` and ``lexical_rank`` as ln(1 + rank) (ln(1 + pool) without one),
+  ``dense_rank`` and ``lexical_rank`` as ln(1 + rank) (ln(1 + max(pool, depth)) without one),
   ``lexical_scale``, ln of the priors ``speaker_prior``, ``date_prior``, ``turn_prior``,
   ``recency``, and ``calibrated``: the probability of :mod:`mnemo.retrieval.relevance`
   (0 where the embedder has no coefficients);
@@ -18,10 +18,10 @@ stage before the last, see :mod:`mnemo.retrieval.pipeline`), each with its per-s
   ``question``, ``non_answer``, ``greeting``, ``duplicates`` = ln(1 + collapsed copies);
 * names: ``names_this`` = the query names this turn's speaker (its speaker prior is above 1),
   ``names_other`` = the query names a speaker, another one;
-* words: ``overlap`` = share of the query's content words the hit holds (stop words out, a
-  word matching on its first five letters), ``overlap_count``, ``query_words`` and
+* words: ``overlap`` = share of the query's content words the hit holds (stop words out,
+  words compared by a crude stem, :func:`stem`), ``overlap_count``, ``query_words`` and
   ``content_words`` (ln(1 + count));
-* session context: ``session_hits`` = share of the pool from the hit's session,
+* session context: ``session_hits`` = the hits from the hit's session / max(pool, depth),
   ``session_best`` = ln(1 + the place of that session's best hit), ``session_place`` =
   ln(1 + the hit's place among its session's hits in the pool), ``near_gap`` = ln(1 + the
   seconds to the nearest other pool hit of its session, at most a day), ``near_share`` =
@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -108,12 +109,22 @@ GROUPS: dict[str, tuple[str, ...]] = {
 DAY = 86400.0
 _WORD = re.compile(r"[a-z0-9]+")
 _STEM = 5
+_SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 
 
-def content_words(text: str) -> set[str]:
-    """The lower-case words of ``text`` that are no stop words, each cut to its first five
-    letters (a crude stem: "married" and "marriage" meet)."""
-    return {w[:_STEM] for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude stem: a plural or verb ending off (when three letters stay), then the first
+    five letters ("cooked" and "cook" meet, so do "married" and "marriage")."""
+    cut = _SUFFIX.sub("", word)
+    return (cut if len(cut) >= 3 else word)[:_STEM]
+
+
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    """The stems (:func:`stem`) of the lower-case words of ``text`` that are no stop words
+    (remembered for the texts seen last: a user's turns come back search after search)."""
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
 def _column(values: Sequence[float]) -> np.ndarray:
@@ -149,11 +160,16 @@ def _nearest(
 
 
 def matrix(
-    hits: Sequence[Hit], query: str, model: calibrated.RelevanceModel | None = None
+    hits: Sequence[Hit],
+    query: str,
+    model: calibrated.RelevanceModel | None = None,
+    depth: int = 0,
 ) -> np.ndarray:
     """The (len(hits), len(FEATURES)) feature matrix of a pool of ``hits`` (in the pipeline's
     order, ranks in their scores) for ``query``; ``model`` is the embedder's calibrated
-    relevance model (its probability is one feature)."""
+    relevance model (its probability is one feature); ``depth`` the pool's intended size
+    (``ranker_depth``): a smaller pool (a short history) counts its sizes against it, as a
+    full one would (the pool size in ``session_hits`` and a missing rank)."""
     n = len(hits)
     cols: dict[str, np.ndarray] = {}
     if n == 0:
@@ -163,7 +179,8 @@ def matrix(
     fused = _column([s.get("fused", 0.0) for s in scores])
     dense = _column([s.get("dense", 0.0) for s in scores])
     lexical = _column([s.get("lexical", 0.0) for s in scores])
-    missing_rank = math.log1p(n)
+    size = max(n, depth)
+    missing_rank = math.log1p(size)
     cols["fused"], cols["final"], cols["dense"] = fused, final, dense
     cols["no_dense"] = _column([0.0 if "dense" in s else 1.0 for s in scores])
     cols["lexical_share"] = _share(np.maximum(lexical, 0.0))
@@ -211,7 +228,7 @@ def matrix(
         best.setdefault(sid, i)
         place.append(seen.get(sid, 0))
         seen[sid] = seen.get(sid, 0) + 1
-    cols["session_hits"] = _column([seen[sid] / n for sid in sessions])
+    cols["session_hits"] = _column([seen[sid] / size for sid in sessions])
     cols["session_best"] = np.log1p(_column([best[sid] for sid in sessions]))
     cols["session_place"] = np.log1p(_column(place))
     times = _column([h.created_at.timestamp() for h in hits])
@@ -220,4 +237,4 @@ def matrix(
     return np.column_stack([cols[name] for name in FEATURES])
 
 
-__all__ = ["DAY", "FEATURES", "GROUPS", "content_words", "matrix"]
+__all__ = ["DAY", "FEATURES", "GROUPS", "content_words", "matrix", "stem"]

@@ -46,14 +46,14 @@ def test_the_features_of_the_probe_queries_have_not_drifted(tmp_path: Path) -> N
     changes them (a score, a rank, a signal) fails here until the model is refitted."""
     recorded = json.loads(PROBES.read_text(encoding="utf-8"))
     now = datetime.fromisoformat(recorded["now"])
-    with Memory(str(tmp_path / "probes.db"), ranker_depth=0) as mem:
+    with Memory(str(tmp_path / "probes.db"), ranker_depth=0, pool_factor=1) as mem:
         for batch in jsonl_batches(sample_path(), "maya", "default"):
             mem.add_messages(batch.turns, user_id="maya", session_id=batch.session_id)
         for probe in recorded["probes"]:
             query = probe["query"]
             hits = mem.search(query, user_id="maya", limit=recorded["depth"], now=now, explain=True)
             assert [h.content for h in hits] == probe["contents"], query
-            x = pool_features.matrix(hits, query, mem.pipeline.calibration)
+            x = pool_features.matrix(hits, query, mem.pipeline.calibration, recorded["depth"])
             np.testing.assert_allclose(x, np.asarray(probe["x"]), atol=1e-4, err_msg=query)
 
 

@@ -53,7 +53,7 @@ class Learned(Signal):
         to it (``calibration``: the embedder's relevance model, one of the features)."""
         if self.model is None or not hits:
             return list(hits)
-        p = self.model.probability(pool_features.matrix(hits, query, calibration))
+        p = self.model.probability(pool_features.matrix(hits, query, calibration, self.depth))
         order = np.argsort(-p, kind="stable")
         out = []
         for i in order:
