@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from mnemo.memory.tenant import TenantService
 from mnemo.ops.audit.findings import AuditReport
-from mnemo.ops.audit.run import AuditRequest, Auditor
+from mnemo.ops.audit.run import Auditor, AuditRequest
 from mnemo.ops.steps import ProgressFactory
 
 

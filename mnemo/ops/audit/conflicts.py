@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 
 from mnemo.ops.audit.facts import Item, same_value
-from mnemo.ops.audit.findings import Finding, Fix, finding
+from mnemo.ops.audit.findings import Finding, FindingKind, Fix, finding
 
 #: Subjects whose value changes with time (a newer value supersedes an older one).
 CHANGING = frozenset(["home", "employer", "job", "studies", "partner"])
@@ -70,7 +70,7 @@ def _finding(user_id: str, subject: str, old: Item, new: Item, stale: bool) -> F
     )
     values = f"{subject.removeprefix(chr(39) + 's ')}: {old.subject[1] if old.subject else ''}"
     detail = f"{values} -> {new.subject[1] if new.subject else ''}"
-    kind = "stale" if stale else "contradiction"
+    kind: FindingKind = "stale" if stale else "contradiction"
     return finding(kind, user_id, [(old.id, old.text), (new.id, new.text)], detail, fix)
 
 

@@ -62,8 +62,7 @@ def _differ(a: Item, b: Item) -> bool:
     """Whether two items say different things whatever their words' likeness: other
     values of one subject, or one denies what the other says."""
     if a.subject and b.subject and a.subject[0] == b.subject[0]:
-        if not same_value(a.subject[1], b.subject[1]):
-            return True
+        return not same_value(a.subject[1], b.subject[1]) or negated(a.text) != negated(b.text)
     return negated(a.text) != negated(b.text)
 
 

@@ -62,7 +62,7 @@ class AuditReport(BaseModel):
     users: int = 0
     facts: int = 0
     profile_values: int = 0
-    counts: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(FINDING_KINDS, 0))
+    counts: dict[str, int] = Field(default_factory=lambda: {str(k): 0 for k in FINDING_KINDS})
     applied: int = 0
     findings: list[Finding] = Field(default_factory=list)
 
