@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from audit_support import AFTER_FIX, EXPECTED, seed
 
 from mnemo import AsyncMemory, Memory, ValidationError
-from tests.audit_support import AFTER_FIX, EXPECTED, seed
 
 
 def found(report: Any) -> set[tuple[str, str, bool]]:
