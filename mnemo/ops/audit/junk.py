@@ -22,11 +22,12 @@ from mnemo.ops.audit.words import content_words, words
 from mnemo.schemas import MemoryItem
 from mnemo.text.turn_kinds import classify
 
-#: Words a statement cannot end on: it was cut before its point.
+#: Words a statement cannot end on: it was cut before its point. A verb "to be" and "that"
+#: may end one ("... how uncomplicated it is", "... things like that").
 DANGLING = frozenset(
     """
-    a an the and or but of to for with from at in on by my your his her their our its is am
-    are was were be been because that which who whose when where if than as into about
+    a an the and or but of to for with from at in on by my your his her their our its
+    because which who whose when where if than as into about
     """.split()  # noqa: SIM905
 )
 #: Fewer words than this is a fragment.
