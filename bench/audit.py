@@ -81,7 +81,8 @@ def run(args: argparse.Namespace, db: str) -> dict[str, Any]:
         if not args.no_fix:
             start = time.perf_counter()
             fixed = mem.audit(fix=True)
-            out["fix"] = {"applied": fixed.applied, "seconds": round(time.perf_counter() - start, 2)}
+            took = round(time.perf_counter() - start, 2)
+            out["fix"] = {"applied": fixed.applied, "seconds": took}
             after = mem.audit()
             out["after_fix"] = summary(after, 0.0, args.sample)
     return out
