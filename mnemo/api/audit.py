@@ -37,7 +37,7 @@ def audit_fix(
     user_id: str, mem: MemoryDep, body: Annotated[AuditFix | None, Body()] = None
 ) -> AuditReport:
     """Audit the user and apply fixes through history: the safe ones (unless ``safe`` is
-    false) and those of the findings in ``apply``; ``finding.applied`` says which ran."""
+    false) and those of the findings in ``apply``; each finding's ``applied`` says which ran."""
     given = body or AuditFix()
     return mem.audit(user_id=user_id, fix=given.safe, apply=given.apply)
 

@@ -31,7 +31,7 @@ class Audit(TenantService):
         the fixes of the findings it names by id, whatever their safety (a person's
         decision). ``progress`` opens a bar for the users audited (``(label, total)`` -> a
         context yielding ``advance(n)``). Returns the :class:`~mnemo.ops.audit.findings.
-        AuditReport`; ``finding.applied`` says which fixes this call made.
+        AuditReport`; each finding's ``applied`` says which fixes this call made.
         """
         q = AuditRequest.of(user_id, fix, apply)
         return Auditor(self.store, self.settings, self.embed).run(q, progress)
