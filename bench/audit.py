@@ -10,7 +10,10 @@ how the counts move.
         --data ../shared/data/locomo-dev.json --embedder hashing --json out/audit.json
 
 ``--db PATH`` keeps the store (and reuses it when it exists: no ingest then); ``--no-fix``
-stops after the first report.
+stops after the first report; ``--unguarded`` ingests with the fact tier's own guards off
+(:data:`UNGUARDED`: no duplicate refused, no changed value reconciled), to see what the
+audit finds in a store those guards never watched (an import, facts written by hand or by
+another extractor).
 """
 
 from __future__ import annotations
@@ -63,18 +66,26 @@ def summary(report: AuditReport, seconds: float, sample: int) -> dict[str, Any]:
     }
 
 
+#: The fact tier's own guards turned off (``--unguarded``): every rule fact stored as it is,
+#: no copy refused, no changed value reconciled -- what a store written before those guards,
+#: imported from elsewhere or written by hand may hold.
+UNGUARDED = {"fact_reconcile": False, "fact_dedupe_threshold": 1.0}
+
+
 def run(args: argparse.Namespace, db: str) -> dict[str, Any]:
-    """Ingest (unless the store exists), drain, audit, fix, audit again."""
-    out: dict[str, Any] = {"embedder": args.embedder, "data": args.data}
-    fresh = not Path(db).exists()
-    with Memory(db, embedder=args.embedder) as mem:
-        if fresh:
+    """Ingest (unless the store exists), drain, audit, fix, audit again. The audit runs with
+    the default settings whatever the ingest's."""
+    ingest_settings = UNGUARDED if args.unguarded else {}
+    out: dict[str, Any] = {"embedder": args.embedder, "data": args.data, **ingest_settings}
+    if not Path(db).exists():
+        with Memory(db, embedder=args.embedder, **ingest_settings) as mem:
             dataset = load_locomo(args.data)
             start = time.perf_counter()
             stats = ingest_locomo(mem, dataset)
             out["turns"] = stats.turns
             out["jobs"] = mem.drain()
             out["ingest_and_jobs_s"] = round(time.perf_counter() - start, 1)
+    with Memory(db, embedder=args.embedder) as mem:
         start = time.perf_counter()
         report = mem.audit()
         out["before_fix"] = summary(report, time.perf_counter() - start, args.sample)
@@ -96,6 +107,9 @@ def main() -> None:
     ap.add_argument("--db", help="keep the store here (reused when it exists)")
     ap.add_argument("--sample", type=int, default=5, help="findings shown per kind")
     ap.add_argument("--no-fix", action="store_true", help="report only; apply nothing")
+    ap.add_argument(
+        "--unguarded", action="store_true", help="ingest with the fact tier's guards off"
+    )
     ap.add_argument("--json", help="also write the result to this file")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

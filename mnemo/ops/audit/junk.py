@@ -27,7 +27,7 @@ from mnemo.text.turn_kinds import classify
 DANGLING = frozenset(
     """
     a an the and or but of to for with from at in on by my your his her their our its
-    because which who whose when where if than as into about
+    because which who whose when where if than as into about just very
     """.split()  # noqa: SIM905
 )
 #: Fewer words than this is a fragment.
