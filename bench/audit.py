@@ -13,7 +13,8 @@ how the counts move.
 stops after the first report; ``--unguarded`` ingests with the fact tier's own guards off
 (:data:`UNGUARDED`: no duplicate refused, no changed value reconciled), to see what the
 audit finds in a store those guards never watched (an import, facts written by hand or by
-another extractor).
+another extractor); ``--observations`` also stores the dataset's own LLM-written facts
+(``observation``) as facts, as an import would.
 """
 
 from __future__ import annotations
@@ -72,6 +73,28 @@ def summary(report: AuditReport, seconds: float, sample: int) -> dict[str, Any]:
 UNGUARDED = {"fact_reconcile": False, "fact_dedupe_threshold": 1.0}
 
 
+def add_observations(mem: Memory, data: str) -> int:
+    """Write the dataset's own ``observation`` facts (an LLM's, one list per session and
+    speaker, named: "Caroline attended ...") as facts of each conversation's user, said at
+    their session's time: a store of LLM facts, as an import or the LLM path would write.
+    Returns how many."""
+    started = {
+        (c.sample_id, s.id): s.started_at
+        for c in load_locomo(data).conversations
+        for s in c.sessions
+    }
+    samples = json.loads(Path(data).read_text(encoding="utf-8"))
+    n = 0
+    for sample in samples:
+        for key, speakers in sample["observation"].items():
+            at = started.get((sample["sample_id"], key.removesuffix("_observation")))
+            for said in speakers.values():
+                for text, _ in said:
+                    mem.add(text, user_id=sample["sample_id"], created_at=at, actor="import")
+                    n += 1
+    return n
+
+
 def run(args: argparse.Namespace, db: str) -> dict[str, Any]:
     """Ingest (unless the store exists), drain, audit, fix, audit again. The audit runs with
     the default settings whatever the ingest's."""
@@ -84,6 +107,8 @@ def run(args: argparse.Namespace, db: str) -> dict[str, Any]:
             stats = ingest_locomo(mem, dataset)
             out["turns"] = stats.turns
             out["jobs"] = mem.drain()
+            if args.observations:
+                out["observations"] = add_observations(mem, args.data)
             out["ingest_and_jobs_s"] = round(time.perf_counter() - start, 1)
     with Memory(db, embedder=args.embedder) as mem:
         start = time.perf_counter()
@@ -107,6 +132,9 @@ def main() -> None:
     ap.add_argument("--db", help="keep the store here (reused when it exists)")
     ap.add_argument("--sample", type=int, default=5, help="findings shown per kind")
     ap.add_argument("--no-fix", action="store_true", help="report only; apply nothing")
+    ap.add_argument(
+        "--observations", action="store_true", help="also store the dataset's LLM facts"
+    )
     ap.add_argument(
         "--unguarded", action="store_true", help="ingest with the fact tier's guards off"
     )

@@ -7,7 +7,8 @@ A fact is junk, by the first rule that holds:
 * ``question``: it asks ("Does the user like jazz?"), as the turn rules read a question
   (:func:`mnemo.text.turn_kinds.classify`);
 * ``greeting``: every sentence is a courtesy ("Thanks so much!");
-* ``fragment``: under three words, or it ends on a word that needs more ("User went to the").
+* ``fragment``: under three words, or it ends on a word that needs more ("User went to the",
+  "User wants to"; :data:`DANGLING`).
 
 The last three are offered for deletion and wait for a person: a question or a fragment may
 still hold the one thing said about a detail.
@@ -22,12 +23,13 @@ from mnemo.ops.audit.words import content_words, words
 from mnemo.schemas import MemoryItem
 from mnemo.text.turn_kinds import classify
 
-#: Words a statement cannot end on: it was cut before its point. A verb "to be" and "that"
-#: may end one ("... how uncomplicated it is", "... things like that").
+#: Words a statement cannot end on: it was cut before its point. Only words that never
+#: end an English sentence: articles, possessive determiners, conjunctions, "to" of a cut
+#: infinitive. A preposition may end one ("books he enjoys escaping into"), and so may an
+#: object pronoun ("it means a lot to her"), a verb "to be" ("how simple it is") or "that".
 DANGLING = frozenset(
     """
-    a an the and or but of to for with from at in on by my your his her their our its
-    because which who whose when where if than as into about just very
+    a an the my your their our its and or nor but because if than whose to just very
     """.split()  # noqa: SIM905
 )
 #: Fewer words than this is a fragment.
