@@ -53,7 +53,8 @@ def test_apply_makes_a_persons_choice_by_finding_id(mem: Memory) -> None:
     ids = seed(mem)
     contradiction = next(f for f in mem.audit(user_id="u1").findings if f.kind == "contradiction")
     report = mem.audit(user_id="u1", apply=[contradiction.id])
-    assert report.applied == 1
+    assert report.applied == 1 and report.not_found == []
+    assert mem.audit(user_id="u1", apply=[contradiction.id]).not_found == [contradiction.id]
     left = {m.content for m in mem.list(user_id="u1", limit=100)}
     assert "User is from Leeds" not in left and "User is from York" in left
     assert mem.history(ids["User is from Leeds"])[-1].actor == "audit"
@@ -76,6 +77,9 @@ def test_a_stale_profile_value_is_superseded_by_the_newer_fact(mem: Memory) -> N
     assert value.value == "Lisbon"
     assert mem.history(value.id)[-1].actor == "audit"
     assert mem.history(value.id)[-1].event == "UPDATE"
+    [old] = [p for p in mem.profile(user_id="u2", include_inactive=True) if not p.active]
+    assert old.value == "Berlin" and old.superseded_at is not None
+    assert old.superseded_at.year == 2024  # when Lisbon was said, not when the fix ran
 
 
 def test_every_user_with_a_progress_bar(mem: Memory) -> None:

@@ -57,7 +57,8 @@ class Finding(BaseModel):
 
 class AuditReport(BaseModel):
     """What one audit found: the findings of every user audited, their counts by kind
-    (every kind, zeros too), how many users and facts were read, how many fixes applied."""
+    (every kind, zeros too), how many users and facts were read, how many fixes applied,
+    and the finding ids asked for that it did not find."""
 
     users: int = 0
     facts: int = 0
@@ -65,6 +66,8 @@ class AuditReport(BaseModel):
     counts: dict[str, int] = Field(default_factory=lambda: {str(k): 0 for k in FINDING_KINDS})
     applied: int = 0
     findings: list[Finding] = Field(default_factory=list)
+    #: finding ids asked for (``apply``) that this audit did not find: their memories changed
+    not_found: list[str] = Field(default_factory=list)
 
     def add(self, found: Sequence[Finding]) -> None:
         """Take ``found`` into the report and its counts."""

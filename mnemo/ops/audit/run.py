@@ -34,7 +34,7 @@ from mnemo.ops.audit.findings import (
 )
 from mnemo.ops.audit.junk import junk
 from mnemo.ops.steps import ProgressFactory, step_bar
-from mnemo.schemas import MemoryItem, ProfileFact
+from mnemo.schemas import MemoryItem, ProfileFact, format_time
 from mnemo.storage.base import ListFilter, NewProfileFact
 from mnemo.storage.ports.conversation import ProfileQuery
 from mnemo.storage.ports.store import Store
@@ -92,12 +92,14 @@ class Auditor:
                 facts = self._facts(user_id)
                 profile = self.store.conversation.profile_facts(ProfileQuery(self.tenant, user_id))
                 found = self.findings(user_id, facts, profile)
-                self._apply(q, found, {p.id: p for p in profile})
+                self._apply(q, found, {f.id: f for f in facts}, {p.id: p for p in profile})
                 report.users += 1
                 report.facts += len(facts)
                 report.profile_values += len(profile)
                 report.add(found)
                 advance(1)
+        seen = {f.id for f in report.findings}
+        report.not_found = [i for i in dict.fromkeys(q.apply) if i not in seen]
         return report
 
     def findings(
@@ -144,7 +146,11 @@ class Auditor:
                 return out[::-1]
 
     def _apply(
-        self, q: AuditRequest, found: list[Finding], profile: dict[str, ProfileFact]
+        self,
+        q: AuditRequest,
+        found: list[Finding],
+        facts: dict[str, MemoryItem],
+        profile: dict[str, ProfileFact],
     ) -> None:
         touched: set[str] = set()
         for f in found:
@@ -153,7 +159,9 @@ class Auditor:
             try:
                 for old in f.fix.remove:
                     if old.startswith(PROFILE_PREFIX):
-                        self._supersede_profile(profile[old], f)
+                        kept = facts.get(f.fix.keep or "")
+                        at = None if kept is None else format_time(kept.created_at)
+                        self._supersede_profile(profile[old], f, at)
                     elif old.startswith(MEMORY_PREFIX):
                         self.store.rows.delete_memory(self.tenant, old, AUDIT_ACTOR)
             except NotFoundError:  # changed since it was read: the next run sees it
@@ -161,9 +169,10 @@ class Auditor:
             touched.update(f.memory_ids)
             f.applied = True
 
-    def _supersede_profile(self, old: ProfileFact, f: Finding) -> None:
+    def _supersede_profile(self, old: ProfileFact, f: Finding, at: str | None) -> None:
         """Replace the active profile value ``old`` with the value ``f`` keeps, as the
-        profile tier replaces one (``old`` inactive, superseded then, history UPDATE)."""
+        profile tier replaces one (``old`` inactive, superseded at ``at``, when the newer
+        value was said (None: now), history UPDATE)."""
         if f.fix.value is None:
             raise ValidationError(f"finding {f.id} names no value for {old.id}")
         row = NewProfileFact(
@@ -176,7 +185,7 @@ class Auditor:
             confidence=old.confidence,
             importance=old.importance,
             source_message_ids=[],
-            observed_at=None,
+            observed_at=at,
             note={"audit": f.id, "kept": f.fix.keep},
             agent_id=old.agent_id,
         )
