@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from mnemo.ops.audit.conflicts import conflicts, kind_of
-from mnemo.ops.audit.duplicates import duplicates
+from mnemo.ops.audit.duplicates import crossed, duplicates
 from mnemo.ops.audit.facts import fact_item
 from mnemo.ops.audit.junk import junk_reason
 from mnemo.schemas import MemoryItem
@@ -70,3 +70,12 @@ def test_stale_contradiction_and_multi_valued_subjects() -> None:
     assert job.kind == "stale" and not job.fix.safe  # "became" is not always a job
     assert kind_of("origin") == "fixed" and kind_of("has kid") == "changing"
     assert kind_of("'s sister") is None
+
+
+def test_two_people_naming_each_other_are_never_copies() -> None:
+    assert crossed("Maria offered to help John", "John appreciated Maria's offer of help")
+    assert not crossed("Joanna is keen to try Nate's recipe", "Joanna wants Nate's recipe")
+    assert not crossed("Likes jazz", "Enjoys jazz")
+    vectors = np.ones((2, 4), np.float32) / 2
+    pair = items("Tim appreciates John's support", "John appreciates Tim's support")
+    assert duplicates("u", pair, vectors, 0.9) == []

@@ -10,7 +10,8 @@ Two live facts (of one agent view) are linked when
   stored one, so the audit finds the copies the tier would have refused had the two met
   (they came in one batch, or before the tier's checks); unless they give different values
   to one subject ("lives in Berlin" / "lives in Paris": a stale value or a contradiction,
-  not a copy) or one denies what the other says;
+  not a copy), one denies what the other says, or they are :func:`crossed` (two people,
+  each naming the other: "Maria offered to help John" / "John appreciated Maria's offer");
 * ``same subject``: they give the same value to one subject ("User lives in Leeds", "User
   moved to Leeds").
 
@@ -28,7 +29,7 @@ import numpy as np
 
 from mnemo.ops.audit.facts import Item, same_value
 from mnemo.ops.audit.findings import Finding, Fix, finding
-from mnemo.ops.audit.words import negated
+from mnemo.ops.audit.words import negated, words
 
 #: Rows compared at a time by the cosine matrix (bounds its memory: block x n floats).
 BLOCK = 512
@@ -58,12 +59,29 @@ class _Groups:
         return [g for g in out.values() if len(g) > 1]
 
 
+def _names(text: str) -> list[str]:
+    """The words of ``text`` with a possessive "'s" cut ("Nate's" -> "nate")."""
+    return [w.removesuffix("'s") for w in words(text)]
+
+
+def crossed(a: str, b: str) -> bool:
+    """Whether two statements are about two people each naming the other ("Maria offered to
+    help John" / "John was glad of Maria's help"): their first words differ and each is
+    in the other statement. Such a pair is never a copy, however alike its words."""
+    na, nb = _names(a), _names(b)
+    if not na or not nb or na[0] == nb[0]:
+        return False
+    return na[0] in nb and nb[0] in na
+
+
 def _differ(a: Item, b: Item) -> bool:
     """Whether two items say different things whatever their words' likeness: other
-    values of one subject, or one denies what the other says."""
+    values of one subject, one denies what the other says, or they are crossed."""
+    if negated(a.text) != negated(b.text) or crossed(a.text, b.text):
+        return True
     if a.subject and b.subject and a.subject[0] == b.subject[0]:
-        return not same_value(a.subject[1], b.subject[1]) or negated(a.text) != negated(b.text)
-    return negated(a.text) != negated(b.text)
+        return not same_value(a.subject[1], b.subject[1])
+    return False
 
 
 def similar_pairs(vectors: np.ndarray, threshold: float) -> list[tuple[int, int, float]]:
@@ -140,4 +158,4 @@ def duplicates(
     return out
 
 
-__all__ = ["BLOCK", "duplicates", "similar_pairs"]
+__all__ = ["BLOCK", "crossed", "duplicates", "similar_pairs"]
