@@ -55,7 +55,8 @@ def kind_of(subject: str) -> str | None:
 def _finding(user_id: str, subject: str, old: Item, new: Item, stale: bool) -> Finding:
     """A stale or contradiction finding between an older and a newer value of ``subject``."""
     safe = stale and subject in TIME_DECIDES and not (old.profile or new.profile)
-    value = new.subject[1] if new.subject and old.profile else None
+    assert old.subject is not None and new.subject is not None  # both grouped by subject
+    value = new.subject[1] if old.profile else None
     fix = Fix(
         action="supersede",
         keep=new.id,
@@ -68,8 +69,8 @@ def _finding(user_id: str, subject: str, old: Item, new: Item, stale: bool) -> F
             + ("" if stale else "; a person decides which is true")
         ),
     )
-    values = f"{subject.removeprefix(chr(39) + 's ')}: {old.subject[1] if old.subject else ''}"
-    detail = f"{values} -> {new.subject[1] if new.subject else ''}"
+    name = subject.removeprefix("'s ")
+    detail = f"{name}: {old.subject[1]} -> {new.subject[1]}"
     kind: FindingKind = "stale" if stale else "contradiction"
     return finding(kind, user_id, [(old.id, old.text), (new.id, new.text)], detail, fix)
 
