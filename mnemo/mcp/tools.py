@@ -1,5 +1,6 @@
 """The MCP tools: remember, recall, context, list/get/update/forget memories,
-count_memories and forget_memories (by filter), profile, forget_user and forget_agent, each
+count_memories and forget_memories (by filter), profile, forget_user and forget_agent,
+audit_memories, each
 over the Memory its caller may touch (see :mod:`mnemo.mcp.source`).
 
 Tools are plain functions (the SDK runs them on worker threads, over the sync core). Argument
@@ -39,6 +40,7 @@ from mnemo.mcp.models import (
 from mnemo.mcp.params import tool_params
 from mnemo.mcp.source import MemorySource
 from mnemo.memory.facade import Memory
+from mnemo.ops.audit.findings import AuditReport
 from mnemo.schemas import MemoryItem
 from mnemo.search_query import Filters, SearchQuery
 from mnemo.signatures import REQUIRED, keyword, with_params
@@ -309,6 +311,28 @@ class MemoryTools:
                 raise ValidationError("forget_agent erases the agent for good: pass confirm=true")
             return AgentErased(agent_id=agent_id, deleted=self.memory(ctx).delete_agent(agent_id))
 
+    def audit_memories(
+        self,
+        user_id: UserId,
+        ctx: Ctx,
+        fix: Annotated[
+            bool,
+            Field(
+                description="Apply the safe fixes (exact copies, empty junk, values superseded "
+                "in time), through history."
+            ),
+        ] = False,
+        apply: Annotated[
+            list[str] | None,
+            Field(description="Finding ids (aud_...) whose fix to apply, safe or not."),
+        ] = None,
+    ) -> AuditReport:
+        """Audit a user's facts and profile: near-duplicates, contradictions, stale values
+        and junk, each finding naming its memories and a fix (merge, supersede or delete).
+        Changes nothing unless `fix` or `apply` asks; every change keeps history."""
+        with tool_errors():
+            return self.memory(ctx).audit(user_id=user_id, fix=fix, apply=apply or ())
+
 
 #: Every tool, by name, with what it does to the store (the MCP annotations).
 TOOLS: dict[str, ToolAnnotations] = {
@@ -324,6 +348,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "profile": READ,
     "forget_user": CHANGE,
     "forget_agent": CHANGE,
+    "audit_memories": CHANGE,
 }
 
 

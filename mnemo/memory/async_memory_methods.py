@@ -29,6 +29,7 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
     add_messages = twin(Memory.add_messages)
     add_user_message = twin(Memory.add_user_message)
     attach_document = twin(Memory.attach_document)
+    audit = twin(Memory.audit)
     context = twin(Memory.context)
     count = twin(Memory.count)
     delete = twin(Memory.delete)

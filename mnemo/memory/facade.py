@@ -5,6 +5,7 @@ exactly what it uses (store, embedding, settings), and delegates its public meth
 :class:`~mnemo.memory.turns.TurnWriter` (``add_messages``, ``add_batches``),
 :class:`~mnemo.memory.records.Records` (memory CRUD),
 :class:`~mnemo.memory.selection.Selection` (``count``, ``delete_all``),
+:class:`~mnemo.memory.audit.Audit` (``audit``),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
 :class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
@@ -36,6 +37,7 @@ from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
+from mnemo.memory.audit import Audit
 from mnemo.memory.closing import Closing
 from mnemo.memory.context_source import MemoryContextSource, MemoryReads
 from mnemo.memory.directory import Directory
@@ -119,6 +121,7 @@ class Memory(Closing):
         self._turns = TurnWriter(self.store, self.settings, self.embedding, self.handlers)
         self._records = Records(self.store, self.settings, self.embedding)
         self._selection = Selection(self._records)
+        self._audit = Audit(self.store, self.settings, self.embedding)
         self._directory = Directory(self.store, self.settings, self.embedding)
         self._documents = Documents(self.store, self.settings, self.embedding)
         self.conversation = ConversationTiers(
@@ -219,6 +222,8 @@ class Memory(Closing):
     documents = forward("_documents", Documents.documents)
     profile = forward("_documents", Documents.profile)
     profile_view = forward("_documents", Documents.profile_view)
+    # ---- the memory audit (docs/audit.md) ---------------------------------------------------
+    audit = forward("_audit", Audit.audit)
 
     def search(
         self,

@@ -19,6 +19,7 @@ TOOLS = {
     "count_memories",
     "forget_memories",
     "forget_agent",
+    "audit_memories",
 }
 
 
