@@ -274,7 +274,8 @@ class Pipeline:
                 scores["recency"] = float(rec[i])
             kind = cands.kinds.get(ref) if ref[0] == MESSAGE else None
             hits.append(hit_rows.to_hit(ref, row, float(final[i]), scores, kind, kept.duplicates))
-        calibrated.attach(hits, self.calibration)
+        if not req.depth:  # the learned stage sets every relevance itself
+            calibrated.attach(hits, self.calibration)
         return hits
 
     def _distinct(

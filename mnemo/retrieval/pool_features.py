@@ -192,9 +192,7 @@ def matrix(
     for name in ("speaker_prior", "date_prior", "turn_prior"):
         cols[name] = _log_prior(hits, name)
     cols["recency"] = _column([s.get("recency", 0.0) for s in scores])
-    cols["calibrated"] = _column(
-        [model.probability(s, i) if model is not None else 0.0 for i, s in enumerate(scores)]
-    )
+    cols["calibrated"] = model.probabilities(scores) if model is not None else np.zeros(n)
     cols["position"] = np.log1p(np.arange(n, dtype=np.float64))
     cols["final_share"], cols["final_z"] = _share(final), _z(final)
     gaps = -np.diff(final)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -62,17 +62,30 @@ class Trees:
     rate: float
     depth: int
 
+    @property
+    def down_left(self) -> np.ndarray:
+        """``left`` with each leaf its own child (so every row can take ``depth`` steps)."""
+        return self._down[0]
+
+    @property
+    def down_right(self) -> np.ndarray:
+        """``right`` with each leaf its own child."""
+        return self._down[1]
+
+    @cached_property
+    def _down(self) -> tuple[np.ndarray, np.ndarray]:
+        at = np.arange(len(self.left))
+        leaf = self.left < 0
+        return np.where(leaf, at, self.left), np.where(leaf, at, self.right)
+
     def raw(self, x: np.ndarray) -> np.ndarray:
-        """init + rate * sum_t leaf_t(x) per row of ``x``."""
+        """init + rate * sum_t leaf_t(x) per row of ``x``: every node's test of every row
+        at once, then ``depth`` steps down (a leaf's children are itself)."""
+        passes = x.T[np.maximum(self.feature, 0)] <= self.threshold[:, None]  # (nodes, rows)
         node = np.repeat(self.roots[:, None], len(x), axis=1)  # (trees, rows)
         rows = np.arange(len(x))[None, :]
         for _ in range(self.depth):
-            inner = self.left[node] >= 0
-            if not inner.any():
-                break
-            go_left = x[rows, np.maximum(self.feature[node], 0)] <= self.threshold[node]
-            step = np.where(go_left, self.left[node], self.right[node])
-            node = np.where(inner, step, node)
+            node = np.where(passes[node, rows], self.down_left[node], self.down_right[node])
         return np.asarray(self.init + self.rate * self.value[node].sum(axis=0))
 
 
