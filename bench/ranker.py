@@ -193,7 +193,7 @@ def export(kind: str, model: Any, features: tuple[str, ...], x: np.ndarray) -> d
 
 
 #: The pool maxima the calibration layer reads (query-level: they move every hit alike).
-LEVEL = ("calibrated", "dense", "overlap")
+LEVEL = ("calibrated", "dense")
 
 
 def levels(pool: Pool) -> np.ndarray:
