@@ -30,7 +30,9 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    same candidate pools (sized by ``limit`` as in stage 1), a model fitted
    on the development splits gives each the probability that it is evidence, from the
    features of ``retrieval.pool_features``, and the hits are re-ordered by it; that
-   probability becomes ``hit.score`` and ``hit.relevance`` (``scores["learned"]``).
+   probability becomes ``hit.score`` and ``hit.relevance`` (``scores["learned"]``). A
+   search with fewer distinct hits than ``ranker_depth`` (a short history) keeps the order
+   and the relevance of stages 1-6: the model was fitted on full pools only.
 
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
@@ -167,6 +169,10 @@ class Pipeline:
         if not self.learned.active:
             return self.pool(req)
         pool = self.pool(replace(req, depth=self.learned.depth))
+        if len(pool) < self.learned.depth:  # a short history: a pool the model never saw
+            hits = pool[: req.limit]
+            calibrated.attach(hits, self.calibration)
+            return hits
         return self.learned.order(pool, req.query, self.calibration)[: req.limit]
 
     def pool(self, req: RetrievalRequest) -> list[Hit]:

@@ -128,10 +128,23 @@ def test_pool_features_follow_the_docstring() -> None:
     assert pool_features.matrix([], "q").shape == (0, len(pool_features.FEATURES))
 
 
+#: Sixty more turns, each about something else, so a search fills the stage's 50-hit pool.
+DAYS = [
+    f"On day {i} I {verb} the {thing} before {when}"
+    for i, (verb, thing, when) in enumerate(
+        (v, t, w)
+        for v in ("repaired", "painted", "cleaned", "moved", "sold", "measured")
+        for t in ("fence", "shed", "bicycle", "bookshelf", "kayak")
+        for w in ("lunch", "sunset")
+    )
+]
+
+
 def test_the_default_search_is_ordered_by_the_learned_relevance(open_mem: OpenMem) -> None:
     mem = open_mem(embedder="local")  # the bundled embedder and its model, on both stores
     assert mem.pipeline.learned.active
-    mem.add_messages([{"role": "user", "content": t} for t in CHAT], "u1", "s1")
+    turns = [{"role": "user", "content": t} for t in CHAT + DAYS]
+    mem.add_messages(turns, "u1", "s1")
     hits = mem.search("What is my dog called?", user_id="u1", limit=3)
     assert len(hits) == 3 and "Biscuit" in hits[0].content
     for h in hits:
@@ -144,6 +157,21 @@ def test_the_default_search_is_ordered_by_the_learned_relevance(open_mem: OpenMe
     pool = plain.search("What is my dog called?", user_id="u1", limit=50)
     assert {h.id for h in hits} <= {h.id for h in pool}
     assert all("learned" not in h.scores for h in pool)
+
+
+def test_a_short_history_keeps_the_earlier_order_and_its_calibrated_relevance(
+    open_mem: OpenMem,
+) -> None:
+    """The model was fitted on full pools: fewer distinct hits than ranker_depth keep the
+    hand-tuned order, with the logistic calibration as relevance."""
+    mem = open_mem(embedder="local")
+    mem.add_messages([{"role": "user", "content": t} for t in CHAT], "u1", "s1")
+    hits = mem.search("What is my dog called?", user_id="u1", limit=3)
+    plain = open_mem(embedder="local", ranker_depth=0)
+    same = plain.search("What is my dog called?", user_id="u1", limit=3)
+    assert [h.id for h in hits] == [h.id for h in same]
+    assert [h.relevance for h in hits] == [h.relevance for h in same]
+    assert all(h.calibrated and "learned" not in h.scores for h in hits)
 
 
 def test_the_stage_is_off_in_the_seeds_without_a_model_and_at_depth_zero(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ class Learned(Signal):
     ``hit.score`` = p, shown as ``scores["learned"]``.
 
     On when ``ranker_depth`` is above 0 and the embedder has a fitted model; any other
-    embedder keeps the order of the stages before.
+    embedder keeps the order of the stages before, and so does a search with fewer than
+    ``ranker_depth`` distinct hits (a short history: the model saw full pools only).
     """
 
     name = "learned"
