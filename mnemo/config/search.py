@@ -204,14 +204,14 @@ class RetrievalSettings(SettingsGroup):
         "their cosine is at least this.",
     )
     min_relevance: float = share(
-        0.004,
+        0.005,
         "Context assembly (and so the proxy) injects no hit whose calibrated "
         "relevance (hit.relevance, the fitted probability that it is evidence for the query; "
         "see retrieval.relevance) is below this; search still returns every hit, ranked as "
         "before. 0 turns the floor off (the seed presets).",
     )
     min_top_relevance: float = share(
-        0.05,
+        0.06,
         "Context assembly injects no hit at all when the best hit's calibrated "
         "relevance is below this: a query about something the store never discussed gets an "
         "empty context (see evaluation.md); 0 turns it off (the seed presets).",
