@@ -318,7 +318,7 @@ class FactTier:
         their vectors are: a move must find the old home even when it is not among the
         nearest facts. Only facts of ``agent_id`` (None: the shared ones). Empty for a fact
         about no such state."""
-        wanted = {k[0] for k in _keys(fact)}
+        wanted = fact_subjects.state_keys(fact)
         if not wanted:
             return []
         scope = ReadScope(self.tenant, user_id, kinds=("fact",), agents=exactly(agent_id))
@@ -326,7 +326,7 @@ class FactTier:
         return [
             Neighbour(m.id, m.content, 0.0)
             for m in self.store.rows.list_memories(flt)
-            if any(k[0] in wanted for k in _keys(m.content))
+            if wanted & fact_subjects.state_keys(m.content)
         ]
 
     # ---- 3. reconciliation ----------------------------------------------------------------
@@ -422,14 +422,6 @@ class FactTier:
             embedding=vector,
             agent_id=unit.agent_id,
         )
-
-
-def _keys(fact: str) -> list[tuple[str, str]]:
-    """The subject keys a fact sets, or ends (the key of the statement it withdraws)."""
-    withdrawn = fact_subjects.negated_statement(fact)
-    found = [fact_subjects.subject_key(fact)]
-    found += [fact_subjects.subject_key(withdrawn)] if withdrawn else []
-    return [k for k in found if k is not None]
 
 
 def _union(neighbours: dict[str, list[Neighbour]]) -> list[Neighbour]:
