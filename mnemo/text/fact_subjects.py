@@ -60,10 +60,11 @@ _DIET = re.compile(
     r"fully )?(?P<value>" + DIETS + r")\b",
     re.IGNORECASE,
 )
-#: A partner named after their role: "User's husband is Raj" (a name, not "a pilot").
+#: A partner named after their role: "User's husband's name is Raj" (a name; "User's husband
+#: is French" says something else about him).
 _PARTNER = re.compile(
     r"^User's (?:new )?(?P<role>boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
-    r"(?:'s name)? (?:is|is called|is named) (?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})$"
+    r"(?:'s name is| is called| is named) (?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})$"
 )
 _BOND = {"husband": "married", "wife": "married", "spouse": "married", "fiance": "engaged"}
 _KEYS = ("home", "employer", "job", "origin", "studies", "partner")
