@@ -217,7 +217,7 @@ def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> D
         if reading.ended and (d := _end_decision(reading, fact, free)) is not None:
             return d
     withdrawn = fact_subjects.negated_statement(fact)
-    if withdrawn is not None and free:
+    if withdrawn is not None and free and not any(r.ended for r in found):
         said = _normal_key(withdrawn)
         score, best = max(
             ((_withdrawal_match(withdrawn, said, n.text), n) for n in free), key=lambda x: x[0]
@@ -239,7 +239,7 @@ def reconcile_by_rules(
     2. a fact ending a state ("User quit their job", "User used to live in Austin", "User
        broke up with Sam") UPDATEs the neighbour that still states it (with the value that
        ended, when it names one), so the state is no longer live and history keeps it;
-    3. a fact withdrawing any other statement ("User no longer eats meat") UPDATEs the
+    3. a fact withdrawing a statement of no known state ("User no longer eats meat") UPDATEs the
        neighbour whose words overlap the withdrawn statement by >= NEGATION_OVERLAP (or that
        states the same subject and value);
     4. anything else is an ADD. Each existing fact is changed at most once.
