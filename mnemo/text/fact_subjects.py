@@ -103,7 +103,7 @@ def subject_key(fact: str) -> tuple[str, str] | None:
     text = _plain(fact)
     m = _PARTNER.match(text)
     if m:
-        role = m["role"].lower().rstrip("e").replace("é", "e")
+        role = m["role"].lower().replace("é", "e").replace("fiancee", "fiance")
         return "partner", f"{_BOND.get(role, 'dating')} {m['value']}"
     m = _POSSESSIVE.match(text)
     if m:
