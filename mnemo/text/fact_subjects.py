@@ -12,6 +12,12 @@ reconciliation, :mod:`mnemo.tiers.facts.reconcile`)::
 
 :func:`negated_statement` reads a fact that ends a state ("User quit their job at Acme",
 "User no longer eats meat") as the earlier statement it withdraws ("User works at Acme").
+
+:func:`readings` gives every state a fact sets or ends, clause by clause, with the endings of
+:mod:`mnemo.text.state_endings` ("User used to live in Austin but now they live in Seattle":
+the home Austin ended, the home Seattle set; "User quit their job": the employer ended);
+:func:`current_state` the values it leaves live, and :func:`live_conflicts` the live facts
+that give one single-valued state two values (what an audit reports).
 """
 
 from __future__ import annotations
@@ -205,12 +211,14 @@ def current_state(fact: str) -> dict[str, str]:
     return {r.key: r.value for r in readings(fact) if not r.ended and r.value is not None}
 
 
-def state_keys(fact: str) -> set[str]:
-    """The keys of the states a fact sets or ends (with the key of what it withdraws)."""
+@functools.lru_cache(maxsize=8192)
+def state_keys(fact: str) -> frozenset[str]:
+    """The keys of the states a fact sets or ends (with the key of what it withdraws);
+    cached, as :func:`readings`."""
     keys = {r.key for r in readings(fact)}
     said = negated_statement(fact)
     key = subject_key(said) if said else None
-    return keys | ({key[0]} if key else set())
+    return frozenset(keys | ({key[0]} if key else set()))
 
 
 #: Words of a partner value that say the bond, not who ("dating Sam", "married Sam").
