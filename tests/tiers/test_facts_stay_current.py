@@ -20,6 +20,7 @@ from scripted_server import ScriptedServer
 from mnemo import Memory
 from mnemo.schemas import ProfileFact
 from mnemo.text.fact_subjects import current_state, live_conflicts
+from mnemo.tiers.facts.reconcile import Add, Delete, Neighbour, Update, settle_states
 
 BOTH: dict = {"profile_enabled": True, "fact_extraction": "atomic", "episodes_enabled": False}
 
@@ -302,3 +303,56 @@ def test_an_llm_ended_fact_ends_the_profile_value(
     assert not ended.active and ended.superseded_at == at("2023-02-01T09:00:00")
     [add, end] = mem.history(ended.id)
     assert (add.event, end.event, end.actor) == ("ADD", "DELETE", "llm")
+
+
+def test_an_llm_add_that_moves_the_user_supersedes_the_old_home(
+    open_mem: Callable[..., Memory], server: ScriptedServer
+) -> None:
+    mem = open_mem(
+        profile_enabled=False, episodes_enabled=False, llm_base_url=server.url, llm_max_retries=0
+    )
+    server.enqueue_chat(json.dumps({"facts": ["User lives in Austin."]}))
+    conversation(mem, [("2021-03-01T10:00:00", "I live in Austin.")])
+    server.enqueue_chat(json.dumps({"facts": ["User lives in Seattle now."]}))
+    # the model adds the new home and leaves the old one live: the state rule supersedes it
+    server.enqueue_chat(
+        json.dumps({"decisions": [{"event": "ADD", "text": "User lives in Seattle now."}]})
+    )
+    conversation(mem, [("2024-05-01T10:00:00", "We packed up and we're in Seattle now.")])
+    assert live(mem, "home") == {"seattle"}
+    [fact] = mem.list("u1", kind="fact")
+    [add, update] = mem.history(fact.id)
+    assert (add.new["content"], update.new["content"]) == (
+        "User lives in Austin.",
+        "User lives in Seattle now.",
+    )
+    assert update.actor == "llm"
+    hits = mem.search("where does the user live", user_id="u1", kinds=["fact"], as_of="2022-01-01")
+    assert [h.content for h in hits] == ["User lives in Austin."]
+
+
+def test_settle_states_keeps_one_live_value_per_state() -> None:
+    shown = [
+        Neighbour("m1", "User lives in Austin", 0.8),
+        Neighbour("m2", "User works at Initech", 0.7),
+        Neighbour("m3", "User's sister is a nurse", 0.6),
+    ]
+    decisions = [
+        Add("User lives in Seattle"),
+        Add("User quit their job"),
+        Add("User's sister is Anna"),
+        Add("User likes tea"),
+    ]
+    settled, notes = settle_states(decisions, shown)
+    assert settled == [
+        Update("m1", "User lives in Seattle"),
+        Update("m2", "User quit their job"),
+        Add("User's sister is Anna"),
+        Add("User likes tea"),
+    ]
+    assert len(notes) == 2
+    # a fact some decision already names is the model's to decide
+    assert settle_states([Delete("m1"), Add("User lives in Seattle")], shown)[0] == [
+        Delete("m1"),
+        Add("User lives in Seattle"),
+    ]

@@ -167,6 +167,41 @@ def safeguard(
     return out, notes
 
 
+def settle_states(
+    decisions: list[Decision], shown: list[Neighbour]
+) -> tuple[list[Decision], list[str]]:
+    """One live value per state on the LLM path too: an ADD giving a single-valued state
+    (:data:`fact_subjects.SINGLE_VALUED`: home, employer, partner, diet...) another value
+    than a shown fact no decision names, or ending a state such a fact still states, becomes
+    an UPDATE of that fact, as :func:`reconcile_by_rules` decides; returns the decisions and
+    a note per change."""
+    named = {t for d in decisions if (t := _target(d)) is not None}
+    out: list[Decision] = []
+    notes: list[str] = []
+    for d in decisions:
+        if isinstance(d, Add):
+            free = [n for n in shown if n.memory_id not in named]
+            target = _superseded(d.text, free)
+            if target is not None:
+                named.add(target)
+                notes.append(f"ADD supersedes {target} (same state): UPDATE")
+                d = Update(target, d.text)
+        out.append(d)
+    return out, notes
+
+
+def _superseded(fact: str, free: list[Neighbour]) -> str | None:
+    """The shown fact whose single-valued state ``fact`` changes or ends, if any."""
+    for reading in fact_subjects.readings(fact):
+        if reading.key not in fact_subjects.SINGLE_VALUED:
+            continue
+        decide = _end_decision if reading.ended else _set_decision
+        d = decide(reading, fact, free)
+        if isinstance(d, Update):
+            return d.memory_id
+    return None
+
+
 #: Word overlap above which a withdrawn statement is taken to name an existing fact.
 NEGATION_OVERLAP = 0.6
 

@@ -7,7 +7,9 @@ message with the assistant reply that follows it):
 2. drop candidates with cosine >= ``fact_dedupe_threshold`` to an existing fact of the user,
    or already stated in an attached context document (:mod:`dedupe`);
 3. reconcile the rest against their nearest existing facts: ADD / UPDATE / DELETE / NONE
-   (:mod:`reconcile`; LLM when configured, rules otherwise); with ``fact_reconcile`` off
+   (:mod:`reconcile`; LLM when configured, rules otherwise; an LLM's ADD that changes or
+   ends a single-valued state a shown fact states becomes its UPDATE, as the rules decide:
+   :func:`settle_states`); with ``fact_reconcile`` off
    (`llm-managed`) each of them is an ADD, stored as it is;
 4. apply the changes in one transaction with history (actor ``llm`` or ``rules``, the unit's
    message ids as sources) that also records the unit's turns as done.
@@ -58,6 +60,7 @@ from mnemo.tiers.facts.reconcile import (
     Update,
     reconcile_by_rules,
     safeguard,
+    settle_states,
     short_ids,
 )
 
@@ -344,8 +347,9 @@ class FactTier:
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
                 none_adds = self.settings.fact_reconcile_none_adds
+                decisions, settled = settle_states(decisions, shown)
                 decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
-                run.notes += notes
+                run.notes += settled + notes
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:
                 log.warning("fact reconciliation fell back to rules: %s", exc)
