@@ -62,7 +62,7 @@ _ALONE = re.compile(
 )
 #: A diet kept: "User is vegan", "User went vegetarian", "User became vegan".
 _DIET = re.compile(
-    r"^User (?:is|became|went|turned|has become|has gone|is now) (?:an? |strictly |mostly |"
+    r"^User (?:is|are|became|went|turned|has become|has gone|is now) (?:an? |strictly |mostly |"
     r"fully )?(?P<value>" + DIETS + r")\b",
     re.IGNORECASE,
 )
@@ -84,9 +84,19 @@ _COUNT = re.compile(
 )
 
 
+#: Adverbs after "User is" ("User is now working for Globex").
+_BE_ADVERBS = re.compile(
+    r"^User (is|are|was) (?:(?:now|currently|still|also|finally|officially|already)\s+)+", re.I
+)
+#: The people the user does a thing with ("User and their wife moved to Lisbon": the user did).
+_TOGETHER = re.compile(r"^User and their [\w-]+ (?=[a-z])")
+
+
 def _plain(fact: str) -> str:
-    """A fact without its final stop and the adverbs right after "User"."""
-    return _ADVERBS.sub("User ", fact.strip().rstrip("."))
+    """A fact without its final stop, the adverbs right after "User" (or "User is"), and the
+    people the user did it with."""
+    text = _TOGETHER.sub("User ", fact.strip().rstrip("."))
+    return _BE_ADVERBS.sub(r"User \1 ", _ADVERBS.sub("User ", text))
 
 
 def _value(text: str) -> str:
@@ -106,7 +116,7 @@ def subject_key(fact: str) -> tuple[str, str] | None:
     >>> subject_key("User likes jazz") is None
     True
     """
-    text = _plain(fact)
+    text = _WHEN.sub("", _plain(fact))
     m = _PARTNER.match(text)
     if m:
         role = m["role"].lower().replace("é", "e").replace("fiancee", "fiance")

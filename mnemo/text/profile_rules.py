@@ -177,10 +177,11 @@ PATTERNS: tuple[Pattern, ...] = (
        "identity", "employer", 0.8, 0.6, place),
     _p("new_job", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:started\s+"
        r"(?:working|a\s+(?:new\s+)?job)\s+(?:at|for|with)|got\s+a\s+(?:new\s+)?job\s+(?:at|with)|"
-       r"took\s+a\s+job\s+at|joined)\s+(?P<v>[A-Z].+)", "identity", "employer", 0.8, 0.6, place),
+       r"took\s+a\s+job\s+at|joined|(?:got|was|have\s+been|'ve\s+been)\s+hired\s+(?:at|by))\s+"
+       r"(?P<v>[A-Z].+)", "identity", "employer", 0.8, 0.6, place),
     _p("became", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:became|started\s+"
-       r"working\s+as|got\s+a\s+(?:new\s+)?job\s+as)\s+(?:an?\s+)?(?P<v>.+)", "identity",
-       "occupation", 0.8, 0.7),
+       r"working\s+as|got\s+a\s+(?:new\s+)?job\s+as)\s+(?:an?\s+)?(?!(?:" + DIETS + r")\b)"
+       r"(?P<v>.+)", "identity", "occupation", 0.8, 0.7),
     _p("speak", r"\bI\s+speak\s+(?P<v>.+)", "identity", "languages", 0.8, 0.6, place),
     _p("studying", _I_AM + r"(?:studying|majoring\s+in)\s+(?P<v>.+)", "identity",
        "studies", 0.75, 0.6),
@@ -205,8 +206,9 @@ PATTERNS: tuple[Pattern, ...] = (
        "constraint", "allergy_{v}", 0.95, 0.95),
     _p("allergy", r"\bI\s+have\s+(?:an?\s+|a\s+severe\s+)?(?P<v>[\w-]+(?:\s[\w-]+)?)\s+"
        r"allergy\b", "constraint", "allergy_{v}", 0.9, 0.95),
-    _p("diet", _I_AM + r"(?:an?\s+|strictly\s+|mostly\s+)?(?P<v>" + DIETS + r")\b", "constraint",
-       "diet", 0.9, 0.9),
+    _p("diet", r"\bI(?:'m|\s+am|\s+went|\s+became|\s+turned|(?:'ve|\s+have)\s+(?:gone|become))\s+"
+       r"(?:now\s+)?(?:an?\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + DIETS + r")\b",
+       "constraint", "diet", 0.9, 0.9),
     _p("dont_eat", r"\bI\s+(?:don't|do\s+not|never|can't|cannot)\s+eat\s+(?P<v>.+)",
        "constraint", "avoid_{v}", 0.8, 0.8),
     _p("timezone", r"\bmy\s+time\s*zone\s+is\s+(?P<v>.+)", "preference", "timezone", 0.95, 0.7),
@@ -227,7 +229,7 @@ PATTERNS: tuple[Pattern, ...] = (
        r"kitten|parrot|rabbit|hamster)\s+(?:named|called)\s+(?P<v>.+)", "identity", "{g}_name",
        0.85, 0.6, name),
     _p("i_am_a", _I_AM + r"(?:also\s+)?an?\s+(?!(?:big|huge|bit|little|lot|fan|great|good|"
-       r"real|total|kind|sort|part)\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
+       r"real|total|kind|sort|part|" + DIETS + r")\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
        "identity", "is_{v}", 0.5, 0.4),
 )  # fmt: skip
 

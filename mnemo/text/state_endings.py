@@ -40,7 +40,10 @@ _VALUE_END = re.compile(
     r"in \d{4}|\w+ (?:days|weeks|months|years) ago)\b)",
     re.IGNORECASE,
 )
-_ADV = r"(?:(?:just|recently|finally|officially|already|eventually|now|also|actually) )*"
+_ADV = (
+    r"(?:(?:just|recently|finally|officially|already|eventually|now|also|actually|has|have|had)"
+    r" )*"
+)
 _PARTNER = r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
 
 
@@ -65,7 +68,11 @@ def _as_third(verb: str) -> str:
 
 
 FIRST = Person(
-    r"(?:I|we|my [\w-]+ and I)", r"(?:my|our)", r"(?:I'm|I am|we're|we are)", "I am", str
+    r"(?:I|we|my [\w-]+ and I)(?:'ve|'d)?",
+    r"(?:my|our)",
+    r"(?:I'm|I am|we're|we are)",
+    "I am",
+    str,
 )
 THIRD = Person(
     r"(?:User(?: and their [\w-]+)?)", r"their", r"User (?:is|are)", "User is", _as_third
@@ -91,6 +98,7 @@ ENDINGS: tuple[tuple[str, str, bool], ...] = (
     ("employer", r"{s} {a}(?:resigned|retired)\b(?: from (?P<v>.+))?", False),
     ("employer", r"{s} {a}(?:quit|left) (?P<v>.+)", True),
     ("employer", r"{b} {a}(?:unemployed|out of work|between jobs|jobless|retired)\b", False),
+    ("partner", r"{b} {a}(?:now |happily )?(?:single|divorced|separated|widowed)\b", False),
     ("home", r"{s} {a}(?:moved|moved out|moved away) (?:out of|away from|from) (?P<v>.+)", True),
     ("partner", r"{s} {a}(?:broke up|split up|split|separated|got divorced|divorced)\b"
      r"(?: (?:with|from) (?P<v>.+))?", False),
