@@ -134,3 +134,26 @@ def test_profile_partner_patterns() -> None:
     assert partner("I got married to Alex!") == ["Alex"]
     assert partner("My husband is a pilot.") == []
     assert partner("I'm dating a musician.") == []
+
+
+def test_everyday_wordings_of_a_state() -> None:
+    assert readings("User has left Initech") == (Reading("employer", "Initech", True),)
+    assert readings("User is now working for Globex") == (Reading("employer", "Globex"),)
+    assert readings("User was hired by Globex last week") == (Reading("employer", "Globex"),)
+    assert readings("User and their wife moved to Lisbon") == (Reading("home", "Lisbon"),)
+    assert readings("User and their sister went to Paris") == ()
+    assert readings("User went vegan last month") == (Reading("diet", "vegan"),)
+    assert readings("User is single now") == (Reading("partner", "single"),)
+
+    def profile(text: str) -> list[tuple[str, str]]:
+        return [(c.key, c.value) for c in extract_profile(text)]
+
+    assert profile("I went vegan last month.") == [("diet", "vegan")]
+    assert profile("I'm a vegetarian.") == [("diet", "vegetarian")]
+    assert profile("I became a nurse.") == [("occupation", "nurse")]
+    assert profile("I was hired by Globex.") == [("employer", "Globex")]
+    assert profile("We moved to Valencia.") == [("location", "Valencia")]
+    assert [(c.key, c.value) for c in extract_endings("I'm single now.")] == [
+        ("partner", ""),
+        ("relationship_status", ""),
+    ]

@@ -190,6 +190,19 @@ def test_a_new_partner_replaces_the_old_one(mem: Memory) -> None:
     assert profile_fact(mem, "partner", "Sam").superseded_at == at("2023-01-01T09:00:00")
 
 
+def test_being_single_again_ends_the_partner(mem: Memory) -> None:
+    conversation(
+        mem,
+        [
+            ("2020-01-01T09:00:00", "I'm engaged to Sam."),
+            ("2022-01-01T09:00:00", "I'm single now."),
+        ],
+    )
+    assert live(mem, "partner") == {"single"}
+    assert values(mem, "partner") == [("Sam", False)]
+    assert values(mem, "relationship_status") == [("single", True), ("engaged", False)]
+
+
 def test_a_diet_change(mem: Memory) -> None:
     conversation(
         mem,
