@@ -18,8 +18,9 @@ import pytest
 from scripted_server import ScriptedServer
 
 from mnemo import Memory
-from mnemo.schemas import ProfileFact
+from mnemo.schemas import ProfileFact, format_time
 from mnemo.text.fact_subjects import current_state, live_conflicts
+from mnemo.tiers.conversation.profile import decide_end
 from mnemo.tiers.facts.reconcile import Add, Delete, Neighbour, Update, settle_states
 
 BOTH: dict = {"profile_enabled": True, "fact_extraction": "atomic", "episodes_enabled": False}
@@ -369,3 +370,22 @@ def test_settle_states_keeps_one_live_value_per_state() -> None:
         Delete("m1"),
         Add("User lives in Seattle"),
     ]
+
+
+def test_decide_end() -> None:
+    def fact(value: str, observed: str | None) -> ProfileFact:
+        when = at("2020-01-01T00:00:00")
+        seen = None if observed is None else at(observed)
+        return ProfileFact(
+            id="pf_1", user_id="u1", category="identity", key="employer", value=value,
+            observed_at=seen, created_at=when, updated_at=when,
+        )  # fmt: skip
+
+    now = (format_time(at("2023-01-01T00:00:00")), 5)
+    initech = fact("Initech", "2021-01-01T00:00:00")
+    assert decide_end(None, 0, "", now) == "NONE"
+    assert decide_end(initech, 1, "", now) == "END"
+    assert decide_end(initech, 1, "Initech Ltd", now) == "END"
+    assert decide_end(initech, 1, "Globex", now) == "NONE"
+    assert decide_end(fact("Initech", "2024-01-01T00:00:00"), 9, "", now) == "NONE"  # later
+    assert decide_end(fact("Initech", None), 0, "", now) == "END"

@@ -94,8 +94,8 @@ def decide_end(
     "I quit my job at Acme" does not end Globex); else NONE."""
     if old is None:
         return "NONE"
-    if old.observed_at is None or (format_time(old.observed_at), old_seq) >= observed:
-        return "NONE"
+    if old.observed_at is not None and (format_time(old.observed_at), old_seq) >= observed:
+        return "NONE"  # a fact with no observed time was stated before any that has one
     if value.strip() and not same_value(old.value, value):
         return "NONE"
     return "END"
