@@ -229,7 +229,8 @@ PATTERNS: tuple[Pattern, ...] = (
        r"kitten|parrot|rabbit|hamster)\s+(?:named|called)\s+(?P<v>.+)", "identity", "{g}_name",
        0.85, 0.6, name),
     _p("i_am_a", _I_AM + r"(?:also\s+)?an?\s+(?!(?:big|huge|bit|little|lot|fan|great|good|"
-       r"real|total|kind|sort|part|" + DIETS + r")\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
+       r"real|total|kind|sort|part|" + DIETS
+       + r")\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
        "identity", "is_{v}", 0.5, 0.4),
 )  # fmt: skip
 
