@@ -55,6 +55,7 @@ from mnemo.search_query import SearchQuery
 from mnemo.storage import open_store
 from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
+from mnemo.tiers.entities.tier import EntityTier
 from mnemo.tiers.facts import tier as fact_tier
 from mnemo.tiers.topics import memory as topic_tier
 
@@ -145,21 +146,20 @@ class Memory(Closing):
         self._files.open()
 
     def _tiers(self) -> list[Tier]:
-        """The write-path tiers, in the order their jobs run: facts (unless
-        ``fact_extraction`` is off), the conversation tiers, topics."""
+        """The write-path tiers, in the order their jobs run: facts, then the entity index of
+        the same turns (unless ``fact_extraction`` is off), the conversation tiers, topics."""
         tiers: list[Tier] = []
         if self.settings.fact_extraction != "off":
-            tiers.append(
-                fact_tier.FactTier(
-                    self.store,
-                    self.tenant,
-                    self.embedder.id,
-                    self.embedding,
-                    self.pipeline.indexes,
-                    self.settings,
-                    self.chat,
-                )
+            facts = fact_tier.FactTier(
+                self.store,
+                self.tenant,
+                self.embedder.id,
+                self.embedding,
+                self.pipeline.indexes,
+                self.settings,
+                self.chat,
             )
+            tiers.append(EntityTier(self.store, self.tenant, facts.handlers()))
         return [*tiers, self.conversation, self.topic_memory]
 
     def _check_embedder(self) -> None:
