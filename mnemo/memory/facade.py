@@ -6,6 +6,7 @@ exactly what it uses (store, embedding, settings), and delegates its public meth
 :class:`~mnemo.memory.records.Records` (memory CRUD),
 :class:`~mnemo.memory.selection.Selection` (``count``, ``delete_all``),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
+:class:`~mnemo.memory.entities.Entities` (the entity index),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
 :class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
 :class:`~mnemo.memory.context_source.MemoryContextSource` per call. A search is one
@@ -40,6 +41,7 @@ from mnemo.memory.closing import Closing
 from mnemo.memory.context_source import MemoryContextSource, MemoryReads
 from mnemo.memory.directory import Directory
 from mnemo.memory.documents import Documents
+from mnemo.memory.entities import Entities
 from mnemo.memory.files import Files, mirrored
 from mnemo.memory.forward import forward
 from mnemo.memory.hints import store_hints
@@ -122,6 +124,7 @@ class Memory(Closing):
         self._selection = Selection(self._records)
         self._directory = Directory(self.store, self.settings, self.embedding)
         self._documents = Documents(self.store, self.settings, self.embedding)
+        self._entities = Entities(self.store, self.settings, self.embedding)
         self.conversation = ConversationTiers(
             self.store, self.embedder, self.settings, chat=self.chat
         )
@@ -219,6 +222,8 @@ class Memory(Closing):
     documents = forward("_documents", Documents.documents)
     profile = forward("_documents", Documents.profile)
     profile_view = forward("_documents", Documents.profile_view)
+    entities = forward("_entities", Entities.entities)
+    entity = forward("_entities", Entities.entity)
 
     def search(
         self,

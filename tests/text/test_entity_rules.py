@@ -1,0 +1,75 @@
+"""The rule detector of the entity index: which names a turn gives, of which kind, with
+which aliases (no parser)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo.text.entity_rules import Detected, detect_entities
+
+
+def found(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    return {d.name: (d.kind, d.aliases) for d in detect_entities(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "My husband Raj is a pilot, he flies for KLM out of Amsterdam.",
+            {
+                "Raj": ("person", ("my husband", "husband")),
+                "KLM": ("org", ()),
+                "Amsterdam": ("place", ()),
+            },
+        ),
+        ("We have a parrot called Kiwi and two goldfish.", {"Kiwi": ("pet", ("parrot",))}),
+        (
+            "Our twins, Noor and Sami, started kindergarten this week!",
+            {
+                "Noor": ("person", ("our twins", "twins")),
+                "Sami": ("person", ("our twins", "twins")),
+            },
+        ),
+        ("Next month we are relocating to Valencia for my job.", {"Valencia": ("place", ())}),
+        (
+            "I used to live in Austin but now I live in Seattle.",
+            {"Austin": ("place", ()), "Seattle": ("place", ())},
+        ),
+        ("I started working at Initech in March.", {"Initech": ("org", ())}),
+        (
+            "We flew to New York with my dog Rex.",
+            {"Rex": ("pet", ("my dog", "dog")), "New York": ("place", ())},
+        ),
+    ],
+)
+def test_names_by_their_cues(text: str, expected: dict[str, tuple[str, tuple[str, ...]]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ugh, I sprained my ankle playing basketball on Friday.",
+        "See you in January!",
+        "I wrote it in English and then in Spanish.",
+        "Thanks, that helps a lot.",
+        "we went to the park with my husband",  # no name
+    ],
+)
+def test_no_entity_without_a_name_after_a_cue(text: str) -> None:
+    assert detect_entities(text) == []
+
+
+def test_a_name_named_twice_is_one_entity_of_its_strongest_kind() -> None:
+    # "from Raj" reads as a place, "my husband Raj" as a person: person wins
+    assert detect_entities("My husband Raj is back. He is from Raj, no, in Raj.") == [
+        Detected("Raj", "person", ("my husband", "husband"))
+    ]
+
+
+def test_someone_elses_relation_gives_no_alias_of_the_user() -> None:
+    assert detect_entities("Her sister Anna lives in Oslo.") == [
+        Detected("Anna", "person", ()),
+        Detected("Oslo", "place", ()),
+    ]
