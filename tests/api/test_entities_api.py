@@ -35,13 +35,14 @@ def test_entities_routes_and_erasure(client: httpx.Client) -> None:
     got = entities(client, "u1", 2)
     assert {e["name"]: e["kind"] for e in got} == {"Raj": "person", "KLM": "org"}
     assert got[0]["name"] == "Raj" and got[0]["mentions"] == 2  # the most mentioned first
-    assert "/v1/users/{user_id}/entities/{name_or_id}" in client.get("/openapi.json").json()[
-        "paths"
-    ]
+    assert (
+        "/v1/users/{user_id}/entities/{name_or_id}" in client.get("/openapi.json").json()["paths"]
+    )
     detail = client.get("/v1/users/u1/entities/my husband")
     assert detail.status_code == 200
     body = detail.json()
-    assert body["entity"]["name"] == "Raj" and body["entity"]["aliases"] == ["my husband", "husband"]
+    assert body["entity"]["name"] == "Raj"
+    assert body["entity"]["aliases"] == ["my husband", "husband"]
     assert [t["content"] for t in body["turns"]] == said
     assert all("Raj" in f["content"] or "husband" in f["content"] for f in body["facts"])
     missing = client.get("/v1/users/u1/entities/Bob")
