@@ -313,6 +313,7 @@ MOUNTED = {
     "context": ("context",),
     "selection": ("count", "delete-all"),
     "status": ("stats", "jobs"),
+    "entities": ("entities", "entity"),
 }
 
 
