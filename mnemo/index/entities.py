@@ -8,7 +8,8 @@ Words are compared lower case, a possessive "'s" / "’s" / "s'" dropped ("Raj's
 "RAJ" too); the longest sequence wins at each word of the text. An alias shared by several
 entities ("our twins") names them all.
 
-    >>> view = store.entities.entity_view(EntityLookup(tenant, user_id, message_ids))
+    >>> lookup = EntityLookup(tenant, user_id, message_ids, counted=False)
+    >>> view = store.entities.entity_view(lookup)  # one read snapshot
     >>> names = dictionary(view.entities)
     >>> match_text("Where does my husband work?", names)   # -> [EntityMatch(ent_..., ...)]
     >>> turn_entities(message_ids, view)                    # -> [frozenset({ent_...}), ...]

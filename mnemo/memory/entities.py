@@ -70,7 +70,7 @@ class Entities(TenantService):
         if not isinstance(name_or_id, str) or not name_or_id.strip():
             raise ValidationError("name_or_id must be a non-empty string")
         index = self.store.entities.entity_view(EntityLookup(self.tenant, user_id))
-        found = resolve(index.entities, name_or_id.strip())
+        found = resolve(index.entities, name_or_id.strip())  # counted: the entity shows it
         if found is None:
             what = "id" if name_or_id.startswith(ENTITY_PREFIX) else "name"
             raise NotFoundError(f"user {user_id!r} has no entity of that {what}: {name_or_id!r}")

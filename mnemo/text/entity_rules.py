@@ -11,6 +11,8 @@ may be written in capitals: "KLM") read right after a cue:
 * a **naming**: "a parrot called Kiwi", "a band named Queen" (pet, person, place,
   organisation or thing, by the noun);
 * **work**: "works at Acme", "flies for KLM", "a job at Initech" (an organisation);
+* an **address** or a **self-introduction** of :func:`~mnemo.text.vocatives.name_cues` at
+  full weight ("Hey Mel!", "Thanks, Sam.", "my name is Dana", "call me Jess"): a person;
 * a **place**: after "in", "near", "around", "out of"; after "from" when it says where
   someone is from ("I'm from Ohio"); after "to" when it follows a move or a
   trip ("relocating to Valencia", "a trip to Rome"); after "visit"/"visited".
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemo.text.vocatives import is_name
+from mnemo.text.vocatives import is_name, name_cues
 
 #: The kinds of entity, weakest evidence last (a stronger kind wins when cues disagree).
 ENTITY_KINDS = ("person", "pet", "org", "place", "thing")
@@ -60,6 +62,7 @@ _NOT_NAMES = frozenset(
     """.split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’.][^\W\d_]+)*")
+_POSSESSIVE = re.compile(r"['’]s$")
 _OWN = frozenset({"my", "our"})
 _REL_WORDS = "|".join(sorted(_PETS | _PEOPLE, key=len, reverse=True))
 _RELATIONAL = re.compile(
@@ -105,7 +108,7 @@ def _name_at(text: str, at: int, capitals: bool = False) -> tuple[str, int] | No
     for m in _WORD.finditer(text, at):
         if m.start() != end and (words == [] or text[end : m.start()] != " "):
             break
-        w = m.group().rstrip(".")
+        w = _POSSESSIVE.sub("", m.group().rstrip("."))
         good = is_name(w) or (capitals and w.isupper() and len(w) >= 2)
         if not good or w.lower() in _NOT_NAMES or len(words) == 3:
             break
@@ -114,11 +117,14 @@ def _name_at(text: str, at: int, capitals: bool = False) -> tuple[str, int] | No
     return (" ".join(words), end) if words else None
 
 
-def _names_from(text: str, at: int) -> list[str]:
-    """One name at ``at``, or a list of them ("Noor and Sami", "Ann, Bo and Cy")."""
+def _names_from(text: str, at: int, owners: bool = True) -> list[str]:
+    """One name at ``at``, or a list of them ("Noor and Sami", "Ann, Bo and Cy"); without
+    ``owners``, none written possessive ("visited Laura's house" names no place)."""
     out: list[str] = []
     while (found := _name_at(text, at)) is not None:
         name, end = found
+        if not owners and text[end : end + 2] in ("'s", "’s"):
+            break
         out.append(name)
         more = re.match(r"\s*(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+)", text[end:])
         if more is None:
@@ -157,8 +163,21 @@ def detect_entities(text: str) -> list[Detected]:
         if (org := _name_at(text, m.end(), capitals=True)) is not None:
             found.append(Detected(org[0], "org"))
     for m in _PLACE.finditer(text):
-        found += [Detected(n, "place") for n in _names_from(text, m.end())]
+        found += [Detected(n, "place") for n in _names_from(text, m.end(), owners=False)]
+    cues = name_cues(text)
+    for name, weight in (*cues.addressed, *cues.own):
+        if weight >= 1.0 and (written := _as_written(text, name)) is not None:
+            found.append(Detected(written, "person"))
     return merged(found)
+
+
+def _as_written(text: str, name: str) -> str | None:
+    """``name`` (lower case, from the name cues) as ``text`` capitalises it, or None when the
+    text writes it in lower case only ("hey jess!")."""
+    for m in re.finditer(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE):
+        if is_name(m.group()) and m.group().lower() not in _NOT_NAMES:
+            return m.group()
+    return None
 
 
 def merged(found: list[Detected]) -> list[Detected]:

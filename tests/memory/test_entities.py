@@ -109,6 +109,10 @@ def test_one_snapshot_gives_the_dictionary_and_the_mentions(mem: Memory) -> None
     by_name = {e.name: e.id for e in view.entities}
     assert view.mentions[ids[2]] == {by_name["Raj"], by_name["Kiwi"]}
     assert view.mentions[ids[3]] == {by_name["Noor"], by_name["Sami"]}
+    assert view.turns == ()  # no entity asked
+    uncounted = mem.store.entities.entity_view(EntityLookup("default", "u1", counted=False))
+    assert {e.id for e in uncounted.entities} == set(by_name.values())
+    assert {e.mentions for e in uncounted.entities} == {0}
 
 
 def test_a_rerun_job_writes_no_mention_twice(mem: Memory) -> None:

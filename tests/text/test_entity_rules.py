@@ -73,3 +73,24 @@ def test_someone_elses_relation_gives_no_alias_of_the_user() -> None:
         Detected("Anna", "person", ()),
         Detected("Oslo", "place", ()),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Hey Mel! How was the trip?", ["Mel"]),
+        ("Good morning, Caroline!", ["Caroline"]),
+        ("My name is Dana.", ["Dana"]),
+        ("hey jess!", []),  # written in lower case only: left to the alias rules
+        ("Hey there! Thanks, everyone.", []),
+    ],
+)
+def test_an_address_or_a_self_introduction_names_a_person(text: str, expected: list[str]) -> None:
+    found = detect_entities(text)
+    assert [d.name for d in found] == expected and all(d.kind == "person" for d in found)
+
+
+def test_a_possessive_is_not_part_of_a_name_nor_a_place() -> None:
+    assert detect_entities("I visited Laura's house with my friend Tom's dog.") == [
+        Detected("Tom", "person", ("my friend", "friend"))
+    ]

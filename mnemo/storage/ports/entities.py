@@ -53,12 +53,15 @@ class EntityWrite:
 @dataclass(frozen=True)
 class EntityLookup:
     """What to read of a user's entity index: every entity, the entities each of
-    ``message_ids`` mentions, and (``entity``, an id) the turns that mention that one."""
+    ``message_ids`` mentions, and (``entity``, an id) the turns that mention that one. With
+    ``counted`` False the entities' ``mentions`` are 0 and come in no particular order (the
+    counts cost a pass over the user's mentions: the job and a search need none)."""
 
     tenant: str
     user_id: str
     message_ids: tuple[str, ...] = ()
     entity: str | None = None
+    counted: bool = True
 
 
 @dataclass(frozen=True)

@@ -103,11 +103,13 @@ def record(c: Tx, now: str, write: EntityWrite) -> int:
 def view(c: Tx, lookup: EntityLookup) -> EntityView:
     """The entities, mentions and turns ``lookup`` asks for (the port's ``entity_view``)."""
     q, scope = c.dialect.mark, (lookup.tenant, lookup.user_id)
+    counted = "(SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
+    order = " ORDER BY n DESC, e.name" if lookup.counted else ""
     entities = tuple(
         _record(r)
         for r in c.execute(
-            "SELECT e.*, (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id) AS n"
-            f" FROM entities e WHERE e.tenant={q} AND e.user_id={q} ORDER BY n DESC, e.name",
+            f"SELECT e.*, {counted if lookup.counted else '0'} AS n FROM entities e"
+            f" WHERE e.tenant={q} AND e.user_id={q}{order}",
             scope,
         )
     )

@@ -59,7 +59,8 @@ class EntityTier:
         new = 0
         for user_id, turns in by_user.items():
             detected = {m.id: detect_entities(m.content) for m in turns}
-            known = self.store.entities.entity_view(EntityLookup(self.tenant, user_id))
+            lookup = EntityLookup(self.tenant, user_id, counted=False)
+            known = self.store.entities.entity_view(lookup)
             records = {e.id: e for e in known.entities}
             for d in (d for found in detected.values() for d in found):
                 e = self._unstored(user_id, d)
