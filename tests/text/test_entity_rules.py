@@ -3,6 +3,8 @@ which aliases (no parser)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mnemo.text.entity_rules import Detected, detect_entities
@@ -94,3 +96,28 @@ def test_a_possessive_is_not_part_of_a_name_nor_a_place() -> None:
     assert detect_entities("I visited Laura's house with my friend Tom's dog.") == [
         Detected("Tom", "person", ("my friend", "friend"))
     ]
+
+
+SHAPES = {
+    "vocatives": lambda n: "Hey Jess, " * (n // 10),
+    "relations": lambda n: "my sister " * (n // 10) + "Ann",
+    "a list of names": lambda n: "my friends " + "Ann and " * (n // 8) + "Bo",
+    "places": lambda n: "in " * (n // 3) + "Oslo",
+    "capitals": lambda n: "Ann " * (n // 4),
+    "one long word": lambda n: "A" + "a" * n,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_detection_takes_linear_time(shape: str) -> None:
+    def seconds(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            detect_entities(text)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = seconds(SHAPES[shape](10_000)), seconds(SHAPES[shape](100_000))
+    # ten times the text: linear is about 10x, quadratic 100x; the floor absorbs timer noise
+    assert large < 30 * max(small, 0.002), (shape, small, large)
