@@ -7,10 +7,13 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
+from clock_support import FakeClock
 
 from mnemo import AsyncMemory, Memory
 from mnemo.errors import NotFoundError
 from mnemo.storage.ports.entities import EntityLookup, EntityWrite
+from mnemo.storage.ports.store import Store
+from mnemo.storage.sqlite.store import SQLiteStore
 from mnemo.text.entity_rules import Detected
 
 TURNS = [
@@ -140,3 +143,28 @@ def test_the_async_twins(target: dict[str, str]) -> None:
 
     names, husband = asyncio.run(run())
     assert sorted(names) == ["Amsterdam", "KLM", "Raj"] and husband == "Raj"
+
+
+def test_the_sweep_forgets_what_only_expired_turns_named(
+    backend: str, target: dict[str, str]
+) -> None:
+    clock = FakeClock()
+    if backend == "sqlite":
+        store: Store = SQLiteStore(target["path"], clock=clock)
+    else:
+        from mnemo.storage.postgres.store import PostgresStore
+
+        store = PostgresStore(target["url"], clock=clock)
+    with Memory(**target, embedder="hashing", store=store) as mem:
+        mem.add_messages([{"role": "user", "content": "My boss Greta works at Acme."}], "u1")
+        mem.add_messages([{"role": "user", "content": "Greta flew to Oslo."}], "u1", ttl_seconds=60)
+        mem.drain()
+        assert {e.name: e.mentions for e in mem.entities("u1")} == {
+            "Greta": 2,
+            "Acme": 1,
+            "Oslo": 1,
+        }
+        clock.advance(61)
+        counts = mem.sweep()
+        assert counts["entity_mentions"] == 2 and counts["entities"] == 1
+        assert {e.name: e.mentions for e in mem.entities("u1")} == {"Greta": 1, "Acme": 1}
