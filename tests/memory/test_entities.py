@@ -168,3 +168,20 @@ def test_the_sweep_forgets_what_only_expired_turns_named(
         counts = mem.sweep()
         assert counts["entity_mentions"] == 2 and counts["entities"] == 1
         assert {e.name: e.mentions for e in mem.entities("u1")} == {"Greta": 1, "Acme": 1}
+
+
+def test_an_unnamed_assistant_mentions_known_entities_and_adds_none(mem: Memory) -> None:
+    ids = mem.add_messages(
+        [
+            {"role": "user", "content": "My husband Raj is a pilot."},
+            {
+                "role": "assistant",
+                "content": "How does your husband like it? You could fly to Lisbon.",
+            },
+            {"role": "assistant", "name": "Mel", "content": "My sister Ana lives in Rome."},
+        ],
+        "u1",
+    )
+    mem.drain()
+    assert {e.name for e in mem.entities("u1")} == {"Raj", "Ana", "Rome"}  # no Lisbon
+    assert [t.id for t in mem.entity("u1", "Raj").turns] == ids[:2]

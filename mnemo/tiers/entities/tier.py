@@ -22,8 +22,15 @@ from mnemo.text.entity_rules import Detected, detect_entities, merged
 from mnemo.tiers.facts.tier import JOB_KIND
 
 Handler = Callable[[dict[str, Any]], Any]
-#: The roles whose turns are read for entities: what the user says.
-READ_ROLES = frozenset({"user"})
+#: The roles whose turns are read for mentions of the entities the index knows.
+READ_ROLES = frozenset({"user", "assistant"})
+
+
+def detects(m: Message) -> bool:
+    """Whether a turn may add entities to the index: what the user says, and what a named
+    speaker says (a person in the conversation), not an unnamed assistant (a model that may
+    list places the user never spoke of); any read turn may mention a known one."""
+    return m.role == "user" or (m.role == "assistant" and bool(m.name))
 
 
 class EntityTier:
@@ -49,16 +56,16 @@ class EntityTier:
         return out
 
     def index(self, message_ids: list[str]) -> int:
-        """Record the entities the user turns among ``message_ids`` name, per user: those
-        :func:`detect_entities` finds by their cues, and those the user's index already
-        knows, by name (capitalised) or alias (:func:`match_text`); how many mentions were
-        new."""
+        """Record the entities the turns among ``message_ids`` name, per user: those
+        :func:`detect_entities` finds by their cues (in the turns that :func:`detects`), and
+        those the user's index already knows, by name (capitalised) or alias
+        (:func:`match_text`); how many mentions were new."""
         by_user: defaultdict[str, list[Message]] = defaultdict(list)
         for m in self._turns(message_ids):
             by_user[m.user_id].append(m)
         new = 0
         for user_id, turns in by_user.items():
-            detected = {m.id: detect_entities(m.content) for m in turns}
+            detected = {m.id: detect_entities(m.content) if detects(m) else [] for m in turns}
             lookup = EntityLookup(self.tenant, user_id, counted=False)
             known = self.store.entities.entity_view(lookup)
             records = {e.id: e for e in known.entities}
@@ -86,9 +93,10 @@ class EntityTier:
         return EntityRecord(key, self.tenant, user_id, d.name, d.kind, d.aliases, 0, "", "")
 
     def _turns(self, message_ids: list[str]) -> list[Message]:
-        """The stored user turns among ``message_ids`` (an erased user's are gone)."""
+        """The stored turns of :data:`READ_ROLES` among ``message_ids`` (an erased user's
+        are gone)."""
         found = (self.store.rows.get_message(self.tenant, i) for i in message_ids)
         return [m for m in found if m is not None and m.role in READ_ROLES]
 
 
-__all__ = ["READ_ROLES", "EntityTier"]
+__all__ = ["READ_ROLES", "EntityTier", "detects"]
