@@ -10,6 +10,7 @@ and possessive blind, by name before alias).
 from __future__ import annotations
 
 import builtins
+import dataclasses
 
 from mnemo import validation as check
 from mnemo.errors import NotFoundError, ValidationError
@@ -28,16 +29,8 @@ MAX_TURNS = 100
 
 def entity_of(r: EntityRecord) -> Entity:
     """The public record of a stored entity."""
-    return Entity(
-        id=r.id,
-        user_id=r.user_id,
-        name=r.name,
-        kind=r.kind,  # type: ignore[arg-type]  # one of ENTITY_KINDS, as written
-        aliases=list(r.aliases),
-        mentions=r.mentions,
-        created_at=r.created_at,  # type: ignore[arg-type]  # pydantic parses the stored time
-        updated_at=r.updated_at,  # type: ignore[arg-type]
-    )
+    fields = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)}
+    return Entity.model_validate(fields | {"aliases": list(r.aliases)})
 
 
 def resolve(records: tuple[EntityRecord, ...], name_or_id: str) -> EntityRecord | None:
