@@ -133,6 +133,8 @@ class Memory(Closing):
         )
         for tier in self._tiers():
             self.handlers.update(tier.handlers())
+        # the fact job indexes its turns' entities after their facts (tiers/entities/tier.py)
+        self.handlers.update(EntityTier(self.store, self.tenant, self.handlers).handlers())
         self.handlers[SWEEP] = self._sweep_job
         self._topics = Topics(self.topic_memory)
         self._searcher = Searcher(self.pipeline, self.settings, self.store.clock)
@@ -149,20 +151,21 @@ class Memory(Closing):
         self._files.open()
 
     def _tiers(self) -> list[Tier]:
-        """The write-path tiers, in the order their jobs run: facts, then the entity index of
-        the same turns (unless ``fact_extraction`` is off), the conversation tiers, topics."""
+        """The write-path tiers, in the order their jobs run: facts (unless
+        ``fact_extraction`` is off), the conversation tiers, topics."""
         tiers: list[Tier] = []
         if self.settings.fact_extraction != "off":
-            facts = fact_tier.FactTier(
-                self.store,
-                self.tenant,
-                self.embedder.id,
-                self.embedding,
-                self.pipeline.indexes,
-                self.settings,
-                self.chat,
+            tiers.append(
+                fact_tier.FactTier(
+                    self.store,
+                    self.tenant,
+                    self.embedder.id,
+                    self.embedding,
+                    self.pipeline.indexes,
+                    self.settings,
+                    self.chat,
+                )
             )
-            tiers.append(EntityTier(self.store, self.tenant, facts.handlers()))
         return [*tiers, self.conversation, self.topic_memory]
 
     def _check_embedder(self) -> None:

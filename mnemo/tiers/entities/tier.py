@@ -34,8 +34,8 @@ def detects(m: Message) -> bool:
 
 
 class EntityTier:
-    """The fact tier's ``turns.facts`` handler (``facts``: that tier's handlers), followed by
-    the entity index of its turns."""
+    """The fact tier's ``turns.facts`` handler (``facts``: the handlers registered so far),
+    followed by the entity index of its turns; no handler without a fact tier."""
 
     def __init__(self, store: EntityTierStore, tenant: str, facts: Mapping[str, Handler]):
         self.store, self.tenant, self.facts = store, tenant, facts
