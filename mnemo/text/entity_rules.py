@@ -9,7 +9,7 @@ may be written in capitals: "KLM") read right after a cue:
   Anna" (a person; a pet when the relation is an animal: "our dog Rex"); "my husband" and
   "husband" become aliases of the name (only after "my" or "our": the user's own);
 * a **naming**: "a parrot called Kiwi", "a band named Queen" (pet, person, place,
-  organisation or thing, by the noun);
+  organisation or thing, by the noun; a pet's noun becomes an alias: "parrot");
 * **work**: "works at Acme", "flies for KLM", "a job at Initech" (an organisation);
 * an **address** or a **self-introduction** of :func:`~mnemo.text.vocatives.name_cues` at
   full weight ("Hey Mel!", "Thanks, Sam.", "my name is Dana", "call me Jess"): a person;
@@ -44,7 +44,8 @@ _PEOPLE = frozenset(
     uncle niece nephew grandma grandpa grandmother grandfather granddaughter grandson boss
     manager colleague colleagues coworker co-worker roommate flatmate neighbor neighbour
     neighbors neighbours teacher coach mentor therapist doctor stepson stepdaughter stepmom
-    stepdad ex guy girl boy man woman lady
+    stepdad ex guy girl boy man woman lady someone somebody person veteran student artist
+    singer player author writer musician actor actress
     """.split()  # noqa: SIM905
 )
 _PLACES = frozenset(("city", "town", "village", "country", "island", "street", "neighborhood"))
@@ -63,6 +64,7 @@ _NOT_NAMES = frozenset(
 )
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’.][^\W\d_]+)*")
 _POSSESSIVE = re.compile(r"['’]s$")
+_NUMBERED = re.compile(r"\s+\d")
 _OWN = frozenset({"my", "our"})
 _REL_WORDS = "|".join(sorted(_PETS | _PEOPLE, key=len, reverse=True))
 _RELATIONAL = re.compile(
@@ -119,11 +121,12 @@ def _name_at(text: str, at: int, capitals: bool = False) -> tuple[str, int] | No
 
 def _names_from(text: str, at: int, owners: bool = True) -> list[str]:
     """One name at ``at``, or a list of them ("Noor and Sami", "Ann, Bo and Cy"); without
-    ``owners``, none written possessive ("visited Laura's house" names no place)."""
+    ``owners``, none written possessive ("visited Laura's house" names no place) nor
+    numbered ("in Game 7", "in Room 12": a title, not a place)."""
     out: list[str] = []
     while (found := _name_at(text, at)) is not None:
         name, end = found
-        if not owners and text[end : end + 2] in ("'s", "’s"):
+        if not owners and (text[end : end + 2] in ("'s", "’s") or _NUMBERED.match(text, end)):
             break
         out.append(name)
         more = re.match(r"\s*(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+)", text[end:])
@@ -158,7 +161,7 @@ def detect_entities(text: str) -> list[Detected]:
         noun = m.group("noun").lower()
         if (named := _name_at(text, m.end())) is not None:
             kind = _kind_of(noun)
-            found.append(Detected(named[0], kind, (noun,) if kind != "thing" else ()))
+            found.append(Detected(named[0], kind, (noun,) if kind == "pet" else ()))
     for m in _WORK.finditer(text):
         if (org := _name_at(text, m.end(), capitals=True)) is not None:
             found.append(Detected(org[0], "org"))

@@ -121,3 +121,9 @@ def test_detection_takes_linear_time(shape: str) -> None:
     small, large = seconds(SHAPES[shape](10_000)), seconds(SHAPES[shape](100_000))
     # ten times the text: linear is about 10x, quadratic 100x; the floor absorbs timer noise
     assert large < 30 * max(small, 0.002), (shape, small, large)
+
+
+def test_a_numbered_title_is_no_place_and_someone_named_is_a_person() -> None:
+    assert detect_entities("Remember that block in Game 7? I met someone named David.") == [
+        Detected("David", "person", ())
+    ]
