@@ -19,6 +19,8 @@ TOOLS = {
     "count_memories",
     "forget_memories",
     "forget_agent",
+    "entities",
+    "entity",
 }
 
 
