@@ -314,6 +314,7 @@ MOUNTED = {
     "selection": ("count", "delete-all"),
     "status": ("stats", "jobs"),
     "audit": ("audit",),
+    "entities": ("entities", "entity"),
 }
 
 

@@ -40,6 +40,8 @@ class AsyncMemoryMethods(ThreadedFacade[Memory]):
     documents = twin(Memory.documents)
     drain = twin(Memory.drain)
     embed = twin(Memory.embed)
+    entities = twin(Memory.entities)
+    entity = twin(Memory.entity)
     get = twin(Memory.get)
     get_memory = twin(Memory.get_memory)
     history = twin(Memory.history)

@@ -20,6 +20,8 @@ TOOLS = {
     "forget_memories",
     "forget_agent",
     "audit_memories",
+    "entities",
+    "entity",
 }
 
 
