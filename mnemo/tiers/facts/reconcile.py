@@ -9,6 +9,7 @@ subject updates the old fact; anything else is added.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,9 +74,16 @@ def _short_id(value: Any, ids: dict[int, str]) -> str | None:
     return ids.get(value) if isinstance(value, int) else None
 
 
+_PLACEHOLDER = re.compile(r"(?:user(?:'s)?)?[\s.…]*", re.IGNORECASE)
+
+
 def _text(item: dict[str, Any]) -> str | None:
+    """The item's text; None when there is none or it is the prompt's placeholder ("User ...",
+    which small models copy from the example)."""
     value = item.get("text")
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    if not isinstance(value, str) or _PLACEHOLDER.fullmatch(value.strip()):
+        return None
+    return value.strip()
 
 
 def _one(item: Any, ids: dict[int, str]) -> Decision | str:
