@@ -213,7 +213,7 @@ class LLMClient:
             raise LLMError(
                 f"{self.shown} response has no choices[0].message.content: {excerpt(str(body))}"
             )
-        if first.get("finish_reason") == "length":
+        if isinstance(first, dict) and first.get("finish_reason") == "length":
             log.info("%s stopped at max_tokens: %r", self.shown, excerpt(content))
         model = body.get("model")
         return content, Usage.from_response(body.get("usage")), model or self.model
