@@ -56,7 +56,7 @@ class Tally(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         msg = record.getMessage()
-        if "shares no word with its message" in msg:
+        if "not grounded in its message" in msg:
             self.counts["ungrounded_dropped"] += 1
             self.dropped.append(str(record.args[0]) if record.args else msg)
         elif "invalid JSON; asking once more" in msg:

@@ -16,7 +16,7 @@ from typing import Any
 
 from mnemo.errors import LLMOutputError
 from mnemo.llm import ChatModel, JsonSchema, Usage, render_prompt
-from mnemo.tiers.facts.grounding import related
+from mnemo.tiers.facts.grounding import grounded
 from mnemo.tiers.facts.reconcile import Decision, DecisionFormatError, Neighbour, parse_decisions
 
 SINGLE_INSTRUCTION = "Reply with exactly one line: NOTHING or the single fact. No explanation."
@@ -128,18 +128,18 @@ def extract_single(
 def extract_atomic(
     chat: ChatModel, user_text: str, message_time: str, max_facts: int, limits: tuple[int, int]
 ) -> tuple[list[str], Usage]:
-    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message; a fact that shares
-    no content word with the message (:func:`~mnemo.tiers.facts.grounding.related`) is an
-    invention and is dropped, logged."""
+    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message; a fact whose words
+    are mostly not the message's (:func:`~mnemo.tiers.facts.grounding.grounded`) is an
+    invention or a copy of the prompt's examples, and is dropped, logged."""
     system = render_prompt("facts_atomic", max_facts=str(max_facts), message_time=message_time)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user_text}]
     budget = SLACK + max_facts * FACT_TOKENS
     result = chat.complete(messages, schema=facts_schema(max_facts), max_tokens=budget)
     facts = parse_atomic(result.data, max_facts, *limits)
     for fact in facts:
-        if not related(fact, user_text):
-            log.info("dropped a fact that shares no word with its message: %r", fact)
-    return [f for f in facts if related(f, user_text)], result.usage
+        if not grounded(fact, user_text):
+            log.info("dropped a fact not grounded in its message: %r", fact)
+    return [f for f in facts if grounded(f, user_text)], result.usage
 
 
 def reconcile(

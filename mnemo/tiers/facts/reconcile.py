@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.text import fact_subjects
+from mnemo.tiers.facts.grounding import related
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,24 @@ def parse_decisions(data: Any, ids: dict[int, str]) -> tuple[list[Decision], lis
 
 def _target(d: Decision) -> str | None:
     return d.memory_id if isinstance(d, Update | Delete | Keep) else None
+
+
+def unrelated_updates(
+    decisions: list[Decision], neighbours: list[Neighbour]
+) -> tuple[list[Decision], list[str]]:
+    """Each UPDATE whose text shares no content word with the fact it replaces becomes an ADD
+    of that text (:func:`~mnemo.tiers.facts.grounding.related`): a small model told to update
+    fact 0 rewrites whatever fact 0 was ("User teaches math" -> "User's husband is a pilot");
+    the new text is kept, the old fact too. Returns the decisions and a note per change."""
+    texts = {n.memory_id: n.text for n in neighbours}
+    out: list[Decision] = []
+    notes: list[str] = []
+    for d in decisions:
+        if isinstance(d, Update) and not related(d.text, texts.get(d.memory_id, d.text)):
+            notes.append(f"UPDATE of unrelated {d.memory_id} added instead: {d.text[:80]}")
+            d = Add(d.text)
+        out.append(d)
+    return out, notes
 
 
 def safeguard(

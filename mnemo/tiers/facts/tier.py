@@ -59,6 +59,7 @@ from mnemo.tiers.facts.reconcile import (
     reconcile_by_rules,
     safeguard,
     short_ids,
+    unrelated_updates,
 )
 
 log = logging.getLogger("mnemo.facts")
@@ -343,6 +344,8 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
+                decisions, notes = unrelated_updates(decisions, shown)
+                run.notes += notes
                 none_adds = self.settings.fact_reconcile_none_adds
                 decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
                 run.notes += notes
