@@ -19,6 +19,7 @@ import pytest
 from scripted_server import ScriptedServer, chat_body
 
 from mnemo import Memory
+from mnemo.tiers.conversation.profile import PROFILE_TOKENS
 from mnemo.tiers.facts.llm import FACT_TOKENS, SLACK
 
 FACTS_ONLY: dict[str, Any] = {"profile_enabled": False, "episodes_enabled": False}
@@ -147,3 +148,20 @@ def test_an_update_of_an_unrelated_fact_is_added_instead(
     say(llm_mem, "My husband Raj is a pilot.")
     assert facts(llm_mem) == ["User teaches math in Leeds", "User's husband Raj is a pilot."]
     assert [h.event for h in llm_mem.history(math)] == ["ADD"]  # never rewritten
+
+
+def test_profile_extraction_sends_its_schema_and_drops_invented_values(
+    open_mem: Callable[..., Memory], server: ScriptedServer
+) -> None:
+    mem = open_mem(llm_base_url=server.url, llm_max_retries=0, fact_extraction="off",
+                   episodes_enabled=False)  # fmt: skip
+    invented = {"category": "identity", "key": "occupation", "value": "software engineer",
+                "confidence": 0.9, "importance": 0.8}  # fmt: skip
+    stated = {"category": "identity", "key": "location", "value": "Leeds",
+              "confidence": 1.0, "importance": 0.8}  # fmt: skip
+    answer(server, {"facts": [invented, stated]})
+    say(mem, "Hi! I live in Leeds, how are you today?")
+    [req] = chats(server)
+    assert req["response_format"]["json_schema"]["name"] == "profile"
+    assert req["max_tokens"] == PROFILE_TOKENS
+    assert [(f.key, f.value) for f in mem.profile("u1")] == [("location", "Leeds")]

@@ -16,7 +16,7 @@ from typing import Any
 
 from mnemo.errors import LLMOutputError
 from mnemo.llm import ChatModel, JsonSchema, Usage, render_prompt
-from mnemo.tiers.facts.grounding import grounded
+from mnemo.text.grounding import grounded
 from mnemo.tiers.facts.reconcile import Decision, DecisionFormatError, Neighbour, parse_decisions
 
 SINGLE_INSTRUCTION = "Reply with exactly one line: NOTHING or the single fact. No explanation."
@@ -129,7 +129,7 @@ def extract_atomic(
     chat: ChatModel, user_text: str, message_time: str, max_facts: int, limits: tuple[int, int]
 ) -> tuple[list[str], Usage]:
     """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message; a fact whose words
-    are mostly not the message's (:func:`~mnemo.tiers.facts.grounding.grounded`) is an
+    are mostly not the message's (:func:`~mnemo.text.grounding.grounded`) is an
     invention or a copy of the prompt's examples, and is dropped, logged."""
     system = render_prompt("facts_atomic", max_facts=str(max_facts), message_time=message_time)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user_text}]

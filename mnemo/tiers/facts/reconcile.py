@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.text import fact_subjects
-from mnemo.tiers.facts.grounding import related
+from mnemo.text.grounding import related
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def unrelated_updates(
     decisions: list[Decision], neighbours: list[Neighbour]
 ) -> tuple[list[Decision], list[str]]:
     """Each UPDATE whose text shares no content word with the fact it replaces becomes an ADD
-    of that text (:func:`~mnemo.tiers.facts.grounding.related`): a small model told to update
+    of that text (:func:`~mnemo.text.grounding.related`): a small model told to update
     fact 0 rewrites whatever fact 0 was ("User teaches math" -> "User's husband is a pilot");
     the new text is kept, the old fact too. Returns the decisions and a note per change."""
     texts = {n.memory_id: n.text for n in neighbours}
