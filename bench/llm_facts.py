@@ -2,26 +2,31 @@
 LoCoMo turns.
 
 A seeded sample of ``--turns`` LoCoMo turns (every speaker is the user of their own turns) is
-read twice: by the rules (``mnemo.text.fact_rules``, what runs with no LLM) and by the fact
-tier's LLM extraction (``agent-cli``'s atomic prompt, ``facts_atomic.md``, sent with its JSON
-Schema and token budget through :class:`mnemo.llm.LLMClient`). A turn whose LLM answer stays
-invalid (``LLMOutputError``) is counted, and the tier would store the rules' facts for it: the
-``llm+fallback`` row is what the tier stores.
+read twice: by the rules (``mnemo.text.fact_rules``, what runs with no LLM; on this branch,
+main's rules) and by the fact tier's LLM extraction (the atomic prompt, ``facts_atomic.md``,
+sent with its JSON Schema and token budget through :class:`mnemo.llm.LLMClient`). Four fact
+lists are compared: ``rules``; ``raw``, the model's facts as it answered them; ``llm``, those
+grounded in their turn (``mnemo.text.grounding.grounded``, what the tier keeps); and
+``llm+fallback``, what the tier stores (the rules' facts where the model's answer stayed
+invalid, ``LLMOutputError``).
 
 Coverage of the LoCoMo observations uses ``bench/rules_extraction.py``'s matching: a fact
 matches an observation of its own turn and speaker when at least ``--min-overlap`` of its
 content words occur in it; recall = observations of the sampled turns matched, precision =
-facts that match one. The LLM's facts are written to ``--out`` (JSONL: sample, dia_id, speaker,
-turn, fact) to be labelled by hand like ``bench/data/fact_labels.jsonl`` (``correct``,
-``vague``, ``wrong``, ``garbled``); with ``--labels`` the labelled precision (correct / facts)
-is printed, and every LLM fact must be labelled (the unlabelled ones are listed).
+facts that match one. ``--out`` writes one JSON row per turn (its text, the rules' facts, the
+model's facts, the dropped ones, the failure, the seconds); the model's facts are labelled by
+hand like ``bench/data/fact_labels.jsonl`` (``correct``, ``vague``, ``wrong``, ``garbled``) in
+``bench/data/fact_labels_llm.jsonl``, and ``--labels`` prints the labelled precision (correct /
+facts) of ``raw`` and ``llm``, listing any fact without a label.
 
-    python bench/llm_facts.py --base-url http://127.0.0.1:8089/v1 --model qwen2.5-coder-0.5b \\
-        --turns 100 --out /tmp/llm_facts.jsonl --labels bench/data/fact_labels_llm.jsonl
+    python bench/llm_facts.py --base-url http://127.0.0.1:8089/v1 \
+        --model qwen2.5-coder-0.5b-instruct --turns 30 --out /tmp/llm_facts.jsonl
+    python bench/llm_facts.py --from bench/data/llm_facts_qwen05.jsonl \
+        --labels bench/data/fact_labels_llm.jsonl
 
-``--from FILE`` re-reads the facts of an earlier run's ``--out`` instead of asking the model
-(the labelled numbers without the wait). The model is slow on CPU: 100 turns of a 0.5B model
-on one shared core take about a quarter of an hour.
+``--from FILE`` re-reads an earlier run's ``--out`` instead of asking the model (the numbers
+without the wait). The model is slow on a shared CPU: 30 turns of a 0.5B model on one core,
+with five other jobs on the machine, took about half an hour (docs/llm.md).
 """
 
 from __future__ import annotations
@@ -39,9 +44,13 @@ from typing import Any
 from mnemo.config.settings import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import LLMClient
+from mnemo.text.grounding import grounded
 from mnemo.tiers.facts import llm as fact_llm
 from rules_extraction import DEFAULT_DATA, fact_candidates, observations, overlap, turns
 
+#: The fact lists compared: the rules', the model's as it answered, the grounded ones, and
+#: what the tier stores (the rules' where the model failed).
+KINDS = ("rules", "raw", "llm", "llm+fallback")
 _SUBJECT = re.compile(r"\b(?:user|they|their|them|themselves)\b", re.IGNORECASE)
 
 
@@ -124,8 +133,9 @@ def coverage(
     }
 
 
-def labelled(rows: list[dict[str, Any]], path: str) -> dict[str, Any]:
-    """Labelled precision of the LLM's facts: correct / facts, with the unlabelled listed."""
+def labelled(rows: list[dict[str, Any]], path: str, field: str) -> dict[str, Any]:
+    """Labelled precision of the LLM's facts in ``row[field]``: correct / facts, with the
+    unlabelled listed."""
     labels = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -134,7 +144,7 @@ def labelled(rows: list[dict[str, Any]], path: str) -> dict[str, Any]:
     counts: Counter[str] = Counter()
     unlabelled = []
     for row in rows:
-        for fact in row["llm"]:
+        for fact in row[field]:
             label = labels.get((row["sample"], row["dia_id"], fact))
             if label is None:
                 unlabelled.append({"sample": row["sample"], "dia_id": row["dia_id"], "fact": fact})
@@ -195,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         text = "".join(json.dumps(r) + "\n" for r in rows)
         Path(args.out).write_text(text, encoding="utf-8")
-    for r in rows:  # what the tier stores: the rules' facts where the LLM failed
+    for r in rows:  # the model's facts, then the grounded ones (what the tier keeps today)
+        r["raw"] = r["llm"] + [f for f in r.get("dropped", []) if f not in r["llm"]]
+        r["llm"] = [f for f in r["raw"] if grounded(f, r["text"])]
         r["llm+fallback"] = r["rules"] if r["failure"] else r["llm"]
     failed = [r for r in rows if r["failure"]]
     empty = [r for r in rows if not r["failure"] and not r["llm"]]
@@ -206,17 +218,16 @@ def main(argv: list[str] | None = None) -> int:
         "llm_empty": len(empty),
         "llm_empty_where_rules_found_facts": sum(bool(r["rules"]) for r in empty),
         "client_log": dict(tally.counts),
-        **{k: coverage(data, rows, k, args.min_overlap) for k in ("rules", "llm", "llm+fallback")},
+        **{k: coverage(data, rows, k, args.min_overlap) for k in KINDS},
     }
     if args.labels:
-        out["labelled"] = labelled(rows, args.labels)
+        out["labelled"] = {k: labelled(rows, args.labels, k) for k in ("raw", "llm")}
     print(json.dumps({k: v for k, v in out.items() if k != "labelled"}, indent=1))
-    if args.labels:
-        lab = out["labelled"]
-        print(f"labelled: {lab['facts']} LLM facts, precision {lab['precision']:.3f}, "
+    for kind, lab in out.get("labelled", {}).items():
+        print(f"labelled {kind}: {lab['facts']} LLM facts, precision {lab['precision']:.3f}, "
               f"by label {lab['by_label']}, unlabelled {len(lab['unlabelled'])}")  # fmt: skip
-        for row in lab["unlabelled"]:
-            print("UNLABELLED", json.dumps(row))
+    for row in out.get("labelled", {}).get("raw", {}).get("unlabelled", []):
+        print("UNLABELLED", json.dumps(row))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0
