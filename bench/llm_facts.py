@@ -8,7 +8,7 @@ sent with its JSON Schema and token budget through :class:`mnemo.llm.LLMClient`)
 lists are compared: ``rules``; ``raw``, the model's facts as it answered them; ``llm``, those
 grounded in their turn (``mnemo.text.grounding.grounded``, what the tier keeps); and
 ``llm+fallback``, what the tier stores (the rules' facts where the model's answer stayed
-invalid, ``LLMOutputError``).
+invalid, ``LLMOutputError``, or held no grounded fact).
 
 Coverage of the LoCoMo observations uses ``bench/rules_extraction.py``'s matching: a fact
 matches an observation of its own turn and speaker when at least ``--min-overlap`` of its
@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:  # the model's facts, then the grounded ones (what the tier keeps today)
         r["raw"] = r["llm"] + [f for f in r.get("dropped", []) if f not in r["llm"]]
         r["llm"] = [f for f in r["raw"] if grounded(f, r["text"])]
-        r["llm+fallback"] = r["rules"] if r["failure"] else r["llm"]
+        r["llm+fallback"] = r["llm"] or r["rules"]  # rules: a failure, or no fact
     failed = [r for r in rows if r["failure"]]
     empty = [r for r in rows if not r["failure"] and not r["llm"]]
     out: dict[str, Any] = {

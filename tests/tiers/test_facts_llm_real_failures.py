@@ -165,3 +165,25 @@ def test_profile_extraction_sends_its_schema_and_drops_invented_values(
     assert req["response_format"]["json_schema"]["name"] == "profile"
     assert req["max_tokens"] == PROFILE_TOKENS
     assert [(f.key, f.value) for f in mem.profile("u1")] == [("location", "Leeds")]
+
+
+def test_an_empty_answer_falls_back_to_rules_logged(
+    llm_mem: Memory, server: ScriptedServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer(server, {"facts": []})  # what small models often answer
+    with caplog.at_level(logging.INFO):
+        say(llm_mem, "I live in Leeds.")
+    stored = llm_mem.list("u1", kind="fact")
+    assert [m.content for m in stored] == ["User lives in Leeds"]
+    assert stored[0].metadata["extracted_by"] == "rules"
+    assert "the LLM found no fact" in caplog.text
+
+
+def test_an_empty_single_answer_stays_empty(
+    open_mem: Callable[..., Memory], server: ScriptedServer
+) -> None:
+    mem = open_mem(llm_base_url=server.url, llm_max_retries=0, fact_extraction="single",
+                   fact_rule_fallback=True, **FACTS_ONLY)  # fmt: skip
+    server.enqueue_chat("NOTHING")
+    say(mem, "I live in Leeds.")
+    assert facts(mem) == []  # NOTHING is the single mode's answer, not a failure

@@ -140,6 +140,7 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
+        self.rules_on = settings.fact_rule_fallback
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         """This tier's job handlers by kind: ``turns.facts`` (this object)."""
@@ -224,12 +225,15 @@ class FactTier:
 
     # ---- 1. extraction --------------------------------------------------------------------
     def extract(self, unit: Unit, run: Run) -> list[str]:
-        """Candidate facts of a unit: from the LLM, or by rules (also after a failure)."""
+        """Candidate facts of a unit: from the LLM, or by rules (after a failure or no fact)."""
         if self.chat is not None and run.actor == "llm":
             try:
                 facts, usage = self._extract_llm(self.chat, unit, run.job)
                 run.usage += usage
-                return facts
+                if facts or self.settings.fact_extraction != "atomic" or not self.rules_on:
+                    return facts
+                log.info("the LLM found no fact in %s; the rules read it", unit.ids)
+                run.actor, run.notes = "rules", [*run.notes, "extraction: LLM found none; rules"]
             except (LLMTransientError, LLMOutputError) as exc:
                 run.job.llm_down = isinstance(exc, LLMTransientError)
                 if not self.settings.fact_rule_fallback:
