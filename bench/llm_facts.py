@@ -17,7 +17,7 @@ facts that match one. ``--out`` writes one JSON row per turn (its text, the rule
 model's facts, the dropped ones, the failure, the seconds); the model's facts are labelled by
 hand like ``bench/data/fact_labels.jsonl`` (``correct``, ``vague``, ``wrong``, ``garbled``) in
 ``bench/data/fact_labels_llm.jsonl``, and ``--labels`` prints the labelled precision (correct /
-facts) of ``raw`` and ``llm``, listing any fact without a label.
+facts) of ``raw``, ``llm`` and ``llm+fallback``, listing any fact without a label.
 
     python bench/llm_facts.py --base-url http://127.0.0.1:8089/v1 \
         --model qwen2.5-coder-0.5b-instruct --turns 30 --out /tmp/llm_facts.jsonl
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         **{k: coverage(data, rows, k, args.min_overlap) for k in KINDS},
     }
     if args.labels:
-        out["labelled"] = {k: labelled(rows, args.labels, k) for k in ("raw", "llm")}
+        out["labelled"] = {k: labelled(rows, args.labels, k) for k in KINDS[1:]}
     print(json.dumps({k: v for k, v in out.items() if k != "labelled"}, indent=1))
     for kind, lab in out.get("labelled", {}).items():
         print(f"labelled {kind}: {lab['facts']} LLM facts, precision {lab['precision']:.3f}, "
