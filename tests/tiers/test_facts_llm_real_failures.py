@@ -108,6 +108,14 @@ def test_the_prompts_examples_copied_as_facts_are_dropped(
     assert facts(llm_mem) == ["User has their own dance studio."]
 
 
+def test_the_prompts_example_is_dropped_even_when_the_message_shares_a_word(
+    llm_mem: Memory, server: ScriptedServer
+) -> None:
+    answer(server, {"facts": ["User lives in Lyon."]})  # "live" is in the message
+    say(llm_mem, "It's so freeing to just be yourself and live honestly.")
+    assert not [f for f in facts(llm_mem) if "Lyon" in f]  # the rules may read the turn
+
+
 def test_facts_invented_from_small_talk_are_dropped(
     llm_mem: Memory, server: ScriptedServer
 ) -> None:

@@ -128,18 +128,21 @@ def extract_single(
 def extract_atomic(
     chat: ChatModel, user_text: str, message_time: str, max_facts: int, limits: tuple[int, int]
 ) -> tuple[list[str], Usage]:
-    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message; a fact whose words
-    are mostly not the message's (:func:`~mnemo.text.grounding.grounded`) is an
-    invention or a copy of the prompt's examples, and is dropped, logged."""
+    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message. A fact whose words
+    are mostly not the message's (:func:`~mnemo.text.grounding.grounded`: an invention) or that
+    the prompt itself holds (its example, copied) is dropped, logged."""
     system = render_prompt("facts_atomic", max_facts=str(max_facts), message_time=message_time)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user_text}]
     budget = SLACK + max_facts * FACT_TOKENS
     result = chat.complete(messages, schema=facts_schema(max_facts), max_tokens=budget)
-    facts = parse_atomic(result.data, max_facts, *limits)
-    for fact in facts:
-        if not grounded(fact, user_text):
+    kept = []
+    for fact in parse_atomic(result.data, max_facts, *limits):
+        copied = fact.casefold().strip(" .") in system.casefold()
+        if copied or not grounded(fact, user_text):
             log.info("dropped a fact not grounded in its message: %r", fact)
-    return [f for f in facts if grounded(f, user_text)], result.usage
+        else:
+            kept.append(fact)
+    return kept, result.usage
 
 
 def reconcile(
