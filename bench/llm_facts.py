@@ -6,7 +6,7 @@ read twice: by the rules (``mnemo.text.fact_rules``, what runs with no LLM; on t
 main's rules) and by the fact tier's LLM extraction (the atomic prompt, ``facts_atomic.md``,
 sent with its JSON Schema and token budget through :class:`mnemo.llm.LLMClient`). Four fact
 lists are compared: ``rules``; ``raw``, the model's facts as it answered them; ``llm``, those
-grounded in their turn (``mnemo.text.grounding.grounded``, what the tier keeps); and
+grounded in their turn (``mnemo.tiers.facts.llm.kept_fact``, what the tier keeps); and
 ``llm+fallback``, what the tier stores (the rules' facts where the model's answer stayed
 invalid, ``LLMOutputError``, or held no grounded fact).
 
@@ -43,8 +43,7 @@ from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
-from mnemo.llm import LLMClient
-from mnemo.text.grounding import grounded
+from mnemo.llm import LLMClient, render_prompt
 from mnemo.tiers.facts import llm as fact_llm
 from rules_extraction import DEFAULT_DATA, fact_candidates, observations, overlap, turns
 
@@ -207,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(text, encoding="utf-8")
     for r in rows:  # the model's facts, then the grounded ones (what the tier keeps today)
         r["raw"] = r["llm"] + [f for f in r.get("dropped", []) if f not in r["llm"]]
-        r["llm"] = [f for f in r["raw"] if grounded(f, r["text"])]
+        prompt = render_prompt("facts_atomic", max_facts="3", message_time=r["when"])
+        r["llm"] = [f for f in r["raw"] if fact_llm.kept_fact(f, r["text"], prompt)]
         r["llm+fallback"] = r["llm"] or r["rules"]  # rules: a failure, or no fact
     failed = [r for r in rows if r["failure"]]
     empty = [r for r in rows if not r["failure"] and not r["llm"]]

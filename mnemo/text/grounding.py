@@ -65,14 +65,14 @@ def content_stems(text: str) -> set[str]:
     return {w[:STEM_CHARS] for w in _WORD.findall(text.lower()) if w not in _IGNORED}
 
 
-def grounded(fact: str, message: str) -> bool:
-    """True when at least :data:`GROUNDED_SHARE` of ``fact``'s content words (numbers and
-    months left out) occur in ``message``; a fact with none left is grounded."""
+def grounded(fact: str, message: str, share: float = GROUNDED_SHARE) -> bool:
+    """True when at least ``share`` of ``fact``'s content words (numbers and months left out)
+    occur in ``message``; a fact with none left is grounded."""
     words = {w for w in _WORD.findall(fact.lower()) if w not in _IGNORED}
     stems = {w[:STEM_CHARS] for w in words if not w.isdigit() and w not in _MONTHS}
     if not stems:
         return True
-    return len(stems & content_stems(message)) >= GROUNDED_SHARE * len(stems)
+    return len(stems & content_stems(message)) >= share * len(stems)
 
 
 def related(a: str, b: str) -> bool:

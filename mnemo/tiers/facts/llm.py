@@ -16,7 +16,7 @@ from typing import Any
 
 from mnemo.errors import LLMOutputError
 from mnemo.llm import ChatModel, JsonSchema, Usage, render_prompt
-from mnemo.text.grounding import grounded
+from mnemo.text.grounding import GROUNDED_SHARE, grounded
 from mnemo.tiers.facts.reconcile import Decision, DecisionFormatError, Neighbour, parse_decisions
 
 SINGLE_INSTRUCTION = "Reply with exactly one line: NOTHING or the single fact. No explanation."
@@ -129,20 +129,26 @@ def extract_atomic(
     chat: ChatModel, user_text: str, message_time: str, max_facts: int, limits: tuple[int, int]
 ) -> tuple[list[str], Usage]:
     """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message. A fact whose words
-    are mostly not the message's (:func:`~mnemo.text.grounding.grounded`: an invention) or that
-    the prompt itself holds (its example, copied) is dropped, logged."""
+    are mostly not the message's (:func:`~mnemo.text.grounding.grounded`: an invention), or
+    the prompt's own example not wholly in the message, is dropped, logged (:func:`kept_fact`)."""
     system = render_prompt("facts_atomic", max_facts=str(max_facts), message_time=message_time)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user_text}]
     budget = SLACK + max_facts * FACT_TOKENS
     result = chat.complete(messages, schema=facts_schema(max_facts), max_tokens=budget)
     kept = []
     for fact in parse_atomic(result.data, max_facts, *limits):
-        copied = fact.casefold().strip(" .") in system.casefold()
-        if copied or not grounded(fact, user_text):
-            log.info("dropped a fact not grounded in its message: %r", fact)
-        else:
+        if kept_fact(fact, user_text, system):
             kept.append(fact)
+        else:
+            log.info("dropped a fact not grounded in its message: %r", fact)
     return kept, result.usage
+
+
+def kept_fact(fact: str, message: str, prompt: str) -> bool:
+    """Whether an extracted fact is kept: it is grounded in ``message``, and when ``prompt``
+    holds it (its example, copied), every content word of it is in ``message``."""
+    copied = fact.casefold().strip(" .") in prompt.casefold()
+    return grounded(fact, message, 1.0 if copied else GROUNDED_SHARE)
 
 
 def reconcile(
@@ -170,6 +176,7 @@ __all__ = [
     "extract_atomic",
     "extract_single",
     "facts_schema",
+    "kept_fact",
     "parse_atomic",
     "parse_single",
     "reconcile",
