@@ -17,7 +17,7 @@ facts that match one. ``--out`` writes one JSON row per turn (its text, the rule
 model's facts, the dropped ones, the failure, the seconds); the model's facts are labelled by
 hand like ``bench/data/fact_labels.jsonl`` (``correct``, ``vague``, ``wrong``, ``garbled``) in
 ``bench/data/fact_labels_llm.jsonl``, and ``--labels`` prints the labelled precision (correct /
-facts) of ``raw``, ``llm`` and ``llm+fallback``, listing any fact without a label.
+facts) of each list, listing any fact without a label.
 
     python bench/llm_facts.py --base-url http://127.0.0.1:8089/v1 \
         --model qwen2.5-coder-0.5b-instruct --turns 30 --out /tmp/llm_facts.jsonl
@@ -133,7 +133,7 @@ def coverage(
 
 
 def labelled(rows: list[dict[str, Any]], path: str, field: str) -> dict[str, Any]:
-    """Labelled precision of the LLM's facts in ``row[field]``: correct / facts, with the
+    """Labelled precision of the facts in ``row[field]``: correct / facts, with the
     unlabelled listed."""
     labels = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -221,10 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         **{k: coverage(data, rows, k, args.min_overlap) for k in KINDS},
     }
     if args.labels:
-        out["labelled"] = {k: labelled(rows, args.labels, k) for k in KINDS[1:]}
+        out["labelled"] = {k: labelled(rows, args.labels, k) for k in KINDS}
     print(json.dumps({k: v for k, v in out.items() if k != "labelled"}, indent=1))
     for kind, lab in out.get("labelled", {}).items():
-        print(f"labelled {kind}: {lab['facts']} LLM facts, precision {lab['precision']:.3f}, "
+        print(f"labelled {kind}: {lab['facts']} facts, precision {lab['precision']:.3f}, "
               f"by label {lab['by_label']}, unlabelled {len(lab['unlabelled'])}")  # fmt: skip
     for row in out.get("labelled", {}).get("raw", {}).get("unlabelled", []):
         print("UNLABELLED", json.dumps(row))
