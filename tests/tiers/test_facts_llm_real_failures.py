@@ -170,7 +170,8 @@ def test_profile_extraction_sends_its_schema_and_drops_invented_values(
     answer(server, {"facts": [invented, stated]})
     say(mem, "Hi! I live in Leeds, how are you today?")
     [req] = chats(server)
-    assert req["response_format"]["json_schema"]["name"] == "profile"
+    schema = req["response_format"]["json_schema"]
+    assert schema["name"] == "profile" and schema["schema"]["properties"]["facts"]["maxItems"] == 8
     assert req["max_tokens"] == PROFILE_TOKENS
     assert [(f.key, f.value) for f in mem.profile("u1")] == [("location", "Leeds")]
 

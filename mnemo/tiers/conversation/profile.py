@@ -39,7 +39,9 @@ from mnemo.tiers.conversation.base import Answer, TierContext, ask_json
 
 _KEY = re.compile(r"[^a-z0-9]+")
 MAX_VALUE_CHARS = 200
-#: Most answer tokens of one profile extraction (a handful of short facts).
+#: Most facts one profile extraction may answer (a small model lists invented preferences
+#: until it is cut off), and most answer tokens for them.
+PROFILE_MAX_FACTS = 8
 PROFILE_TOKENS = 400
 _PROFILE_FACT = {
     "type": "object",
@@ -58,7 +60,9 @@ PROFILE_SCHEMA = JsonSchema(
     "profile",
     {
         "type": "object",
-        "properties": {"facts": {"type": "array", "items": _PROFILE_FACT}},
+        "properties": {
+            "facts": {"type": "array", "items": _PROFILE_FACT, "maxItems": PROFILE_MAX_FACTS}
+        },
         "required": ["facts"],
         "additionalProperties": False,
     },
@@ -215,6 +219,7 @@ def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
 
 
 __all__ = [
+    "PROFILE_MAX_FACTS",
     "PROFILE_SCHEMA",
     "PROFILE_TOKENS",
     "decide",
