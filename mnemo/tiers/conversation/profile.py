@@ -36,16 +36,45 @@ from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.ids import PROFILE_PREFIX, stable_id
-from mnemo.llm import Usage
+from mnemo.llm import JsonSchema, Usage
 from mnemo.schemas import PROFILE_CATEGORIES, Message, ProfileFact, format_time
 from mnemo.storage.base import NewProfileFact, ProfileDecision
 from mnemo.storage.ports.conversation import SessionTurns
 from mnemo.text.fact_subjects import same_value
+from mnemo.text.grounding import grounded
 from mnemo.text.profile_rules import CHANGING_KEYS, Candidate, extract_endings, extract_profile
 from mnemo.tiers.conversation.base import Answer, TierContext, ask_json
 
 _KEY = re.compile(r"[^a-z0-9]+")
 MAX_VALUE_CHARS = 200
+#: Most facts one profile extraction may answer (a small model lists invented preferences
+#: until it is cut off), and most answer tokens for them.
+PROFILE_MAX_FACTS = 8
+PROFILE_TOKENS = 400
+_PROFILE_FACT = {
+    "type": "object",
+    "properties": {
+        "category": {"type": "string", "enum": list(PROFILE_CATEGORIES)},
+        "key": {"type": "string"},
+        "value": {"type": "string"},
+        "confidence": {"type": "number"},
+        "importance": {"type": "number"},
+    },
+    "required": ["category", "key", "value", "confidence", "importance"],
+    "additionalProperties": False,
+}
+#: The profile extraction answer: ``{"facts": [{category, key, value, confidence, importance}]}``.
+PROFILE_SCHEMA = JsonSchema(
+    "profile",
+    {
+        "type": "object",
+        "properties": {
+            "facts": {"type": "array", "items": _PROFILE_FACT, "maxItems": PROFILE_MAX_FACTS}
+        },
+        "required": ["facts"],
+        "additionalProperties": False,
+    },
+)
 
 
 def normalize_value(value: str) -> str:
@@ -155,10 +184,18 @@ def parse_llm_facts(data: Any) -> list[Candidate] | None:
 
 
 def extract(ctx: TierContext, message: Message) -> tuple[list[Candidate], Answer]:
-    """Candidates of one user turn: the LLM's when it answers well, the rules' otherwise."""
-    answer = ask_json(ctx, "profile_extract", {"message": message.content}, parse_llm_facts)
+    """Candidates of one user turn: the LLM's when it answers well, the rules' otherwise.
+
+    The LLM is sent :data:`PROFILE_SCHEMA` and a budget of :data:`PROFILE_TOKENS`; a value
+    not grounded in the message (:func:`~mnemo.text.grounding.grounded`: a small model invents
+    them from small talk) is dropped."""
+    values = {"message": message.content}
+    answer = ask_json(
+        ctx, "profile_extract", values, parse_llm_facts,
+        schema=PROFILE_SCHEMA, max_tokens=PROFILE_TOKENS,
+    )  # fmt: skip
     if answer.value is not None:
-        return list(answer.value), answer
+        return [c for c in answer.value if grounded(c.value, message.content)], answer
     return extract_profile(message.content) + extract_endings(message.content), answer
 
 
@@ -216,4 +253,15 @@ def run(ctx: TierContext, payload: dict[str, Any]) -> dict[str, int]:
     return {**usage.as_dict(), **{k.lower(): v for k, v in counts.items()}}
 
 
-__all__ = ["decide", "decide_end", "extract", "is_refinement", "parse_llm_facts", "run", "valid"]
+__all__ = [
+    "PROFILE_MAX_FACTS",
+    "PROFILE_SCHEMA",
+    "PROFILE_TOKENS",
+    "decide",
+    "decide_end",
+    "extract",
+    "is_refinement",
+    "parse_llm_facts",
+    "run",
+    "valid",
+]

@@ -9,11 +9,13 @@ the state, or a withdrawn statement updates the old fact; anything else is added
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from mnemo.text import fact_subjects
 from mnemo.text.fact_subjects import Reading
+from mnemo.text.grounding import related
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,16 @@ def _short_id(value: Any, ids: dict[int, str]) -> str | None:
     return ids.get(value) if isinstance(value, int) else None
 
 
+_PLACEHOLDER = re.compile(r"(?:user(?:'s)?)?[\s.…]*", re.IGNORECASE)
+
+
 def _text(item: dict[str, Any]) -> str | None:
+    """The item's text; None when there is none or it is the prompt's placeholder ("User ...",
+    which small models copy from the example)."""
     value = item.get("text")
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    if not isinstance(value, str) or _PLACEHOLDER.fullmatch(value.strip()):
+        return None
+    return value.strip()
 
 
 def _one(item: Any, ids: dict[int, str]) -> Decision | str:
@@ -123,6 +132,24 @@ def parse_decisions(data: Any, ids: dict[int, str]) -> tuple[list[Decision], lis
 
 def _target(d: Decision) -> str | None:
     return d.memory_id if isinstance(d, Update | Delete | Keep) else None
+
+
+def unrelated_updates(
+    decisions: list[Decision], neighbours: list[Neighbour]
+) -> tuple[list[Decision], list[str]]:
+    """Each UPDATE whose text shares no content word with the fact it replaces becomes an ADD
+    of that text (:func:`~mnemo.text.grounding.related`): a small model told to update
+    fact 0 rewrites whatever fact 0 was ("User teaches math" -> "User's husband is a pilot");
+    the new text is kept, the old fact too. Returns the decisions and a note per change."""
+    texts = {n.memory_id: n.text for n in neighbours}
+    out: list[Decision] = []
+    notes: list[str] = []
+    for d in decisions:
+        if isinstance(d, Update) and not related(d.text, texts.get(d.memory_id, d.text)):
+            notes.append(f"UPDATE of unrelated {d.memory_id} added instead: {d.text[:80]}")
+            d = Add(d.text)
+        out.append(d)
+    return out, notes
 
 
 def safeguard(

@@ -62,6 +62,7 @@ from mnemo.tiers.facts.reconcile import (
     safeguard,
     settle_states,
     short_ids,
+    unrelated_updates,
 )
 
 log = logging.getLogger("mnemo.facts")
@@ -142,6 +143,7 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
+        self.rules_on = settings.fact_rule_fallback
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         """This tier's job handlers by kind: ``turns.facts`` (this object)."""
@@ -226,12 +228,15 @@ class FactTier:
 
     # ---- 1. extraction --------------------------------------------------------------------
     def extract(self, unit: Unit, run: Run) -> list[str]:
-        """Candidate facts of a unit: from the LLM, or by rules (also after a failure)."""
+        """Candidate facts of a unit: from the LLM, or by rules (after a failure or no fact)."""
         if self.chat is not None and run.actor == "llm":
             try:
                 facts, usage = self._extract_llm(self.chat, unit, run.job)
                 run.usage += usage
-                return facts
+                if facts or self.settings.fact_extraction != "atomic" or not self.rules_on:
+                    return facts
+                log.info("the LLM found no fact in %s; the rules read it", unit.ids)
+                run.actor, run.notes = "rules", [*run.notes, "extraction: LLM found none; rules"]
             except (LLMTransientError, LLMOutputError) as exc:
                 run.job.llm_down = isinstance(exc, LLMTransientError)
                 if not self.settings.fact_rule_fallback:
@@ -346,6 +351,8 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
+                decisions, notes = unrelated_updates(decisions, shown)
+                run.notes += notes
                 none_adds = self.settings.fact_reconcile_none_adds
                 decisions, settled = settle_states(decisions, shown)
                 decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
