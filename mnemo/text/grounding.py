@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from mnemo.text.months import MONTH_WORDS
 from mnemo.text.stopwords import STOPWORDS
 
 #: Letters of a word compared (a crude stem).
@@ -30,34 +31,7 @@ STEM_CHARS = 4
 GROUNDED_SHARE = 0.5
 _WORD = re.compile(r"[^\W_]+")
 _IGNORED = STOPWORDS | {"user", "users"}
-_MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-    ]
-)
+_MONTHS = MONTH_WORDS
 
 
 def content_stems(text: str) -> set[str]:
