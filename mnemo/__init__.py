@@ -28,6 +28,7 @@ from mnemo.memory.facade import Memory
 from mnemo.memory.paging import Page
 from mnemo.memory.threaded import ThreadedFacade, twin
 from mnemo.memory.turns import TurnBatch
+from mnemo.ops.audit.findings import AuditReport, Finding
 from mnemo.schemas import (
     MEMORY_KINDS,
     ContextBundle,
@@ -53,11 +54,13 @@ __all__ = [
     "MEMORY_PREFIX",
     "PRESETS",
     "AsyncMemory",
+    "AuditReport",
     "ConfigError",
     "ContextBundle",
     "Document",
     "EmbeddingError",
     "EmbeddingTransientError",
+    "Finding",
     "HistoryEntry",
     "Hit",
     "Job",

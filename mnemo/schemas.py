@@ -149,6 +149,30 @@ class Hit(BaseModel):
     agent_id: str | None = None
 
 
+class Entity(BaseModel):
+    """One person, pet, place, organisation or thing a user talks about (the entity index,
+    docs/entities.md): its name, kind, aliases ("my husband", "husband") and how many of the
+    user's turns mention it."""
+
+    id: str
+    user_id: str
+    name: str
+    kind: Literal["person", "pet", "org", "place", "thing"]
+    aliases: list[str] = Field(default_factory=list)
+    mentions: int = 0
+    created_at: datetime
+    updated_at: datetime
+
+
+class EntityDetail(BaseModel):
+    """What is known about one entity: the entity, the user's live facts that name it (by
+    its name or an alias) and the turns that mention it, oldest first."""
+
+    entity: Entity
+    facts: list[MemoryItem] = Field(default_factory=list)
+    turns: list[Message] = Field(default_factory=list)
+
+
 class ErasedUser(BaseModel):
     """What erasing a user deleted: rows per table (each surface names its own subclass)."""
 
@@ -376,6 +400,8 @@ __all__ = [
     "ContextItem",
     "ContextSection",
     "Document",
+    "Entity",
+    "EntityDetail",
     "ErasedAgent",
     "ErasedUser",
     "HistoryEntry",

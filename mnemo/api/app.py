@@ -14,7 +14,18 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import Response
 
-from mnemo.api import docs, errors, jobs, mem0_routes, memories, proxy, query, upstream
+from mnemo.api import (
+    audit,
+    docs,
+    entities,
+    errors,
+    jobs,
+    mem0_routes,
+    memories,
+    proxy,
+    query,
+    upstream,
+)
 from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
 from mnemo.api.deps import AppState, CallerDep, StateDep
 from mnemo.api.limits import BodyLimitMiddleware
@@ -82,7 +93,8 @@ def create_app(
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: counts refusals too
-    for router in (memories.router, jobs.router, query.router, proxy.router, mem0_routes.router):
+    routers = (memories.router, entities.router, jobs.router, query.router, proxy.router)
+    for router in (*routers, mem0_routes.router, audit.router):
         app.include_router(router)
     _ops_routes(app)
     docs.install(app)

@@ -313,6 +313,8 @@ MOUNTED = {
     "context": ("context",),
     "selection": ("count", "delete-all"),
     "status": ("stats", "jobs"),
+    "audit": ("audit",),
+    "entities": ("entities", "entity"),
 }
 
 

@@ -30,6 +30,7 @@ _SEED_RANKING: dict[str, Any] = {
     "source_similarity": 1.0,
     "min_relevance": 0.0,
     "min_top_relevance": 0.0,
+    "ranker_depth": 0,
 }
 
 #: The settings each preset lays over the defaults, by preset name (``default`` changes none).

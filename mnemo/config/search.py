@@ -10,7 +10,7 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_relevance``,
 ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``, ``question_prior``, ``non_answer_prior``,
 ``greeting_prior``, ``reply_weight``, ``duplicate_similarity``, ``source_similarity``,
-``min_relevance``, ``min_top_relevance``.
+``min_relevance``, ``min_top_relevance``, ``ranker_depth``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -136,6 +136,12 @@ class RetrievalSettings(SettingsGroup):
         "A newer statement wins over an older one of equal relevance (knowledge updates).",
     )
     recency_tau_days: float = positive(30.0, "Recency decay constant tau, in days.")
+    ranker_depth: int = count(
+        50,
+        "The learned last stage re-orders this many distinct candidates by the fitted "
+        "probability that each is evidence (mnemo.retrieval.signals.learned); 0 turns it off "
+        "(an embedder without a fitted model keeps the earlier order anyway).",
+    )
     reranker: str | None = Field(
         None,
         description="Rerank the best fused candidates with this model kind: cross-encoder "
@@ -198,14 +204,14 @@ class RetrievalSettings(SettingsGroup):
         "their cosine is at least this.",
     )
     min_relevance: float = share(
-        0.002,
+        0.005,
         "Context assembly (and so the proxy) injects no hit whose calibrated "
         "relevance (hit.relevance, the fitted probability that it is evidence for the query; "
         "see retrieval.relevance) is below this; search still returns every hit, ranked as "
         "before. 0 turns the floor off (the seed presets).",
     )
     min_top_relevance: float = share(
-        0.04,
+        0.06,
         "Context assembly injects no hit at all when the best hit's calibrated "
         "relevance is below this: a query about something the store never discussed gets an "
         "empty context (see evaluation.md); 0 turns it off (the seed presets).",

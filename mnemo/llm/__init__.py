@@ -5,13 +5,14 @@
 Usage(prompt_tokens=1, completion_tokens=2, total_tokens=3)
 """
 
-from mnemo.llm.base import ChatModel, ChatResult, Usage
+from mnemo.llm.base import ChatModel, ChatResult, JsonSchema, Usage
 from mnemo.llm.client import LLMClient, create_chat_model
 from mnemo.llm.prompts import load_prompt, render_prompt
 
 __all__ = [
     "ChatModel",
     "ChatResult",
+    "JsonSchema",
     "LLMClient",
     "Usage",
     "create_chat_model",

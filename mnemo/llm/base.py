@@ -64,6 +64,26 @@ class ChatResult:
     model: str
 
 
+@dataclass(frozen=True)
+class JsonSchema:
+    """The JSON Schema an answer must follow, under a name (OpenAI's ``json_schema`` format).
+
+    Servers that support structured output (OpenAI, llama.cpp's server, Ollama, vLLM) constrain
+    the answer to ``schema``; the answer is validated by its caller all the same.
+
+    >>> JsonSchema("facts", {"type": "object"}).response_format()["type"]
+    'json_schema'
+    """
+
+    name: str
+    schema: dict[str, Any]
+
+    def response_format(self) -> dict[str, Any]:
+        """The ``response_format`` value of a chat request that asks for this schema."""
+        body = {"name": self.name, "schema": self.schema, "strict": True}
+        return {"type": "json_schema", "json_schema": body}
+
+
 class ChatModel(Protocol):
     """A chat model: OpenAI-style messages in, one assistant answer out."""
 
@@ -74,8 +94,13 @@ class ChatModel(Protocol):
         messages: list[dict[str, str]],
         *,
         json: bool = False,
+        schema: JsonSchema | None = None,
         temperature: float = 0.0,
         max_tokens: int | None = None,
     ) -> ChatResult:
-        """Answer ``messages``; with ``json=True`` the answer is parsed into ``data``."""
+        """Answer ``messages``; with ``json=True`` (or a ``schema``) the answer is parsed into
+        ``data``."""
         ...
+
+
+__all__ = ["ChatModel", "ChatResult", "JsonSchema", "Usage"]

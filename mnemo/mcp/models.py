@@ -120,6 +120,14 @@ class Profile(BaseModel):
     facts: list[ProfileFact]
 
 
+class Entities(BaseModel):
+    """A user's entities (people, pets, places, organisations, things), the most mentioned
+    first."""
+
+    user_id: str
+    entities: list[schemas.Entity]
+
+
 class Erased(schemas.ErasedUser):
     """What ``forget_user`` deleted, by table."""
 
@@ -137,6 +145,7 @@ class Counted(BaseModel):
 __all__ = [
     "AgentErased",
     "Counted",
+    "Entities",
     "Erased",
     "HitKind",
     "MemoryKind",

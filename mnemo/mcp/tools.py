@@ -1,6 +1,7 @@
 """The MCP tools: remember, recall, context, list/get/update/forget memories,
-count_memories and forget_memories (by filter), profile, forget_user and forget_agent, each
-over the Memory its caller may touch (see :mod:`mnemo.mcp.source`).
+count_memories and forget_memories (by filter), profile, entities and entity, forget_user and
+forget_agent, audit_memories, each over the Memory its caller may touch (see
+:mod:`mnemo.mcp.source`).
 
 Tools are plain functions (the SDK runs them on worker threads, over the sync core). Argument
 schemas come from their type hints; a rejected argument, an unknown id or any other
@@ -26,6 +27,7 @@ from mnemo.mcp.field_params import remember_fields, update_fields
 from mnemo.mcp.models import (
     AgentErased,
     Counted,
+    Entities,
     Erased,
     MemoryKind,
     MemoryList,
@@ -39,7 +41,8 @@ from mnemo.mcp.models import (
 from mnemo.mcp.params import tool_params
 from mnemo.mcp.source import MemorySource
 from mnemo.memory.facade import Memory
-from mnemo.schemas import MemoryItem
+from mnemo.ops.audit.findings import AuditReport
+from mnemo.schemas import EntityDetail, MemoryItem
 from mnemo.search_query import Filters, SearchQuery
 from mnemo.signatures import REQUIRED, keyword, with_params
 
@@ -279,6 +282,30 @@ class MemoryTools:
             )
             return Profile(user_id=user_id, facts=facts)
 
+    def entities(self, user_id: UserId, ctx: Ctx) -> Entities:
+        """The people, pets, places, organisations and things a user talks about, each with
+        its kind, aliases ("my husband") and how many turns mention it, the most mentioned
+        first. Empty until the background fact job has run on the user's turns."""
+        with tool_errors():
+            return Entities(user_id=user_id, entities=self.memory(ctx).entities(user_id))
+
+    def entity(
+        self,
+        user_id: UserId,
+        name: Annotated[
+            str,
+            Field(
+                description='The entity\'s name, an alias ("my husband") or its id.', min_length=1
+            ),
+        ],
+        ctx: Ctx,
+    ) -> EntityDetail:
+        """What is known about one person, pet, place, organisation or thing of a user (\"what
+        do we know about Raj\"): the entity, the live facts that name it and the turns that
+        mention it. An error when the user has no entity of that name."""
+        with tool_errors():
+            return self.memory(ctx).entity(user_id, name)
+
     def forget_user(
         self,
         user_id: UserId,
@@ -309,6 +336,28 @@ class MemoryTools:
                 raise ValidationError("forget_agent erases the agent for good: pass confirm=true")
             return AgentErased(agent_id=agent_id, deleted=self.memory(ctx).delete_agent(agent_id))
 
+    def audit_memories(
+        self,
+        user_id: UserId,
+        ctx: Ctx,
+        fix: Annotated[
+            bool,
+            Field(
+                description="Apply the safe fixes (exact copies, empty junk, values superseded "
+                "in time), through history."
+            ),
+        ] = False,
+        apply: Annotated[
+            list[str] | None,
+            Field(description="Finding ids (aud_...) whose fix to apply, safe or not."),
+        ] = None,
+    ) -> AuditReport:
+        """Audit a user's facts and profile: near-duplicates, contradictions, stale values
+        and junk, each finding naming its memories and a fix (merge, supersede or delete).
+        Changes nothing unless `fix` or `apply` asks; every change keeps history."""
+        with tool_errors():
+            return self.memory(ctx).audit(user_id=user_id, fix=fix, apply=apply or ())
+
 
 #: Every tool, by name, with what it does to the store (the MCP annotations).
 TOOLS: dict[str, ToolAnnotations] = {
@@ -322,8 +371,11 @@ TOOLS: dict[str, ToolAnnotations] = {
     "count_memories": READ,
     "forget_memories": CHANGE,
     "profile": READ,
+    "entities": READ,
+    "entity": READ,
     "forget_user": CHANGE,
     "forget_agent": CHANGE,
+    "audit_memories": CHANGE,
 }
 
 

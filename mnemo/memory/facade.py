@@ -5,7 +5,9 @@ exactly what it uses (store, embedding, settings), and delegates its public meth
 :class:`~mnemo.memory.turns.TurnWriter` (``add_messages``, ``add_batches``),
 :class:`~mnemo.memory.records.Records` (memory CRUD),
 :class:`~mnemo.memory.selection.Selection` (``count``, ``delete_all``),
+:class:`~mnemo.memory.audit.Audit` (``audit``),
 :class:`~mnemo.memory.documents.Documents` (documents, profile),
+:class:`~mnemo.memory.entities.Entities` (the entity index),
 :class:`~mnemo.memory.topics.Topics` (`topics`), :class:`~mnemo.memory.files.Files` (`agent-cli`),
 :class:`~mnemo.retrieval.searcher.Searcher` and, for ``context``, a
 :class:`~mnemo.memory.context_source.MemoryContextSource` per call. A search is one
@@ -36,10 +38,12 @@ from mnemo.index.embed import Embedding
 from mnemo.jobs import runner as job_runner
 from mnemo.jobs.sweep import SWEEP
 from mnemo.llm import create_chat_model
+from mnemo.memory.audit import Audit
 from mnemo.memory.closing import Closing
 from mnemo.memory.context_source import MemoryContextSource, MemoryReads
 from mnemo.memory.directory import Directory
 from mnemo.memory.documents import Documents
+from mnemo.memory.entities import Entities
 from mnemo.memory.files import Files, mirrored
 from mnemo.memory.forward import forward
 from mnemo.memory.hints import store_hints
@@ -55,6 +59,7 @@ from mnemo.search_query import SearchQuery
 from mnemo.storage import open_store
 from mnemo.storage.ports.store import Store
 from mnemo.tiers.conversation.tiers import ConversationTiers
+from mnemo.tiers.entities.tier import EntityTier
 from mnemo.tiers.facts import tier as fact_tier
 from mnemo.tiers.topics import memory as topic_tier
 
@@ -119,8 +124,10 @@ class Memory(Closing):
         self._turns = TurnWriter(self.store, self.settings, self.embedding, self.handlers)
         self._records = Records(self.store, self.settings, self.embedding)
         self._selection = Selection(self._records)
+        self._audit = Audit(self.store, self.settings, self.embedding)
         self._directory = Directory(self.store, self.settings, self.embedding)
         self._documents = Documents(self.store, self.settings, self.embedding)
+        self._entities = Entities(self.store, self.settings, self.embedding)
         self.conversation = ConversationTiers(
             self.store, self.embedder, self.settings, chat=self.chat
         )
@@ -129,6 +136,8 @@ class Memory(Closing):
         )
         for tier in self._tiers():
             self.handlers.update(tier.handlers())
+        # the fact job indexes its turns' entities after their facts (tiers/entities/tier.py)
+        self.handlers.update(EntityTier(self.store, self.tenant, self.handlers).handlers())
         self.handlers[SWEEP] = self._sweep_job
         self._topics = Topics(self.topic_memory)
         self._searcher = Searcher(self.pipeline, self.settings, self.store.clock)
@@ -219,6 +228,12 @@ class Memory(Closing):
     documents = forward("_documents", Documents.documents)
     profile = forward("_documents", Documents.profile)
     profile_view = forward("_documents", Documents.profile_view)
+    # ---- the memory audit (docs/audit.md) ---------------------------------------------------
+    audit = forward("_audit", Audit.audit)
+
+    # ---- the entity index (docs/entities.md) ---------------------------------------------------
+    entities = forward("_entities", Entities.entities)
+    entity = forward("_entities", Entities.entity)
 
     def search(
         self,

@@ -32,6 +32,7 @@ NATURAL_KEYS: dict[str, tuple[str, ...]] = {
     "topic_conversations": ("tenant", "user_id", "session_id"),
     "jobs": ("tenant", "user_id", "kind", "payload"),
     "idempotency_keys": ("tenant", "key"),
+    "entity_mentions": ("entity_id", "message_id"),
 }
 #: Child tables: table -> (its column holding the parent's rowid, the parent table).
 PARENTS: dict[str, tuple[str, str]] = {

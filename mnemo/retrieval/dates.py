@@ -20,21 +20,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from mnemo.text.months import MONTHS
+
 DAY = 86400.0
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+_MONTHS = MONTHS
 _MONTH_OF = (
     {m: i + 1 for i, m in enumerate(_MONTHS)}
     | {m[:3]: i + 1 for i, m in enumerate(_MONTHS) if m != "may"}

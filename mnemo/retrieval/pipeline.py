@@ -24,7 +24,15 @@ Stages and the score each leaves on a hit (``Hit.scores``):
    turns whose text is in the request being answered (``exclude``) are left out;
 6. ``hit.relevance``: the calibrated probability that the hit is evidence, from its scores
    and its place, made non-increasing down the list (``retrieval.relevance``); it changes
-   no ranking.
+   no ranking;
+7. the learned last stage (``retrieval.signals.learned``, on in the default preset, off in
+   the seed presets): stages 1-6 keep ``max(limit, ranker_depth)`` distinct hits of the
+   same candidate pools (sized by ``limit`` as in stage 1), a model fitted
+   on the development splits gives each the probability that it is evidence, from the
+   features of ``retrieval.pool_features``, and the hits are re-ordered by it; that
+   probability becomes ``hit.score`` and ``hit.relevance`` (``scores["learned"]``). A
+   search with fewer distinct hits than ``ranker_depth`` (a short history) keeps the order
+   and the relevance of stages 1-6: the model was fitted on full pools only.
 
 A search ``as_of`` a time reads the past instead: the same stages over each user's memory as it
 stood then (see ``retrieval.asof``).
@@ -51,7 +59,7 @@ from mnemo.config.embedding import EmbeddingSettings
 from mnemo.config.search import RetrievalSettings
 from mnemo.embedders.base import Embedder
 from mnemo.index.vectors import IndexCache
-from mnemo.retrieval import aliases, asof, coverage, fusion, speakers
+from mnemo.retrieval import aliases, asof, coverage, fusion, ranker_model, speakers
 from mnemo.retrieval import hits as hit_rows
 from mnemo.retrieval import relevance as calibrated
 from mnemo.retrieval.candidates import Candidates, Retrievers, classify
@@ -60,7 +68,7 @@ from mnemo.retrieval.mmr import mmr_select
 from mnemo.retrieval.request import RetrievalRequest
 from mnemo.retrieval.rerank import Reranker, create_reranker
 from mnemo.retrieval.scoring import blend, recency
-from mnemo.retrieval.signals import Ranking, Signal, signals_for
+from mnemo.retrieval.signals import Learned, Ranking, Signal, signals_for
 from mnemo.retrieval.talk import is_talk
 from mnemo.schemas import Hit
 from mnemo.storage.base import MESSAGE, Ref
@@ -126,13 +134,17 @@ class Pipeline:
         if queries is None:
             queries = QueryCache(int(EmbeddingSettings.model_fields["query_cache_size"].default))
         self.queries = queries
+        blended = settings.fusion == "blend"
+        #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
+        self.calibration = calibrated.model_for(embedder.id) if blended else None
+        ranker = ranker_model.load(embedder.id) if blended and settings.ranker_depth else None
         #: every ranking signal, in the order they apply (the inactive ones are skipped)
-        self.signals: list[Signal] = signals_for(settings, self.reranker)
+        self.signals: list[Signal] = signals_for(settings, self.reranker, ranker)
+        #: the learned last stage (signals.learned), which orders the de-duplicated hits
+        self.learned = next(sig for sig in self.signals if isinstance(sig, Learned))
         #: whether turn kinds are needed at all (the seeds' presets turn every use off)
         self.uses_kinds = any(sig.active and sig.needs_kinds for sig in self.signals)
         self.retrievers = Retrievers(store, settings, self.uses_kinds)
-        #: the calibrated relevance's coefficients for this embedder (retrieval.relevance)
-        self.calibration = calibrated.model_for(embedder.id) if settings.fusion == "blend" else None
 
     def scopes(self, req: RetrievalRequest) -> list[ReadScope]:
         """The scopes a request searches, nearest first: the request's scope, then the same
@@ -151,7 +163,22 @@ class Pipeline:
         return out
 
     def search(self, req: RetrievalRequest) -> list[Hit]:
-        """The ``limit`` best hits for a request, each with its per-stage scores."""
+        """The ``limit`` best hits for a request, each with its per-stage scores: with the
+        learned stage on, the hand-tuned stages rank ``max(limit, ranker_depth)`` distinct
+        hits of the request's own candidate pool and the stage orders them (stage 7)."""
+        if not self.learned.active:
+            return self.pool(req)
+        pool = self.pool(replace(req, depth=self.learned.depth))
+        if len(pool) < self.learned.depth:  # a short history: a pool the model never saw
+            hits = pool[: req.limit]
+            calibrated.attach(hits, self.calibration)
+            return hits
+        return self.learned.order(pool, req.query, self.calibration)[: req.limit]
+
+    def pool(self, req: RetrievalRequest) -> list[Hit]:
+        """The ``max(limit, depth)`` best distinct hits of every stage but the learned one,
+        in their order, from candidate pools sized by the request's ``limit``: what the
+        learned stage reads, and what ``bench/ranker.py`` fits it on."""
         s = self.settings
         pool = max(req.limit * s.pool_factor, s.min_pool)
         req = replace(req, scope=req.scope.at_clock(self.store.clock))  # one "now" throughout
@@ -253,7 +280,8 @@ class Pipeline:
                 scores["recency"] = float(rec[i])
             kind = cands.kinds.get(ref) if ref[0] == MESSAGE else None
             hits.append(hit_rows.to_hit(ref, row, float(final[i]), scores, kind, kept.duplicates))
-        calibrated.attach(hits, self.calibration)
+        if not req.depth:  # the learned stage sets every relevance itself
+            calibrated.attach(hits, self.calibration)
         return hits
 
     def _distinct(
@@ -264,8 +292,8 @@ class Pipeline:
         cands: Candidates,
         store: SearchRows,
     ) -> list[tuple[int, dict[str, Any], Kept]]:
-        """The first ``limit`` candidates in ``order`` that are neither in the request nor
-        duplicates of a better one, with their rows (fetched a few more than needed at a
+        """The first ``max(limit, depth)`` candidates in ``order`` that are neither in the
+        request nor duplicates of a better one, with their rows (fetched a few more than needed at a
         time); each duplicate's id is recorded on the hit it repeats."""
         s = self.settings
         collapse = Collapser(s.duplicate_similarity, s.source_similarity, req.exclude)
@@ -274,8 +302,9 @@ class Pipeline:
         seen = ReadScope(req.scope.tenant, agents=req.scope.agents)
         out: list[tuple[int, dict[str, Any], Kept]] = []
         at = 0
-        while len(out) < req.limit and at < len(order):
-            batch = [int(i) for i in order[at : at + req.limit - len(out) + 8]]
+        want = max(req.limit, req.depth)
+        while len(out) < want and at < len(order):
+            batch = [int(i) for i in order[at : at + want - len(out) + 8]]
             at += len(batch)
             rows = store.fetch([refs[i] for i in batch])
             for i in batch:
@@ -289,7 +318,7 @@ class Pipeline:
                 sources = row.get("source_message_ids") or []
                 if collapse.admit(row["id"], row["content"], vector, sources) is None:
                     out.append((i, row, collapse.kept[-1]))
-                    if len(out) == req.limit:
+                    if len(out) == want:
                         break
         return out
 

@@ -41,6 +41,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from mnemo.retrieval.relevance_model import MODELS
 from mnemo.schemas import Hit
 
@@ -73,6 +75,14 @@ class RelevanceModel:
         """p = sigmoid(logit(features(scores, position))), in [0, 1]."""
         return sigmoid(self.logit(features(scores, position)))
 
+    def probabilities(self, scores: Sequence[Mapping[str, float]]) -> np.ndarray:
+        """p of each hit of a list (its position its index), at once (:func:`columns`)."""
+        cols = columns(scores)
+        z = self.intercept + sum(
+            (self.coef.get(k, 0.0) * v for k, v in cols.items()), np.zeros(len(scores))
+        )
+        return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)))  # the sigmoid, never overflows
+
 
 def sigmoid(z: float) -> float:
     """1 / (1 + exp(-z)), computed without overflow for large |z|."""
@@ -82,20 +92,30 @@ def sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
+def columns(scores: Sequence[Mapping[str, float]], start: int = 0) -> dict[str, np.ndarray]:
+    """The model's features of a list of hits' per-stage ``scores``, the first at position
+    ``start`` (see the module docstring), one array per feature."""
+
+    def column(name: str, default: float) -> np.ndarray:
+        return np.asarray([float(s.get(name, default)) for s in scores], dtype=np.float64)
+
+    has_cosine = np.asarray([s.get("dense") is not None for s in scores], dtype=bool)
+    bm25 = column("lexical", 0.0)
+    return {
+        "cosine": np.where(has_cosine, column("dense", 0.0), 0.0),
+        "no_cosine": (~has_cosine).astype(np.float64),
+        "bm25": np.log1p(np.maximum(bm25, 0.0)),
+        "fused": column("fused", 0.0),
+        "speaker": np.log(np.maximum(column("speaker_prior", 1.0), 1e-9)),
+        "date": np.log(np.maximum(column("date_prior", 1.0), 1e-9)),
+        "position": np.log1p(np.arange(start, start + len(scores), dtype=np.float64)),
+    }
+
+
 def features(scores: Mapping[str, float], position: int) -> dict[str, float]:
     """The model's features of a hit with per-stage ``scores`` at ``position`` (see the
-    module docstring)."""
-    cosine = scores.get("dense")
-    bm25 = scores.get("lexical")
-    return {
-        "cosine": float(cosine) if cosine is not None else 0.0,
-        "no_cosine": 1.0 if cosine is None else 0.0,
-        "bm25": math.log1p(max(float(bm25), 0.0)) if bm25 is not None else 0.0,
-        "fused": float(scores.get("fused", 0.0)),
-        "speaker": math.log(max(float(scores.get("speaker_prior", 1.0)), 1e-9)),
-        "date": math.log(max(float(scores.get("date_prior", 1.0)), 1e-9)),
-        "position": math.log1p(max(position, 0)),
-    }
+    module docstring; :func:`columns` of one hit)."""
+    return {k: float(v[0]) for k, v in columns([scores], max(position, 0)).items()}
 
 
 def model_for(embedder_id: str) -> RelevanceModel | None:
@@ -136,7 +156,7 @@ def attach(hits: Sequence[Hit], model: RelevanceModel | None) -> None:
     if model is None:
         raw = [clipped(h.score) for h in hits]
     else:
-        raw = [model.probability(h.scores, i) for i, h in enumerate(hits)]
+        raw = model.probabilities([h.scores for h in hits]).tolist()
     for hit, value in zip(hits, non_increasing(raw), strict=True):
         hit.relevance = round(value, 6)
         hit.calibrated = model is not None
@@ -148,6 +168,7 @@ __all__ = [
     "RelevanceModel",
     "attach",
     "clipped",
+    "columns",
     "features",
     "model_for",
     "non_increasing",

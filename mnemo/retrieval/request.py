@@ -38,6 +38,9 @@ class RetrievalRequest:
     widen: bool = False
     #: answer as of this time (an aware UTC time): see retrieval.asof
     as_of: datetime | None = None
+    #: distinct hits the stages before the learned one keep, when more than ``limit`` (the
+    #: learned stage's ``ranker_depth``; the candidate pools stay sized by ``limit``)
+    depth: int = 0
 
 
 __all__ = ["RetrievalRequest"]

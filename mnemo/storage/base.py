@@ -103,9 +103,11 @@ class NewProfileFact:
     agent_id: str | None = None  # the agent of its source turn (None: shared)
 
 
-ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "NONE"]
+ProfileDecision = Literal["ADD", "UPDATE", "REFRESH", "END", "NONE"]
 #: Decides what a candidate does to the current active fact (None when there is none), given
-#: the current fact and its observed_seq; see ``mnemo.tiers.conversation.profile.decide``.
+#: the current fact and its observed_seq; see ``mnemo.tiers.conversation.profile.decide`` (and
+#: ``decide_end`` for a statement that ends the state: END marks the fact inactive, superseded
+#: at the statement's time, with a DELETE in its history, and inserts nothing).
 ProfileDecide = Callable[[ProfileFact | None, int], ProfileDecision]
 
 

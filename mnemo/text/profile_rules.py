@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemo.text.sentences import sentences
+from mnemo.text.state_endings import FIRST, clauses, endings, withdrawn
 
 #: Words that end a captured value ("I live in Paris and work ..." -> "Paris").
 _VALUE_END = re.compile(
@@ -61,6 +62,9 @@ class Candidate:
     importance: float
     pattern: str
     sentence: str
+    #: True for a statement that ends the state of (category, key) with no new value ("I
+    #: quit my job"); ``value`` is then what ended, or "" when the statement names nothing.
+    ended: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,13 @@ def _p(
 
 
 _I_AM = r"\bI(?:'m|\s+am)\s+"
+#: The words for a partner ("my husband Raj", "my girlfriend's name is Alex").
+_PARTNERS = r"(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse)"
+#: The diets a person keeps (a state: "I'm vegetarian", later "I'm vegan now").
+DIETS = (
+    r"vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|kosher|halal|celiac|"
+    r"diabetic"
+)
 PATTERNS: tuple[Pattern, ...] = (
     _p("full_name", r"\bmy\s+(?:full|legal)\s+name\s+is\s+(?P<v>.+)", "identity", "name",
        0.95, 0.9, lambda t: name(t, True)),
@@ -149,12 +160,12 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("pronouns", r"\bmy\s+pronouns\s+are\s+(?P<v>.+)", "identity", "pronouns", 0.95, 0.8),
     _p("age", _I_AM + r"(?P<v>\d{1,3})\s+years?\s+old\b", "identity", "age", 0.9, 0.6),
     _p("birthday", r"\bmy\s+birthday\s+is\s+(?P<v>.+)", "identity", "birthday", 0.9, 0.6),
-    _p("live_in", r"\bI\s+(?:currently\s+|now\s+)?live\s+in\s+(?P<v>.+)", "identity",
+    _p("live_in", r"\b(?:I|we)\s+(?:currently\s+|now\s+)?live\s+in\s+(?P<v>.+)", "identity",
        "location", 0.85, 0.7, place),
     _p("based_in", _I_AM + r"(?:based|living)\s+in\s+(?P<v>.+)", "identity", "location",
        0.8, 0.7, place),
-    _p("moved_to", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)"
-       r"\s+(?:back\s+)?to\s+(?P<v>.+)",
+    _p("moved_to", r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?"
+       r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>.+)",
        "identity", "location", 0.75, 0.7, place),
     _p("from", _I_AM + r"(?:originally\s+)?from\s+(?P<v>.+)", "identity", "hometown", 0.8,
        0.6, place),
@@ -166,10 +177,11 @@ PATTERNS: tuple[Pattern, ...] = (
        "identity", "employer", 0.8, 0.6, place),
     _p("new_job", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:started\s+"
        r"(?:working|a\s+(?:new\s+)?job)\s+(?:at|for|with)|got\s+a\s+(?:new\s+)?job\s+(?:at|with)|"
-       r"took\s+a\s+job\s+at|joined)\s+(?P<v>[A-Z].+)", "identity", "employer", 0.8, 0.6, place),
+       r"took\s+a\s+job\s+at|joined|(?:got|was|have\s+been|'ve\s+been)\s+hired\s+(?:at|by))\s+"
+       r"(?P<v>[A-Z].+)", "identity", "employer", 0.8, 0.6, place),
     _p("became", r"\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:became|started\s+"
-       r"working\s+as|got\s+a\s+(?:new\s+)?job\s+as)\s+(?:an?\s+)?(?P<v>.+)", "identity",
-       "occupation", 0.8, 0.7),
+       r"working\s+as|got\s+a\s+(?:new\s+)?job\s+as)\s+(?:an?\s+)?(?!(?:" + DIETS + r")\b)"
+       r"(?P<v>.+)", "identity", "occupation", 0.8, 0.7),
     _p("speak", r"\bI\s+speak\s+(?P<v>.+)", "identity", "languages", 0.8, 0.6, place),
     _p("studying", _I_AM + r"(?:studying|majoring\s+in)\s+(?P<v>.+)", "identity",
        "studies", 0.75, 0.6),
@@ -177,9 +189,16 @@ PATTERNS: tuple[Pattern, ...] = (
        "identity", "relationship_status", 0.85, 0.6),
     _p("status_change", r"\bI\s+(?:just\s+|recently\s+|finally\s+)?got\s+(?P<v>married|divorced|"
        r"engaged)\b", "identity", "relationship_status", 0.85, 0.6),
-    _p("relative_name", r"\bmy\s+(?P<g>wife|husband|partner|boyfriend|girlfriend|son|daughter|"
-       r"mom|mother|dad|father|brother|sister|dog|cat|puppy|kitten)(?:'s\s+name\s+is|\s+is\s+"
-       r"(?:named|called))\s+(?P<v>.+)", "identity", "{g}_name", 0.9, 0.6, name),
+    _p("partner_name", r"\bmy\s+(?:new\s+)?" + _PARTNERS + r"(?:'s\s+name\s+is|\s+is\s+(?:named|"
+       r"called))\s+(?P<v>.+)", "identity", "partner", 0.9, 0.6, name),
+    _p("my_partner", r"\bmy\s+(?:new\s+)?" + _PARTNERS + r",?\s+(?P<v>[A-Z]\w+\b(?!'s).*)",
+       "identity", "partner", 0.8, 0.6, name),
+    _p("partner", r"\bI(?:'m|\s+am|(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:got|"
+       r"been))\s+(?:now\s+)?(?:dating|going\s+out\s+with|married\s+to|engaged\s+to|in\s+a\s+"
+       r"relationship\s+with)\s+(?P<v>.+)", "identity", "partner", 0.8, 0.6, name),
+    _p("relative_name", r"\bmy\s+(?P<g>son|daughter|mom|mother|dad|father|brother|sister|dog|"
+       r"cat|puppy|kitten)(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<v>.+)", "identity",
+       "{g}_name", 0.9, 0.6, name),
     _p("have_n", r"\bI\s+have\s+(?P<v>(?:\d+|one|two|three|four|five|six)\s+(?P<g>kids|"
        r"children|sons|daughters|dogs|cats|pets|siblings|brothers|sisters))\b", "identity",
        "{g}", 0.8, 0.5),
@@ -187,9 +206,9 @@ PATTERNS: tuple[Pattern, ...] = (
        "constraint", "allergy_{v}", 0.95, 0.95),
     _p("allergy", r"\bI\s+have\s+(?:an?\s+|a\s+severe\s+)?(?P<v>[\w-]+(?:\s[\w-]+)?)\s+"
        r"allergy\b", "constraint", "allergy_{v}", 0.9, 0.95),
-    _p("diet", _I_AM + r"(?:an?\s+|strictly\s+|mostly\s+)?(?P<v>vegetarian|vegan|pescatarian|"
-       r"gluten[- ]free|lactose[- ]intolerant|kosher|halal|celiac|diabetic)\b", "constraint",
-       "diet", 0.9, 0.9),
+    _p("diet", r"\bI(?:'m|\s+am|\s+went|\s+became|\s+turned|(?:'ve|\s+have)\s+(?:gone|become))\s+"
+       r"(?:now\s+)?(?:an?\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + DIETS + r")\b",
+       "constraint", "diet", 0.9, 0.9),
     _p("dont_eat", r"\bI\s+(?:don't|do\s+not|never|can't|cannot)\s+eat\s+(?P<v>.+)",
        "constraint", "avoid_{v}", 0.8, 0.8),
     _p("timezone", r"\bmy\s+time\s*zone\s+is\s+(?P<v>.+)", "preference", "timezone", 0.95, 0.7),
@@ -210,7 +229,8 @@ PATTERNS: tuple[Pattern, ...] = (
        r"kitten|parrot|rabbit|hamster)\s+(?:named|called)\s+(?P<v>.+)", "identity", "{g}_name",
        0.85, 0.6, name),
     _p("i_am_a", _I_AM + r"(?:also\s+)?an?\s+(?!(?:big|huge|bit|little|lot|fan|great|good|"
-       r"real|total|kind|sort|part)\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
+       r"real|total|kind|sort|part|" + DIETS
+       + r")\b)(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:[.,!;]|$)",
        "identity", "is_{v}", 0.5, 0.4),
 )  # fmt: skip
 
@@ -234,40 +254,104 @@ def extract_profile(text: str) -> list[Candidate]:
     (category, key) (the most confident; the first on ties), in order of appearance."""
     found: dict[tuple[str, str], Candidate] = {}
     for sentence in sentences(text):
-        for pattern in PATTERNS:
-            for match in pattern.regex.finditer(sentence):
-                if not _usable(sentence, match.start()):
-                    continue
-                value = pattern.read(match.group("v"))
-                if value is None:
-                    continue
-                cand = Candidate(
-                    category=pattern.category,
-                    key=_key(pattern, value, match),
-                    value=value,
-                    confidence=pattern.confidence,
-                    importance=pattern.importance,
-                    pattern=pattern.name,
-                    sentence=sentence,
-                )
-                slot = (cand.category, cand.key)
-                if slot not in found or found[slot].confidence < cand.confidence:
-                    found[slot] = cand
+        _read(sentence, found)
+    return list(found.values())
+
+
+def _read(sentence: str, found: dict[tuple[str, str], Candidate], ended: bool = False) -> None:
+    """Every pattern over one sentence into ``found``, the most confident per slot."""
+    for pattern in PATTERNS:
+        for match in pattern.regex.finditer(sentence):
+            if not _usable(sentence, match.start()):
+                continue
+            value = pattern.read(match.group("v"))
+            if value is None:
+                continue
+            cand = Candidate(
+                category=pattern.category,
+                key=_key(pattern, value, match),
+                value=value,
+                confidence=pattern.confidence,
+                importance=pattern.importance,
+                pattern=pattern.name,
+                sentence=sentence,
+                ended=ended,
+            )
+            slot = (cand.category, cand.key)
+            if slot not in found or found[slot].confidence < cand.confidence:
+                found[slot] = cand
+
+
+#: The profile slots a state ending ends (:mod:`mnemo.text.state_endings`' keys): category,
+#: key, and whether a value the ending names must match the slot's (a partner's name must;
+#: "I broke up with Sam" ends a relationship status whatever it was).
+ENDED_SLOTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "employer": (("identity", "employer", True),),
+    "home": (("identity", "location", True),),
+    "partner": (("identity", "partner", True), ("identity", "relationship_status", False)),
+}
+#: A state ending's confidence and importance (it is as sure as the statement it ends).
+_ENDED_CONFIDENCE, _ENDED_IMPORTANCE = 0.8, 0.6
+
+
+def extract_endings(text: str) -> list[Candidate]:
+    """The states ``text`` says ended, as candidates with ``ended`` set, one per slot:
+    an ending verb ("I quit my job at Acme": the employer, value "Acme"; "We broke up": the
+    partner and the relationship status, value "") or a frame withdrawing what a pattern
+    reads ("I used to live in Austin": the location Austin; "I'm not vegetarian anymore":
+    the diet vegetarian). Questions, conditionals and reported speech end nothing.
+    """
+    found: dict[tuple[str, str], Candidate] = {}
+    for sentence in sentences(text):
+        if not _usable(sentence, 0):
+            continue
+        for part in clauses(sentence, FIRST):
+            said = withdrawn(part, FIRST)
+            if said is not None:
+                _read(said, found, ended=True)
+            for ending in endings(part, FIRST):
+                for category, key, named in ENDED_SLOTS.get(ending.key, ()):
+                    value = ending.value if named and ending.value else ""
+                    found.setdefault(
+                        (category, key),
+                        Candidate(
+                            category,
+                            key,
+                            value,
+                            _ENDED_CONFIDENCE,
+                            _ENDED_IMPORTANCE,
+                            f"ended_{ending.key}",
+                            sentence,
+                            ended=True,
+                        ),
+                    )
     return list(found.values())
 
 
 #: Keys of states that change over time: a later statement replaces an earlier one whatever
 #: the two patterns' confidences ("I live in Berlin" 0.85, later "I just moved to Paris" 0.75).
 CHANGING_KEYS = frozenset(
-    ["location", "employer", "occupation", "relationship_status", "studies", "timezone", "diet"]
+    [
+        "location",
+        "employer",
+        "occupation",
+        "relationship_status",
+        "partner",
+        "studies",
+        "timezone",
+        "diet",
+    ]
 )
 
 __all__ = [
     "CHANGING_KEYS",
+    "DIETS",
+    "ENDED_SLOTS",
     "PATTERNS",
     "Candidate",
     "Pattern",
     "clause",
+    "extract_endings",
     "extract_profile",
     "sentences",
     "slug",

@@ -14,7 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
 from mnemo.asgi import HttpMiddleware
-from mnemo.ui import errors, jobs, login, memories, search, users
+from mnemo.ui import audit, entities, errors, jobs, login, memories, search, users
 from mnemo.ui.access import Authenticate, Gate, MemoryFor
 from mnemo.ui.render import base_path
 
@@ -66,7 +66,7 @@ def create_ui(authenticate: Authenticate, memory_for: MemoryFor) -> FastAPI:
     app.state.gate = Gate(authenticate, memory_for, secrets.token_bytes(32))
     errors.install(app)
     app.add_middleware(SecurityHeaders)
-    for module in (login, users, memories, search, jobs):
+    for module in (login, users, entities, memories, search, jobs, audit):
         app.include_router(module.router)
     names = static_names()
 

@@ -62,6 +62,10 @@ def routes(mem_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[str,
         ("GET", "/v1/users/u1/profile", None, None),
         ("GET", "/v1/users", None, None),
         ("GET", "/v1/users/u1/sessions", None, None),
+        ("GET", "/v1/users/u1/audit", None, None),
+        ("POST", "/v1/users/u1/audit/fix", None, None),
+        ("GET", "/v1/users/u1/entities", None, None),
+        ("GET", "/v1/users/u1/entities/ent_x", None, None),
         ("GET", "/v1/jobs", None, None),
         ("POST", "/v1/jobs/requeue-dead", None, None),
         ("POST", "/v1/sweep", None, None),
@@ -112,6 +116,7 @@ def test_every_route_is_covered(two_tenants: Any) -> None:
         (
             m,
             p.replace("mem_x", "{memory_id}")
+            .replace("ent_x", "{name_or_id}")
             .replace("/u1", "/{user_id}")
             .replace("/a1", "/{agent_id}"),
         )

@@ -19,6 +19,9 @@ TOOLS = {
     "count_memories",
     "forget_memories",
     "forget_agent",
+    "audit_memories",
+    "entities",
+    "entity",
 }
 
 

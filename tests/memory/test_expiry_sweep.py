@@ -73,6 +73,8 @@ def test_sweep_erases_expired_rows_and_everything_hanging_off_them(
         "history": 0,
         "topic_messages": 0,
         "fact_runs": 0,
+        "entity_mentions": 0,
+        "entities": 0,
     }  # nothing expired yet
     clock.advance(61)
     counts = mem.sweep()

@@ -11,6 +11,7 @@ from mnemo import Memory
 from mnemo.config.presets import PRESETS
 from mnemo.config.search import RetrievalSettings
 from mnemo.config.settings import Settings
+from mnemo.retrieval.ranker_model import load
 from mnemo.retrieval.rerank import create_reranker
 from mnemo.retrieval.signals import signals_for
 
@@ -50,6 +51,19 @@ def test_each_signal_is_switched_on_by_its_settings(tmp_path: Path) -> None:
     (model / "config.json").write_text(json.dumps({}), encoding="utf-8")
     configured = {"reranker": "cross-encoder", "reranker_model": str(model)}
     assert active(Settings(preset="agent-cli", **configured)) == {"rerank"}
+
+
+def test_the_learned_stage_is_on_by_default_with_a_model_and_off_in_every_seed() -> None:
+    model = load("onnx:all-MiniLM-L6-v2-q8")
+    assert model is not None
+
+    def on(settings: Settings) -> set[str]:
+        return {s.name for s in signals_for(settings, None, model) if s.active}
+
+    assert on(Settings()) == DEFAULT_SIGNALS | {"learned"}
+    assert on(Settings(ranker_depth=0)) == DEFAULT_SIGNALS
+    for seed in SEEDS:
+        assert "learned" not in on(Settings(preset=seed)), seed
 
 
 def test_every_signal_names_its_switches_and_has_a_formula() -> None:

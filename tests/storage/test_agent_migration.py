@@ -17,8 +17,11 @@ from mnemo import Memory
 USER = "u1"
 
 #: The inverse of the migrations after 0010 (0011 expiry, 0013 profile supersession, 0014 turn
-#: rules; 0012's jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE), newest first.
+#: rules, 0015 entities; 0012's jsonb copies exist on PostgreSQL only, see POSTGRES_DOWNGRADE),
+#: newest first.
 LATER = (
+    "DROP TABLE entity_mentions",
+    "DROP TABLE entities",
     "DROP INDEX messages_turn_rules",
     "ALTER TABLE messages DROP COLUMN turn_rules",
     "ALTER TABLE messages DROP COLUMN turn_kind",

@@ -21,8 +21,10 @@ def _fact(mem: Memory, key: str, value: str, observed: str | None, n: int) -> No
     )
 
 
-#: The inverse of migrations 0014 (turn rules) and 0013, on both backends.
+#: The inverse of migrations 0015 (entities), 0014 (turn rules) and 0013, on both backends.
 UNDO = (
+    "DROP TABLE entity_mentions",
+    "DROP TABLE entities",
     "DROP INDEX messages_turn_rules",
     "ALTER TABLE messages DROP COLUMN turn_rules",
     "ALTER TABLE messages DROP COLUMN turn_kind",
@@ -32,7 +34,7 @@ UNDO = (
 
 
 def _back_to_0012(target: dict[str, str]) -> None:
-    """Undo migrations 0014 and 0013 by hand: the store as an older mnemo left it."""
+    """Undo migrations 0015, 0014 and 0013 by hand: the store as an older mnemo left it."""
     if "path" in target:
         with sqlite3.connect(target["path"]) as conn:
             for statement in UNDO:

@@ -80,7 +80,7 @@ def test_atomic_extraction_adds_facts_and_records_usage(
     mem: Memory, server: ScriptedServer
 ) -> None:
     reply_json(server, {"facts": ["User is a nurse.", "User has two cats.", "x", 5]})
-    ids = say(mem, "I work nights at the hospital; my two cats hate it.")
+    ids = say(mem, "I work nights as a nurse; my two cats hate it.")
     assert facts(mem) == ["User has two cats.", "User is a nurse."]  # "x" and 5 filtered out
     [req] = chat_requests(server)  # nothing to reconcile against: no second call
     assert req["messages"][1]["content"].startswith("I work nights")

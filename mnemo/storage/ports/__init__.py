@@ -6,6 +6,7 @@
 * :class:`JobQueue` (``jobs``): the durable job queue.
 * :class:`ConversationStore` (``tiers``): profile facts, session reads, eviction.
 * :class:`TopicStore` (``topics``): a conversation's topics.
+* :class:`EntityStore` (``entities``): a user's entity index.
 * :class:`ApiKeys` (``api_keys``), :class:`IdempotencyKeys` (``idempotency``) and
   :class:`Maintenance` (``maintenance``): held by a store as attributes.
 * :class:`Store` (``store``): all of them, for the facade, plus ``observe``: a
@@ -18,6 +19,7 @@ from __future__ import annotations
 from mnemo.storage.ports.api_keys import ApiKeys, KeyHolder
 from mnemo.storage.ports.conversation import ConversationStore
 from mnemo.storage.ports.documents import DocumentStore
+from mnemo.storage.ports.entities import EntityStore
 from mnemo.storage.ports.idempotency import IdempotencyHolder, IdempotencyKeys, Receipt
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintenance
@@ -33,6 +35,7 @@ __all__ = [
     "ConversationStore",
     "ConversationTierStore",
     "DocumentStore",
+    "EntityStore",
     "FactTierStore",
     "IdempotencyHolder",
     "IdempotencyKeys",

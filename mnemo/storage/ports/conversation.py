@@ -64,7 +64,8 @@ class ConversationStore(Protocol):
         self, row: NewProfileFact, actor: str, decide: ProfileDecide
     ) -> tuple[ProfileDecision, ProfileFact | None]:
         """Atomically read the active fact of (category, key), apply ``decide`` and record
-        history; returns the decision and the resulting (or unchanged) active fact."""
+        history; returns the decision and the resulting (or unchanged) active fact (None
+        after END: the state ended, nothing is active)."""
         ...
 
     def profile_history(self, tenant: str, user_id: str) -> list[HistoryEntry]:

@@ -6,6 +6,7 @@ from typing import Protocol
 
 from mnemo.storage.clock import Clock
 from mnemo.storage.ports.api_keys import KeyHolder
+from mnemo.storage.ports.entities import HasEntities
 from mnemo.storage.ports.idempotency import IdempotencyHolder
 from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.maintenance import Maintainable
@@ -21,11 +22,12 @@ class Store(
     Maintainable,
     KeyHolder,
     IdempotencyHolder,
+    HasEntities,
     Protocol,
 ):
     """Persistence for mnemo: each role is an attribute (``store.rows.add_messages(...)``;
-    ``rows``, ``conversation``, ``topics``, ``documents``, ``search``, ``maintenance``,
-    ``api_keys`` and ``idempotency`` come from the bases). Every role method is one
+    ``rows``, ``conversation``, ``topics``, ``documents``, ``search``, ``entities``,
+    ``maintenance``, ``api_keys`` and ``idempotency`` come from the bases). Every role method is one
     transaction; writes are durable on return."""
 
     #: the clock every row time is read from (:mod:`mnemo.storage.clock`)

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from mnemo.storage.ports.conversation import ConversationStore
 from mnemo.storage.ports.documents import DocumentStore
+from mnemo.storage.ports.entities import HasEntities
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.topics import TopicStore
@@ -55,4 +56,14 @@ class FactTierStore(HasRows, Protocol):
         ...
 
 
-__all__ = ["ConversationTierStore", "FactTierStore", "HasRows", "TopicTierStore"]
+class EntityTierStore(HasRows, HasEntities, Protocol):
+    """What the entity index uses: the turns it reads, and the index it writes."""
+
+
+__all__ = [
+    "ConversationTierStore",
+    "EntityTierStore",
+    "FactTierStore",
+    "HasRows",
+    "TopicTierStore",
+]

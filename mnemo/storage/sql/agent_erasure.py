@@ -1,10 +1,12 @@
 """Erasure of an agent (``Memory.delete_agent``): every row tagged with it, in one
 transaction. Its own memories (user key ``""``) and the items private to it in every user go,
-with their history, tags (by cascade), fact-tier records and topic links; SQLite's full-text
+with their history, tags (by cascade), fact-tier records, topic links and entity mentions
+(an entity no turn mentions any more goes too); SQLite's full-text
 rows go by trigger. Shared rows stay: they belong to their user."""
 
 from __future__ import annotations
 
+from mnemo.storage.sql.entity_erasure import forget_unmentioned
 from mnemo.storage.sql.memories import bump, own_user
 from mnemo.storage.sql.tx import Tx
 
@@ -35,6 +37,7 @@ def delete_agent(c: Tx, tenant: str, agent_id: str) -> tuple[dict[str, int], lis
         ("history", "memory_id", "profile_facts"),
         ("fact_runs", "message_id", "messages"),
         ("topic_messages", "message_id", "messages"),
+        ("entity_mentions", "message_id", "messages"),
     ):
         cur = c.execute(
             f"DELETE FROM {table} WHERE tenant={q} AND {column} IN"
@@ -44,6 +47,7 @@ def delete_agent(c: Tx, tenant: str, agent_id: str) -> tuple[dict[str, int], lis
         counts[table] = counts.get(table, 0) + cur.rowcount
     for table in AGENT_TABLES:
         counts[table] = c.execute(f"DELETE FROM {table} WHERE {mine}", (tenant, agent_id)).rowcount
+    counts["entities"] = forget_unmentioned(c, [(tenant, u) for u in users])
     for user_id in users:
         bump(c, tenant, user_id)  # cached vector indexes of the user reload
     return counts, users

@@ -74,8 +74,10 @@ def put_fact(
     """Apply ``decide(current active fact, its observed_seq)`` to one candidate.
 
     ``ADD`` inserts; ``UPDATE`` marks the current row inactive and inserts the new one;
-    ``REFRESH`` raises confidence/importance of the current row in place; ``NONE`` writes
-    nothing. Every write is recorded in ``history`` under the fact's id.
+    ``REFRESH`` raises confidence/importance of the current row in place; ``END`` marks the
+    current row inactive (superseded at the candidate's observed time) and inserts nothing
+    (a DELETE in history); ``NONE`` writes nothing. Every write is recorded in ``history``
+    under the fact's id.
     """
     d = c.dialect
     q = d.mark
@@ -92,6 +94,14 @@ def put_fact(
     decision = decide(old, int(cur["observed_seq"]) if cur else 0)
     if decision == "NONE":
         return decision, old
+    if decision == "END" and old is not None:
+        c.execute(
+            f"UPDATE profile_facts SET active=0, updated_at={q}, superseded_at={q} WHERE id={q}",
+            (now, row.observed_at or now, old.id),
+        )
+        ended = _fact(c, old.id)
+        _history(c, ended, "DELETE", fact_snapshot(old), fact_snapshot(ended), actor, row, now)
+        return decision, None
     if decision == "REFRESH" and old is not None:
         sources = list(dict.fromkeys([*old.source_message_ids, *row.source_message_ids]))
         c.execute(

@@ -24,6 +24,8 @@ USER_TABLES = (
     "documents",
     "fact_runs",
     "idempotency_keys",
+    "entities",
+    "entity_mentions",
 )
 
 

@@ -1,16 +1,15 @@
 """What both stores share: every role but full text, one object each, over one
 :class:`~mnemo.storage.sql.role.StoreCore`.
 
-:class:`SQLStore` holds the roles as attributes (``rows``, ``documents``, ``search``,
-``jobs``, ``conversation``, ``topics``, ``api_keys``, ``idempotency``, ``maintenance``), each
-port method written once in its role's class. A backend builds the core (its transactions, a
-clock (:mod:`mnemo.storage.clock`; a test passes one it advances) and, when it keeps a vector
+:class:`SQLStore` holds the roles as attributes (``rows``, ``documents``, ``search``, ``jobs``,
+``conversation``, ``topics``, ``entities``, ``api_keys``, ``idempotency``, ``maintenance``),
+each port method written once in its role's class. A backend builds the core (its transactions,
+a clock (:mod:`mnemo.storage.clock`; a test passes one it advances) and, when it keeps a vector
 index in the database, its vector-index hook) and passes in its search role (the shared
 :class:`~mnemo.storage.sql.search.SQLSearch` plus its own full text), its job claim, its
 erasure, its own drift check for ``mnemo repair`` and its ``table_rows``; it implements
 :meth:`SQLStore.close`. Write observers (:meth:`SQLStore.observe`) hear of every committed
-write.
-"""
+write."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from mnemo.storage.ports.tables import TableRows
 from mnemo.storage.sql.api_keys import ApiKeyTable
 from mnemo.storage.sql.conversation import SQLConversationStore
 from mnemo.storage.sql.document_store import SQLDocumentStore
+from mnemo.storage.sql.entities import SQLEntities
 from mnemo.storage.sql.erasure import Erasure
 from mnemo.storage.sql.idempotency import IdempotencyTable
 from mnemo.storage.sql.job_queue import Claim, SQLJobQueue
@@ -53,6 +53,7 @@ class SQLStore:
         self.jobs = SQLJobQueue(core, claim)
         self.conversation = SQLConversationStore(core)
         self.topics = SQLTopics(core)
+        self.entities = SQLEntities(core)
         self.api_keys = ApiKeyTable(core)
         self.idempotency = IdempotencyTable(core)
         self.maintenance = SQLMaintenance(core, drift)

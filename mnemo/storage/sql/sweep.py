@@ -2,12 +2,12 @@
 the refresh of a ttl on read (``refresh_on_read``).
 
 :func:`sweep` deletes the rows expired at a time (see :mod:`mnemo.storage.sql.expiry`) with
-what hangs off them: the history of swept memories, their tags (by cascade), the topic links
-and fact runs of swept turns. Full-text rows go with their rows (SQLite's triggers; the
-generated tsvector column on PostgreSQL), and each user's generation is bumped so cached
-vector indexes drop the vectors. A backend may erase more thoroughly (SQLite merges its
-full-text segments and checkpoints under ``secure_delete``, as erasure does).
-"""
+what hangs off them: the history of swept memories, their tags (by cascade), the topic links,
+fact runs and entity mentions of swept turns (and the entities no turn mentions any more).
+Full-text rows go with their rows (SQLite's triggers; the generated tsvector column on
+PostgreSQL), and each user's generation is bumped so cached vector indexes drop the vectors. A
+backend may erase more thoroughly (SQLite merges its full-text segments and checkpoints under
+``secure_delete``, as erasure does)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 
 from mnemo.schemas import MemoryItem, Message, format_time
 from mnemo.storage.sql import rows
+from mnemo.storage.sql.entity_erasure import forget_unmentioned
 from mnemo.storage.sql.memories import MEMORY_COLS, bump, own_user
 from mnemo.storage.sql.messages import MESSAGE_COLS
 from mnemo.storage.sql.tx import Row, Tx
@@ -79,7 +80,9 @@ def sweep(c: Tx, tenant: str | None, now: str) -> Swept:
         "history": _delete_in(c, "history", "memory_id", memory_ids),
         "topic_messages": _delete_in(c, "topic_messages", "message_id", message_ids),
         "fact_runs": _delete_in(c, "fact_runs", "message_id", message_ids),
+        "entity_mentions": _delete_in(c, "entity_mentions", "message_id", message_ids),
     }
+    counts["entities"] = forget_unmentioned(c, users)
     for t, u in users:
         bump(c, t, u)
     return Swept(counts, messages, memories)

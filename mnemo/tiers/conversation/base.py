@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder, content_hash
 from mnemo.errors import LLMOutputError, LLMTransientError
-from mnemo.llm import ChatModel, Usage, render_prompt
+from mnemo.llm import ChatModel, JsonSchema, Usage, render_prompt
 from mnemo.redact import mask_credentials
 from mnemo.schemas import MemoryItem, Message, format_time
 from mnemo.storage.agent_scope import MixedAgents, derived_agent
@@ -72,10 +72,12 @@ def ask_json(
     values: dict[str, str],
     check: Callable[[Any], T | None],
     *,
+    schema: JsonSchema | None = None,
     temperature: float = 0.0,
     max_tokens: int | None = None,
 ) -> Answer:
-    """Ask the LLM with prompt file ``prompt`` for JSON and validate it with ``check``.
+    """Ask the LLM with prompt file ``prompt`` for JSON (following ``schema`` where the server
+    has structured output) and validate it with ``check``.
 
     No LLM configured: an empty Answer (rules, no fallback note). A transient failure
     (timeouts, 429, 5xx after retries), JSON that stays unparseable, or JSON that ``check``
@@ -89,6 +91,7 @@ def ask_json(
         result = ctx.chat.complete(
             [{"role": "user", "content": message}],
             json=True,
+            schema=schema,
             temperature=temperature,
             max_tokens=max_tokens,
         )

@@ -2,20 +2,61 @@
 reconciliation.
 
 Each function sends one prompt from ``mnemo/llm/prompts/facts_*.md`` and parses the answer.
-Transport failures surface as the client's LLMTransientError; an answer of the wrong shape is
-an LLMOutputError, so the caller can fall back to rules for both.
+The JSON calls send their answer's JSON Schema (structured output, where the server has it)
+and a token budget sized to what they may answer, so a small model that runs on is cut there
+instead of generating until the request times out. Transport failures surface as the client's
+LLMTransientError; an answer of the wrong shape is an LLMOutputError, so the caller can fall
+back to rules for both.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mnemo.errors import LLMOutputError
-from mnemo.llm import ChatModel, Usage, render_prompt
+from mnemo.llm import ChatModel, JsonSchema, Usage, render_prompt
+from mnemo.text.grounding import GROUNDED_SHARE, grounded
 from mnemo.tiers.facts.reconcile import Decision, DecisionFormatError, Neighbour, parse_decisions
 
 SINGLE_INSTRUCTION = "Reply with exactly one line: NOTHING or the single fact. No explanation."
+log = logging.getLogger("mnemo.llm")
 _YES_NO = frozenset({"yes", "no", "yes.", "no."})
+#: Answer tokens allowed per fact (or decision) a JSON answer may hold, plus ``SLACK`` once.
+FACT_TOKENS = 100
+SLACK = 16
+
+#: The reconciliation answer: ``{"decisions": [{"event", "id", "text"}]}`` (id/text may be null).
+DECISIONS_SCHEMA = JsonSchema(
+    "decisions",
+    {
+        "type": "object",
+        "properties": {
+            "decisions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "event": {"type": "string", "enum": ["ADD", "UPDATE", "DELETE", "NONE"]},
+                        "id": {"type": ["integer", "null"]},
+                        "text": {"type": ["string", "null"]},
+                    },
+                    "required": ["event", "id", "text"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["decisions"],
+        "additionalProperties": False,
+    },
+)
+
+
+def facts_schema(max_facts: int) -> JsonSchema:
+    """The extraction answer: ``{"facts": [...]}``, at most ``max_facts`` strings."""
+    facts = {"type": "array", "items": {"type": "string"}, "maxItems": max_facts}
+    body = {"type": "object", "properties": {"facts": facts}, "required": ["facts"]}
+    return JsonSchema("facts", {**body, "additionalProperties": False})
 
 
 def bullet_list(lines: list[str], empty: str = "(none)") -> str:
@@ -87,11 +128,27 @@ def extract_single(
 def extract_atomic(
     chat: ChatModel, user_text: str, message_time: str, max_facts: int, limits: tuple[int, int]
 ) -> tuple[list[str], Usage]:
-    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message."""
+    """`agent-cli`: 0 to ``max_facts`` atomic facts from one user message. A fact whose words
+    are mostly not the message's (:func:`~mnemo.text.grounding.grounded`: an invention), or
+    the prompt's own example not wholly in the message, is dropped, logged (:func:`kept_fact`)."""
     system = render_prompt("facts_atomic", max_facts=str(max_facts), message_time=message_time)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user_text}]
-    result = chat.complete(messages, json=True)
-    return parse_atomic(result.data, max_facts, *limits), result.usage
+    budget = SLACK + max_facts * FACT_TOKENS
+    result = chat.complete(messages, schema=facts_schema(max_facts), max_tokens=budget)
+    kept = []
+    for fact in parse_atomic(result.data, max_facts, *limits):
+        if kept_fact(fact, user_text, system):
+            kept.append(fact)
+        else:
+            log.info("dropped a fact not grounded in its message: %r", fact)
+    return kept, result.usage
+
+
+def kept_fact(fact: str, message: str, prompt: str) -> bool:
+    """Whether an extracted fact is kept: it is grounded in ``message``, and when ``prompt``
+    holds it (its example, copied), every content word of it is in ``message``."""
+    copied = fact.casefold().strip(" .") in prompt.casefold()
+    return grounded(fact, message, 1.0 if copied else GROUNDED_SHARE)
 
 
 def reconcile(
@@ -103,9 +160,24 @@ def reconcile(
     prompt = render_prompt(
         "facts_reconcile", existing_facts=shown, new_facts=bullet_list(new_facts)
     )
-    result = chat.complete([{"role": "user", "content": prompt}], json=True)
+    budget = SLACK + (len(new_facts) + len(neighbours)) * FACT_TOKENS
+    messages = [{"role": "user", "content": prompt}]
+    result = chat.complete(messages, schema=DECISIONS_SCHEMA, max_tokens=budget)
     try:
         decisions, rejected = parse_decisions(result.data, ids)
     except DecisionFormatError as exc:
         raise LLMOutputError(f"fact reconciliation: {exc}") from None
     return decisions, rejected, result.usage
+
+
+__all__ = [
+    "DECISIONS_SCHEMA",
+    "bullet_list",
+    "extract_atomic",
+    "extract_single",
+    "facts_schema",
+    "kept_fact",
+    "parse_atomic",
+    "parse_single",
+    "reconcile",
+]

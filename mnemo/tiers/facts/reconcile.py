@@ -3,16 +3,19 @@
 The LLM sees existing facts under short integer ids (0, 1, 2...), never real ids; its
 decisions are parsed into the typed union :data:`Decision`, ids are mapped back, and unknown
 ids are rejected. `agent-cli`'s safeguards then apply (:func:`safeguard`). Without an LLM,
-:func:`reconcile_by_rules` decides: a withdrawn statement or a changed value of the same
-subject updates the old fact; anything else is added.
+:func:`reconcile_by_rules` decides: a changed value of the same state, a statement that ends
+the state, or a withdrawn statement updates the old fact; anything else is added.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from mnemo.text import fact_subjects
+from mnemo.text.fact_subjects import Reading
+from mnemo.text.grounding import related
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,16 @@ def _short_id(value: Any, ids: dict[int, str]) -> str | None:
     return ids.get(value) if isinstance(value, int) else None
 
 
+_PLACEHOLDER = re.compile(r"(?:user(?:'s)?)?[\s.…]*", re.IGNORECASE)
+
+
 def _text(item: dict[str, Any]) -> str | None:
+    """The item's text; None when there is none or it is the prompt's placeholder ("User ...",
+    which small models copy from the example)."""
     value = item.get("text")
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    if not isinstance(value, str) or _PLACEHOLDER.fullmatch(value.strip()):
+        return None
+    return value.strip()
 
 
 def _one(item: Any, ids: dict[int, str]) -> Decision | str:
@@ -124,6 +134,24 @@ def _target(d: Decision) -> str | None:
     return d.memory_id if isinstance(d, Update | Delete | Keep) else None
 
 
+def unrelated_updates(
+    decisions: list[Decision], neighbours: list[Neighbour]
+) -> tuple[list[Decision], list[str]]:
+    """Each UPDATE whose text shares no content word with the fact it replaces becomes an ADD
+    of that text (:func:`~mnemo.text.grounding.related`): a small model told to update
+    fact 0 rewrites whatever fact 0 was ("User teaches math" -> "User's husband is a pilot");
+    the new text is kept, the old fact too. Returns the decisions and a note per change."""
+    texts = {n.memory_id: n.text for n in neighbours}
+    out: list[Decision] = []
+    notes: list[str] = []
+    for d in decisions:
+        if isinstance(d, Update) and not related(d.text, texts.get(d.memory_id, d.text)):
+            notes.append(f"UPDATE of unrelated {d.memory_id} added instead: {d.text[:80]}")
+            d = Add(d.text)
+        out.append(d)
+    return out, notes
+
+
 def safeguard(
     decisions: list[Decision], new_facts: list[str], shown: int, none_adds: bool = False
 ) -> tuple[list[Decision], list[str]]:
@@ -166,6 +194,41 @@ def safeguard(
     return out, notes
 
 
+def settle_states(
+    decisions: list[Decision], shown: list[Neighbour]
+) -> tuple[list[Decision], list[str]]:
+    """One live value per state on the LLM path too: an ADD giving a single-valued state
+    (:data:`fact_subjects.SINGLE_VALUED`: home, employer, partner, diet...) another value
+    than a shown fact no decision names, or ending a state such a fact still states, becomes
+    an UPDATE of that fact, as :func:`reconcile_by_rules` decides; returns the decisions and
+    a note per change."""
+    named = {t for d in decisions if (t := _target(d)) is not None}
+    out: list[Decision] = []
+    notes: list[str] = []
+    for d in decisions:
+        if isinstance(d, Add):
+            free = [n for n in shown if n.memory_id not in named]
+            target = _superseded(d.text, free)
+            if target is not None:
+                named.add(target)
+                notes.append(f"ADD supersedes {target} (same state): UPDATE")
+                d = Update(target, d.text)
+        out.append(d)
+    return out, notes
+
+
+def _superseded(fact: str, free: list[Neighbour]) -> str | None:
+    """The shown fact whose single-valued state ``fact`` changes or ends, if any."""
+    for reading in fact_subjects.readings(fact):
+        if reading.key not in fact_subjects.SINGLE_VALUED:
+            continue
+        decide = _end_decision if reading.ended else _set_decision
+        d = decide(reading, fact, free)
+        if isinstance(d, Update):
+            return d.memory_id
+    return None
+
+
 #: Word overlap above which a withdrawn statement is taken to name an existing fact.
 NEGATION_OVERLAP = 0.6
 
@@ -182,30 +245,47 @@ def _withdrawal_match(withdrawn: str, key: tuple[str, str] | None, text: str) ->
     return fact_subjects.overlap(withdrawn, text)
 
 
+def _set_decision(reading: Reading, fact: str, neighbours: list[Neighbour]) -> Decision | None:
+    """What a fact giving ``reading``'s state a value does to the first neighbour stating
+    that state: the same value is NONE, another one UPDATEs it (None: no such neighbour)."""
+    for n in neighbours:
+        other = fact_subjects.current_state(n.text).get(reading.key)
+        if other is None:
+            continue
+        same = reading.value is not None and other.lower() == reading.value.lower()
+        return Keep(n.memory_id) if same else Update(n.memory_id, fact)
+    return None
+
+
+def _end_decision(reading: Reading, fact: str, neighbours: list[Neighbour]) -> Decision | None:
+    """A fact ending ``reading``'s state UPDATEs the first neighbour that still states it
+    (with the value that ended, when one is named); None when no neighbour does."""
+    for n in neighbours:
+        other = fact_subjects.current_state(n.text).get(reading.key)
+        if other is None:
+            continue
+        if reading.value is None or fact_subjects.same_value(other, reading.value):
+            return Update(n.memory_id, fact)
+    return None
+
+
 def _rule_decision(fact: str, neighbours: list[Neighbour], taken: set[str]) -> Decision:
+    free = [n for n in neighbours if n.memory_id not in taken]
+    found = fact_subjects.readings(fact)
+    for reading in found:  # a value given replaces the value stated before
+        if not reading.ended and (d := _set_decision(reading, fact, free)) is not None:
+            return d
+    for reading in found:  # a state ended without a new value
+        if reading.ended and (d := _end_decision(reading, fact, free)) is not None:
+            return d
     withdrawn = fact_subjects.negated_statement(fact)
-    if withdrawn is not None:
+    if withdrawn is not None and free and not any(r.ended for r in found):
         said = _normal_key(withdrawn)
-        scored = [
-            (_withdrawal_match(withdrawn, said, n.text), n)
-            for n in neighbours
-            if n.memory_id not in taken
-        ]
-        if scored:
-            score, best = max(scored, key=lambda x: x[0])
-            if score >= NEGATION_OVERLAP:
-                return Update(best.memory_id, fact)
-    key = fact_subjects.subject_key(fact)
-    if key is not None:
-        for n in neighbours:
-            other = fact_subjects.subject_key(n.text)
-            if n.memory_id in taken or other is None or other[0] != key[0]:
-                continue
-            return (
-                Keep(n.memory_id)
-                if other[1].lower() == key[1].lower()
-                else Update(n.memory_id, fact)
-            )
+        score, best = max(
+            ((_withdrawal_match(withdrawn, said, n.text), n) for n in free), key=lambda x: x[0]
+        )
+        if score >= NEGATION_OVERLAP:
+            return Update(best.memory_id, fact)
     return Add(fact)
 
 
@@ -214,11 +294,17 @@ def reconcile_by_rules(
 ) -> list[Decision]:
     """Rule-based reconciliation; ``neighbours`` maps each new fact to its nearest facts.
 
-    A fact withdrawing an earlier statement ("User no longer eats meat") updates the
-    neighbour whose words overlap the withdrawn statement by >= NEGATION_OVERLAP (or that
-    states the same subject and value); a fact
-    giving another value to a neighbour's subject (same :func:`subject_key`) updates it, the
-    same value is NONE; anything else is an ADD. Each existing fact is changed at most once.
+    Each fact is read for the states it sets or ends (:func:`fact_subjects.readings`):
+
+    1. a fact giving another value to a state a neighbour states (the same key: where the
+       user lives, who they work for...) UPDATEs it; the same value is NONE;
+    2. a fact ending a state ("User quit their job", "User used to live in Austin", "User
+       broke up with Sam") UPDATEs the neighbour that still states it (with the value that
+       ended, when it names one), so the state is no longer live and history keeps it;
+    3. a fact withdrawing a statement of no known state ("User no longer eats meat") UPDATEs the
+       neighbour whose words overlap the withdrawn statement by >= NEGATION_OVERLAP (or that
+       states the same subject and value);
+    4. anything else is an ADD. Each existing fact is changed at most once.
     """
     out: list[Decision] = []
     taken: set[str] = set()

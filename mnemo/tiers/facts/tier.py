@@ -7,7 +7,9 @@ message with the assistant reply that follows it):
 2. drop candidates with cosine >= ``fact_dedupe_threshold`` to an existing fact of the user,
    or already stated in an attached context document (:mod:`dedupe`);
 3. reconcile the rest against their nearest existing facts: ADD / UPDATE / DELETE / NONE
-   (:mod:`reconcile`; LLM when configured, rules otherwise); with ``fact_reconcile`` off
+   (:mod:`reconcile`; LLM when configured, rules otherwise; an LLM's ADD that changes or
+   ends a single-valued state a shown fact states becomes its UPDATE, as the rules decide:
+   :func:`settle_states`); with ``fact_reconcile`` off
    (`llm-managed`) each of them is an ADD, stored as it is;
 4. apply the changes in one transaction with history (actor ``llm`` or ``rules``, the unit's
    message ids as sources) that also records the unit's turns as done.
@@ -58,7 +60,9 @@ from mnemo.tiers.facts.reconcile import (
     Update,
     reconcile_by_rules,
     safeguard,
+    settle_states,
     short_ids,
+    unrelated_updates,
 )
 from mnemo.tiers.facts.rule_facts import rule_facts
 
@@ -141,6 +145,7 @@ class FactTier:
         self.embedder_id, self.embed, self.indexes = embedder_id, embed, indexes
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
+        self.rules_on = settings.fact_rule_fallback
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         """This tier's job handlers by kind: ``turns.facts`` (this object)."""
@@ -228,12 +233,15 @@ class FactTier:
 
     # ---- 1. extraction --------------------------------------------------------------------
     def extract(self, unit: Unit, run: Run) -> list[str]:
-        """Candidate facts of a unit: from the LLM, or by rules (also after a failure)."""
+        """Candidate facts of a unit: from the LLM, or by rules (after a failure or no fact)."""
         if self.chat is not None and run.actor == "llm":
             try:
                 facts, usage = self._extract_llm(self.chat, unit, run.job)
                 run.usage += usage
-                return facts
+                if facts or self.settings.fact_extraction != "atomic" or not self.rules_on:
+                    return facts
+                log.info("the LLM found no fact in %s; the rules read it", unit.ids)
+                run.actor, run.notes = "rules", [*run.notes, "extraction: LLM found none; rules"]
             except (LLMTransientError, LLMOutputError) as exc:
                 run.job.llm_down = isinstance(exc, LLMTransientError)
                 if not self.settings.fact_rule_fallback:
@@ -323,7 +331,7 @@ class FactTier:
         their vectors are: a move must find the old home even when it is not among the
         nearest facts. Only facts of ``agent_id`` (None: the shared ones). Empty for a fact
         about no such state."""
-        wanted = {k[0] for k in _keys(fact)}
+        wanted = fact_subjects.state_keys(fact)
         if not wanted:
             return []
         scope = ReadScope(self.tenant, user_id, kinds=("fact",), agents=exactly(agent_id))
@@ -331,7 +339,7 @@ class FactTier:
         return [
             Neighbour(m.id, m.content, 0.0)
             for m in self.store.rows.list_memories(flt)
-            if any(k[0] in wanted for k in _keys(m.content))
+            if wanted & fact_subjects.state_keys(m.content)
         ]
 
     # ---- 3. reconciliation ----------------------------------------------------------------
@@ -348,9 +356,12 @@ class FactTier:
                 decisions, rejected, usage = fact_llm.reconcile(self.chat, facts, shown, ids)
                 run.usage += usage
                 run.notes += [f"rejected: {r}" for r in rejected]
-                none_adds = self.settings.fact_reconcile_none_adds
-                decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
+                decisions, notes = unrelated_updates(decisions, shown)
                 run.notes += notes
+                none_adds = self.settings.fact_reconcile_none_adds
+                decisions, settled = settle_states(decisions, shown)
+                decisions, notes = safeguard(decisions, facts, len(shown), none_adds)
+                run.notes += settled + notes
                 return decisions
             except (LLMTransientError, LLMOutputError) as exc:
                 log.warning("fact reconciliation fell back to rules: %s", exc)
@@ -427,14 +438,6 @@ class FactTier:
             embedding=vector,
             agent_id=unit.agent_id,
         )
-
-
-def _keys(fact: str) -> list[tuple[str, str]]:
-    """The subject keys a fact sets, or ends (the key of the statement it withdraws)."""
-    withdrawn = fact_subjects.negated_statement(fact)
-    found = [fact_subjects.subject_key(fact)]
-    found += [fact_subjects.subject_key(withdrawn)] if withdrawn else []
-    return [k for k in found if k is not None]
 
 
 def _union(neighbours: dict[str, list[Neighbour]]) -> list[Neighbour]:
