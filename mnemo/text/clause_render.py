@@ -21,8 +21,9 @@ import re
 from dataclasses import dataclass
 
 from mnemo.text import clause_words as W
-from mnemo.text.clauses import Clause, Token
+from mnemo.text.clauses import SUBJECTS, Clause, Token
 from mnemo.text.fact_rules import third_person
+from mnemo.text.months import MONTH_WORDS
 
 #: Who a clause is about: the user alone (the verb is conjugated for "User"), the user with
 #: others, or someone else (the verb stays as written).
@@ -37,12 +38,13 @@ _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", 
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
 #: A dash between words: what follows is an afterthought ("... last week - so exciting").
-_AFTERTHOUGHT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*")
+_AFTERTHOUGHT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|(?<=\w)[-–—]+\s+")
 _TRAIL = re.compile(
     r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$"
 )
 
 
+_THING = frozenset(["thing", "things", "stuff"])
 DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
 _BE = frozenset(["is", "are", "was", "were", "'s", "'re"])
 
@@ -73,6 +75,9 @@ def inverted(clause: Clause) -> str | None:
     subject = [t for t in s.subtree if not t.is_punct or t.i < s.right_edge.i]
     if any(t.lower_ in W.VAGUE and t.dep_ in ("det", "nsubj") for t in subject):
         return None
+    finite = ("VBZ", "VBP", "VBD")
+    if attr.lower_ in _THING or any(t.tag_ in finite or t.pos_ == "PRON" for t in subject):
+        return None  # "Epic adventures are my thing"; "Dance is my relief and X fuels ..."
     owner = "".join(
         ("User's" if t.lower_ in ("my", "our") else t.text) + t.whitespace_ for t in attr.subtree
     )
@@ -81,7 +86,8 @@ def inverted(clause: Clause) -> str | None:
         for t in subject
     )
     be = {"'s": "is", "'re": "are"}.get(head.lower_, head.lower_)
-    text = _TRAIL.sub("", f"{owner.strip()} {be} {value[:1].lower() + value[1:].strip()}")
+    value = value.strip() if s.pos_ == "PROPN" else value[:1].lower() + value[1:].strip()
+    text = _TRAIL.sub("", f"{owner.strip()} {be} {value}")
     return re.sub(r"\s+([,.!?;:'])", r"\1", re.sub(r"\s+(n't|'s)\b", r"\1", text))
 
 
@@ -103,9 +109,10 @@ class _Word:
     space: bool = False  # a space before it whatever the original spacing
 
 
-def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], list[Token]]:
+def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], list[Token] | None]:
     """What opened the clause before its subject: (adverbs that stay with the verb, what
-    moves to the end); openers that carry nothing are dropped."""
+    moves to the end, None when it cannot move: :func:`_kept_lead`); openers that carry
+    nothing are dropped."""
     with_verb: list[Token] = []
     tail: list[Token] = []
     dropped: set[int] = set()
@@ -136,7 +143,7 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
         elif t.pos_ == "PROPN" and t.dep_ in ("npadvmod", "appos", "nsubj", "dep"):
             dropped.update(x.i for x in t.subtree)  # a vocative: "Mel, I ..."
             continue
-        if t.lower_ in W.WITH_VERB and t.dep_ == "advmod":
+        if t.lower_ in W.WITH_VERB and t.dep_ in ("advmod", "neg"):
             with_verb.append(t)
         elif t.pos_ in ("ADV", "DET", "PRON", "ADJ") and t.dep_ in ("advmod", "det", "dep", "amod"):
             if t.head.i in dropped or t.head.i == head.i or t.head.i >= start:
@@ -146,6 +153,58 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
         else:
             tail.append(t)
     return with_verb, tail
+
+
+#: Leads that only set the topic: dropped whole ("Besides writing, I ...", "For me, I ...").
+_TOPIC_LEADS = frozenset(["besides", "speaking", "apart", "regarding"])
+#: Words that open a clause of time with its own subject ("When I was younger, ...").
+_SUBORDINATORS = frozenset(["when", "after", "before", "since", "while", "once", "until"])
+#: A lead of one word that is a time ("Yesterday, I ...").
+_TIME_WORDS = frozenset({
+    "yesterday", "today", "tonight", "tomorrow", "recently", "lately", "once", "nowadays",
+}) | MONTH_WORDS  # fmt: skip
+#: A lead that is a time phrase: "last week", "two years ago", "this summer", "March 2019".
+_DATE_PHRASE = re.compile(
+    r"\b(?:(?:last|this|next|that|every|each|one) \w+|\w+ ago|(?:19|20)\d\d)\b"
+)
+
+
+def _kept_lead(tail: list[Token], about_user: bool) -> list[Token] | None:
+    """What opened a clause, to move to its end: a phrase ("In my downtime", "On Friday",
+    "Last week") or a clause with its own subject ("When I was younger"). A topic ("Besides
+    writing", "As for me" in a clause about the user) is dropped, and so is a bare noun
+    phrase that is not a time ("Seven years now, I've ..."). Anything else (a verb with no
+    subject: "While volunteering yesterday, I ...", "Time flies - feels like ...") cannot
+    move without garbling the clause: None (refused)."""
+    if not tail:
+        return tail
+    first = tail[0]
+    mine = any(t.lower_ in ("me", "us", "myself") for t in tail)
+    if first.lower_ in _TOPIC_LEADS or (first.lower_ in ("for", "as") and mine and about_user):
+        return []
+    verbs = [t for t in tail if t.pos_ in ("VERB", "AUX")]
+    if verbs:
+        marked = first.lower_ in _SUBORDINATORS and any(
+            c.dep_ in SUBJECTS for v in verbs for c in v.children
+        )
+        return tail if marked else None
+    if first.dep_ == "prep":
+        return tail
+    text = " ".join(t.lower_ for t in tail)
+    if _DATE_PHRASE.search(text) or text in _TIME_WORDS:
+        return tail
+    return []
+
+
+def _balanced(text: str) -> str | None:
+    """A fact whose quotes pair up: a title cut at its closing quote gets it back
+    (`User watched "Little Women`); any other odd quote refuses the fact (None)."""
+    if text.count('"') % 2 == 0:
+        return text
+    at = text.rfind('"')
+    if at > 0 and text[at - 1] == " " and '"' not in text[:at]:
+        return text + '"'
+    return None
 
 
 def _person(t: Token, subject: Subject, named: bool) -> str:
@@ -161,7 +220,11 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     began (0 when the clause borrowed its subject)."""
     if start == 0:
         start = next((t.i for t in tokens if t.pos_ in ("VERB", "AUX")), clause.head.i)
-    with_verb, tail = _lead(tokens, start, clause.head)
+    with_verb, lead = _lead(tokens, start, clause.head)
+    kept = _kept_lead(lead, subject.kind == USER)
+    if kept is None:
+        return "", False
+    tail = kept
     rest = [t for t in tokens if t.i >= start]
     while rest and (rest[0].dep_ in _DROP_DEPS):
         rest = rest[1:]
@@ -189,7 +252,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             elif t.tag_ in ("VBP", "VB"):  # VB: a present the tagger took for a base form
                 text = third_person(t.text)
             conjugate = False
-        elif low in W.FIRST_PERSON:
+        elif low in W.FIRST_PERSON and not _hyphened(t):
             text = _person(t, subject, named)
             named = named or text.startswith("User")
             pending_they = low == "i" and text == "they"
@@ -217,9 +280,17 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         words.append(_Word(text, t, forced or t.i in borrowed))
     text = _AFTERTHOUGHT.split(_join(words), maxsplit=1)[0]
     text = _TRAIL.sub("", text).strip()
-    text = re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))
+    text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))) or ""
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
     return (text[:1].upper() + text[1:]) if text else "", past
+
+
+def _hyphened(t: Token) -> bool:
+    """A word inside a hyphenated compound ("me-time"): it stays as written."""
+    doc = t.doc
+    after = t.i + 1 < len(doc) and doc[t.i + 1].text == "-" and not t.whitespace_
+    before = t.i > 0 and doc[t.i - 1].text == "-" and not doc[t.i - 1].whitespace_
+    return bool(after or before)
 
 
 def _join(words: list[_Word]) -> str:

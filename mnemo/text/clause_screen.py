@@ -67,10 +67,46 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) ->
         return True  # "we haven't talked in a while": about the conversation
     if any(_vague(t, head) for t in tokens):
         return True
+    if any(_dangling(t, head) for t in tokens):
+        return True  # "working on for a while", "speaking of"
+    if _vague_attempt(head) or any(
+        c.dep_ == "acomp" and c.lower_ in W.HEDGE_STATES - {"afraid"} for c in head.children
+    ):
+        return True  # "User is trying to stay positive"; "User is sure with ..."
+    if head.lower_ in W.TASTES and any(_the_thing(c) for c in head.children):
+        return True  # "User loves the color and texture": a reaction to what was shown
     core = list(tokens)
     if subject.kind == OTHER and clause.subject is not None:
         core = [*core, *clause.subject.subtree]
     return not _says_something(core, head)
+
+
+def _dangling(t: Token, head: Token) -> bool:
+    """A preposition left without its object ("I've been working on for a while"), not
+    one a relative clause strands ("the shelter I volunteer at")."""
+    bare = t.dep_ == "prep" and t.pos_ == "ADP" and not list(t.children)
+    nxt = t.doc[t.i + 1] if t.i + 1 < len(t.doc) else None
+    ends = nxt is None or nxt.is_punct or nxt.pos_ in ("ADP", "ADV", "CCONJ")
+    return bool(bare and ends and not _in_relative(t, head))
+
+
+def _vague_attempt(head: Token) -> bool:
+    """An attempt at a light verb ("trying to stay positive", "try to make it work")."""
+    return head.lower_ in W.ATTEMPTS and any(
+        c.dep_ == "xcomp" and (c.lower_ in W.LIGHT or c.lower_ in ("stay", "keep"))
+        for c in head.children
+    )
+
+
+def _the_thing(c: Token) -> bool:
+    """A definite object with no name in it ("the color and texture", "the way it turned
+    out"): a thing the turn or its photo shows."""
+    if c.dep_ != "dobj":
+        return False
+    det = next((x for x in c.children if x.dep_ == "det"), None)
+    named = any(x.pos_ == "PROPN" for x in c.subtree)
+    said = any(x.dep_ not in ("det", "punct") for x in c.children)  # not "the ocean"
+    return det is not None and det.lower_ == "the" and said and not named
 
 
 def _owner_unknown(tokens: list[Token], subject: Subject, head: Token) -> bool:
@@ -134,7 +170,7 @@ def _bare_feeling(head: Token) -> bool:
     comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "advmod", "oprd")]
     feeling = [c for c in comps if c.lower_ in W.FEELINGS or _felt(c)]
     if not feeling:
-        return head.lower_ in W.FEELINGS and not list(head.rights)
+        return head.lower_ in W.FEELINGS and not [r for r in head.rights if not r.is_punct]
     others = [c for c in head.children if c.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr")]
     inner = [c for f in feeling for c in f.children if c.dep_ in ("prep", "xcomp", "ccomp")]
     said = [c for c in [*others, *inner] if c.dep_ in ("xcomp", "ccomp")]
@@ -155,7 +191,7 @@ def _vague(t: Token, head: Token) -> bool:
     if t.dep_ in ("dobj", "pobj", "attr", "dative", "oprd", "nsubj", "nsubjpass"):
         return not _in_relative(t, head)
     if t.dep_ == "det":
-        return _vague_det(t) and not _in_relative(t, head)
+        return _vague_det(t) and not _in_relative(t, head) and low not in W.COUNTING
     return t.dep_ == "advmod" and low in ("there", "here") and not _in_relative(t, head)
 
 

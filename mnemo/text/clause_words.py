@@ -63,7 +63,7 @@ VAGUE = frozenset({
     "something", "anything", "everything", "nothing", "things", "thing", "lots", "there",
     "here", "which", "what", "whatever", "all", "same", "such", "so", "more", "some", "any",
     "someone", "anyone", "everyone", "nobody", "somebody", "everybody", "others", "other",
-    "both", "either", "neither", "'em", "em",
+    "both", "either", "neither", "'em", "em", "another", "few", "couple",
 })  # fmt: skip
 #: Verbs that say nothing without an argument ("I'm doing well", "I got it").
 LIGHT = frozenset({
@@ -116,6 +116,27 @@ CHATTER = frozenset({
     "hear", "see", "help", "meet", "chat", "talk", "read", "know", "be", "have", "say", "tell",
     "share", "catch", "connect", "learn", "hearing", "seeing", "helping", "chatting", "talking",
 })  # fmt: skip
+#: Verbs of an attempt: what is tried is not yet a fact ("User is trying to stay positive").
+ATTEMPTS = frozenset(["try", "tries", "tried", "trying", "attempt", "attempting", "struggling"])
+#: Words of VAGUE that before a noun count rather than point ("another team", "a few talks").
+COUNTING = frozenset(["another", "few", "couple", "some", "both"])
+#: Verbs of a taste: with a definite object and no name ("I love the colors") a reaction.
+TASTES = frozenset(
+    [
+        "love",
+        "loves",
+        "loved",
+        "like",
+        "likes",
+        "liked",
+        "adore",
+        "enjoy",
+        "enjoyed",
+        "enjoys",
+        "appreciate",
+        "dig",
+    ]
+)
 #: Nouns that after "no" make an idiom, not a fact ("no idea", "no worries", "no problem").
 NO_IDIOMS = frozenset(["idea", "clue", "problem", "problems", "worries", "doubt", "way", "clues"])
 #: Verbs that after "can" make empathy or impatience ("I can picture it", "I can't wait").
@@ -155,6 +176,8 @@ STOCK = frozenset({
     "chance", "bit", "deal", "kind", "sort", "part", "moment", "moments",
     "hard", "much", "many", "more", "most", "few", "little", "whole", "sure", "able", "own",
     "lease", "life", "dreams", "dream", "passion", "goals", "point", "idea", "ideas", "step",
+    "project", "plan", "plans", "fan", "opportunity", "challenge", "adventure", "goal",
+    "options", "experience", "surge", "energy", "purpose", "mix",
 })  # fmt: skip
 #: People and pets a pronoun can stand for ("my sister ... she", "our twins ... they").
 PEOPLE = MALE | FEMALE | FAMILY | frozenset({
@@ -173,8 +196,10 @@ TIME_NOUNS = frozenset({
 })  # fmt: skip
 
 __all__ = [
+    "ATTEMPTS",
     "CAN_HEDGES",
     "CHATTER",
+    "COUNTING",
     "DISCOURSE",
     "DISCOURSE_PHRASES",
     "FAMILY",
@@ -197,6 +222,7 @@ __all__ = [
     "SECOND_PERSON",
     "STATUSES",
     "STOCK",
+    "TASTES",
     "TIME_NOUNS",
     "VAGUE",
     "WITH_VERB",

@@ -87,6 +87,19 @@ def _tacked_command(t: Token) -> bool:
     )
 
 
+#: Subjects of a clause that comments on the one before ("..., which looks promising").
+_COMMENTING = frozenset(["which", "that", "it", "this"])
+
+
+def _comment(t: Token) -> bool:
+    """A clause after a comma whose subject is the clause before it ("I talked to some big
+    names, which looks promising"; "I got some leads, so that was awesome")."""
+    s = subject_of(t)
+    before = t.doc[t.left_edge.i - 1] if t.left_edge.i > 0 else None
+    after_comma = before is not None and before.text in (",", "-", "–", "—", ";")
+    return bool(verbal(t) and s is not None and s.lower_ in _COMMENTING and after_comma)
+
+
 def _hypothetical(t: Token) -> bool:
     return any(c.dep_ == "advcl" and _marks(c) & HYPOTHETICAL for c in t.children) or bool(
         t.dep_ == "advcl" and _marks(t) & HYPOTHETICAL
@@ -115,6 +128,9 @@ def split(sent: Any) -> list[Clause]:
         for c in h.children:  # a command tacked on: "I've done one too, take a look!"
             if _tacked_command(c):
                 skip.update(t.i for t in c.subtree)
+        for c in h.subtree:  # a comment: "..., which looks promising", "..., so that was great"
+            if c.i != h.i and _comment(c):
+                skip.update(t.i for t in c.subtree)
         joins = {c.i for c in h.children if c.dep_ in ("cc", "preconj")}
         if any(c.i in head_set for c in h.children if c.dep_ == "conj"):
             skip |= joins
@@ -123,7 +139,9 @@ def split(sent: Any) -> list[Clause]:
         parent = by_head.get(h.head.i) if h.dep_ == "conj" else None
         if subject is None and parent is not None:
             subject = parent.subject
-            if h.tag_ in ("VBN", "VBG") and not any(c.dep_ == "aux" for c in h.children):
+            same = h.tag_ == parent.head.tag_  # "have lived ... and worked", not "'ve been
+            # working ... and just teamed up"
+            if same and h.tag_ in ("VBN", "VBG") and not any(c.dep_ == "aux" for c in h.children):
                 borrowed = [c for c in parent.head.children if c.dep_ in ("aux", "neg")]
                 borrowed = borrowed or list(parent.borrowed)
         own = subject_of(h) is not None

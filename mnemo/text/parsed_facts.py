@@ -48,7 +48,7 @@ from mnemo.text.clause_render import (
     render,
 )
 from mnemo.text.clause_screen import refused
-from mnemo.text.clauses import Clause, Token, split
+from mnemo.text.clauses import Clause, Token, split, verbal
 from mnemo.text.sentences import sentences
 
 _FIRST_PERSON = re.compile(
@@ -297,14 +297,22 @@ def _opens_sentence(head: Token) -> bool:
     first = next((t for t in head.sent if t.dep_ not in ("intj", "punct")), None)
     if first is None or first.lower_ in W.DISCOURSE:
         return False
-    perfect = first.lower_ == "been" and first.head.i == head.i
+    if first.lower_ == "been":  # "Been baking a lot", not "Been a long road" (it has)
+        after = [t for t in first.doc[first.i + 1 : first.i + 5] if t.pos_ != "ADV"]
+        doing = bool(after) and after[0].tag_ == "VBG"
+        busy = len(after) > 1 and after[0].pos_ == "ADJ" and after[1].tag_ == "VBG"
+        return (doing or busy) and first.head.i == head.i
+    if head.pos_ != "VERB":
+        return False  # "Excited for the future!": a feeling, no fact
     past = head.tag_ in ("VBD", "VBN") or (
         head.tag_ == "VB" and (head.lower_.endswith("ed") or head.lower_ in W.PAST_FORMS)
     )  # the tagger reads a sentence-initial past as a command: "Got a new bike"
-    return perfect or (first.i == head.i and past)
+    return first.i == head.i and past
 
 
 def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
+    if not verbal(clause.head):
+        return None  # a parse with no verb at its head ("I cherish time" read as a noun)
     flipped = inverted(clause)  # "Hiking is my favourite hobby" -> "User's favourite ..."
     if flipped is not None:
         clean = not set(flipped.lower().split()) & W.SECOND_PERSON and not clause.hypothetical
@@ -318,8 +326,10 @@ def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
     first_person = any(t.lower_ in W.FIRST_PERSON for t in tokens)
     if not (subject.linked or first_person):
         return None
+    if subject.kind == OTHER and any(t.lower_ == "me" and t.dep_ == "attr" for t in tokens):
+        return None  # "Dance is just me"
     text, past = render(clause, tokens, subject, lo)
-    if not text or refused(clause, tokens, subject, text):
+    if "User" not in text or refused(clause, tokens, subject, text):
         return None
     return relative_dates.resolve(text, state.when, past)
 
