@@ -109,9 +109,9 @@ class _Word:
     space: bool = False  # a space before it whatever the original spacing
 
 
-def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], list[Token] | None]:
+def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], list[Token]]:
     """What opened the clause before its subject: (adverbs that stay with the verb, what
-    moves to the end, None when it cannot move: :func:`_kept_lead`); openers that carry
+    may move to its end: :func:`_kept_lead` says whether it can); openers that carry
     nothing are dropped."""
     with_verb: list[Token] = []
     tail: list[Token] = []
