@@ -268,6 +268,8 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         elif low in DEMONSTRATIVES and t.dep_ == "det" and pointed(t):
             nxt = t.nbor(1).lower_ if t.i + 1 < len(t.doc) else ""
             text = "some" if t.head.tag_ in ("NNS", "NNPS") else "an" if nxt[:1] in "aeiou" else "a"
+            if t.i > 0 and t.nbor(-1).dep_ == "predet":
+                text = "the"  # "all these tools" -> "all the tools"
         elif low in _SPOKEN:
             text = _SPOKEN[low]
             if low == "n't" and words and words[-1].text == "can":

@@ -67,6 +67,10 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) ->
         return True  # "we haven't talked in a while": about the conversation
     if any(_vague(t, head) for t in tokens):
         return True
+    if any(_unresolved(t) for t in tokens) or _about_the_talk(tokens, head):
+        return True  # "met him", "I'm working on X and things"; "since we last spoke"
+    if any(t.lower_ in W.HEDGE_ADVERBS for t in tokens):
+        return True  # "Hopefully, I can raise enough"
     if any(_dangling(t, head) for t in tokens):
         return True  # "working on for a while", "speaking of"
     if _vague_attempt(head) or any(
@@ -88,6 +92,23 @@ def _dangling(t: Token, head: Token) -> bool:
     nxt = t.doc[t.i + 1] if t.i + 1 < len(t.doc) else None
     ends = nxt is None or nxt.is_punct or nxt.pos_ in ("ADP", "ADV", "CCONJ")
     return bool(bare and ends and not _in_relative(t, head))
+
+
+def _unresolved(t: Token) -> bool:
+    """A person the turn alone names ("him", "her" as an object), or a stand-in joined to a
+    real thing ("the dance studio and things")."""
+    if t.lower_ in ("him", "her") and t.pos_ == "PRON" and t.dep_ != "poss":
+        return True
+    return t.dep_ == "conj" and t.lower_ in W.VAGUE
+
+
+def _about_the_talk(tokens: list[Token], head: Token) -> bool:
+    """A clause that dates itself by the conversation ("since we last spoke", "after we
+    talked"): it says little once the conversation is gone."""
+    return any(
+        t.i != head.i and t.lower_ in W.TALK and any(c.lower_ == "we" for c in t.children)
+        for t in tokens
+    )
 
 
 def _vague_attempt(head: Token) -> bool:
@@ -219,8 +240,7 @@ def _qualifies(c: Token) -> bool:
     every morning")."""
     if c.dep_ == "advmod":
         return c.lower_ in ("longer", "never", "anymore", "professionally", "daily", "weekly")
-    deps = ("neg", "npadvmod", "prep", "dobj", "xcomp", "ccomp", "acomp", "attr")
-    return c.dep_ in deps or c.lower_ in ("can", "ca")
+    return c.dep_ in ("neg", "npadvmod") or c.lower_ in ("can", "ca")
 
 
 def _says_something(tokens: list[Token], head: Token) -> bool:

@@ -118,6 +118,10 @@ CHATTER = frozenset({
 })  # fmt: skip
 #: Verbs of an attempt: what is tried is not yet a fact ("User is trying to stay positive").
 ATTEMPTS = frozenset(["try", "tries", "tried", "trying", "attempt", "attempting", "struggling"])
+#: Adverbs of a hope or a guess: the clause is not yet a fact ("Hopefully, I can ...").
+HEDGE_ADVERBS = frozenset(["hopefully", "maybe", "perhaps", "probably", "possibly"])
+#: Verbs of the conversation itself ("since we last spoke", "after we talked").
+TALK = frozenset(["talked", "spoke", "chatted", "talk", "speak", "chat", "spoken"])
 #: Words of VAGUE that before a noun count rather than point ("another team", "a few talks").
 COUNTING = frozenset(["another", "few", "couple", "some", "both"])
 #: Verbs of a taste: with a definite object and no name ("I love the colors") a reaction.
@@ -208,6 +212,7 @@ __all__ = [
     "FIRST_PERSON",
     "FUTURE",
     "HEDGES",
+    "HEDGE_ADVERBS",
     "HEDGE_STATES",
     "LIGHT",
     "MALE",
@@ -222,6 +227,7 @@ __all__ = [
     "SECOND_PERSON",
     "STATUSES",
     "STOCK",
+    "TALK",
     "TASTES",
     "TIME_NOUNS",
     "VAGUE",

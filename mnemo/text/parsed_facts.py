@@ -213,7 +213,10 @@ def _mention(t: Token, base: int) -> Mention:
     names = [x.text for x in t.doc[t.i + 1 : right + 1] if _name_word(x)]
     low = t.lower_
     gender = "m" if low in W.MALE else "f" if low in W.FEMALE else ""
-    plural = t.tag_ in ("NNS", "NNPS") or any(c.dep_ == "conj" for c in t.children)
+    conjuncts = [c for c in t.children if c.dep_ == "conj"]
+    plural = t.tag_ in ("NNS", "NNPS") or bool(conjuncts)
+    if conjuncts:  # "my husband and kids ... they": they are all of them
+        right = max(right, *(c.right_edge.i for c in conjuncts))
     return Mention(base + t.i, _render_span(t.doc, left, right), gender, plural, " ".join(names))
 
 
@@ -257,6 +260,12 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
             return Subject(m.phrase, OTHER, True), span
     if low in W.VAGUE or low in W.SECOND_PERSON or (s.dep_ == "expl" and low != "there"):
         return None
+    if not _owned(s) and any(
+        (t.lower_ in W.VAGUE and t.dep_ != "det")
+        or (t.dep_ == "det" and t.lower_ == "the" and t.head.i == s.i)
+        for t in s.subtree
+    ):
+        return None  # "Moments like these make me ...", "The photo is from ...": the turn's
     if s.pos_ == "PRON" and low != "there":
         return None
     words = s.doc[span[0] : span[1] + 1]
@@ -302,7 +311,15 @@ def _opens_sentence(head: Token) -> bool:
         doing = bool(after) and after[0].tag_ == "VBG"
         busy = len(after) > 1 and after[0].pos_ == "ADJ" and after[1].tag_ == "VBG"
         return (doing or busy) and first.head.i == head.i
-    if head.pos_ != "VERB":
+    if (
+        head.pos_ != "VERB"
+        or head.lower_ in W.FEELINGS
+        or (head.lower_.endswith("ed")
+        and (
+            any(c.dep_ == "prep" for c in head.children)
+            and not any(c.dep_ == "dobj" for c in head.children)
+        ))
+    ):
         return False  # "Excited for the future!": a feeling, no fact
     past = head.tag_ in ("VBD", "VBN") or (
         head.tag_ == "VB" and (head.lower_.endswith("ed") or head.lower_ in W.PAST_FORMS)
