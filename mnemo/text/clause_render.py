@@ -63,7 +63,7 @@ def inverted(clause: Clause) -> str | None:
     """A copula whose complement is the user's, subject first ("Hiking is my favourite
     hobby" -> "User's favourite hobby is hiking"); None for any other clause."""
     head, s = clause.head, clause.subject
-    if head.lower_ not in _BE or s is None or s.lower_ in W.VAGUE or s.pos_ == "PRON":
+    if head.lower_ not in _BE or s is None or s.lower_ in W.VAGUE or s.pos_ in ("PRON", "ADJ"):
         return None
     attr = next((c for c in head.children if c.dep_ == "attr" and c.i > head.i), None)
     if attr is None or not any(
@@ -76,7 +76,11 @@ def inverted(clause: Clause) -> str | None:
     if any(t.lower_ in W.VAGUE and t.dep_ in ("det", "nsubj") for t in subject):
         return None
     finite = ("VBZ", "VBP", "VBD")
-    if attr.lower_ in _THING or any(t.tag_ in finite or t.pos_ == "PRON" for t in subject):
+    if (
+        any(c.dep_ == "conj" for c in attr.children)
+        or attr.lower_ in _THING
+        or any(t.tag_ in finite or t.pos_ == "PRON" for t in subject)
+    ):
         return None  # "Epic adventures are my thing"; "Dance is my relief and X fuels ..."
     owner = "".join(
         ("User's" if t.lower_ in ("my", "our") else t.text) + t.whitespace_ for t in attr.subtree

@@ -55,7 +55,7 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) ->
         c.lower_ in ("so", "neither") for c in head.children
     ):
         return True  # "..., but so does X": an echo of the clause before
-    if _bare_feeling(head) or _hedged(head):
+    if _bare_feeling(head) or _hedged(head) or _aimless(head):
         return True
     if subject.text.startswith("User and others") and not (_happened(clause) and _placed(tokens)):
         return True  # "we learn a lot" is a maxim; "we got the win" says little on its own
@@ -95,11 +95,17 @@ def _dangling(t: Token, head: Token) -> bool:
 
 
 def _unresolved(t: Token) -> bool:
-    """A person the turn alone names ("him", "her" as an object), or a stand-in joined to a
-    real thing ("the dance studio and things")."""
+    """A person the turn alone names ("him", "her" as an object), a stand-in joined to a
+    real thing ("the dance studio and things"), or a thing of the user's joined to one that
+    is not ("the team and our season opener": two clauses the parse ran together)."""
     if t.lower_ in ("him", "her") and t.pos_ == "PRON" and t.dep_ != "poss":
         return True
-    return t.dep_ == "conj" and t.lower_ in W.VAGUE
+    if t.dep_ != "conj":
+        return False
+    if t.lower_ in W.VAGUE:
+        return True
+    mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in t.children)
+    return mine and t.pos_ == "NOUN" and not any(c.dep_ == "poss" for c in t.head.children)
 
 
 def _about_the_talk(tokens: list[Token], head: Token) -> bool:
@@ -109,6 +115,29 @@ def _about_the_talk(tokens: list[Token], head: Token) -> bool:
         t.i != head.i and t.lower_ in W.TALK and any(c.lower_ == "we" for c in t.children)
         for t in tokens
     )
+
+
+def _aimless(head: Token) -> bool:
+    """A wish or a mood whose aim names no thing ("User wants to help make a difference",
+    "User is super excited to give back", "more motivated than ever to help people"): its
+    complement must hold a noun, a number or a quality beyond stock words."""
+    if head.lower_ in W.WISHES:
+        aims = [c for c in head.children if c.dep_ in ("xcomp", "dobj", "ccomp")]
+    else:
+        moods = [
+            c for c in head.children if c.dep_ == "acomp" and (c.lower_ in W.FEELINGS or _felt(c))
+        ]
+        aims = [x for m in moods for x in m.children if x.dep_ in ("xcomp", "prep", "ccomp")]
+    if not aims:
+        return False
+    return not any(_names(t) for a in aims for t in a.subtree)
+
+
+def _names(t: Token) -> bool:
+    """A noun, a number or a quality beyond stock words and feelings."""
+    low = t.lower_
+    stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS
+    return not stock and (t.pos_ in ("NOUN", "PROPN", "NUM") or (t.pos_ == "ADJ" and not _felt(t)))
 
 
 def _vague_attempt(head: Token) -> bool:
@@ -248,7 +277,8 @@ def _says_something(tokens: list[Token], head: Token) -> bool:
     ("User is doing their best", "User has been working hard" say nothing on their own)."""
     for t in tokens:
         low = t.lower_
-        if t.pos_ in ("NOUN", "PROPN", "NUM") and low not in W.VAGUE and low not in W.STOCK:
+        stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS
+        if t.pos_ in ("NOUN", "PROPN", "NUM") and not stock:
             return True
         if t.pos_ == "ADJ" and low not in W.FEELINGS and low not in W.STOCK and not _felt(t):
             return True

@@ -118,6 +118,8 @@ CHATTER = frozenset({
 })  # fmt: skip
 #: Verbs of an attempt: what is tried is not yet a fact ("User is trying to stay positive").
 ATTEMPTS = frozenset(["try", "tries", "tried", "trying", "attempt", "attempting", "struggling"])
+#: Verbs of a wish: what is wished must name a thing ("User wants to help make a difference").
+WISHES = frozenset(["want", "wants", "wanted", "wanting", "wanna", "hope", "wish"])
 #: Adverbs of a hope or a guess: the clause is not yet a fact ("Hopefully, I can ...").
 HEDGE_ADVERBS = frozenset(["hopefully", "maybe", "perhaps", "probably", "possibly"])
 #: Verbs of the conversation itself ("since we last spoke", "after we talked").
@@ -181,7 +183,9 @@ STOCK = frozenset({
     "hard", "much", "many", "more", "most", "few", "little", "whole", "sure", "able", "own",
     "lease", "life", "dreams", "dream", "passion", "goals", "point", "idea", "ideas", "step",
     "project", "plan", "plans", "fan", "opportunity", "challenge", "adventure", "goal",
-    "options", "experience", "surge", "energy", "purpose", "mix",
+    "options", "experience", "surge", "energy", "purpose", "mix", "fingers", "heart",
+    "hearts", "self", "huge", "big", "great", "real", "true", "impact", "people", "news",
+    "positive", "world", "others",
 })  # fmt: skip
 #: People and pets a pronoun can stand for ("my sister ... she", "our twins ... they").
 PEOPLE = MALE | FEMALE | FAMILY | frozenset({
@@ -231,5 +235,6 @@ __all__ = [
     "TASTES",
     "TIME_NOUNS",
     "VAGUE",
+    "WISHES",
     "WITH_VERB",
 ]

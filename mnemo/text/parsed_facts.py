@@ -300,6 +300,39 @@ def _subject_span(s: Token) -> tuple[int, int]:
     return _span_of(s)
 
 
+_BE_FORMS = frozenset(["am", "'m", "is", "'s", "are", "'re", "was", "were", "be", "been"])
+
+
+def _misread(clause: Clause) -> bool:
+    """A clause the parse cannot have read right: two subjects ("Nate, after ... I got");
+    a bare verb joined to a past one ("I wanted to make X and take Y": the infinitive's,
+    not a present); a participle joined to a copula ("I'm a mix of excited and scared to
+    ...": "User scared")."""
+    head = clause.head
+    if sum(c.dep_ in ("nsubj", "nsubjpass") for c in head.children) > 1:
+        return True
+    root = clause.parent
+    while root is not None and root.parent is not None:
+        root = root.parent
+    if root is None:
+        return False
+    if head.tag_ == "VB" and root.head.tag_ in ("VBD", "VBN", "VBG", "VBZ"):
+        return not clause.governing
+    own_aux = any(c.dep_ in ("aux", "auxpass") for c in head.children)
+    participle = head.lower_.endswith("ed") and not any(c.dep_ == "dobj" for c in head.children)
+    return root.head.lower_ in _BE_FORMS and participle and not own_aux
+
+
+def _before_afterthought(tokens: list[Token], head: Token) -> list[Token]:
+    """A clause's tokens before a dash set off by spaces ("I'm working on a project -
+    challenging but fulfilling"): what follows is an afterthought, not the fact."""
+    for n, t in enumerate(tokens):
+        spaced = t.i > 0 and bool(t.doc[t.i - 1].whitespace_) and bool(t.whitespace_)
+        if t.i > head.i and t.text in ("-", "–", "—", "--") and spaced:
+            return tokens[:n]
+    return tokens
+
+
 def _opens_sentence(head: Token) -> bool:
     """A past or perfect verb that opens its sentence with no subject: the speaker's, left
     out as people do in chat ("Got a new bike last week", "Been baking a lot")."""
@@ -314,11 +347,13 @@ def _opens_sentence(head: Token) -> bool:
     if (
         head.pos_ != "VERB"
         or head.lower_ in W.FEELINGS
-        or (head.lower_.endswith("ed")
-        and (
-            any(c.dep_ == "prep" for c in head.children)
-            and not any(c.dep_ == "dobj" for c in head.children)
-        ))
+        or (
+            head.lower_.endswith("ed")
+            and (
+                any(c.dep_ == "prep" for c in head.children)
+                and not any(c.dep_ == "dobj" for c in head.children)
+            )
+        )
     ):
         return False  # "Excited for the future!": a feeling, no fact
     past = head.tag_ in ("VBD", "VBN") or (
@@ -328,7 +363,7 @@ def _opens_sentence(head: Token) -> bool:
 
 
 def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
-    if not verbal(clause.head):
+    if not verbal(clause.head) or _misread(clause):
         return None  # a parse with no verb at its head ("I cherish time" read as a noun)
     flipped = inverted(clause)  # "Hiking is my favourite hobby" -> "User's favourite ..."
     if flipped is not None:
@@ -339,7 +374,7 @@ def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
         return None
     subject, _ = found
     lo, hi = _subject_range(clause)
-    tokens = [t for t in clause.tokens if not lo <= t.i < hi]
+    tokens = _before_afterthought([t for t in clause.tokens if not lo <= t.i < hi], clause.head)
     first_person = any(t.lower_ in W.FIRST_PERSON for t in tokens)
     if not (subject.linked or first_person):
         return None
