@@ -253,17 +253,20 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         if conjugate and t.i in verbs and (t.pos_ in ("VERB", "AUX") or low in _FOR_USER):
             if low in _FOR_USER:
                 text = _FOR_USER[low]
-            elif t.tag_ in ("VBP", "VB"):  # VB: a present the tagger took for a base form
-                text = third_person(t.text)
+            elif t.tag_ in ("VBP", "VB") and not _past_form(low):
+                text = third_person(t.text)  # VB: a present the tagger took for a base form
             conjugate = False
         elif low in W.FIRST_PERSON and not _hyphened(t):
             text = _person(t, subject, named)
             named = named or text.startswith("User")
-            pending_they = low == "i" and text == "they"
+            pending_they = low == "i" and text in ("they", "User")
             words.append(_Word(text, t, True))
             continue
         elif pending_they and low in ("'m", "am", "was"):
-            text = {"was": "were"}.get(low, "are")
+            after_user = words[-1].text == "User"  # "when User is around animals"
+            text = (
+                ("was" if low == "was" else "is") if after_user else {"was": "were"}.get(low, "are")
+            )
         elif low in _EXPANDED and rest and t.i == rest[0].i:
             text = _EXPANDED[low]
         elif low == "'s" and rest and t.i == rest[0].i and (t.pos_ == "AUX" or t.tag_ != "POS"):
@@ -289,6 +292,11 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))) or ""
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
     return (text[:1].upper() + text[1:]) if text else "", past
+
+
+def _past_form(low: str) -> bool:
+    """An irregular past the tagger read as a present ("retook", "overslept")."""
+    return any(low.endswith(p) for p in W.PAST_FORMS if len(p) >= 4) and low not in W.PAST_BASES
 
 
 def _hyphened(t: Token) -> bool:

@@ -234,6 +234,8 @@ def _felt(t: Token) -> bool:
 
 def _vague(t: Token, head: Token) -> bool:
     low = t.lower_
+    if low == "more" and any(c.lower_ in ("few", "some", "one", "couple") for c in t.children):
+        return True  # "User submitted a few more": more of what the turn said
     if low in W.NO_IDIOMS and any(c.lower_ == "no" for c in t.children):
         return True
     if low not in W.VAGUE:
@@ -274,17 +276,25 @@ def _qualifies(c: Token) -> bool:
 
 def _says_something(tokens: list[Token], head: Token) -> bool:
     """True when the clause names a thing, a place, a number or a quality beyond stock words
-    ("User is doing their best", "User has been working hard" say nothing on their own)."""
+    ("User is doing their best", "User has been working hard" say nothing on their own): a
+    noun beyond stock words, an adjective said of the subject or of such a noun ("User is
+    vegan", not "a funny story"), or a verb beside the head that is not light ("learning to
+    paint"), or the head with a qualifier ("cannot swim")."""
+    if head.lower_ in W.BARE_IDIOMS and not any(c.dep_ in ("dobj", "prep") for c in head.children):
+        return False  # "User is not giving up", "User kept pushing"
     for t in tokens:
         low = t.lower_
-        stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS
-        if t.pos_ in ("NOUN", "PROPN", "NUM") and not stock:
+        if t.dep_ in ("npadvmod", "intj") and t.i < head.i and t.pos_ == "PROPN":
+            continue  # "Nah, I haven't": an opener, dropped from the fact
+        if t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t):
             return True
-        if t.pos_ == "ADJ" and low not in W.FEELINGS and low not in W.STOCK and not _felt(t):
+        if t.pos_ == "ADJ" and _names(t) and (t.dep_ != "amod" or _names(t.head)):
             return True
         verb = t.pos_ == "VERB" and low not in W.LIGHT and low not in W.HEDGES
-        if verb and (t.i != head.i or any(_qualifies(c) for c in t.children)):
-            return True  # "learning to paint", "cannot swim"; not a bare "User practices"
+        if verb and t.i != head.i and t.dep_ in ("xcomp", "conj", "pcomp", "ccomp", "advcl"):
+            return True  # "learning to paint"
+        if verb and t.i == head.i and any(_qualifies(c) for c in t.children):
+            return True  # "cannot swim"; not a bare "User practices"
     return False
 
 

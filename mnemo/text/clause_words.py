@@ -118,6 +118,8 @@ CHATTER = frozenset({
 })  # fmt: skip
 #: Verbs of an attempt: what is tried is not yet a fact ("User is trying to stay positive").
 ATTEMPTS = frozenset(["try", "tries", "tried", "trying", "attempt", "attempting", "struggling"])
+#: Phrasal verbs that say nothing without an object ("User is not giving up").
+BARE_IDIOMS = frozenset(["giving", "give", "gave", "pushing", "push", "hanging", "hang"])
 #: Verbs of a wish: what is wished must name a thing ("User wants to help make a difference").
 WISHES = frozenset(["want", "wants", "wanted", "wanting", "wanna", "hope", "wish"])
 #: Adverbs of a hope or a guess: the clause is not yet a fact ("Hopefully, I can ...").
@@ -169,6 +171,9 @@ PAST_FORMS = frozenset({
     "gave", "kept", "taught", "grew", "broke", "caught", "brought", "heard", "sent", "fell",
     "ate", "swam", "rode", "sang", "drew", "became", "did", "felt", "thought", "told", "quit",
 })  # fmt: skip
+#: Present forms that end like an irregular past ("overmade" is none, but "remade"...):
+#: words the past-form check must leave alone.
+PAST_BASES = frozenset(["read", "reread", "spread", "bread", "thread", "quit", "upset"])
 #: Openers of several words that carry nothing ("On another note, I ...").
 DISCOURSE_PHRASES = (
     "on another note", "on a different note", "on a side note", "by the way",
@@ -185,7 +190,15 @@ STOCK = frozenset({
     "project", "plan", "plans", "fan", "opportunity", "challenge", "adventure", "goal",
     "options", "experience", "surge", "energy", "purpose", "mix", "fingers", "heart",
     "hearts", "self", "huge", "big", "great", "real", "true", "impact", "people", "news",
-    "positive", "world", "others",
+    "positive", "world", "others", "cheers", "story", "stories", "details", "setback",
+    "ambition", "ambitions", "comfort", "memory", "memories", "attitude", "balance", "unknown",
+    "help", "support", "motivation", "inspiration", "confidence", "courage", "strength",
+    "hope", "joy", "happiness", "peace", "growth", "success", "failure", "challenges",
+    "struggle", "struggles", "risk", "risks", "results", "future", "past", "experiences",
+    "opportunities", "decision", "choice", "choices", "mind", "head", "emotions", "mood",
+    "vibe", "vibes", "situation", "issue", "issues", "problem", "problems", "update",
+    "updates", "path", "steps", "change", "changes", "meaning", "copy", "picture", "photo",
+    "pic", "pics", "thought", "thoughts", "work", "setbacks", "attention", "care",
 })  # fmt: skip
 #: People and pets a pronoun can stand for ("my sister ... she", "our twins ... they").
 PEOPLE = MALE | FEMALE | FAMILY | frozenset({
@@ -205,6 +218,7 @@ TIME_NOUNS = frozenset({
 
 __all__ = [
     "ATTEMPTS",
+    "BARE_IDIOMS",
     "CAN_HEDGES",
     "CHATTER",
     "COUNTING",
@@ -223,6 +237,7 @@ __all__ = [
     "MODALS",
     "NO_IDIOMS",
     "OTHERS_POSS",
+    "PAST_BASES",
     "PAST_FORMS",
     "PEOPLE",
     "PLACE_PREPS",

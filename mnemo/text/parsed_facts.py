@@ -318,6 +318,8 @@ def _misread(clause: Clause) -> bool:
         return False
     if head.tag_ == "VB" and root.head.tag_ in ("VBD", "VBN", "VBG", "VBZ"):
         return not clause.governing
+    if head.tag_ == "VBG" and not clause.governing and not clause.borrowed:
+        return True  # "we had fun bonding and creating memories": "User creating"
     own_aux = any(c.dep_ in ("aux", "auxpass") for c in head.children)
     participle = head.lower_.endswith("ed") and not any(c.dep_ == "dobj" for c in head.children)
     return root.head.lower_ in _BE_FORMS and participle and not own_aux
@@ -339,6 +341,12 @@ def _opens_sentence(head: Token) -> bool:
     first = next((t for t in head.sent if t.dep_ not in ("intj", "punct")), None)
     if first is None or first.lower_ in W.DISCOURSE:
         return False
+    if (
+        first.lower_ == "got"
+        and first.i + 1 < len(first.doc)
+        and first.nbor(1).lower_ in ("ta", "to")
+    ):
+        return False  # "Gotta focus on ...": a duty
     if first.lower_ == "been":  # "Been baking a lot", not "Been a long road" (it has)
         after = [t for t in first.doc[first.i + 1 : first.i + 5] if t.pos_ != "ADV"]
         doing = bool(after) and after[0].tag_ == "VBG"
