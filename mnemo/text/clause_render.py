@@ -218,16 +218,25 @@ def _person(t: Token, subject: Subject, named: bool) -> str:
     return W.FIRST_PERSON[low][1]
 
 
-def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) -> tuple[str, bool]:
-    """The clause as a fact (``""`` when nothing is left) and whether it is in a past tense.
-    ``tokens``: the clause's tokens without its subject's; ``start``: where the subject
-    began (0 when the clause borrowed its subject)."""
+@dataclass
+class Rendered:
+    """A clause written as a fact: its text (``""`` when nothing is left), whether it is in
+    a past tense, and the tokens written (what the fact says is judged on these)."""
+
+    text: str
+    past: bool
+    written: list[Token]
+
+
+def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) -> Rendered:
+    """The clause as a fact. ``tokens``: the clause's tokens without its subject's;
+    ``start``: where the subject began (0 when the clause borrowed its subject)."""
     if start == 0:
         start = next((t.i for t in tokens if t.pos_ in ("VERB", "AUX")), clause.head.i)
     with_verb, lead = _lead(tokens, start, clause.head)
     kept = _kept_lead(lead, subject.kind == USER)
     if kept is None:
-        return "", False
+        return Rendered("", False, [])
     tail = kept
     rest = [t for t in tokens if t.i >= start]
     while rest and (rest[0].dep_ in _DROP_DEPS):
@@ -291,7 +300,8 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     text = _TRAIL.sub("", text).strip()
     text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))) or ""
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
-    return (text[:1].upper() + text[1:]) if text else "", past
+    written = [w.token for w in words if w.token is not None]
+    return Rendered((text[:1].upper() + text[1:]) if text else "", past, written)
 
 
 def _past_form(low: str) -> bool:
@@ -323,6 +333,7 @@ __all__ = [
     "OTHER",
     "USER",
     "WITH_USER",
+    "Rendered",
     "Subject",
     "inverted",
     "pointed",

@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 
 from mnemo.text import clause_words as W
-from mnemo.text.clause_render import DEMONSTRATIVES, OTHER, USER, WITH_USER, Subject, pointed
+from mnemo.text.clause_render import (
+    DEMONSTRATIVES,
+    OTHER,
+    USER,
+    WITH_USER,
+    Rendered,
+    Subject,
+    pointed,
+)
 from mnemo.text.clauses import Clause, Token, subject_of
 
 _TIME = re.compile(
@@ -26,9 +34,11 @@ _TIME = re.compile(
 )
 
 
-def refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) -> bool:
-    """True when a clause written as ``text`` is not a fact to keep (see the module
-    docstring); ``tokens``: the clause's tokens without its subject's."""
+def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered) -> bool:
+    """True when a clause written as ``out`` is not a fact to keep (see the module
+    docstring); ``tokens``: the clause's tokens without its subject's. Whether it names
+    anything is judged on the words written (an opener dropped from it names nothing)."""
+    text = out.text
     head = clause.head
     words = {t.lower_ for t in tokens} | set(subject.text.lower().split())
     if clause.hypothetical or words & W.SECOND_PERSON:
@@ -79,7 +89,8 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, text: str) ->
         return True  # "User is trying to stay positive"; "User is sure with ..."
     if head.lower_ in W.TASTES and any(_the_thing(c) for c in head.children):
         return True  # "User loves the color and texture": a reaction to what was shown
-    core = list(tokens)
+    written = {t.i for t in out.written}
+    core = [t for t in tokens if t.i in written]
     if subject.kind == OTHER and clause.subject is not None:
         core = [*core, *clause.subject.subtree]
     return not _says_something(core, head)
@@ -136,7 +147,7 @@ def _aimless(head: Token) -> bool:
 def _names(t: Token) -> bool:
     """A noun, a number or a quality beyond stock words and feelings."""
     low = t.lower_
-    stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS
+    stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS or low in W.TIME_NOUNS
     return not stock and (t.pos_ in ("NOUN", "PROPN", "NUM") or (t.pos_ == "ADJ" and not _felt(t)))
 
 
@@ -286,7 +297,8 @@ def _says_something(tokens: list[Token], head: Token) -> bool:
         low = t.lower_
         if t.dep_ in ("npadvmod", "intj") and t.i < head.i and t.pos_ == "PROPN":
             continue  # "Nah, I haven't": an opener, dropped from the fact
-        if t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t):
+        noun = t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t)
+        if noun and (t.dep_ != "compound" or _names(t.head)):  # not "some travel ideas"
             return True
         if t.pos_ == "ADJ" and _names(t) and (t.dep_ != "amod" or _names(t.head)):
             return True

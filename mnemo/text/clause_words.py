@@ -30,7 +30,7 @@ HEDGES = frozenset({
     "wished", "wishing", "wonder", "wondering", "wondered", "bet", "suppose", "believe",
     "imagine", "mean", "meant", "agree", "appreciate", "thank", "thanks", "know", "knew",
     "feel", "felt", "feeling", "say", "said", "tell", "told", "telling", "ask", "asked",
-    "need", "needed", "needs", "recommend", "suggest", "promise", "understand", "hear",
+    "need", "needed", "needs", "asking", "recommend", "suggest", "promise", "understand", "hear",
     "heard", "realize", "realized", "remember", "admit", "glad", "forget",
     "forgot", "let", "please", "apologize", "apologise", "figure", "figured", "doubt", "reckon",
     "assume", "expect", "relate", "check", "look", "wait", "share",

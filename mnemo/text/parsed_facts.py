@@ -388,10 +388,10 @@ def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
         return None
     if subject.kind == OTHER and any(t.lower_ == "me" and t.dep_ == "attr" for t in tokens):
         return None  # "Dance is just me"
-    text, past = render(clause, tokens, subject, lo)
-    if "User" not in text or refused(clause, tokens, subject, text):
+    out = render(clause, tokens, subject, lo)
+    if "User" not in out.text or refused(clause, tokens, subject, out):
         return None
-    return relative_dates.resolve(text, state.when, past)
+    return relative_dates.resolve(out.text, state.when, out.past)
 
 
 __all__ = ["FactLimits", "Said", "extract", "extract_many"]
