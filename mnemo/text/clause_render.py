@@ -39,6 +39,8 @@ _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
 #: A dash between words: what follows is an afterthought ("... last week - so exciting").
 _AFTERTHOUGHT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|(?<=\w)[-–—]+\s+")
+#: A command to look, tacked on after a comma ("I've done one too, take a look!").
+_SHOWING = re.compile(r",\s+(?:take a look|have a look|check (?:it|this|them|that) out|see)\b.*$")
 _TRAIL = re.compile(
     r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$"
 )
@@ -297,6 +299,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         forced = (t.text.startswith("'") or low in _SPOKEN) and text != t.text
         words.append(_Word(text, t, forced or t.i in borrowed))
     text = _AFTERTHOUGHT.split(_join(words), maxsplit=1)[0]
+    text = _SHOWING.sub("", text)
     text = _TRAIL.sub("", text).strip()
     text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))) or ""
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])

@@ -77,8 +77,8 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "we haven't talked in a while": about the conversation
     if any(_vague(t, head) for t in tokens):
         return True
-    if any(_unresolved(t) for t in tokens) or _about_the_talk(tokens, head):
-        return True  # "met him", "I'm working on X and things"; "since we last spoke"
+    if any(_unresolved(t) for t in tokens):
+        return True  # "met him", "I'm working on X and things"
     if any(t.lower_ in W.HEDGE_ADVERBS for t in tokens):
         return True  # "Hopefully, I can raise enough"
     if any(_dangling(t, head) for t in tokens):
@@ -117,15 +117,6 @@ def _unresolved(t: Token) -> bool:
         return True
     mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in t.children)
     return mine and t.pos_ == "NOUN" and not any(c.dep_ == "poss" for c in t.head.children)
-
-
-def _about_the_talk(tokens: list[Token], head: Token) -> bool:
-    """A clause that dates itself by the conversation ("since we last spoke", "after we
-    talked"): it says little once the conversation is gone."""
-    return any(
-        t.i != head.i and t.lower_ in W.TALK and any(c.lower_ == "we" for c in t.children)
-        for t in tokens
-    )
 
 
 def _aimless(head: Token) -> bool:

@@ -124,8 +124,6 @@ BARE_IDIOMS = frozenset(["giving", "give", "gave", "pushing", "push", "hanging",
 WISHES = frozenset(["want", "wants", "wanted", "wanting", "wanna", "hope", "wish"])
 #: Adverbs of a hope or a guess: the clause is not yet a fact ("Hopefully, I can ...").
 HEDGE_ADVERBS = frozenset(["hopefully", "maybe", "perhaps", "probably", "possibly"])
-#: Verbs of the conversation itself ("since we last spoke", "after we talked").
-TALK = frozenset(["talked", "spoke", "chatted", "talk", "speak", "chat", "spoken"])
 #: Words of VAGUE that before a noun count rather than point ("another team", "a few talks").
 COUNTING = frozenset(["another", "few", "couple", "some", "both"])
 #: Verbs of a taste: with a definite object and no name ("I love the colors") a reaction.
@@ -246,7 +244,6 @@ __all__ = [
     "SECOND_PERSON",
     "STATUSES",
     "STOCK",
-    "TALK",
     "TASTES",
     "TIME_NOUNS",
     "VAGUE",

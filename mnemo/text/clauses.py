@@ -100,6 +100,17 @@ def _comment(t: Token) -> bool:
     return bool(verbal(t) and s is not None and s.lower_ in _COMMENTING and after_comma)
 
 
+#: Verbs of the conversation itself ("since we last spoke", "after we talked").
+_TALK = frozenset(["talked", "spoke", "chatted", "talk", "speak", "chat", "spoken"])
+
+
+def _about_the_talk(t: Token) -> bool:
+    """A subordinate clause that dates by the conversation ("since we last spoke")."""
+    return bool(
+        t.dep_ == "advcl" and t.lower_ in _TALK and any(c.lower_ == "we" for c in t.subtree)
+    )
+
+
 def _hypothetical(t: Token) -> bool:
     return any(c.dep_ == "advcl" and _marks(c) & HYPOTHETICAL for c in t.children) or bool(
         t.dep_ == "advcl" and _marks(t) & HYPOTHETICAL
@@ -128,8 +139,9 @@ def split(sent: Any) -> list[Clause]:
         for c in h.children:  # a command tacked on: "I've done one too, take a look!"
             if _tacked_command(c):
                 skip.update(t.i for t in c.subtree)
-        for c in h.subtree:  # a comment: "..., which looks promising", "..., so that was great"
-            if c.i != h.i and _comment(c):
+        for c in h.subtree:  # a comment: "..., which looks promising", "..., so that was great";
+            # a time told by the conversation: "since we last spoke" (it says nothing later)
+            if c.i != h.i and (_comment(c) or _about_the_talk(c)):
                 skip.update(t.i for t in c.subtree)
         joins = {c.i for c in h.children if c.dep_ in ("cc", "preconj")}
         if any(c.i in head_set for c in h.children if c.dep_ == "conj"):

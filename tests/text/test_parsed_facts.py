@@ -180,3 +180,60 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert out.stdout.strip() == "['User repairs violins in Cremona']"
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        # a lead that sets the topic is dropped; one that cannot move refuses the clause
+        ("Besides hiking, I also collect stamps.", ["User also collects stamps"]),
+        ("As for me, I have started pottery classes.", ["User has started pottery classes"]),
+        ("While cycling home, I saw a fox near the canal.", []),
+        # quotes pair up after an afterthought is cut; a tacked-on "take a look" goes
+        ('I just finished reading "Dune" - what a ride!', ['User just finished reading "Dune"']),
+        ("I bought a tent, take a look!", ["User bought a tent"]),
+        # a time told by the conversation, a comment on the clause: cut, the fact kept
+        (
+            "Since we last talked, I adopted a kitten named Pip.",
+            ["User adopted a kitten named Pip"],
+        ),
+        (
+            "I talked to two agents in Boston, which looks promising.",
+            ["User talked to two agents in Boston"],
+        ),
+        # an irregular past the tagger reads as a present stays past
+        ("I retook the driving test in May.", ["User retook the driving test in May"]),
+        # a wish that names its aim; a taste of a thing not shown
+        ("I want to learn Japanese.", ["User wants to learn Japanese"]),
+        ("I love the ocean.", ["User loves the ocean"]),
+        (
+            "Been knitting scarves for the winter market.",
+            ["User has been knitting scarves for the winter market"],
+        ),
+    ],
+)
+def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -> None:
+    assert facts(turn) == expected
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "I met him at the gym.",  # who "him" is only the turn says
+        "I want to make a difference.",  # a wish that names nothing
+        "I'm so excited to give back.",  # a mood that names nothing
+        "I love the colors and the texture.",  # a reaction to what was shown
+        "I had a setback last week.",  # abstract words only
+        "Hopefully I can finish the marathon.",  # a hope
+        "I'm not giving up!",
+        "I'm trying to stay positive.",
+        "Been a long week!",  # "it has been", not the speaker
+        "Excited for the weekend!",  # a feeling, not a past
+        "My sister and I were thrilled.",
+        "Dance is just me.",
+        "Moments like these make me grateful.",  # someone else's subject points at the turn
+        "Nah, I haven't.",
+    ],
+)
+def test_vague_clauses_refused(turn: str) -> None:
+    assert facts(turn) == []
