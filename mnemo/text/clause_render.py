@@ -267,7 +267,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             elif t.tag_ in ("VBP", "VB") and not _past_form(low):
                 text = third_person(t.text)  # VB: a present the tagger took for a base form
             conjugate = False
-        elif low in W.FIRST_PERSON and not _hyphened(t):
+        elif low in W.FIRST_PERSON and not hyphened(t):
             text = _person(t, subject, named)
             named = named or text.startswith("User")
             pending_they = low == "i" and text in ("they", "User")
@@ -312,7 +312,7 @@ def _past_form(low: str) -> bool:
     return any(low.endswith(p) for p in W.PAST_FORMS if len(p) >= 4) and low not in W.PAST_BASES
 
 
-def _hyphened(t: Token) -> bool:
+def hyphened(t: Token) -> bool:
     """A word inside a hyphenated compound ("me-time"): it stays as written."""
     doc = t.doc
     after = t.i + 1 < len(doc) and doc[t.i + 1].text == "-" and not t.whitespace_
@@ -338,6 +338,7 @@ __all__ = [
     "WITH_USER",
     "Rendered",
     "Subject",
+    "hyphened",
     "inverted",
     "pointed",
     "render",

@@ -21,6 +21,7 @@ from mnemo.text.clause_render import (
     WITH_USER,
     Rendered,
     Subject,
+    hyphened,
     pointed,
 )
 from mnemo.text.clauses import Clause, Token, subject_of
@@ -75,13 +76,17 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "I'm sorry about Max", "I'm sure it'll work out"
     if head.lower_ in W.CHATTER | {"talked", "spoke", "chatted"} and subject.kind == WITH_USER:
         return True  # "we haven't talked in a while": about the conversation
-    if any(_vague(t, head) for t in tokens):
+    if any(t.lower_ in ("here", "there") and t.head.i == head.i and t.i < head.i for t in tokens):
+        return True  # "here's a painting I did": a thing shown
+    written = {t.i for t in out.written}
+    said = [t for t in tokens if t.i in written]  # not an opener dropped ("Speaking of which")
+    if any(_vague(t, head) and not hyphened(t) for t in said):
         return True
-    if any(_unresolved(t) for t in tokens):
+    if any(_unresolved(t) for t in said):
         return True  # "met him", "I'm working on X and things"
     if any(t.lower_ in W.HEDGE_ADVERBS for t in tokens):
         return True  # "Hopefully, I can raise enough"
-    if any(_dangling(t, head) for t in tokens):
+    if any(_dangling(t, head) for t in said):
         return True  # "working on for a while", "speaking of"
     if _vague_attempt(head) or any(
         c.dep_ == "acomp" and c.lower_ in W.HEDGE_STATES - {"afraid"} for c in head.children
@@ -89,8 +94,7 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "User is trying to stay positive"; "User is sure with ..."
     if head.lower_ in W.TASTES and any(_the_thing(c) for c in head.children):
         return True  # "User loves the color and texture": a reaction to what was shown
-    written = {t.i for t in out.written}
-    core = [t for t in tokens if t.i in written]
+    core = list(said)
     if subject.kind == OTHER and clause.subject is not None:
         core = [*core, *clause.subject.subtree]
     return not _says_something(core, head)

@@ -269,6 +269,8 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
     if s.pos_ == "PRON" and low != "there":
         return None
     words = s.doc[span[0] : span[1] + 1]
+    if any(t.pos_ == "AUX" for t in words):
+        return None  # "Nature's amazing, here's a painting I did": two clauses run together
     if any((t.dep_ == "det" and t.lower_ in W.VAGUE) or t.lower_ in W.OTHERS_POSS for t in words):
         return None  # "this book", "their support": who or what only the turn says
     if s.pos_ not in ("NOUN", "PROPN") or s.tag_ == "VBG" or s.dep_ == "csubj":
