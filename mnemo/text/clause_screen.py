@@ -35,6 +35,14 @@ _TIME = re.compile(
 )
 
 
+#: A time that dates an event ("last week", "in May", "two days ago", "yesterday").
+_DATED = re.compile(
+    r"\b(?:yesterday|last (?:week|weekend|month|year|night|summer|winter|spring|fall|autumn)|"
+    r"\w+ (?:days?|weeks?|months?|years?) ago)\b",
+    re.IGNORECASE,
+)
+
+
 def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered) -> bool:
     """True when a clause written as ``out`` is not a fact to keep (see the module
     docstring); ``tokens``: the clause's tokens without its subject's. Whether it names
@@ -68,7 +76,10 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "..., but so does X": an echo of the clause before
     if _bare_feeling(head) or _hedged(head) or _aimless(head):
         return True
-    if subject.text.startswith("User and others") and not (_happened(clause) and _placed(tokens)):
+    dated = _TIME.search(text) is not None or _DATED.search(text) is not None
+    if subject.text.startswith("User and others") and not (
+        (_happened(clause) or dated) and (_placed(tokens) or dated)
+    ):
         return True  # "we learn a lot" is a maxim; "we got the win" says little on its own
     if subject.kind == OTHER and words & {"we", "us", "our"}:
         return True  # "Books help us dream": a maxim
