@@ -304,12 +304,31 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))) or ""
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
     written = [w.token for w in words if w.token is not None]
+    at = {t.i for t in written}
+    if any(hyphened(t) and not _whole(t, at) for t in written):
+        return Rendered("", False, [])  # "networking non" of "non-stop": a word cut in two
     return Rendered((text[:1].upper() + text[1:]) if text else "", past, written)
 
 
 def _past_form(low: str) -> bool:
     """An irregular past the tagger read as a present ("retook", "overslept")."""
     return any(low.endswith(p) for p in W.PAST_FORMS if len(p) >= 4) and low not in W.PAST_BASES
+
+
+def _whole(t: Token, kept: set[int]) -> bool:
+    """True when the hyphenated compound ``t`` is in ("non-stop") is written whole."""
+    doc = t.doc
+
+    def joined(a: int) -> bool:  # doc[a] and doc[a + 2] are joined by a hyphen at a + 1
+        hyphen = a + 2 < len(doc) and doc[a + 1].text == "-"
+        return hyphen and not doc[a].whitespace_ and not doc[a + 1].whitespace_
+
+    left, right = t.i, t.i
+    while left >= 2 and joined(left - 2):
+        left -= 2
+    while joined(right):
+        right += 2
+    return all(i in kept for i in range(left, right + 1, 2))
 
 
 def hyphened(t: Token) -> bool:

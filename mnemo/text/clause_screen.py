@@ -87,6 +87,8 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "I'm sorry about Max", "I'm sure it'll work out"
     if head.lower_ in W.CHATTER | {"talked", "spoke", "chatted"} and subject.kind == WITH_USER:
         return True  # "we haven't talked in a while": about the conversation
+    if any(idiom in text.lower() for idiom in W.MOOD_IDIOMS):
+        return True  # "User is over the moon"
     if any(t.lower_ in ("here", "there") and t.head.i == head.i and t.i < head.i for t in tokens):
         return True  # "here's a painting I did": a thing shown
     written = {t.i for t in out.written}

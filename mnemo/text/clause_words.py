@@ -30,7 +30,8 @@ HEDGES = frozenset({
     "wished", "wishing", "wonder", "wondering", "wondered", "bet", "suppose", "believe",
     "imagine", "mean", "meant", "agree", "appreciate", "thank", "thanks", "know", "knew",
     "feel", "felt", "feeling", "say", "said", "tell", "told", "telling", "ask", "asked",
-    "need", "needed", "needs", "asking", "recommend", "suggest", "promise", "understand", "hear",
+    "need", "needed", "needs", "asking", "remembering", "reminded", "reminds", "recommend",
+    "suggest", "promise", "understand", "hear",
     "heard", "realize", "realized", "remember", "admit", "glad", "forget",
     "forgot", "let", "please", "apologize", "apologise", "figure", "figured", "doubt", "reckon",
     "assume", "expect", "relate", "check", "look", "wait", "share",
@@ -118,6 +119,18 @@ CHATTER = frozenset({
 })  # fmt: skip
 #: Verbs of an attempt: what is tried is not yet a fact ("User is trying to stay positive").
 ATTEMPTS = frozenset(["try", "tries", "tried", "trying", "attempt", "attempting", "struggling"])
+#: Idioms of a mood ("User is over the moon", "User is on fire").
+MOOD_IDIOMS = (
+    "over the moon",
+    "on fire",
+    "on cloud nine",
+    "in a good place",
+    "on top of the world",
+    "on the same page",
+    "on a roll",
+    "all set",
+    "up for it",
+)
 #: Phrasal verbs that say nothing without an object ("User is not giving up").
 BARE_IDIOMS = frozenset(["giving", "give", "gave", "pushing", "push", "hanging", "hang"])
 #: Verbs of a wish: what is wished must name a thing ("User wants to help make a difference").
@@ -233,6 +246,7 @@ __all__ = [
     "LIGHT",
     "MALE",
     "MODALS",
+    "MOOD_IDIOMS",
     "NO_IDIOMS",
     "OTHERS_POSS",
     "PAST_BASES",

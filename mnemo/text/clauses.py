@@ -153,7 +153,12 @@ def split(sent: Any) -> list[Clause]:
             subject = parent.subject
             same = h.tag_ == parent.head.tag_  # "have lived ... and worked", not "'ve been
             # working ... and just teamed up"
-            if same and h.tag_ in ("VBN", "VBG") and not any(c.dep_ == "aux" for c in h.children):
+            # "I can expand my store and get closer to ...": "can" is the bare verb's too
+            if (
+                same
+                and h.tag_ in ("VBN", "VBG", "VB")
+                and not any(c.dep_ == "aux" for c in h.children)
+            ):
                 borrowed = [c for c in parent.head.children if c.dep_ in ("aux", "neg")]
                 borrowed = borrowed or list(parent.borrowed)
         own = subject_of(h) is not None

@@ -327,6 +327,14 @@ def _misread(clause: Clause) -> bool:
     return root.head.lower_ in _BE_FORMS and participle and not own_aux
 
 
+def _object_me(t: Token, clause: Clause) -> bool:
+    """ "me" as an argument of the user's own verb ("I ... and it was great, made me
+    remember": the parse gave "made" the user for a subject it does not have)."""
+    args = ("dobj", "nsubj", "dative")
+    governed = t.head.i == clause.head.i or (t.dep_ == "nsubj" and t.head.head.i == clause.head.i)
+    return bool(t.lower_ == "me" and t.dep_ in args and governed)
+
+
 def _before_afterthought(tokens: list[Token], head: Token) -> list[Token]:
     """A clause's tokens before a dash set off by spaces ("I'm working on a project -
     challenging but fulfilling"): what follows is an afterthought, not the fact."""
@@ -390,6 +398,8 @@ def _fact(clause: Clause, base: int, state: TurnState) -> str | None:
         return None
     if subject.kind == OTHER and any(t.lower_ == "me" and t.dep_ == "attr" for t in tokens):
         return None  # "Dance is just me"
+    if subject.kind == USER and any(_object_me(t, clause) for t in tokens):
+        return None  # "I ... and it was great, made me remember": "made" is not the user's
     out = render(clause, tokens, subject, lo)
     if "User" not in out.text or refused(clause, tokens, subject, out):
         return None

@@ -206,6 +206,22 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
         # a wish that names its aim; a taste of a thing not shown
         ("I want to learn Japanese.", ["User wants to learn Japanese"]),
         ("I love the ocean.", ["User loves the ocean"]),
+        # "made me feel" has no subject of the user's; "can" is the second verb's too
+        (
+            "I ran in a charity race and it was great, made me feel strong.",
+            ["User ran in a charity race"],
+        ),
+        (
+            "Now I can expand my bakery and hire two bakers.",
+            [
+                "User now can expand their bakery",
+                "User can hire two bakers",
+            ],
+        ),
+        (
+            "I have been training non-stop for the marathon in Rome.",
+            ["User has been training non-stop for the marathon in Rome"],
+        ),
         (
             "Been knitting scarves for the winter market.",
             ["User has been knitting scarves for the winter market"],
@@ -233,6 +249,7 @@ def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -
         "Dance is just me.",
         "Moments like these make me grateful.",  # someone else's subject points at the turn
         "Nah, I haven't.",
+        "I am over the moon.",
     ],
 )
 def test_vague_clauses_refused(turn: str) -> None:
