@@ -289,8 +289,19 @@ def _qualifies(c: Token) -> bool:
     """A word that gives a bare verb its point ("cannot swim", "no longer smokes", "swims
     every morning")."""
     if c.dep_ == "advmod":
-        return c.lower_ in ("longer", "never", "anymore", "professionally", "daily", "weekly")
-    return c.dep_ in ("neg", "npadvmod") or c.lower_ in ("can", "ca")
+        return c.lower_ in (
+            "longer",
+            "never",
+            "anymore",
+            "professionally",
+            "daily",
+            "weekly",
+            "home",
+            "abroad",
+            "overseas",
+        )
+    after = c.dep_ == "npadvmod" and c.i > c.head.i and c.pos_ != "PROPN"  # "swims every day"
+    return c.dep_ == "neg" or after or c.lower_ in ("can", "ca")
 
 
 def _says_something(tokens: list[Token], head: Token) -> bool:
