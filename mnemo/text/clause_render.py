@@ -74,7 +74,9 @@ def inverted(clause: Clause) -> str | None:
         return None
     if any(c.dep_ in ("neg", "aux") for c in head.children) or s.i > head.i:
         return None
-    subject = [t for t in s.subtree if not t.is_punct or t.i < s.right_edge.i]
+    subject = sorted(
+        (t for t in s.subtree if not t.is_punct or t.i < s.right_edge.i), key=lambda t: t.i
+    )
     if any(t.lower_ in W.VAGUE and t.dep_ in ("det", "nsubj") for t in subject):
         return None
     finite = ("VBZ", "VBP", "VBD")
@@ -85,7 +87,8 @@ def inverted(clause: Clause) -> str | None:
     ):
         return None  # "Epic adventures are my thing"; "Dance is my relief and X fuels ..."
     owner = "".join(
-        ("User's" if t.lower_ in ("my", "our") else t.text) + t.whitespace_ for t in attr.subtree
+        ("User's" if t.lower_ in ("my", "our") else t.text) + t.whitespace_
+        for t in sorted(attr.subtree, key=lambda t: t.i)
     )
     value = "".join(
         (W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text) + t.whitespace_
@@ -283,7 +286,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         elif low == "'s" and rest and t.i == rest[0].i and (t.pos_ == "AUX" or t.tag_ != "POS"):
             nxt = next((x for x in t.doc[t.i + 1 : t.i + 4] if x.pos_ != "ADV"), None)
             text = "has" if nxt is not None and nxt.tag_ == "VBN" else "is"
-        elif low in DEMONSTRATIVES and t.dep_ == "det" and pointed(t):
+        elif low in DEMONSTRATIVES and t.dep_ == "det" and _thing(t.head) and pointed(t):
             nxt = t.nbor(1).lower_ if t.i + 1 < len(t.doc) else ""
             text = "some" if t.head.tag_ in ("NNS", "NNPS") else "an" if nxt[:1] in "aeiou" else "a"
             if t.i > 0 and t.nbor(-1).dep_ == "predet":
@@ -329,6 +332,12 @@ def _whole(t: Token, kept: set[int]) -> bool:
     while joined(right):
         right += 2
     return all(i in kept for i in range(left, right + 1, 2))
+
+
+def _thing(noun: Token) -> bool:
+    """A noun a demonstrative may point at and be written "a" for: a noun, not a time
+    ("this weekend" stays) nor a pronoun ("those sound great")."""
+    return bool(noun.pos_ in ("NOUN", "PROPN") and noun.lower_ not in W.TIME_NOUNS)
 
 
 def hyphened(t: Token) -> bool:

@@ -152,6 +152,22 @@ def _aimless(head: Token) -> bool:
     return not any(_names(t) for a in aims for t in a.subtree)
 
 
+_OBJECTS = frozenset(
+    ["dobj", "attr", "xcomp", "ccomp", "acomp", "oprd", "prt", "dative", "auxpass"]
+)
+
+
+def _the_bare(t: Token) -> bool:
+    """ "the X" with nothing that says which ("concerned about the cost", "enjoying the
+    lessons"): the turn said which; a place ("at the gym") is one all the same."""
+    det = [c for c in t.children if c.dep_ == "det"]
+    if not det or det[0].lower_ != "the" or t.pos_ != "NOUN" or t.head.lower_ in W.TASTES:
+        return False  # "User loves the ocean": a kind of thing
+    if any(c.dep_ not in ("det", "punct", "cc") for c in t.children):
+        return False
+    return not (t.dep_ == "pobj" and t.head.lower_ in W.PLACE_PREPS)
+
+
 def _names(t: Token) -> bool:
     """A noun, a number or a quality beyond stock words and feelings."""
     low = t.lower_
@@ -312,11 +328,15 @@ def _says_something(tokens: list[Token], head: Token) -> bool:
     paint"), or the head with a qualifier ("cannot swim")."""
     if head.lower_ in W.BARE_IDIOMS and not any(c.dep_ in ("dobj", "prep") for c in head.children):
         return False  # "User is not giving up", "User kept pushing"
+    if head.lower_ in W.TAKING and not any(
+        c.dep_ in _OBJECTS or c.lower_ in ("back", "home", "up", "out") for c in head.children
+    ):
+        return False  # "User just got from Best Buy": what was got is in another clause
     for t in tokens:
         low = t.lower_
         if t.dep_ in ("npadvmod", "intj") and t.i < head.i and t.pos_ == "PROPN":
             continue  # "Nah, I haven't": an opener, dropped from the fact
-        noun = t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t)
+        noun = t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t) and not _the_bare(t)
         if noun and (t.dep_ != "compound" or _names(t.head)):  # not "some travel ideas"
             return True
         if t.pos_ == "ADJ" and _names(t) and (t.dep_ != "amod" or _names(t.head)):

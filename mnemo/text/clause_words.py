@@ -31,6 +31,7 @@ HEDGES = frozenset({
     "imagine", "mean", "meant", "agree", "appreciate", "thank", "thanks", "know", "knew",
     "feel", "felt", "feeling", "say", "said", "tell", "told", "telling", "ask", "asked",
     "need", "needed", "needs", "asking", "remembering", "reminded", "reminds", "recommend",
+    "worry", "worries", "worried",
     "suggest", "promise", "understand", "hear",
     "heard", "realize", "realized", "remember", "admit", "glad", "forget",
     "forgot", "let", "please", "apologize", "apologise", "figure", "figured", "doubt", "reckon",
@@ -131,6 +132,11 @@ MOOD_IDIOMS = (
     "all set",
     "up for it",
 )
+#: Verbs of getting or making: without their object (in another clause) they say nothing.
+TAKING = frozenset({
+    "got", "get", "gets", "made", "make", "makes", "took", "take", "takes", "bought", "buy",
+    "brought", "found", "gave", "give", "put",
+})  # fmt: skip
 #: Phrasal verbs that say nothing without an object ("User is not giving up").
 BARE_IDIOMS = frozenset(["giving", "give", "gave", "pushing", "push", "hanging", "hang"])
 #: Verbs of a wish: what is wished must name a thing ("User wants to help make a difference").
@@ -258,6 +264,7 @@ __all__ = [
     "SECOND_PERSON",
     "STATUSES",
     "STOCK",
+    "TAKING",
     "TASTES",
     "TIME_NOUNS",
     "VAGUE",

@@ -146,7 +146,9 @@ def split(sent: Any) -> list[Clause]:
         joins = {c.i for c in h.children if c.dep_ in ("cc", "preconj")}
         if any(c.i in head_set for c in h.children if c.dep_ == "conj"):
             skip |= joins
-        tokens = [t for t in h.subtree if t.i not in skip]
+        # in the sentence's order: a subtree is not, when the parse crosses itself ("files
+        # that I want to store": "that" hangs on "store")
+        tokens = sorted((t for t in h.subtree if t.i not in skip), key=lambda t: t.i)
         subject, borrowed = subject_of(h), []
         parent = by_head.get(h.head.i) if h.dep_ == "conj" else None
         if subject is None and parent is not None:

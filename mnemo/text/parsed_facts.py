@@ -318,8 +318,10 @@ def _misread(clause: Clause) -> bool:
         root = root.parent
     if root is None:
         return False
+    if _refused_above(clause):
+        return True  # "I'm thinking of staying in Siena, and then heading to Amalfi"
     if head.tag_ == "VB" and root.head.tag_ in ("VBD", "VBN", "VBG", "VBZ"):
-        return not clause.governing
+        return not any(g.lower_ in W.MODALS | W.FUTURE | {"can", "ca"} for g in clause.governing)
     if head.tag_ == "VBG" and not clause.governing and not clause.borrowed:
         return True  # "we had fun bonding and creating memories": "User creating"
     own_aux = any(c.dep_ in ("aux", "auxpass") for c in head.children)
@@ -333,6 +335,23 @@ def _object_me(t: Token, clause: Clause) -> bool:
     args = ("dobj", "nsubj", "dative")
     governed = t.head.i == clause.head.i or (t.dep_ == "nsubj" and t.head.head.i == clause.head.i)
     return bool(t.lower_ == "me" and t.dep_ in args and governed)
+
+
+def _refused_above(clause: Clause) -> bool:
+    """True when a clause that lends this one its subject is a hedge, a duty or a plan
+    ("I'm thinking of X, and then heading to Y": the heading is thought of too)."""
+    parent = clause.parent
+    while parent is not None:
+        words = {g.lower_ for g in parent.governing}
+        if parent.head.lower_ in W.HEDGES or words & (W.MODALS | W.FUTURE) or parent.hypothetical:
+            return True
+        if any(
+            c.dep_ in ("xcomp", "pcomp", "prep") and c.lower_ in W.HEDGES
+            for c in parent.head.children
+        ):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _before_afterthought(tokens: list[Token], head: Token) -> list[Token]:
