@@ -8,6 +8,7 @@ read with its session's date. A turn is named by ``sample`` (the session id) and
 those of ``bench/rules_extraction.py`` (correct, vague, wrong, garbled).
 
     python bench/parsed_labels_lme.py --sample 150 --seed 39     # facts to label, with turns
+    python bench/parsed_labels_lme.py --sample 150 --seed 43 --skip bench/data/fact_labels_parsed_lme39.jsonl
     python bench/parsed_labels_lme.py --labels bench/data/fact_labels_parsed_lme39.jsonl
 """
 
@@ -58,9 +59,10 @@ def facts_of(turns: list[Turn]) -> list[list[str]]:
     return parsed_facts.extract_many(said, limits(Settings()))
 
 
-def sample(turns: list[Turn], n: int, seed: int) -> None:
-    """Print ``n`` facts of seeded random turns that give one, each turn with its facts."""
-    order = list(turns)
+def sample(turns: list[Turn], n: int, seed: int, skip: set[tuple[str, str]]) -> None:
+    """Print ``n`` facts of seeded random turns that give one (not in ``skip``), each turn
+    with its facts."""
+    order = [t for t in turns if (t[0], t[1]) not in skip]
     random.Random(seed).shuffle(order)
     shown = 0
     for start in range(0, len(order), 200):
@@ -106,10 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=0, help="print this many facts to label")
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--labels", help="hand labels (JSONL) to measure")
+    ap.add_argument("--skip", nargs="*", default=[], help="label files whose turns to leave out")
     args = ap.parse_args(argv)
     turns = user_turns(json.loads(Path(args.data).read_text(encoding="utf-8")))
     if args.sample:
-        sample(turns, args.sample, args.seed)
+        skip = {
+            (r["sample"], r["dia_id"])
+            for path in args.skip
+            for r in map(json.loads, Path(path).read_text(encoding="utf-8").splitlines())
+        }
+        sample(turns, args.sample, args.seed, skip)
     if args.labels:
         out = measure(turns, args.labels)
         print(json.dumps({k: v for k, v in out.items() if k != "unlabelled"}))

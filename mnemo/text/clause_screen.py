@@ -201,7 +201,10 @@ def _owner_unknown(tokens: list[Token], subject: Subject, head: Token) -> bool:
     if subject.kind == OTHER:
         return False
     return any(
-        t.dep_ == "poss" and t.lower_ in owners and not _in_relative(t, head) for t in tokens
+        t.dep_ == "poss"
+        and t.lower_ in owners
+        and (t.lower_ in ("his", "her") or not _in_relative(t, head))  # "the wind in her hair"
+        for t in tokens
     )
 
 

@@ -215,7 +215,8 @@ STOCK = frozenset({
     "opportunities", "decision", "choice", "choices", "mind", "head", "emotions", "mood",
     "vibe", "vibes", "situation", "issue", "issues", "problem", "problems", "update",
     "updates", "path", "steps", "change", "changes", "meaning", "copy", "picture", "photo",
-    "pic", "pics", "thought", "thoughts", "setbacks", "attention", "care",
+    "pic", "pics", "thought", "thoughts", "setbacks", "attention", "care", "advice", "tips",
+    "recommendations", "suggestions", "recommendation", "suggestion", "tip", "rut",
 })  # fmt: skip
 #: People and pets a pronoun can stand for ("my sister ... she", "our twins ... they").
 PEOPLE = MALE | FEMALE | FAMILY | frozenset({

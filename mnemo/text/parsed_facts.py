@@ -302,6 +302,7 @@ def _subject_span(s: Token) -> tuple[int, int]:
     return _span_of(s)
 
 
+_SPLICE_SUBJECTS = frozenset(["they", "it", "he", "she", "we", "i", "that", "this"])
 _BE_FORMS = frozenset(["am", "'m", "is", "'s", "are", "'re", "was", "were", "be", "been"])
 
 
@@ -356,8 +357,13 @@ def _refused_above(clause: Clause) -> bool:
 
 def _before_afterthought(tokens: list[Token], head: Token) -> list[Token]:
     """A clause's tokens before a dash set off by spaces ("I'm working on a project -
-    challenging but fulfilling"): what follows is an afterthought, not the fact."""
+    challenging but fulfilling"): what follows is an afterthought, not the fact; and before
+    a comma that opens a clause with a pronoun of its own ("I'm replacing my old sneakers,
+    they're worn out"): a comma splice the parse kept inside the clause."""
     for n, t in enumerate(tokens):
+        spliced = t.dep_ in ("nsubj", "nsubjpass") and t.lower_ in _SPLICE_SUBJECTS
+        if spliced and t.i > head.i + 1 and t.doc[t.i - 1].text == "," and t.head.i != head.i:
+            return [x for x in tokens[:n] if x.i < t.i - 1]
         spaced = t.i > 0 and bool(t.doc[t.i - 1].whitespace_) and bool(t.whitespace_)
         if t.i > head.i and t.text in ("-", "–", "—", "--") and spaced:
             return tokens[:n]
