@@ -8,7 +8,8 @@ read with its session's date. A turn is named by ``sample`` (the session id) and
 those of ``bench/rules_extraction.py`` (correct, vague, wrong, garbled).
 
     python bench/parsed_labels_lme.py --sample 150 --seed 39     # facts to label, with turns
-    python bench/parsed_labels_lme.py --sample 150 --seed 43 --skip bench/data/fact_labels_parsed_lme39.jsonl
+    python bench/parsed_labels_lme.py --sample 150 --seed 43 \
+        --skip bench/data/fact_labels_parsed_lme39.jsonl        # other turns than that set
     python bench/parsed_labels_lme.py --labels bench/data/fact_labels_parsed_lme39.jsonl
 """
 
