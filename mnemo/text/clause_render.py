@@ -165,7 +165,7 @@ def _lead(tokens: list[Token], start: int, head: Token) -> tuple[list[Token], li
 
 
 #: Leads that only set the topic: dropped whole ("Besides writing, I ...", "For me, I ...").
-_TOPIC_LEADS = frozenset(["besides", "speaking", "apart", "regarding"])
+_TOPIC_LEADS = frozenset(["besides", "speaking", "apart", "regarding", "concerning"])
 #: Words that open a clause of time with its own subject ("When I was younger, ...").
 _SUBORDINATORS = frozenset(["when", "after", "before", "since", "while", "once", "until"])
 #: A lead of one word that is a time ("Yesterday, I ...").
@@ -189,8 +189,13 @@ def _kept_lead(tail: list[Token], about_user: bool) -> list[Token] | None:
         return tail
     first = tail[0]
     mine = any(t.lower_ in ("me", "us", "myself") for t in tail)
-    if first.lower_ in _TOPIC_LEADS or (first.lower_ in ("for", "as") and mine and about_user):
-        return []
+    as_for = first.lower_ == "as" and len(tail) > 1 and tail[1].lower_ == "for"
+    if (
+        first.lower_ in _TOPIC_LEADS
+        or (as_for and not mine)
+        or (first.lower_ in ("for", "as") and mine and about_user)
+    ):
+        return []  # "As for goals, I want ...": the topic goes
     verbs = [t for t in tail if t.pos_ in ("VERB", "AUX")]
     if verbs:
         marked = first.lower_ in _SUBORDINATORS and any(
@@ -205,15 +210,24 @@ def _kept_lead(tail: list[Token], about_user: bool) -> list[Token] | None:
     return []
 
 
-def _balanced(text: str) -> str | None:
+def _balanced(text: str, closes: bool) -> str | None:
     """A fact whose quotes pair up: a title cut at its closing quote gets it back
-    (`User watched "Little Women`); any other odd quote refuses the fact (None)."""
+    (`User watched "Little Women`) when the sentence closes it (``closes``); any other odd
+    quote (a title the sentence splitter cut: `"Believe! Sea of Dreams"`) refuses the fact."""
     if text.count('"') % 2 == 0:
         return text
     at = text.rfind('"')
-    if at > 0 and text[at - 1] == " " and '"' not in text[:at]:
+    if closes and at > 0 and text[at - 1] == " " and '"' not in text[:at]:
         return text + '"'
     return None
+
+
+def _closed_later(words: list[_Word]) -> bool:
+    """True when a quote follows the last word written, in its sentence."""
+    last = next((w.token for w in reversed(words) if w.token is not None), None)
+    if last is None:
+        return False
+    return any(t.text in ('"', "”") for t in last.doc[last.i + 1 : last.sent.end])
 
 
 def _person(t: Token, subject: Subject, named: bool) -> str:
@@ -304,7 +318,8 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     text = _AFTERTHOUGHT.split(_join(words), maxsplit=1)[0]
     text = _SHOWING.sub("", text)
     text = _TRAIL.sub("", text).strip()
-    text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))) or ""
+    closes = bool(words) and _closed_later(words)
+    text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text)), closes) or ""
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
     written = [w.token for w in words if w.token is not None]
     at = {t.i for t in written}

@@ -172,6 +172,8 @@ def _names(t: Token) -> bool:
     """A noun, a number or a quality beyond stock words and feelings."""
     low = t.lower_
     stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS or low in W.TIME_NOUNS
+    if _the_bare(t):
+        return False  # "inspired to explore the genre": which genre the turn said
     return not stock and (t.pos_ in ("NOUN", "PROPN", "NUM") or (t.pos_ == "ADJ" and not _felt(t)))
 
 
@@ -339,7 +341,7 @@ def _says_something(tokens: list[Token], head: Token) -> bool:
         low = t.lower_
         if t.dep_ in ("npadvmod", "intj") and t.i < head.i and t.pos_ == "PROPN":
             continue  # "Nah, I haven't": an opener, dropped from the fact
-        noun = t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t) and not _the_bare(t)
+        noun = t.pos_ in ("NOUN", "PROPN", "NUM") and _names(t)
         if noun and (t.dep_ != "compound" or _names(t.head)):  # not "some travel ideas"
             return True
         if t.pos_ == "ADJ" and _names(t) and (t.dep_ != "amod" or _names(t.head)):

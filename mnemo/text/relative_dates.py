@@ -124,7 +124,12 @@ def _which(which: str, what: str, on: date, past: bool) -> str:
         monday = on - timedelta(days=on.weekday()) + timedelta(weeks=step)
         return f"week of {_day(monday)}"
     if what == "weekend":
-        saturday = on + timedelta(days=(5 - on.weekday()) % 7)
+        # the weekend a Sunday is in is the one that began the day before, not the next one
+        saturday = (
+            on - timedelta(days=1)
+            if on.weekday() == 6
+            else on + timedelta(days=(5 - on.weekday()) % 7)
+        )
         if step < 0:
             saturday -= timedelta(days=7)
         elif step > 0 and on.weekday() < 5:

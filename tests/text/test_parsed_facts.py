@@ -113,6 +113,18 @@ def test_relative_dates_resolve_against_the_turn_and_keep_the_phrase() -> None:
     assert facts("I twisted my knee on Sunday.") == ["User twisted their knee on Sunday"]
 
 
+def test_weekends_said_on_a_sunday() -> None:
+    """On a Sunday "this weekend" is the one that began the day before, and "last weekend"
+    the one before it."""
+    sunday = datetime(2023, 5, 21, 18, 55)
+    assert resolve("User hiked last weekend", sunday, True) == (
+        "User hiked last weekend (weekend of 13 May 2023)"
+    )
+    assert resolve("User hikes this weekend", sunday, False) == (
+        "User hikes this weekend (weekend of 20 May 2023)"
+    )
+
+
 def test_relative_date_phrases() -> None:
     past = {
         "yesterday": "12 March 2024",
@@ -192,6 +204,10 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
         # quotes pair up after an afterthought is cut; a tacked-on "take a look" goes
         ('I just finished reading "Dune" - what a ride!', ['User just finished reading "Dune"']),
         ("I bought a tent, take a look!", ["User bought a tent"]),
+        (
+            "As for goals, I want to run a marathon in Berlin.",
+            ["User wants to run a marathon in Berlin"],
+        ),
         # a time told by the conversation, a comment on the clause: cut, the fact kept
         (
             "Since we last talked, I adopted a kitten named Pip.",
