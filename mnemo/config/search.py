@@ -212,7 +212,7 @@ class RetrievalSettings(SettingsGroup):
         "returns every hit. 0 turns the floor off (the seed presets).",
     )
     min_expected_evidence: float = share(
-        0.1,
+        0.08,
         "Context assembly injects no hit at all when E, the sum of the best five hits' "
         "calibrated relevances (the expected number of evidence hits among them), is below "
         "this: a query about something the store never discussed gets an empty context (see "

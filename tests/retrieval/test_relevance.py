@@ -9,8 +9,10 @@ from collections.abc import Callable
 import pytest
 
 from mnemo import Memory, Settings, ValidationError
+from mnemo.cli.demo import sample_path
 from mnemo.config.presets import PRESETS
 from mnemo.context.items import above_floor, expected_evidence
+from mnemo.ops.importers import jsonl_batches
 from mnemo.retrieval.relevance import (
     FEATURES,
     SIGNS,
@@ -220,3 +222,21 @@ def test_a_seed_preset_says_its_relevance_is_its_cosine(open_mem: OpenMem) -> No
     assert hits and not any(h.calibrated for h in hits)
     assert [h.relevance for h in hits] == [round(min(max(h.score, 0.0), 1.0), 6) for h in hits]
     assert all(h.relevance is not None and h.relevance >= 0.45 for h in hits)  # its threshold
+
+
+def test_the_demo_context_holds_what_answers_and_nothing_off_topic(db_path: str) -> None:
+    """The bundled sample conversation, default settings: a paraphrase that shares no word
+    with its evidence still gets it; questions about nothing it discusses get nothing."""
+    with Memory(db_path) as mem:
+        for batch in jsonl_batches(sample_path(), "maya", "default"):
+            mem.add_messages(batch.turns, user_id="maya", session_id=batch.session_id)
+
+        def recalled(query: str) -> list[str]:
+            section = mem.context(query, "maya").section("memories")
+            return [i.content for i in section.items] if section is not None else []
+
+        assert any("Biscuit" in c for c in recalled("What is my dog's name?"))
+        cook = recalled("what should I cook?")
+        assert cook and "vegetarian" in cook[0]
+        for query in (OFF_TOPIC, "What's the capital of Burkina Faso?"):
+            assert recalled(query) == [], query
