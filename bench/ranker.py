@@ -9,7 +9,10 @@ One run:
    .search(limit=depth)``: the candidate pools of a default search of limit 10), in its
    own history (label 1 for its evidence turns) and in another history of the split, which
    cannot answer it (label 1 only for a text equal to one of its evidence turns), with the
-   features of ``mnemo.retrieval.pool_features``: the very rows the pipeline computes;
+   features of ``mnemo.retrieval.pool_features``: the very rows the pipeline computes; with
+   ``--replay``, also the chat replay's pools (``ranker_replay.py``: each LoCoMo question
+   asked again after it was stored with the dataset's answer, where the stored answer is
+   labelled 1 too, or with a non-answer), weighed ``--replay-weight``;
 3. cross-validates with folds grouped by conversation (a LoCoMo conversation, a LongMemEval
    question's haystack): per fold the ranking function is fitted on the questions of the
    other folds asked of their own history, and re-orders the held-out questions' own
@@ -17,7 +20,8 @@ One run:
    with a paired bootstrap, per category, wins and losses; for logistic regression and for
    boosted trees over a small grid (the best on LoCoMo that loses nothing on LongMemEval
    is chosen), and the feature-group ablation (``pool_features.GROUPS``);
-4. the calibration layer (``ranker_model.Calibration``) is fitted on the chosen function's
+4. the calibration layer (``ranker_model.Calibration``; the pool maxima it reads are
+   ``--levels``) is fitted on the chosen function's
    out-of-fold logits of every pool, both histories (a pool in another history scored by a
    fold that held out its question's or its store's group), and reported: Brier score, log
    loss, ECE, reliability, and the best hit's probability with and without an answer;
@@ -29,7 +33,11 @@ The searches are kept in ``--work`` (``pools-*.pkl``); a later run computes the 
 again from the kept hits, so a new feature needs no new searches.
 
     OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --json docs/results/ranker.json
-    OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --model trees --write
+    OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --model trees --replay \
+        --params '{"trees": 200, "leaves": 7, "rate": 0.05, "min_leaf": 100}' --write
+
+(the second is how the shipped model was made; ``--lme-weight`` 12 and ``--levels``
+calibrated,dense,query_covered are the defaults)
 
 scikit-learn fits the models (``pip install scikit-learn``: a bench tool only); the run time
 evaluates them with numpy.
@@ -169,7 +177,7 @@ def export(kind: str, model: Any, features: tuple[str, ...], x: np.ndarray) -> d
 
 
 #: The pool maxima the calibration layer reads (query-level: they move every hit alike).
-LEVEL = ("calibrated", "dense")
+LEVEL = ("calibrated", "dense", "query_covered")
 
 
 def levels(pool: Pool, names: tuple[str, ...] = LEVEL) -> np.ndarray:
@@ -216,7 +224,7 @@ GRID: dict[str, list[dict[str, Any]]] = {
 
 
 def weights(pools: list[Pool], lme_weight: float, replay_weight: float = 1.0) -> np.ndarray:
-    """Per row: 1, ``lme_weight`` for LongMemEval's (24 questions against ~760), or
+    """Per row: 1, ``lme_weight`` for LongMemEval's (24 questions against LoCoMo's 760), or
     ``replay_weight`` for a chat replay pool's (two per LoCoMo question)."""
     scale = {"longmemeval": lme_weight, "replay-answer": replay_weight,
              "replay-non_answer": replay_weight}  # fmt: skip
@@ -400,7 +408,7 @@ def main() -> None:
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--depth", type=int, default=50)
     ap.add_argument("--model", choices=("logistic", "trees", "both"), default="both")
-    ap.add_argument("--lme-weight", type=float, default=5.0)
+    ap.add_argument("--lme-weight", type=float, default=12.0)
     ap.add_argument(
         "--replay", action="store_true",
         help="also the chat replay's pools (ranker_replay.py): stored answers count as evidence",
