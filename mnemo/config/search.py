@@ -204,12 +204,13 @@ class RetrievalSettings(SettingsGroup):
         "their cosine is at least this.",
     )
     min_relevance: float = share(
-        0.002,
+        0.004,
         "Context assembly (and so the proxy) injects no hit whose calibrated "
         "relevance (hit.relevance, the fitted probability that it is evidence for the query) "
-        "is below this divided by E, the sum of the best five hits' relevances (the expected "
-        "evidence among them): the bar rises as the history has less to say. Search still "
-        "returns every hit. 0 turns the floor off (the seed presets).",
+        "is below this; when E, the sum of the best five hits' relevances (the expected "
+        "evidence among them), is under 0.5, the bar rises to this x 0.5 / E: the less the "
+        "history has to say, the surer an item must be. Search still returns every hit. "
+        "0 turns the floor off (the seed presets).",
     )
     min_expected_evidence: float = share(
         0.08,

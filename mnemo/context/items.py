@@ -76,17 +76,21 @@ def expected_evidence(hits: Sequence[Hit]) -> float | None:
     return float(sum(values)) if values else None
 
 
+#: The expected evidence at and above which the item floor is ``min_relevance`` itself.
+SURE = 0.5
+
+
 def above_floor(hits: Sequence[Hit], floor: float, expected: float = 0.0) -> list[Hit]:
     """The hits worth injecting, in their order.
 
     With E = :func:`expected_evidence` (the history's expected evidence among the best five
-    hits): none when E < ``expected``; else those whose relevance r satisfies
-    r * max(E, ``expected``) >= ``floor``, i.e. r >= ``floor`` / E: ``floor`` is the
-    relevance an item needs when the best five hold one evidence hit on average, and the
-    bar rises as the history has less to say about the query (E falls) and sinks as it has
-    more. A hit whose relevance is not calibrated (``hit.calibrated`` False: no probability
-    to hold to a floor) counts as relevant, and without any calibrated hit there is no
-    floor; 0 turns each floor off."""
+    hits): none when E < ``expected``; else those whose relevance r is at least
+    ``floor`` * max(1, :data:`SURE` / max(E, ``expected``)). Once the best five are expected
+    to hold half an evidence hit, an item needs ``floor``; below that the bar rises as the
+    history has less to say about the query (twice ``floor`` at E = .25). A hit whose
+    relevance is not calibrated (``hit.calibrated`` False: no probability to hold to a floor)
+    counts as relevant, and without any calibrated hit there is no floor; 0 turns each floor
+    off."""
     mass = expected_evidence(hits)
     if mass is None:
         return list(hits)
@@ -94,7 +98,7 @@ def above_floor(hits: Sequence[Hit], floor: float, expected: float = 0.0) -> lis
         return []
     if floor <= 0:
         return list(hits)
-    bar = floor / max(mass, expected, 1e-12)
+    bar = floor * max(1.0, SURE / max(mass, expected, 1e-12))
     return [h for h in hits if not (h.calibrated and h.relevance is not None and h.relevance < bar)]
 
 

@@ -49,8 +49,9 @@ class ContextOptions:
     ``top_k`` overrides the number of hits of the layout's searches; ``min_relevance`` and
     ``min_expected_evidence`` override the settings of those names for this call (the floors
     of :func:`mnemo.context.items.above_floor`: nothing is injected when the best five hits'
-    relevances add up to less than the second, and no hit whose relevance is below the first
-    divided by that sum); ``counter`` counts tokens (default: the embedder's).
+    relevances add up to less than the second, and no hit whose relevance is below the
+    first, raised when that sum is small); ``counter`` counts tokens (default: the
+    embedder's).
     """
 
     budget_tokens: int = 1500

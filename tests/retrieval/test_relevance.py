@@ -133,21 +133,23 @@ def hit(relevance: float | None, calibrated: bool = True) -> Hit:
 
 def test_above_floor_rule() -> None:
     """E = the sum of the best five calibrated relevances; nothing below ``expected``, else
-    the hits whose relevance is at least floor / E (uncalibrated hits count as relevant)."""
+    the hits whose relevance is at least floor * max(1, 0.5 / E) (uncalibrated hits count as
+    relevant)."""
     hits = [hit(0.3), hit(0.01), hit(None), hit(0.002, calibrated=False), hit(0.001)]
     assert expected_evidence(hits) == pytest.approx(0.311)  # 0.3 + 0.01 + 0.001
     assert above_floor(hits, 0.0) == hits
-    # floor 0.0015 / E 0.311 = 0.0048: the hit at 0.001 goes, the uncalibrated ones stay
-    assert [h.relevance for h in above_floor(hits, 0.0015)] == [0.3, 0.01, None, 0.002]
-    # the bar falls as the history has more to say: E 3.0 lets 0.001 through
-    rich = [hit(1.0), hit(1.0), hit(0.999), hit(0.001)]
-    assert above_floor(rich, 0.0015) == rich
-    assert above_floor(hits, 0.0015, expected=0.5) == []  # E 0.311 < 0.5: nothing at all
+    # the bar: 0.004 * 0.5 / 0.311 = 0.0064; the hit at 0.001 goes, the uncalibrated stay
+    assert [h.relevance for h in above_floor(hits, 0.004)] == [0.3, 0.01, None, 0.002]
+    assert [h.relevance for h in above_floor(hits, 0.007)] == [0.3, None, 0.002]  # 0.0113
+    # from E = 0.5 on, the bar is the floor itself: more confidence admits nothing more
+    rich = [hit(1.0), hit(1.0), hit(0.999), hit(0.004), hit(0.0039)]
+    assert [h.relevance for h in above_floor(rich, 0.004)] == [1.0, 1.0, 0.999, 0.004]
+    assert above_floor(hits, 0.004, expected=0.5) == []  # E 0.311 < 0.5: nothing at all
     low = [hit(0.02), hit(0.01)]
-    assert above_floor(low, 0.002, expected=0.04) == []
-    # E 0.03: the bar is 0.0002 / 0.03 = 0.0067, then 0.0004 / 0.03 = 0.0133
-    assert above_floor(low, 0.0002, expected=0.02) == low
-    assert [h.relevance for h in above_floor(low, 0.0004, expected=0.02)] == [0.02]
+    assert above_floor(low, 0.004, expected=0.04) == []
+    # E 0.03: the bar is 0.0004 * 0.5 / 0.03 = 0.0067, then 0.0008 * 0.5 / 0.03 = 0.0133
+    assert above_floor(low, 0.0004, expected=0.02) == low
+    assert [h.relevance for h in above_floor(low, 0.0008, expected=0.02)] == [0.02]
     uncalibrated = [hit(None), hit(0.002, calibrated=False)]
     assert above_floor(uncalibrated, 0.5, expected=0.5) == uncalibrated  # nothing to hold
     assert above_floor([], 0.5, expected=0.5) == []
