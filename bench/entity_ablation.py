@@ -142,9 +142,9 @@ def entity_columns(pool: Pool, mem: Memory) -> tuple[np.ndarray, QueryEntities]:
     return rows, QueryEntities(named, speakers)
 
 
-def load_pools(folder: Path, embedder: str) -> list[Pool]:
+def load_pools(folder: Path, work: Path, embedder: str) -> list[Pool]:
     """The ranker's kept pools with their features computed again (as ``bench/ranker.py``)."""
-    with Memory(":memory:", embedder=embedder) as mem:
+    with Memory(str(work / "id.db"), embedder=embedder) as mem:
         model = calibrated.model_for(mem.embedder.id)
     pools: list[Pool] = []
     for name in POOL_FILES:
@@ -276,7 +276,7 @@ def main() -> None:
     if args.prepare:
         write_json(args.json, report)
         return
-    pools = load_pools(source, args.embedder)
+    pools = load_pools(source, work, args.embedder)
     named, seconds = add_entities(pools, work, args.embedder)
     report["index_read_s"] = seconds
     report["coverage"] = coverage(pools, named)
