@@ -264,11 +264,17 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/mnemo-entity")
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--prepare", action="store_true", help="only copy and drain the stores")
+    ap.add_argument(
+        "--columns", default=",".join(COLUMNS), help="the entity columns the second run adds"
+    )
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     source, work = Path(args.pools), Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {"machine": machine(), "params": PARAMS, "columns": list(COLUMNS)}
+    chosen = args.columns.split(",")
+    if unknown := set(chosen) - set(COLUMNS):
+        raise SystemExit(f"unknown entity columns: {sorted(unknown)}")
+    report: dict[str, Any] = {"machine": machine(), "params": PARAMS, "columns": chosen}
     report["stores"] = {
         split: drain_copy(source / db, work / db, args.embedder) for split, db in STORES.items()
     }
@@ -282,7 +288,7 @@ def main() -> None:
     report["coverage"] = coverage(pools, named)
     console.print(report["coverage"])
     base_cols = list(range(len(pool_features.FEATURES)))
-    every = base_cols + [len(base_cols) + i for i in range(len(COLUMNS))]
+    every = base_cols + [len(base_cols) + COLUMNS.index(c) for c in chosen]
     runs = {}
     for label, cols in (("without", base_cols), ("with", every)):
         t0 = time.perf_counter()
