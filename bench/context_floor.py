@@ -12,7 +12,7 @@ default budget, in every conversation:
   of floors); both are reported.
 
 Each arm sets the context floors (the settings ``min_relevance`` and
-``min_top_relevance``); ``settings`` is the shipped defaults, ``none`` no floor. With
+``min_expected_evidence``); ``settings`` is the shipped defaults, ``none`` no floor. With
 ``--items``, every context of arm ``none`` is written out as its items' (relevance, is
 evidence), from which any pair of floors can be replayed offline (the floors keep a prefix
 of each search's hits, since relevance never rises down the list). The report gives, per
@@ -75,7 +75,7 @@ OFF_TOPIC = (
 )
 BUDGET = 1500
 #: The floors' settings.
-FLOORS = ("min_relevance", "min_top_relevance")
+FLOORS = ("min_relevance", "min_expected_evidence")
 #: Arms: the floors' settings of each (an empty dict: the shipped defaults).
 ARMS: dict[str, dict[str, float]] = {"none": dict.fromkeys(FLOORS, 0.0), "settings": {}}
 

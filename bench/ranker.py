@@ -9,7 +9,10 @@ One run:
    .search(limit=depth)``: the candidate pools of a default search of limit 10), in its
    own history (label 1 for its evidence turns) and in another history of the split, which
    cannot answer it (label 1 only for a text equal to one of its evidence turns), with the
-   features of ``mnemo.retrieval.pool_features``: the very rows the pipeline computes;
+   features of ``mnemo.retrieval.pool_features``: the very rows the pipeline computes; with
+   ``--replay``, also the chat replay's pools (``ranker_replay.py``: each LoCoMo question
+   asked again after it was stored with the dataset's answer, where the stored answer is
+   labelled 1 too, or with a non-answer), weighed ``--replay-weight``;
 3. cross-validates with folds grouped by conversation (a LoCoMo conversation, a LongMemEval
    question's haystack): per fold the ranking function is fitted on the questions of the
    other folds asked of their own history, and re-orders the held-out questions' own
@@ -17,7 +20,8 @@ One run:
    with a paired bootstrap, per category, wins and losses; for logistic regression and for
    boosted trees over a small grid (the best on LoCoMo that loses nothing on LongMemEval
    is chosen), and the feature-group ablation (``pool_features.GROUPS``);
-4. the calibration layer (``ranker_model.Calibration``) is fitted on the chosen function's
+4. the calibration layer (``ranker_model.Calibration``; the pool maxima it reads are
+   ``--levels``) is fitted on the chosen function's
    out-of-fold logits of every pool, both histories (a pool in another history scored by a
    fold that held out its question's or its store's group), and reported: Brier score, log
    loss, ECE, reliability, and the best hit's probability with and without an answer;
@@ -29,7 +33,11 @@ The searches are kept in ``--work`` (``pools-*.pkl``); a later run computes the 
 again from the kept hits, so a new feature needs no new searches.
 
     OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --json docs/results/ranker.json
-    OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --model trees --write
+    OMP_NUM_THREADS=1 python bench/ranker.py --work /tmp/ranker --model trees --replay \
+        --params '{"trees": 200, "leaves": 7, "rate": 0.05, "min_leaf": 100}' --write
+
+(the second is how the shipped model was made; ``--lme-weight`` 12 and ``--levels``
+calibrated,dense,query_covered are the defaults)
 
 scikit-learn fits the models (``pip install scikit-learn``: a bench tool only); the run time
 evaluates them with numpy.
@@ -42,7 +50,6 @@ import json
 import pickle
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,10 +63,10 @@ from mnemo.cli.demo import sample_path
 from mnemo.ops.importers import jsonl_batches
 from mnemo.retrieval import pool_features, ranker_model
 from mnemo.retrieval import relevance as calibrated
-from mnemo.schemas import Hit
+from ranker_pool import Pool, found, recall
+from ranker_replay import collect_replay
 from relevance import DATA, Split, lme_split, locomo_split
 
-K = 10
 PROBES = (
     "What pet does Maya have?",
     "Where does Maya work?",
@@ -68,23 +75,6 @@ PROBES = (
 )
 PROBE_NOW = datetime(2024, 4, 1, tzinfo=UTC)
 PROBE_FILE = ROOT / "tests" / "retrieval" / "data" / "ranker_probes.json"
-
-
-@dataclass
-class Pool:
-    """One question's pool in one history: features, labels, and what scores it."""
-
-    id: str
-    split: str
-    category: str
-    groups: frozenset[str]
-    own: bool
-    x: np.ndarray
-    y: np.ndarray
-    keys: list[str | None]
-    evidence: set[str]
-    query: str = ""
-    hits: list[Hit] = field(default_factory=list)
 
 
 def collect(split: Split, embedder: str, depth: int) -> list[Pool]:
@@ -115,12 +105,6 @@ def collect(split: Split, embedder: str, depth: int) -> list[Pool]:
                     )
                 )  # fmt: skip
     return pools
-
-
-def recall(pool: Pool, order: np.ndarray) -> float:
-    """R@K of the pool's hits in ``order``."""
-    top = {pool.keys[int(i)] for i in order[:K]} - {None}
-    return len(pool.evidence & top) / len(pool.evidence)
 
 
 # ---- models -------------------------------------------------------------------------------
@@ -193,34 +177,38 @@ def export(kind: str, model: Any, features: tuple[str, ...], x: np.ndarray) -> d
 
 
 #: The pool maxima the calibration layer reads (query-level: they move every hit alike).
-LEVEL = ("calibrated", "dense")
+LEVEL = ("calibrated", "dense", "query_covered")
 
 
-def levels(pool: Pool) -> np.ndarray:
-    """The pool's maxima of :data:`LEVEL`."""
-    cols = [pool_features.FEATURES.index(c) for c in LEVEL]
+def levels(pool: Pool, names: tuple[str, ...] = LEVEL) -> np.ndarray:
+    """The pool's maxima of the features ``names``."""
+    cols = [pool_features.FEATURES.index(c) for c in names]
     return pool.x[:, cols].max(axis=0)
 
 
-def calibrate(pools: list[Pool], raws: list[np.ndarray], lme_weight: float) -> dict[str, Any]:
+def calibrate(
+    pools: list[Pool],
+    raws: list[np.ndarray],
+    lme_weight: float,
+    replay_weight: float = 1.0,
+    names: tuple[str, ...] = LEVEL,
+) -> dict[str, Any]:
     """The outer layer fitted on every pool (its own history and another):
     logit = slope * raw + weights . levels + intercept, with slope > 0."""
     from sklearn.linear_model import LogisticRegression
 
     x = np.vstack(
-        [np.column_stack([r, np.repeat(levels(p)[None, :], len(r), axis=0)])
+        [np.column_stack([r, np.repeat(levels(p, names)[None, :], len(r), axis=0)])
          for p, r in zip(pools, raws, strict=True)]
     )  # fmt: skip
     y = np.concatenate([p.y for p in pools])
-    w = np.concatenate(
-        [np.full(len(p.y), lme_weight if p.split == "longmemeval" else 1.0) for p in pools]
-    )
+    w = weights(pools, lme_weight, replay_weight)
     lr = LogisticRegression(C=100.0, max_iter=3000).fit(x, y, sample_weight=w)
     slope = float(lr.coef_[0][0])
     if slope <= 0:
         raise SystemExit(f"the calibration's slope is {slope}: it would reverse the order")
     return {
-        "slope": slope, "columns": list(LEVEL), "weights": lr.coef_[0][1:].tolist(),
+        "slope": slope, "columns": list(names), "weights": lr.coef_[0][1:].tolist(),
         "intercept": float(lr.intercept_[0]),
     }  # fmt: skip
 
@@ -235,11 +223,12 @@ GRID: dict[str, list[dict[str, Any]]] = {
 }
 
 
-def weights(pools: list[Pool], lme_weight: float) -> np.ndarray:
-    """Per row: 1, or ``lme_weight`` for LongMemEval's (24 questions against ~760)."""
-    return np.concatenate(
-        [np.full(len(p.y), lme_weight if p.split == "longmemeval" else 1.0) for p in pools]
-    )
+def weights(pools: list[Pool], lme_weight: float, replay_weight: float = 1.0) -> np.ndarray:
+    """Per row: 1, ``lme_weight`` for LongMemEval's (24 questions against LoCoMo's 760), or
+    ``replay_weight`` for a chat replay pool's (two per LoCoMo question)."""
+    scale = {"longmemeval": lme_weight, "replay-answer": replay_weight,
+             "replay-non_answer": replay_weight}  # fmt: skip
+    return np.concatenate([np.full(len(p.y), scale.get(p.split, 1.0)) for p in pools])
 
 
 def fold_of(pools: list[Pool], folds: int) -> dict[str, int]:
@@ -252,15 +241,20 @@ def fold_of(pools: list[Pool], folds: int) -> dict[str, int]:
     return out
 
 
+Scored = dict[str, tuple[float, float, float, float]]
+
+
 def cross_validate(
     pools: list[Pool],
     kind: str,
     params: dict[str, Any],
     cols: list[int],
     lme_weight: float,
+    replay_weight: float = 1.0,
     folds: int = 5,
-) -> tuple[dict[str, tuple[float, float]], list[np.ndarray]]:
-    """Per own pool (by id): (hand R@K, learned R@K); and every pool's out-of-fold logits.
+) -> tuple[Scored, list[np.ndarray]]:
+    """Per own pool (by id): (hand R@K, learned R@K, hand Ans|Ev@3, learned Ans|Ev@3); and
+    every pool's out-of-fold logits.
 
     The ranking function learns from questions asked of their own history; each fold's model
     is fitted without the fold's groups and scores every pool that touches them."""
@@ -271,22 +265,30 @@ def cross_validate(
         train = [p for p in pools if p.own and all(fold[g] != f for g in p.groups)]
         x = np.vstack([p.x[:, cols] for p in train])
         y = np.concatenate([p.y for p in train])
-        model = fit(kind, params, x, y, weights(train, lme_weight))
+        model = fit(kind, params, x, y, weights(train, lme_weight, replay_weight))
         for n, p in enumerate(pools):
             if not raws[n].size and any(fold[g] == f for g in p.groups):
                 raws[n] = raw(model, p.x[:, cols])
                 if p.own:
                     order = np.argsort(-raws[n], kind="stable")
-                    out[p.id] = (recall(p, np.arange(len(p.y))), recall(p, order))
+                    hand = np.arange(len(p.y))
+                    out[p.id] = (recall(p, hand), recall(p, order), found(p, hand), found(p, order))
     return out, raws
 
 
-def summary(pools: list[Pool], scored: dict[str, tuple[float, float]]) -> dict[str, Any]:
-    """Hand and learned R@K per split and category, the paired bootstrap, wins and losses."""
+#: The splits a summary reports (the replay's only when its pools were collected).
+SPLITS = ("locomo", "longmemeval", "replay-answer", "replay-non_answer")
+
+
+def summary(pools: list[Pool], scored: Scored) -> dict[str, Any]:
+    """Hand and learned R@K per split and category, the paired bootstrap, wins and losses;
+    for a chat replay split also ``Ans|Ev@3`` (hand, learned)."""
     by = {p.id: p for p in pools if p.own}
     out: dict[str, Any] = {}
-    for split in ("locomo", "longmemeval"):
+    for split in SPLITS:
         ids = [i for i in scored if by[i].split == split]
+        if not ids:
+            continue
         hand = [scored[i][0] for i in ids]
         learned = [scored[i][1] for i in ids]
         row: dict[str, Any] = {
@@ -297,7 +299,12 @@ def summary(pools: list[Pool], scored: dict[str, tuple[float, float]]) -> dict[s
         }
         cats: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for i in ids:
-            cats[by[i].category].append(scored[i])
+            cats[by[i].category].append(scored[i][:2])
+        if split.startswith("replay-"):
+            row["answer_or_evidence@3"] = {
+                "hand": round(float(np.mean([scored[i][2] for i in ids])), 4),
+                "learned": round(float(np.mean([scored[i][3] for i in ids])), 4),
+            }
         row["categories"] = {
             c: {
                 "questions": len(v),
@@ -354,6 +361,13 @@ def line(name: str, s: dict[str, Any]) -> str:
         f"{name:34s} LoCoMo {lo['hand']:.4f} -> {lo['learned']:.4f} "
         f"({b['diff']:+.4f} [{b['lo']:+.4f}, {b['hi']:+.4f}] up {b['up']} down {b['down']})  "
         f"LME {lm['hand']:.4f} -> {lm['learned']:.4f} (down {lm['bootstrap']['down']})"
+        + "".join(
+            f"  {split[7:]} R@10 {s[split]['hand']:.3f} -> {s[split]['learned']:.3f}, "
+            f"Ans|Ev@3 {s[split]['answer_or_evidence@3']['hand']:.3f} -> "
+            f"{s[split]['answer_or_evidence@3']['learned']:.3f}"
+            for split in SPLITS[2:]
+            if split in s
+        )
     )
 
 
@@ -394,7 +408,16 @@ def main() -> None:
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--depth", type=int, default=50)
     ap.add_argument("--model", choices=("logistic", "trees", "both"), default="both")
-    ap.add_argument("--lme-weight", type=float, default=5.0)
+    ap.add_argument("--lme-weight", type=float, default=12.0)
+    ap.add_argument(
+        "--replay", action="store_true",
+        help="also the chat replay's pools (ranker_replay.py): stored answers count as evidence",
+    )  # fmt: skip
+    ap.add_argument("--replay-weight", type=float, default=1.0)
+    ap.add_argument(
+        "--levels", default=",".join(LEVEL),
+        help="the features whose pool maxima the calibration layer reads",
+    )  # fmt: skip
     ap.add_argument(
         "--params",
         default=None,
@@ -411,12 +434,12 @@ def main() -> None:
     if args.probes:
         write_probes(args.embedder, args.depth, work)
         return
-    cache = work / f"pools-{args.embedder}-{args.depth}-v2.pkl"
+    cache = work / f"pools-{args.embedder}-{args.depth}-v3.pkl"
     t0 = time.perf_counter()
+    with Memory(str(work / "id.db"), embedder=args.embedder) as mem:
+        model = calibrated.model_for(mem.embedder.id)
     if cache.exists():  # the searches are kept: features are computed again from the hits
         pools = pickle.loads(cache.read_bytes())
-        with Memory(str(work / "id.db"), embedder=args.embedder) as mem:
-            model = calibrated.model_for(mem.embedder.id)
         for p in pools:
             p.x = pool_features.matrix(p.hits, p.query, model, args.depth)
     else:
@@ -426,6 +449,17 @@ def main() -> None:
         ]
         pools = [p for s in splits for p in collect(s, args.embedder, args.depth)]
         cache.write_bytes(pickle.dumps(pools))
+    if args.replay:
+        replayed = work / f"replay-{args.embedder}-{args.depth}-v1.pkl"
+        if replayed.exists():
+            more = pickle.loads(replayed.read_bytes())
+            for p in more:
+                p.x = pool_features.matrix(p.hits, p.query, model, args.depth)
+        else:
+            split = locomo_split(args.locomo, work, args.embedder)
+            more = collect_replay(split, args.locomo, work, args.embedder, args.depth)
+            replayed.write_bytes(pickle.dumps(more))
+        pools += more
     console.print(f"{len(pools)} pools, {sum(len(p.y) for p in pools)} rows "
                   f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
     features = pool_features.FEATURES
@@ -435,7 +469,9 @@ def main() -> None:
     best: tuple[float, str, dict[str, Any], list[np.ndarray]] | None = None
     for kind in kinds:
         for params in [json.loads(args.params)] if args.params else GRID[kind]:
-            scored, raws = cross_validate(pools, kind, params, every, args.lme_weight)
+            scored, raws = cross_validate(
+                pools, kind, params, every, args.lme_weight, args.replay_weight
+            )
             s = summary(pools, scored)
             name = f"{kind} {params}"
             console.print(line(name, s))
@@ -449,7 +485,9 @@ def main() -> None:
         raise SystemExit("no model keeps LongMemEval dev: nothing to ship")
     _, kind, params, raws = best
     report["chosen"] = {"kind": kind, "params": params}
-    outer = calibrate(pools, raws, args.lme_weight)
+    outer = calibrate(
+        pools, raws, args.lme_weight, args.replay_weight, tuple(args.levels.split(","))
+    )
     report["calibration"] = {"layer": outer, **calibration_report(pools, raws, outer)}
     console.print(f"calibration (out of fold): {report['calibration']['summary']}")
     if args.ablation:
@@ -458,7 +496,9 @@ def main() -> None:
         for group, members in pool_features.GROUPS.items():
             names += members
             cols = [features.index(n) for n in names]
-            s = summary(pools, cross_validate(pools, kind, params, cols, args.lme_weight)[0])
+            weight = args.replay_weight
+            scored, _ = cross_validate(pools, kind, params, cols, args.lme_weight, weight)
+            s = summary(pools, scored)
             order = list(pool_features.GROUPS)
             label = "+".join(order[: order.index(group) + 1])
             console.print(line(label, s))
@@ -467,7 +507,7 @@ def main() -> None:
         own = [p for p in pools if p.own]
         x = np.vstack([p.x for p in own])
         y = np.concatenate([p.y for p in own])
-        model = fit(kind, params, x, y, weights(own, args.lme_weight))
+        model = fit(kind, params, x, y, weights(own, args.lme_weight, args.replay_weight))
         body = export(kind, model, features, x)
         body["calibration"] = outer
         with Memory(str(work / "id.db"), embedder=args.embedder) as mem:
@@ -479,9 +519,10 @@ def main() -> None:
             "data": [Path(args.locomo).name, Path(args.longmemeval).name],
             "rows": len(y), "positives": int(y.sum()), "depth": args.depth,
             "params": params, "lme_weight": args.lme_weight,
+            "replay": args.replay, "replay_weight": args.replay_weight,
             "cross_validated": {
                 s: {k: report["models"][f"{kind} {params}"][s][k] for k in ("hand", "learned")}
-                for s in ("locomo", "longmemeval")
+                for s in SPLITS if s in report["models"][f"{kind} {params}"]
             },
             "calibration": report["calibration"]["summary"],
         }  # fmt: skip

@@ -13,7 +13,7 @@ One run gives every number of docs/evaluation.md's "Relevance a caller can trust
    (each split weighing the same) and writes ``mnemo/retrieval/relevance_model.py`` (run
    ``ruff format`` on it afterwards); ``--embedder NAME`` fits another embedder;
 4. context side by side, in the same run: every question's ``Memory.context`` (1500 tokens)
-   today (both floors 0), with the default floors (``min_relevance``, ``min_top_relevance``)
+   today (both floors 0), with the default floors (``min_relevance``, ``min_expected_evidence``)
    and with each floor alone: items and tokens injected and the share of evidence turns the
    context carries; the same for LoCoMo's unanswerable category 5 and LongMemEval's
    abstention questions (``_abs``; none in the dev split), and for off-topic probes
@@ -281,8 +281,8 @@ def injected(items: Iterable[ContextItem]) -> list[ContextItem]:
 
 
 def arms(settings: Any) -> dict[str, tuple[float, float]]:
-    """The context arms measured side by side: (min_relevance, min_top_relevance)."""
-    floor, top = settings.min_relevance, settings.min_top_relevance
+    """The context arms measured side by side: (min_relevance, min_expected_evidence)."""
+    floor, top = settings.min_relevance, settings.min_expected_evidence
     return {
         "today": (0.0, 0.0),
         "default": (floor, top),
@@ -301,7 +301,7 @@ def context_rows(
         for arm, (floor, top) in arm_floors.items():
             bundle = mem.context(
                 ask.text, ask.user, None, BUDGET, now=ask.now,
-                min_relevance=floor, min_top_relevance=top,
+                min_relevance=floor, min_expected_evidence=top,
             )  # fmt: skip
             items = injected(bundle.hits())
             held = {ask.key(i.kind, i.metadata, i.session_id) for i in items}
@@ -351,9 +351,8 @@ def probe_rows(
                 "top_relevance": max((h.relevance or 0.0 for h in hits), default=None),
             }
             for arm, (floor, top) in arm_floors.items():
-                bundle = mem.context(
-                    text, user, None, BUDGET, now=now, min_relevance=floor, min_top_relevance=top
-                )
+                floors = {"min_relevance": floor, "min_expected_evidence": top}
+                bundle = mem.context(text, user, None, BUDGET, now=now, **floors)
                 row[arm] = {"items": len(injected(bundle.hits())), "tokens": bundle.token_count}
             out.append(row)
     return out
@@ -449,7 +448,7 @@ def main() -> None:
                 by_group[r["group"]].append(r)
             contexts[split.name] = {g: summarize(rs, arm_floors) for g, rs in by_group.items()}
             probes[split.name] = probe_summary(probe_rows(mem, split, arm_floors), arm_floors)
-    result["arms"] = {k: {"min_relevance": f, "min_top_relevance": t}
+    result["arms"] = {k: {"min_relevance": f, "min_expected_evidence": t}
                       for k, (f, t) in arm_floors.items()}  # fmt: skip
     result["context"] = contexts
     result["probes"] = probes

@@ -121,11 +121,11 @@ class Hit(BaseModel):
     ``relevance`` is the one number to read and threshold: in [0, 1], non-increasing down
     the list of hits. With ``calibrated`` True it is the fitted probability that the hit is
     evidence for the query, comparable across queries and stores, and context assembly
-    injects no hit below ``min_relevance``; with ``calibrated`` False (an embedder without
-    fitted coefficients, or a preset that scores another way) it is the final score clipped
-    to [0, 1] (see ``mnemo.retrieval.relevance`` and docs/scores.md). ``score`` and
-    ``scores`` are the ranking's own numbers (``scores["fused"]``, ``scores["final"]``...),
-    for explaining it.
+    holds it to the floors ``min_relevance`` and ``min_expected_evidence``; with
+    ``calibrated`` False (an embedder without fitted coefficients, or a preset that scores
+    another way) it is the final score clipped to [0, 1] (see ``mnemo.retrieval.relevance``
+    and docs/scores.md). ``score`` and ``scores`` are the ranking's own numbers
+    (``scores["fused"]``, ``scores["final"]``...), for explaining it.
     """
 
     id: str

@@ -29,7 +29,7 @@ _SEED_RANKING: dict[str, Any] = {
     "duplicate_similarity": 1.0,
     "source_similarity": 1.0,
     "min_relevance": 0.0,
-    "min_top_relevance": 0.0,
+    "min_expected_evidence": 0.0,
     "ranker_depth": 0,
 }
 

@@ -10,7 +10,7 @@ Names in this group: ``search_limit``, ``pool_factor``, ``min_pool``,
 ``reranker_model``, ``rerank_top_n``, ``rerank_weight``, ``rerank_relevance``,
 ``rerank_batch_size``, ``use_mmr``, ``mmr_lambda``, ``question_prior``, ``non_answer_prior``,
 ``greeting_prior``, ``reply_weight``, ``duplicate_similarity``, ``source_similarity``,
-``min_relevance``, ``min_top_relevance``, ``ranker_depth``.
+``min_relevance``, ``min_expected_evidence``, ``ranker_depth``.
 
 Prefix drift, kept for compatibility: the reranker is chosen by ``reranker`` /
 ``reranker_model`` but tuned by ``rerank_*``; ``fact_keys`` (rule facts as index keys) shares
@@ -204,17 +204,20 @@ class RetrievalSettings(SettingsGroup):
         "their cosine is at least this.",
     )
     min_relevance: float = share(
-        0.005,
+        0.004,
         "Context assembly (and so the proxy) injects no hit whose calibrated "
-        "relevance (hit.relevance, the fitted probability that it is evidence for the query; "
-        "see retrieval.relevance) is below this; search still returns every hit, ranked as "
-        "before. 0 turns the floor off (the seed presets).",
+        "relevance (hit.relevance, the fitted probability that it is evidence for the query) "
+        "is below this; when E, the sum of the best five hits' relevances (the expected "
+        "evidence among them), is under 0.5, the bar rises to this x 0.5 / E: the less the "
+        "history has to say, the surer an item must be. Search still returns every hit. "
+        "0 turns the floor off (the seed presets).",
     )
-    min_top_relevance: float = share(
-        0.06,
-        "Context assembly injects no hit at all when the best hit's calibrated "
-        "relevance is below this: a query about something the store never discussed gets an "
-        "empty context (see evaluation.md); 0 turns it off (the seed presets).",
+    min_expected_evidence: float = share(
+        0.08,
+        "Context assembly injects no hit at all when E, the sum of the best five hits' "
+        "calibrated relevances (the expected number of evidence hits among them), is below "
+        "this: a query about something the store never discussed gets an empty context (see "
+        "scores.md); 0 turns it off (the seed presets).",
     )
     use_mmr: bool = Field(False, description="Diversify the final hits with MMR.")
     mmr_lambda: float = share(0.7, "MMR trade-off: lambda*score - (1-lambda)*redundancy.")

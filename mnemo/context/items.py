@@ -55,28 +55,51 @@ def search(
     query: str = "",
 ) -> list[Hit]:
     """The request's search with this text (default: the request's), limit and kinds,
-    without the hits whose calibrated relevance is below the floors (:func:`above_floor`)."""
+    without the hits the floors leave out (:func:`above_floor`)."""
     hits = source.search(req.search.replace(query=query or req.query, limit=limit, kinds=kinds))
     s, o = source.settings, req.options
     floor = s.min_relevance if o.min_relevance is None else o.min_relevance
-    top = s.min_top_relevance if o.min_top_relevance is None else o.min_top_relevance
-    return above_floor(hits, floor, top)
+    expected = (
+        s.min_expected_evidence if o.min_expected_evidence is None else o.min_expected_evidence
+    )
+    return above_floor(hits, floor, expected)
 
 
-def above_floor(hits: Sequence[Hit], floor: float, top: float = 0.0) -> list[Hit]:
-    """The hits worth injecting, in their order: none when the best ``relevance`` is below
-    ``top``, else those whose ``relevance`` is at least ``floor``. A hit whose relevance is
-    not calibrated (``hit.calibrated`` False: no probability to hold to a floor) counts as
-    relevant; 0 turns each floor off."""
+#: How many of the best hits :func:`expected_evidence` adds up.
+EXPECTED_TOP = 5
 
-    def below(h: Hit, bound: float) -> bool:
-        return h.calibrated and h.relevance is not None and h.relevance < bound
 
-    if top > 0 and hits and all(below(h, top) for h in hits):
+def expected_evidence(hits: Sequence[Hit]) -> float | None:
+    """E = the sum of the calibrated relevances of the first :data:`EXPECTED_TOP` hits: the
+    expected number of evidence hits among them (None when none of them is calibrated)."""
+    values = [h.relevance for h in hits[:EXPECTED_TOP] if h.calibrated and h.relevance is not None]
+    return float(sum(values)) if values else None
+
+
+#: The expected evidence at and above which the item floor is ``min_relevance`` itself.
+SURE = 0.5
+
+
+def above_floor(hits: Sequence[Hit], floor: float, expected: float = 0.0) -> list[Hit]:
+    """The hits worth injecting, in their order.
+
+    With E = :func:`expected_evidence` (the history's expected evidence among the best five
+    hits): none when E < ``expected``; else those whose relevance r is at least
+    ``floor`` * max(1, :data:`SURE` / max(E, ``expected``)). Once the best five are expected
+    to hold half an evidence hit, an item needs ``floor``; below that the bar rises as the
+    history has less to say about the query (twice ``floor`` at E = .25). A hit whose
+    relevance is not calibrated (``hit.calibrated`` False: no probability to hold to a floor)
+    counts as relevant, and without any calibrated hit there is no floor; 0 turns each floor
+    off."""
+    mass = expected_evidence(hits)
+    if mass is None:
+        return list(hits)
+    if expected > 0 and mass < expected:
         return []
     if floor <= 0:
         return list(hits)
-    return [h for h in hits if not below(h, floor)]
+    bar = floor * max(1.0, SURE / max(mass, expected, 1e-12))
+    return [h for h in hits if not (h.calibrated and h.relevance is not None and h.relevance < bar)]
 
 
 def hit_item(hit: Hit, chars: int | None = None, terms: Sequence[str] | None = None) -> ContextItem:

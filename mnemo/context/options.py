@@ -47,9 +47,10 @@ class ContextOptions:
     ``budget_tokens`` bounds the block; ``location`` is `llmplatform`'s location section;
     ``include_history`` adds the conversation's recent turns where the layout has them;
     ``top_k`` overrides the number of hits of the layout's searches; ``min_relevance`` and
-    ``min_top_relevance`` override the settings of those names for this call: no hit whose
-    calibrated relevance (``hit.relevance``) is below the first is injected, and none at all
-    when the best hit's is below the second; ``counter`` counts tokens (default: the
+    ``min_expected_evidence`` override the settings of those names for this call (the floors
+    of :func:`mnemo.context.items.above_floor`: nothing is injected when the best five hits'
+    relevances add up to less than the second, and no hit whose relevance is below the
+    first, raised when that sum is small); ``counter`` counts tokens (default: the
     embedder's).
     """
 
@@ -58,7 +59,7 @@ class ContextOptions:
     include_history: bool = True
     top_k: int | None = None
     min_relevance: float | None = None
-    min_top_relevance: float | None = None
+    min_expected_evidence: float | None = None
     counter: TokenCounter | None = None
 
     def __post_init__(self) -> None:
@@ -76,7 +77,7 @@ class ContextOptions:
             raise ValidationError("top_k must be an integer")
         if self.location is not None:
             check.text(self.location, "location")
-        for name in ("min_relevance", "min_top_relevance"):
+        for name in ("min_relevance", "min_expected_evidence"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, check.unit_float(value, name))

@@ -20,14 +20,21 @@ stage before the last, see :mod:`mnemo.retrieval.pipeline`), each with its per-s
   ``names_other`` = the query names a speaker, another one;
 * words: ``overlap`` = share of the query's content words the hit holds (stop words out,
   words compared by a crude stem, :func:`stem`), ``overlap_count``, ``query_words`` and
-  ``content_words`` (ln(1 + count));
+  ``content_words`` (ln(1 + count)), ``query_covered`` = share of the query's content words
+  that any hit of the pool holds (one value per query: a question about the history finds
+  its words there, one about anything else mostly does not);
 * session context: ``session_hits`` = the hits from the hit's session / max(pool, depth),
   ``session_best`` = ln(1 + the place of that session's best hit), ``session_place`` =
   ln(1 + the hit's place among its session's hits in the pool), ``near_gap`` = ln(1 + the
   seconds to the nearest other pool hit of its session, at most a day), ``near_share`` =
   that hit's final score / the best final (0 without one): a turn said next to another
   candidate;
-* age: ``age`` = ln(1 + days before the pool's newest hit).
+* age: ``age`` = ln(1 + days before the pool's newest hit);
+* borrowed relevance (the neighbours signal's notes): ``borrowed_share`` = the part of the
+  hit's fused score it borrowed from its neighbours / its fused score, ``reply`` = 1 for the
+  turn right after a candidate question by another speaker, ``asked_share`` = that
+  question's relevance / the pool's best fused score (0 otherwise): a stored reply to an
+  earlier question like this one is told apart from a turn that merely sits next to a match.
 
 No feature names a dataset, a speaker or a phrasing. Every value comes from the hits and the
 query, so the bench that fits the model (``bench/ranker.py``) computes the very same rows
@@ -76,7 +83,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "kind": ("memory", "assistant", "question", "non_answer", "greeting", "duplicates"),
     "names": ("names_this", "names_other"),
-    "words": ("overlap", "overlap_count", "query_words", "content_words"),
+    "words": ("overlap", "overlap_count", "query_words", "content_words", "query_covered"),
     "session": (
         "session_hits",
         "session_best",
@@ -85,6 +92,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "near_share",
         "age",
     ),
+    "borrowed": ("borrowed_share", "reply", "asked_share"),
 }
 #: The features, in the order of the matrix's columns.
 FEATURES: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
@@ -201,6 +209,8 @@ def matrix(
     cols["overlap_count"] = np.log1p(count)
     cols["query_words"] = np.full(n, math.log1p(len(asked)))
     cols["content_words"] = np.log1p(_column([len(words) for words in held]))
+    covered = len(asked & frozenset().union(*held)) / len(asked) if asked else 0.0
+    cols["query_covered"] = np.full(n, covered)
     sessions = [h.session_id or f"#{h.id}" for h in hits]
     best: dict[str, int] = {}
     seen: dict[str, int] = {}
@@ -215,6 +225,12 @@ def matrix(
     times = _column([h.created_at.timestamp() for h in hits])
     cols["near_gap"], cols["near_share"] = _nearest(sessions, times, cols["final_share"])
     cols["age"] = np.log1p(np.maximum(times.max() - times, 0.0) / 86400.0)
+    lent = _column([s.get("borrowed", 0.0) for s in scores])
+    cols["borrowed_share"] = np.where(fused > 0, lent / np.maximum(fused, 1e-12), 0.0)
+    cols["reply"] = _column([1.0 if "asked" in s else 0.0 for s in scores])
+    top_fused = float(fused.max())
+    question = _column([s.get("asked", 0.0) for s in scores])
+    cols["asked_share"] = question / top_fused if top_fused > 0 else np.zeros(n)
     return np.column_stack([cols[name] for name in FEATURES])
 
 

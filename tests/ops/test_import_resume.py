@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from signal_support import sigint_default
 from typer.testing import CliRunner
 
 from mnemo import Memory
@@ -132,7 +133,9 @@ def test_ctrl_c_mid_import_says_what_is_stored_and_that_a_rerun_resumes(
     cmd, env = big_import(tmp_path, db_path, n)
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:  # a file, not a pipe: nothing blocks on a full pipe
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=sigint_default
+        )
     wait_for_rows(proc, db_path, n // 4)
     proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
     proc.wait(timeout=60)

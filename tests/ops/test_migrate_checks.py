@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from signal_support import sigint_default
 from typer.testing import CliRunner
 
 from mnemo import Memory, SchemaError, StorageError, ValidationError
@@ -114,7 +115,9 @@ def test_ctrl_c_after_the_copy_leaves_the_target_as_it_was(
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
     env["PYTHONPATH"] = str(ROOT)
     cmd = [sys.executable, "-m", "mnemo", "migrate", src, dst, "--embedder", "hashing"]
-    proc = subprocess.Popen([*cmd, "--searches", str(n)], env=env, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*cmd, "--searches", str(n)], env=env, stderr=subprocess.PIPE, preexec_fn=sigint_default
+    )
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:
         if _copied(kind, dst) >= n:

@@ -14,6 +14,7 @@ import pytest
 
 from mnemo import ConfigError, Memory
 from mnemo.cli.demo import sample_path
+from mnemo.memory.exchange import Exchange
 from mnemo.ops.importers import jsonl_batches
 from mnemo.retrieval import pool_features, ranker_model
 from mnemo.schemas import Hit
@@ -104,7 +105,8 @@ def test_pool_features_follow_the_docstring() -> None:
         hit(0, "Biscuit the beagle loves the beach", "s1", final=1.0, fused=1.2, dense=0.6,
             lexical=8.0, lexical_rank=0, dense_rank=1, speaker_prior=1.5),
         hit(1, "We cooked soup", "s2", final=0.5, fused=0.6, dense=0.3, dense_rank=0),
-        hit(2, "the beach was cold", "s1", final=0.25, fused=0.3, lexical=2.0, lexical_rank=1),
+        hit(2, "the beach was cold", "s1", final=0.25, fused=0.3, lexical=2.0, lexical_rank=1,
+            borrowed=0.1, asked=0.6),
     ]  # fmt: skip
     x = pool_features.matrix(hits, "Where does the beagle go, the beach?")
     assert x.shape == (3, len(pool_features.FEATURES))
@@ -124,6 +126,9 @@ def test_pool_features_follow_the_docstring() -> None:
     assert col["near_gap"] == pytest.approx(np.log1p([86400.0] * 3))
     assert col["near_share"] == pytest.approx([0.25, 0.0, 1.0])
     assert col["calibrated"].tolist() == [0, 0, 0]  # no relevance model given
+    assert col["borrowed_share"] == pytest.approx([0.0, 0.0, 0.1 / 0.3])
+    assert col["reply"].tolist() == [0, 0, 1]
+    assert col["asked_share"] == pytest.approx([0.0, 0.0, 0.5])  # 0.6 / the best fused 1.2
     assert set(sum(pool_features.GROUPS.values(), ())) == set(pool_features.FEATURES)
     assert pool_features.matrix([], "q").shape == (0, len(pool_features.FEATURES))
 
@@ -157,6 +162,44 @@ def test_the_default_search_is_ordered_by_the_learned_relevance(open_mem: OpenMe
     pool = plain.search("What is my dog called?", user_id="u1", limit=50)
     assert {h.id for h in hits} <= {h.id for h in pool}
     assert all("learned" not in h.scores for h in pool)
+
+
+#: Questions asked through the proxy, with the reply stored for each.
+ASKED = (
+    ("Which job did I start?", "Nursing, at the city hospital."),
+    ("What did I sell before sunset?", "The kayak and the bookshelf."),
+    ("When is the race I am training for?", "October."),
+    ("Who is visiting us?", "Anna, your sister."),
+    ("What soup did we cook?", "Lentil."),
+    ("What does my dog love?", "The beach and seagulls."),
+    ("What did I paint on day 14?", "The bicycle."),
+    ("What did I repair?", "The fence, the shed and the kayak."),
+)
+
+
+def test_stored_answers_to_the_same_questions_are_recalled_first(open_mem: OpenMem) -> None:
+    """Asked through the proxy's path, each question is stored with its reply; asked again,
+    the reply (which shares few words with the question) is among the first three hits for
+    nearly every question: it borrows the question's relevance (``borrowed``, and ``asked``
+    when the question is recognised as one), and the hit says so."""
+    mem = open_mem(embedder="local")
+    mem.add_messages([{"role": "user", "content": t} for t in CHAT + DAYS], "u1", "s1")
+    replies = []
+    for n, (question, answer) in enumerate(ASKED):
+        ex = Exchange(mem, [{"role": "user", "content": question}], "u1", f"chat-{n}")
+        ex.recall()
+        replies.append(ex.store(answer)[1])
+    first = 0
+    for (question, _), reply_id in zip(ASKED, replies, strict=True):
+        again = Exchange(mem, [{"role": "user", "content": question}], "u1", "again")
+        hits = mem.search(question, "u1", limit=10, exclude=again.request_texts,
+                          current_session="again", explain=True)  # fmt: skip
+        ids = [h.id for h in hits]
+        if reply_id in ids[:3]:
+            first += 1
+            reply = hits[ids.index(reply_id)]
+            assert reply.scores["borrowed"] > 0
+    assert first >= 6, first  # the model fitted without the chat replay's pools: 3
 
 
 def test_a_short_history_keeps_the_earlier_order_and_its_calibrated_relevance(

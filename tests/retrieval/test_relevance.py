@@ -1,6 +1,6 @@
 """Calibrated relevance (``hit.relevance``): bounded, monotone as its formula says, on every
 hit; and the floors context assembly applies to it (``min_relevance``,
-``min_top_relevance``): a query about something never discussed gets an empty context."""
+``min_expected_evidence``): a query about something never discussed gets an empty context."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from collections.abc import Callable
 import pytest
 
 from mnemo import Memory, Settings, ValidationError
+from mnemo.cli.demo import sample_path
 from mnemo.config.presets import PRESETS
-from mnemo.context.items import above_floor
+from mnemo.context.items import above_floor, expected_evidence
+from mnemo.ops.importers import jsonl_batches
 from mnemo.retrieval.relevance import (
     FEATURES,
     SIGNS,
@@ -130,24 +132,36 @@ def hit(relevance: float | None, calibrated: bool = True) -> Hit:
 
 
 def test_above_floor_rule() -> None:
+    """E = the sum of the best five calibrated relevances; nothing below ``expected``, else
+    the hits whose relevance is at least floor * max(1, 0.5 / E) (uncalibrated hits count as
+    relevant)."""
     hits = [hit(0.3), hit(0.01), hit(None), hit(0.002, calibrated=False), hit(0.001)]
+    assert expected_evidence(hits) == pytest.approx(0.311)  # 0.3 + 0.01 + 0.001
     assert above_floor(hits, 0.0) == hits
-    assert [h.relevance for h in above_floor(hits, 0.005)] == [0.3, 0.01, None, 0.002]
-    # a hit without a calibrated relevance counts: it holds the list above the top floor
-    assert above_floor(hits, 0.005, top=0.5) == hits[:4]
+    # the bar: 0.004 * 0.5 / 0.311 = 0.0064; the hit at 0.001 goes, the uncalibrated stay
+    assert [h.relevance for h in above_floor(hits, 0.004)] == [0.3, 0.01, None, 0.002]
+    assert [h.relevance for h in above_floor(hits, 0.007)] == [0.3, None, 0.002]  # 0.0113
+    # from E = 0.5 on, the bar is the floor itself: more confidence admits nothing more
+    rich = [hit(1.0), hit(1.0), hit(0.999), hit(0.004), hit(0.0039)]
+    assert [h.relevance for h in above_floor(rich, 0.004)] == [1.0, 1.0, 0.999, 0.004]
+    assert above_floor(hits, 0.004, expected=0.5) == []  # E 0.311 < 0.5: nothing at all
     low = [hit(0.02), hit(0.01)]
-    assert above_floor(low, 0.005, top=0.04) == []  # the best is below the top floor
-    assert above_floor(low, 0.005, top=0.02) == low
-    assert above_floor([], 0.5, top=0.5) == []
+    assert above_floor(low, 0.004, expected=0.04) == []
+    # E 0.03: the bar is 0.0004 * 0.5 / 0.03 = 0.0067, then 0.0008 * 0.5 / 0.03 = 0.0133
+    assert above_floor(low, 0.0004, expected=0.02) == low
+    assert [h.relevance for h in above_floor(low, 0.0008, expected=0.02)] == [0.02]
+    uncalibrated = [hit(None), hit(0.002, calibrated=False)]
+    assert above_floor(uncalibrated, 0.5, expected=0.5) == uncalibrated  # nothing to hold
+    assert above_floor([], 0.5, expected=0.5) == []
 
 
 def test_seed_presets_keep_their_own_thresholds_and_no_floor() -> None:
     default = Settings()
-    assert 0 < default.min_relevance < default.min_top_relevance < 1
+    assert 0 < default.min_relevance < default.min_expected_evidence < 1
     for preset in PRESETS:
         if preset != "default" and "fusion" in PRESETS[preset]:
             s = Settings(preset=preset)
-            assert s.min_relevance == 0.0 and s.min_top_relevance == 0.0, preset
+            assert s.min_relevance == 0.0 and s.min_expected_evidence == 0.0, preset
 
 
 def test_a_never_discussed_query_gets_an_empty_context(db_path: str) -> None:
@@ -159,9 +173,9 @@ def test_a_never_discussed_query_gets_an_empty_context(db_path: str) -> None:
         assert off.section("memories").items == []  # type: ignore[union-attr]
         assert "Biscuit" not in off.render()
         hits = mem.search(OFF_TOPIC, user_id="maya")
-        assert hits and max(h.relevance or 0.0 for h in hits) < mem.settings.min_top_relevance
+        assert hits and expected_evidence(hits) < mem.settings.min_expected_evidence
         # today's behaviour on request: both floors off injects the unrelated turns
-        forced = mem.context(OFF_TOPIC, "maya", min_relevance=0, min_top_relevance=0)
+        forced = mem.context(OFF_TOPIC, "maya", min_relevance=0, min_expected_evidence=0)
         assert len(forced.section("memories").items) >= 3  # type: ignore[union-attr]
         # a question the store can answer still gets its evidence, first
         dog = mem.context("What is my dog's name?", "maya")
@@ -169,8 +183,8 @@ def test_a_never_discussed_query_gets_an_empty_context(db_path: str) -> None:
         assert items and "Biscuit" in items[0].content
         with pytest.raises(ValidationError, match="min_relevance"):
             mem.context("dog", "maya", min_relevance=2)
-        with pytest.raises(ValidationError, match="min_top_relevance"):
-            mem.context("dog", "maya", min_top_relevance=-0.1)
+        with pytest.raises(ValidationError, match="min_expected_evidence"):
+            mem.context("dog", "maya", min_expected_evidence=-0.1)
 
 
 @pytest.mark.parametrize(
@@ -210,3 +224,21 @@ def test_a_seed_preset_says_its_relevance_is_its_cosine(open_mem: OpenMem) -> No
     assert hits and not any(h.calibrated for h in hits)
     assert [h.relevance for h in hits] == [round(min(max(h.score, 0.0), 1.0), 6) for h in hits]
     assert all(h.relevance is not None and h.relevance >= 0.45 for h in hits)  # its threshold
+
+
+def test_the_demo_context_holds_what_answers_and_nothing_off_topic(db_path: str) -> None:
+    """The bundled sample conversation, default settings: a paraphrase that shares no word
+    with its evidence still gets it; questions about nothing it discusses get nothing."""
+    with Memory(db_path) as mem:
+        for batch in jsonl_batches(sample_path(), "maya", "default"):
+            mem.add_messages(batch.turns, user_id="maya", session_id=batch.session_id)
+
+        def recalled(query: str) -> list[str]:
+            section = mem.context(query, "maya").section("memories")
+            return [i.content for i in section.items] if section is not None else []
+
+        assert any("Biscuit" in c for c in recalled("What is my dog's name?"))
+        cook = recalled("what should I cook?")
+        assert cook and "vegetarian" in cook[0]
+        for query in (OFF_TOPIC, "What's the capital of Burkina Faso?"):
+            assert recalled(query) == [], query

@@ -41,7 +41,7 @@ def test_current_session_widens_while_it_is_small(open_mem: OpenMem) -> None:
 def test_context_answers_its_session_and_widens(open_mem: OpenMem) -> None:
     mem = open_mem()
     two_trips(mem)
-    bundle = mem.context("which gate?", "al", "r1", min_relevance=0, min_top_relevance=0)
+    bundle = mem.context("which gate?", "al", "r1", min_relevance=0, min_expected_evidence=0)
     assert {i.session_id for i in bundle.hits() if i.kind == "message"} >= {"r1", "r2"}
 
 

@@ -22,6 +22,9 @@ class Neighbours(Signal):
     reply_weight * rel(q(d))), q(d) the question ``d`` replies to
     (:func:`mnemo.retrieval.neighbours.neighbor_boost`). A neighbour that was not a
     candidate joins with its borrowed score alone.
+
+    Every hit that borrowed shows it: ``borrowed`` = rel'(d) - rel(d), and a reply to a
+    candidate question also ``asked`` = rel(q(d)) (the learned stage reads both).
     """
 
     name = "neighbours"
@@ -60,7 +63,14 @@ class Neighbours(Signal):
                 near.setdefault(other, []).append(ref)
                 if asks and p == pos + 1 and not index.same_speaker(pos, p):
                     replies[other] = ref
-        return neighbor_boost(relevance, near, self.weight, replies, self.reply_weight)
+        out = neighbor_boost(relevance, near, self.weight, replies, self.reply_weight)
+        for ref, value in out.items():
+            lent = value - relevance.get(ref, 0.0)
+            if lent > 0:
+                ranking.note(ref, "borrowed", lent)
+        for ref, question in replies.items():
+            ranking.note(ref, "asked", relevance.get(question, 0.0))
+        return out
 
 
 class Sessions(WeightedSignal):
