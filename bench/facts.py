@@ -30,6 +30,7 @@ import numpy as np
 
 from mnemo import Memory
 from mnemo.eval.locomo import ingest_locomo, load_locomo
+from mnemo.eval.report import IngestStats
 
 METRICS = ("R@1", "R@5", "R@10", "All@5", "All@10", "NDCG@10", "AllSess@5")
 
@@ -73,6 +74,19 @@ def compare(before_path: str, after_path: str) -> dict[str, Any]:
     return out
 
 
+def per_call(mem: Memory, dataset: Any, args: argparse.Namespace) -> IngestStats:
+    """Ingest as a chat application does: one ``add_messages`` of ``--per-call`` turns at a time
+    (2 = one exchange), so every call queues its own fact job."""
+    n, turns, start = args.per_call, 0, time.perf_counter()
+    for conv in dataset.conversations:
+        for s in conv.sessions:
+            messages = [t.message() for t in s.turns]
+            for i in range(0, len(messages), n):
+                mem.add_messages(messages[i : i + n], user_id=conv.sample_id, session_id=s.id)
+            turns += len(messages)
+    return IngestStats(turns=turns, seconds=time.perf_counter() - start)
+
+
 def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
     """Ingest, drain the fact jobs, and describe what the rules kept."""
     dataset = load_locomo(args.data)
@@ -81,7 +95,9 @@ def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "facts.db")
         with Memory(db, embedder=args.embedder) as mem:
-            stats = ingest_locomo(mem, dataset)
+            stats = (
+                ingest_locomo(mem, dataset) if not args.per_call else per_call(mem, dataset, args)
+            )
             start = time.perf_counter()
             jobs = mem.drain()
             facts_s = time.perf_counter() - start
@@ -95,6 +111,7 @@ def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
     sample = random.Random(0).sample([i.content for i in items], min(args.sample, len(items)))
     return {
         "embedder": args.embedder,
+        "per_call": args.per_call or "session",
         "conversations": len(dataset.conversations),
         "turns": stats.turns,
         "jobs": jobs,
@@ -114,6 +131,12 @@ def main() -> None:
     ap.add_argument("--embedder", default="hashing")
     ap.add_argument("--conversations", type=int, default=0, help="0 means all")
     ap.add_argument("--sample", type=int, default=12)
+    ap.add_argument(
+        "--per-call",
+        type=int,
+        default=0,
+        help="turns per add_messages call (2 = one exchange, as a chat app); 0 = one per session",
+    )
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="two eval reports")
     ap.add_argument("--json", help="also write the result to this file")
     args = ap.parse_args()

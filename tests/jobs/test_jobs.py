@@ -117,3 +117,31 @@ def test_a_memory_runs_only_its_own_tenants_jobs(db_path: str) -> None:
     assert ["Lyon" in f.content for f in a.list("u1", kind="fact")] == [True]
     a.close()
     b.close()
+
+
+def test_upcoming_jobs_are_the_next_claims_in_order_and_stay_unclaimed(
+    clocked: tuple[Memory, FakeClock],
+) -> None:
+    mem, clock = clocked
+    mem.handlers["turns.echo"] = lambda payload: None
+    mem.handlers["turns.other"] = lambda payload: None
+    for n in range(4):
+        mem.add_messages([{"role": "user", "content": f"turn {n}"}], "u1", f"s{n}")
+    jobs, echo = mem.store.jobs, ("turns.echo",)
+    queued = jobs.upcoming_jobs(echo, limit=3)
+    assert [(j.kind, j.payload["session_id"]) for j in queued] == [
+        ("turns.echo", "s0"),
+        ("turns.echo", "s1"),
+        ("turns.echo", "s2"),
+    ]
+    assert all(j.status == "pending" for j in jobs.list_jobs())  # read, not claimed
+    claimed = jobs.claim_job(echo, owner="w1")
+    assert claimed is not None and claimed.id == queued[0].id  # the claim's own order
+    rest = jobs.upcoming_jobs(echo)
+    assert [j.payload["session_id"] for j in rest] == ["s1", "s2", "s3"]  # the claimed one left
+    assert len(jobs.upcoming_jobs(("turns.echo", "turns.other"))) == 7
+    assert jobs.upcoming_jobs(echo, tenant="other") == []
+    jobs.fail_job(rest[0].id, "boom", 60.0)  # due in a minute: not upcoming until then
+    assert [j.payload["session_id"] for j in jobs.upcoming_jobs(echo)] == ["s2", "s3"]
+    clock.advance(61)
+    assert [j.payload["session_id"] for j in jobs.upcoming_jobs(echo)] == ["s2", "s3", "s1"]

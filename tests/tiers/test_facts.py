@@ -25,7 +25,7 @@ from mnemo.tiers.facts.reconcile import (
     reconcile_by_rules,
     safeguard,
 )
-from mnemo.tiers.facts.tier import JOB_KIND
+from mnemo.tiers.facts.tier import JOB_KIND, FactTier
 
 FACTS_ONLY: dict = {"profile_enabled": False, "episodes_enabled": False}
 
@@ -310,3 +310,42 @@ def test_every_user_turn_of_a_batch_is_recorded_once(mem: Memory) -> None:
     runs = fact_runs(mem)
     assert sorted(r["message_id"] for r in runs) == sorted([ids[0], ids[2], ids[3]])
     assert facts(mem) == ["User lives in Rome"]
+
+
+#: Exchanges a chat application sends one at a time (one fact job each).
+EXCHANGES = [
+    ("I am Dana and I teach math in Leeds.", "Nice to meet you, Dana!"),
+    ("We have a parrot called Kiwi and two goldfish.", "Lovely pets."),
+    ("My husband Raj is a pilot, he flies for KLM.", "That sounds exciting."),
+    ("Next month we are relocating to Valencia for my job.", "Big move!"),
+    ("I used to live in Austin but now I live in Seattle.", "Noted."),
+]
+
+
+def _exchange(user: str, said: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"role": "user", "content": said[0]}, {"role": "assistant", "content": said[1]}]
+
+
+def test_the_fact_job_reads_queued_jobs_turns_ahead_and_writes_the_same_facts(
+    mem: Memory,
+) -> None:
+    for said in EXCHANGES:  # job by job, nothing queued behind
+        mem.add_messages(_exchange("alone", said), "alone", "s1")
+        mem.drain()
+    ids = [mem.add_messages(_exchange("ahead", said), "ahead", "s1") for said in EXCHANGES]
+    tier = FactTier(
+        mem.store,
+        mem.tenant,
+        mem.embedder.id,
+        mem.embedding,
+        mem.pipeline.indexes,
+        mem.settings,
+        None,
+    )
+    job = mem.store.jobs.claim_job((JOB_KIND,), owner="test")
+    assert job is not None and job.payload["message_ids"] == ids[0]
+    tier(job.payload)
+    mem.store.jobs.finish_job(job.id, None, "test")
+    assert set(tier.ahead) == {pair[0] for pair in ids[1:]}  # the user turns queued behind
+    mem.drain()
+    assert facts(mem, "ahead") == facts(mem, "alone") != []

@@ -36,6 +36,15 @@ class JobQueue(Protocol):
         """
         ...
 
+    def upcoming_jobs(
+        self, kinds: tuple[str, ...], *, tenant: str | None = None, limit: int = 32
+    ) -> list[Job]:
+        """Up to ``limit`` jobs of ``kinds`` that :meth:`claim_job` would hand out next, in its
+        order, without claiming them: a handler reads ahead to batch work that is cheaper done
+        together (the fact job parses the next jobs' turns in one batch). Another worker may
+        claim any of them first; what a handler computes ahead must stay correct if so."""
+        ...
+
     def extend_lease(self, job_id: int, owner: str, lease_s: float) -> bool:
         """Renew the lease of a job ``owner`` still holds; False if it lost the job."""
         ...

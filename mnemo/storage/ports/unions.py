@@ -8,6 +8,7 @@ from typing import Protocol
 from mnemo.storage.ports.conversation import ConversationStore
 from mnemo.storage.ports.documents import DocumentStore
 from mnemo.storage.ports.entities import HasEntities
+from mnemo.storage.ports.jobs import JobQueue
 from mnemo.storage.ports.rows import MemoryRows
 from mnemo.storage.ports.search import SearchSource
 from mnemo.storage.ports.topics import TopicStore
@@ -53,6 +54,11 @@ class FactTierStore(HasRows, Protocol):
     @property
     def search(self) -> SearchSource:
         """Hit fields, stored vectors."""
+        ...
+
+    @property
+    def jobs(self) -> JobQueue:
+        """The job queue (the fact job reads the next fact jobs' turns ahead)."""
         ...
 
 

@@ -59,6 +59,12 @@ class SQLJobQueue(SQLRole, JobQueue):
         cond, args = job_sql.ready(c, kinds, tenant, at)
         return self.claim(c, cond, args, owner, format_time(rows.later(now, lease_s)), at)
 
+    @auto
+    def upcoming_jobs(
+        self, c: Tx, kinds: tuple[str, ...], *, tenant: str | None = None, limit: int = 32
+    ) -> list[Job]:
+        return job_sql.upcoming(c, kinds, tenant, format_time(self.core.clock()), limit)
+
     @writes
     def extend_lease(self, c: Tx, job_id: int, owner: str, lease_s: float) -> bool:
         return job_sql.extend_lease(c, job_id, owner, rows.later(self.core.clock(), lease_s))

@@ -41,6 +41,15 @@ def ready(
     return cond, args
 
 
+def upcoming(c: Tx, kinds: tuple[str, ...], tenant: str | None, at: str, limit: int) -> list[Job]:
+    """The ready jobs of ``kinds`` in claim order (``run_after``, then ``rowid``), unclaimed."""
+    cond, args = ready(c, kinds, tenant, at)
+    sql = (
+        f"SELECT {JOB_COLS} FROM jobs WHERE {cond} ORDER BY run_after, rowid LIMIT {c.dialect.mark}"
+    )
+    return [rows.job(r) for r in c.execute(sql, [*args, limit])]
+
+
 def enqueue(c: Tx, jobs: list[NewJob], now: str) -> None:
     """Insert jobs, due now."""
     if jobs:
