@@ -91,7 +91,7 @@ def inverted(clause: Clause) -> str | None:
         for t in sorted(attr.subtree, key=lambda t: t.i)
     )
     value = "".join(
-        (W.FIRST_PERSON[t.lower_][0] if t.lower_ in W.FIRST_PERSON else t.text) + t.whitespace_
+        (W.FIRST_PERSON[t.lower_][0] if first_person(t) else t.text) + t.whitespace_
         for t in subject
     )
     be = {"'s": "is", "'re": "are"}.get(head.lower_, head.lower_)
@@ -230,6 +230,29 @@ def _closed_later(words: list[_Word]) -> bool:
     return any(t.text in ('"', "”") for t in last.doc[last.i + 1 : last.sent.end])
 
 
+def _present(verb: str) -> str:
+    """The third-person present of a verb the tagger read as a present: "-ed" here is part
+    of the word ("need", "feed", "breed" -> "needs"), not a past."""
+    return verb + "s" if verb.lower().endswith("eed") else third_person(verb)
+
+
+def _finite_conjunct(t: Token) -> bool:
+    """A present verb joined to a verb inside the clause ("I want to get back into biking and
+    need to get my bike tuned": "need"), whose subject is the clause's."""
+    return bool(
+        t.dep_ == "conj"
+        and t.tag_ == "VBP"
+        and t.pos_ == "VERB"
+        and t.head.tag_ in ("VB", "VBG", "VBN")
+        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in t.children)
+    )
+
+
+def first_person(t: Token) -> bool:
+    """A first-person word to rewrite ("I", "my", "us"), not the country "US"."""
+    return t.lower_ in W.FIRST_PERSON and t.text != "US"
+
+
 def _person(t: Token, subject: Subject, named: bool) -> str:
     low = t.lower_
     if named or (subject.kind == WITH_USER and (low in _PLAIN_WORDS or low in ("my", "mine"))):
@@ -282,9 +305,11 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             if low in _FOR_USER:
                 text = _FOR_USER[low]
             elif t.tag_ in ("VBP", "VB") and not _past_form(low):
-                text = third_person(t.text)  # VB: a present the tagger took for a base form
+                text = _present(t.text)  # VB: a present the tagger took for a base form
             conjugate = False
-        elif low in W.FIRST_PERSON and not hyphened(t):
+        elif subject.kind == USER and _finite_conjunct(t) and not _past_form(low):
+            text = _present(t.text)  # "... and need to get": "and needs to get"
+        elif first_person(t) and not hyphened(t):
             text = _person(t, subject, named)
             named = named or text.startswith("User")
             pending_they = low == "i" and text in ("they", "User")
@@ -381,6 +406,7 @@ __all__ = [
     "WITH_USER",
     "Rendered",
     "Subject",
+    "first_person",
     "hyphened",
     "inverted",
     "pointed",

@@ -162,6 +162,19 @@ TASTES = frozenset(
         "dig",
     ]
 )
+#: Nouns that "the" names without the turn: one of a kind ("explore the world").
+ONE_OF_A_KIND = frozenset({
+    "world", "internet", "news", "weather", "ocean", "sea", "sky", "outdoors", "environment",
+    "planet", "universe", "sun", "moon", "stars", "wild", "countryside", "future", "past",
+})  # fmt: skip
+#: Verbs of a choice still open: what is chosen between must be named ("deciding on the
+#: coffee beans" is a choice among what the turn listed).
+CHOOSING = frozenset(["deciding", "decide", "leaning", "choosing", "torn", "debating"])
+#: Verbs of spending: an amount with nothing it is spent on says little ("willing to spend
+#: around $40").
+SPENDING = frozenset(["spend", "spending", "spent", "pay", "paying", "budget", "budgeting"])
+#: Nouns that after "this" or "that" make a purpose ("this way I can ...").
+PURPOSE_NOUNS = frozenset(["way"])
 #: Nouns that after "no" make an idiom, not a fact ("no idea", "no worries", "no problem").
 NO_IDIOMS = frozenset(["idea", "clue", "problem", "problems", "worries", "doubt", "way", "clues"])
 #: Verbs that after "can" make empathy or impatience ("I can picture it", "I can't wait").

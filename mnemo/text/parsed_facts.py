@@ -44,6 +44,7 @@ from mnemo.text.clause_render import (
     USER,
     WITH_USER,
     Subject,
+    first_person,
     inverted,
     render,
 )
@@ -203,7 +204,7 @@ def _render_span(doc: Any, left: int, right: int) -> str:
     words = []
     for t in doc[left : right + 1]:
         low = t.lower_
-        words.append(W.FIRST_PERSON[low][1] if low in W.FIRST_PERSON else t.text)
+        words.append(W.FIRST_PERSON[low][1] if first_person(t) else t.text)
         words.append(t.whitespace_)
     return "".join(words).strip(" ,")
 
