@@ -87,7 +87,8 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "Books help us dream": a maxim
     if any(_sorry_or_sure(c) for c in [head, *head.children]):
         return True  # "I'm sorry about Max", "I'm sure it'll work out"
-    if head.lower_ in W.CHATTER | {"talked", "spoke", "chatted"} and subject.kind == WITH_USER:
+    chatter = head.lower_ in W.CHATTER | {"talked", "spoke", "chatted"}
+    if chatter and subject.kind == WITH_USER and not _owned_thing(head):
         return True  # "we haven't talked in a while": about the conversation
     if any(idiom in text.lower() for idiom in W.MOOD_IDIOMS):
         return True  # "User is over the moon"

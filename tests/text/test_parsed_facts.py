@@ -242,6 +242,34 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
             "Been knitting scarves for the winter market.",
             ["User has been knitting scarves for the winter market"],
         ),
+        # round 4: "-eed" presents, a present joined inside the clause, "the US", things owned
+        (
+            "I feed the ducks at the pond every morning.",
+            ["User feeds the ducks at the pond every morning"],
+        ),
+        (
+            "I want to start swimming again and need to buy goggles.",
+            ["User wants to start swimming again and needs to buy goggles"],
+        ),
+        (
+            "My cousin and I are flying to the US in June.",
+            ["User and their cousin are flying to the US in June"],
+        ),
+        (
+            "We have two cats and a rabbit called Dot.",
+            ["User and others have two cats and a rabbit called Dot"],
+        ),
+        (
+            "I'm excited to explore the world with my camera.",
+            ["User is excited to explore the world with their camera"],
+        ),
+        ("I spent $40 on a new kettle.", ["User spent $40 on a new kettle"]),
+        ("I not only paint but also sculpt.", []),
+        # a purpose inside a clause stays with it
+        (
+            "I cook on Sundays so my kids can take lunches to school.",
+            ["User cooks on Sundays so their kids can take lunches to school"],
+        ),
     ],
 )
 def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -> None:
@@ -266,6 +294,13 @@ def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -
         "Moments like these make me grateful.",  # someone else's subject points at the turn
         "Nah, I haven't.",
         "I am over the moon.",
+        # round 4: an aim only the turn names, a reassurance, an amount alone, a purpose
+        "I'm really excited to try out the lemon bars.",
+        "I'm still deciding on the paint colours.",
+        "I want to make sure I'm choosing a reliable contractor.",
+        "I'm willing to spend around $300.",
+        "That way I can see where my money goes.",
+        "This way, the plants get light and I can water them less.",
     ],
 )
 def test_vague_clauses_refused(turn: str) -> None:

@@ -349,3 +349,33 @@ def test_the_fact_job_reads_queued_jobs_turns_ahead_and_writes_the_same_facts(
     assert set(tier.ahead) == {pair[0] for pair in ids[1:]}  # the user turns queued behind
     mem.drain()
     assert facts(mem, "ahead") == facts(mem, "alone") != []
+
+
+#: Everyday turns, one user turn each, written on Wednesday 13 March 2024, and facts the
+#: clause reader must keep from them (the regex rules kept at most one fact of each).
+EVERYDAY = [
+    "I am Dana, I teach math in Leeds and I am training for a triathlon.",
+    "We have a parrot called Kiwi and two goldfish.",
+    "My husband Raj is a pilot, he flies for KLM out of Amsterdam.",
+    "Next month we are relocating to Valencia for my job.",
+    "Our twins, Noor and Sami, started kindergarten this week!",
+    "Ugh, I sprained my ankle playing basketball on Friday.",
+]
+EVERYDAY_FACTS = [
+    "User teaches math in Leeds",
+    "User is training for a triathlon",
+    "User and others have a parrot called Kiwi and two goldfish",
+    "User's husband Raj is a pilot",
+    "User's husband Raj flies for KLM out of Amsterdam",
+    "User and others are relocating to Valencia for their job next month (April 2024)",
+    "User's twins, Noor and Sami, started kindergarten this week (week of 11 March 2024)",
+    "User sprained their ankle playing basketball on Friday (8 March 2024)",
+]
+
+
+def test_offline_facts_of_everyday_turns_split_resolve_and_date(mem: Memory) -> None:
+    for n, turn in enumerate(EVERYDAY):
+        said = {"role": "user", "content": turn, "created_at": "2024-03-13T18:30:00+00:00"}
+        mem.add_messages([said], "u1", f"s{n}")
+    mem.drain()
+    assert set(EVERYDAY_FACTS) <= set(facts(mem))
