@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from mnemo.text import clause_aims as A
 from mnemo.text import clause_words as W
 from mnemo.text.clause_render import (
     DEMONSTRATIVES,
@@ -110,9 +111,9 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "User is trying to stay positive"; "User is sure with ..."
     if head.lower_ in W.TASTES and any(_the_thing(c) for c in head.children):
         return True  # "User loves the color and texture": a reaction to what was shown
-    if _aim_unnamed(head) or _reassurance(head) or _amount_alone(tokens):
+    if A.aim_unnamed(head) or A.reassurance(head) or A.amount_alone(tokens):
         return True  # "excited to try the energy balls"; "wants to make sure ..."; "spend $40"
-    if _purpose(clause, aux_words) or _not_only(tokens):
+    if A.purpose(clause, aux_words) or A.not_only(tokens):
         return True  # "(so) my audience can engage": what a plan is for; "not only ..."
     core = list(said)
     if subject.kind == OTHER and clause.subject is not None:
@@ -151,7 +152,7 @@ def _aimless(head: Token) -> bool:
         aims = [c for c in head.children if c.dep_ in ("xcomp", "dobj", "ccomp")]
     else:
         moods = [
-            c for c in head.children if c.dep_ == "acomp" and (c.lower_ in W.FEELINGS or _felt(c))
+            c for c in head.children if c.dep_ == "acomp" and (c.lower_ in W.FEELINGS or A.felt(c))
         ]
         aims = [x for m in moods for x in m.children if x.dep_ in ("xcomp", "prep", "ccomp")]
     if not aims:
@@ -175,113 +176,6 @@ def _the_bare(t: Token) -> bool:
     return not (t.dep_ == "pobj" and t.head.lower_ in W.PLACE_PREPS)
 
 
-def _definite_unnamed(t: Token) -> bool:
-    """ "the X" (adjectives and common nouns before it allowed) with no name in it and nothing
-    after it saying which ("the cake design", "the local food"): a thing the turn, or the
-    listener, named before."""
-    det = [c for c in t.children if c.dep_ == "det"]
-    if not det or det[0].lower_ != "the" or t.pos_ != "NOUN":
-        return False
-    if t.lower_ in W.TIME_NOUNS or t.lower_ in W.ONE_OF_A_KIND:
-        return False  # "the weekend", "explore the world"
-    if any(x.pos_ == "PROPN" or (x.text[:1].isupper() and x.i > x.sent.start) for x in t.subtree):
-        return False  # a name, or a title the tagger read as a noun ("The Power")
-    return all(c.dep_ in ("det", "amod", "compound", "punct", "cc", "conj") for c in t.children)
-
-
-def _aim_unnamed(head: Token) -> bool:
-    """A mood, an interest or an open choice whose first aim is :func:`_definite_unnamed`
-    ("User is excited to try out the almond butter energy balls", "User is still deciding on
-    the coffee beans", "User is inspired to explore the genre further")."""
-    starts = [head] if head.lower_ in W.CHOOSING else []
-    starts += [
-        c
-        for c in [head, *head.children]
-        if (c.lower_ in W.FEELINGS or _felt(c)) and (c is head or c.dep_ in ("acomp", "oprd"))
-    ]
-    for start in starts:
-        aim = _first_aim(start)
-        if aim is not None and _definite_unnamed(aim):
-            return True
-    return False
-
-
-_AIMS = frozenset(["dobj", "pobj", "prep", "xcomp", "pcomp"])
-
-
-def _first_aim(t: Token) -> Token | None:
-    """The first noun ``t`` aims at through its infinitives, prepositions and object
-    ("excited to start working on the cake design" -> "design")."""
-    for _ in range(6):
-        nxt = next(
-            (
-                c
-                for c in t.children
-                if c.dep_ in ("dobj", "pobj", "prep", "xcomp", "pcomp", "prt") and c.dep_ != "prt"
-            ),
-            None,
-        )
-        if nxt is None:
-            return None
-        if nxt.dep_ in ("dobj", "pobj"):
-            return nxt
-        t = nxt
-    return None
-
-
-def _reassurance(head: Token) -> bool:
-    """A wish or an attempt to "make sure": a reassurance, whose point only the turn gives
-    ("User wants to make sure they are choosing a provider ..."; not "User is passionate
-    about making sure veterans are supported")."""
-    if head.lower_ not in W.WISHES | W.ATTEMPTS:
-        return False
-    makes = [c for c in head.children if c.dep_ == "xcomp" and c.lower_ in ("make", "making")]
-    return any(x.lower_ in ("sure", "certain") for m in makes for x in m.children)
-
-
-def _amount_alone(tokens: list[Token]) -> bool:
-    """An amount spent with nothing it is spent on ("User is willing to spend around $40")."""
-    for t in tokens:
-        if t.lower_ not in W.SPENDING:
-            continue
-        money = any(x.lower_ == "$" or x.pos_ == "NUM" for x in t.subtree if x.i > t.i)
-        on = any(c.dep_ == "prep" and c.lower_ in ("on", "for") for c in t.children)
-        if money and not on:
-            return True
-    return False
-
-
-def _purpose(clause: Clause, aux_words: set[str]) -> bool:
-    """ "So (that) X can ...", "this way I can ...": a purpose, not a fact. The marker may
-    stand before the first of joined verbs ("so my audience can find and engage with ...",
-    "This way, my notes will be fresh, and I can record ...")."""
-    if not aux_words & {"can", "ca", "could"}:
-        return False
-    heads, x = [clause.head], clause.head
-    while x.dep_ == "conj" and x.head.i != x.i:
-        x = x.head
-        heads.append(x)
-    return any(
-        c.i < h.i
-        and (
-            (c.lower_ == "so" and c.dep_ in ("mark", "advmod", "cc"))
-            or (
-                c.lower_ in W.PURPOSE_NOUNS
-                and any(d.lower_ in ("this", "that") for d in c.children)
-            )
-        )
-        for h in heads
-        for c in h.children
-    )
-
-
-def _not_only(tokens: list[Token]) -> bool:
-    """ "not only X (but also Y)": the rest of the sentence carries the point."""
-    return any(
-        t.lower_ == "only" and t.i > 0 and t.doc[t.i - 1].lower_ in ("not", "n't") for t in tokens
-    )
-
-
 def _owned_thing(head: Token) -> bool:
     """ "We have a parrot called Kiwi", "we own two cabins": something the user and others
     have, counted or named (not "we have fun", "we have a lot in common")."""
@@ -301,7 +195,7 @@ def _names(t: Token) -> bool:
     stock = low in W.VAGUE or low in W.STOCK or low in W.FEELINGS or low in W.TIME_NOUNS
     if _the_bare(t):
         return False  # "inspired to explore the genre": which genre the turn said
-    return not stock and (t.pos_ in ("NOUN", "PROPN", "NUM") or (t.pos_ == "ADJ" and not _felt(t)))
+    return not stock and (t.pos_ in ("NOUN", "PROPN", "NUM") or (t.pos_ == "ADJ" and not A.felt(t)))
 
 
 def _vague_attempt(head: Token) -> bool:
@@ -385,18 +279,13 @@ def _sorry_or_sure(t: Token) -> bool:
 def _bare_feeling(head: Token) -> bool:
     """A clause whose point is a feeling with nothing after it ("I'm so excited!")."""
     comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "advmod", "oprd")]
-    feeling = [c for c in comps if c.lower_ in W.FEELINGS or _felt(c)]
+    feeling = [c for c in comps if c.lower_ in W.FEELINGS or A.felt(c)]
     if not feeling:
         return head.lower_ in W.FEELINGS and not [r for r in head.rights if not r.is_punct]
     others = [c for c in head.children if c.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr")]
     inner = [c for f in feeling for c in f.children if c.dep_ in ("prep", "xcomp", "ccomp")]
     said = [c for c in [*others, *inner] if c.dep_ in ("xcomp", "ccomp")]
     return not (others or inner) or any(c.lower_ in W.HEDGES | W.CHATTER for c in said)
-
-
-def _felt(t: Token) -> bool:
-    """An adjective of a feeling by its form ("elated", "exhausted"), not of a status."""
-    return bool(t.pos_ == "ADJ" and t.lower_.endswith("ed") and t.lower_ not in W.STATUSES)
 
 
 def _vague(t: Token, head: Token) -> bool:

@@ -1,6 +1,6 @@
 """Coarse parts of speech from the model's own attribute rules, read as a lookup.
 
-``en_core_web_sm`` sets the coarse part of speech (``token.pos_``: ``VERB``, ``AUX``,
+``en_core_web_sm`` sets the coarse part of speech (a token's ``pos_``: ``VERB``, ``AUX``,
 ``PROPN``...) in its ``attribute_ruler`` pipe: about 130 single-token rules over the fine tag,
 the lower-cased word and the dependency label (``TAG == "VBZ" and LOWER == "has"`` gives
 ``AUX``), plus one two-token rule (a copula after an expletive "there" is a ``VERB``). Later
@@ -81,10 +81,10 @@ class _Rule:
 
 
 class CoarseTags:
-    """Sets ``token.pos_`` as the model's ``attribute_ruler`` would, through a cached lookup."""
+    """Sets each token's ``pos_`` as the model's ``attribute_ruler`` would, by a cached lookup."""
 
     def __init__(self, patterns: Iterable[Mapping[str, Any]]) -> None:
-        """Compile the ``POS`` rules of ``attribute_ruler.patterns`` (other attributes unread)."""
+        """Compile the ``POS`` rules of that pipe's ``patterns`` (other attributes unread)."""
         self._rules: list[_Rule] = []
         self._lowers: set[str] = set()
         self._before: set[str] = set()

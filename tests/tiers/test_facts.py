@@ -346,7 +346,7 @@ def test_the_fact_job_reads_queued_jobs_turns_ahead_and_writes_the_same_facts(
     assert job is not None and job.payload["message_ids"] == ids[0]
     tier(job.payload)
     mem.store.jobs.finish_job(job.id, None, "test")
-    assert set(tier.ahead) == {pair[0] for pair in ids[1:]}  # the user turns queued behind
+    assert set(tier.reading.held) == {pair[0] for pair in ids[1:]}  # the user turns queued behind
     mem.drain()
     assert facts(mem, "ahead") == facts(mem, "alone") != []
 

@@ -39,18 +39,13 @@ from mnemo.llm import ChatModel, Usage
 from mnemo.redact import mask_credentials
 from mnemo.schemas import Message, format_time
 from mnemo.storage.agent_scope import derived_agent, exactly
-from mnemo.storage.base import (
-    DocumentChunks,
-    FactBatch,
-    ListFilter,
-    NewMemory,
-    TurnRun,
-)
+from mnemo.storage.base import DocumentChunks, FactBatch, ListFilter, NewMemory, TurnRun
 from mnemo.storage.ports.unions import FactTierStore
 from mnemo.storage.scope import ReadScope
 from mnemo.text import fact_subjects
 from mnemo.tiers.facts import dedupe
 from mnemo.tiers.facts import llm as fact_llm
+from mnemo.tiers.facts.read_ahead import ReadAhead
 from mnemo.tiers.facts.reconcile import (
     Add,
     Decision,
@@ -69,11 +64,6 @@ from mnemo.tiers.facts.rule_facts import rule_facts
 log = logging.getLogger("mnemo.facts")
 
 JOB_KIND = "turns.facts"
-#: Queued fact jobs whose user turns the clause reader parses together with a job's own, and
-#: the most turns it reads ahead (one batch of many sentences parses several times faster per
-#: turn than one of a single exchange; docs/facts.md measures it).
-READ_AHEAD_JOBS = 64
-READ_AHEAD_TURNS = 128
 #: Newest facts of a user searched for one about the same state (:meth:`FactTier.same_subject`).
 SUBJECT_SCAN = 1000
 Embed = Callable[[list[str]], tuple[list[str], np.ndarray]]
@@ -133,11 +123,6 @@ class Run:
         self.job.fallbacks += 1
 
 
-def _read_key(m: Message) -> tuple[str, Any]:
-    """What the clause reader reads of a turn: its text and its time."""
-    return (m.content, m.created_at)
-
-
 class FactTier:
     """The ``turns.facts`` job handler over one store."""
 
@@ -156,8 +141,7 @@ class FactTier:
         self.chat = chat
         self.limits = (settings.fact_min_chars, settings.fact_max_chars)
         self.rules_on = settings.fact_rule_fallback
-        #: rule facts of queued turns, read ahead: message id -> (what was read, its facts)
-        self.ahead: dict[str, tuple[tuple[str, Any], list[str]]] = {}
+        self.reading = ReadAhead(store, tenant, settings, JOB_KIND)
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         """This tier's job handlers by kind: ``turns.facts`` (this object)."""
@@ -174,7 +158,7 @@ class FactTier:
         total, job = Usage(), JobState()
         units = self.units(messages)
         if self.chat is None and self.settings.fact_rule_fallback:
-            job.parsed = self.read([u.user for u in units])
+            job.parsed = self.reading.facts([u.user for u in units])
         for unit in units:
             job.user_id = unit.user.user_id
             total += self.process(unit, job)
@@ -183,42 +167,6 @@ class FactTier:
                 FactBatch(self.tenant, job.user_id, "rules", [], job.pending)
             )
         return {**total.as_dict(), "fallbacks": job.fallbacks}
-
-    def read(self, turns: list[Message]) -> dict[str, list[str]]:
-        """The rule facts of ``turns`` by message id: read ahead by an earlier job when it read
-        these very turns (same text and time), else parsed now in one batch with the user
-        turns of the next queued fact jobs (:data:`READ_AHEAD_JOBS`), kept for those jobs.
-
-        Reading ahead changes no fact: the reader reads each turn on its own, so a turn gives
-        the same facts in any batch; a queued job another worker runs first just leaves its
-        entry unused.
-        """
-        ahead = self.ahead
-        if all(m.id in ahead and ahead[m.id][0] == _read_key(m) for m in turns):
-            return {m.id: ahead[m.id][1] for m in turns}
-        more = self.upcoming({m.id for m in turns})
-        found = rule_facts(turns + more, self.settings)
-        self.ahead = {m.id: (_read_key(m), found[m.id]) for m in more}
-        return {m.id: found[m.id] for m in turns}
-
-    def upcoming(self, skip: set[str]) -> list[Message]:
-        """The unprocessed user turns of the next queued fact jobs (at most
-        :data:`READ_AHEAD_TURNS`)."""
-        ids: list[str] = []
-        for queued in self.store.jobs.upcoming_jobs(
-            (JOB_KIND,), tenant=self.tenant, limit=READ_AHEAD_JOBS
-        ):
-            ids += [i for i in queued.payload.get("message_ids", []) if isinstance(i, str)]
-        ids = [i for i in dict.fromkeys(ids) if i not in skip]
-        done = self.store.rows.facts_processed(self.tenant, ids)
-        out: list[Message] = []
-        for i in ids:
-            if len(out) >= READ_AHEAD_TURNS:
-                break
-            m = None if i in done else self.store.rows.get_message(self.tenant, i)
-            if m is not None and m.role == "user":
-                out.append(m)
-        return out
 
     def vectors(self, texts: list[str], job: JobState) -> tuple[list[str], np.ndarray]:
         """Content hashes and unit vectors of ``texts``, each embedded once per job."""
