@@ -2,8 +2,9 @@
 LoCoMo turns.
 
 A seeded sample of ``--turns`` LoCoMo turns (every speaker is the user of their own turns) is
-read twice: by the rules (``mnemo.text.fact_rules``, what runs with no LLM; on this branch,
-main's rules) and by the fact tier's LLM extraction (the atomic prompt, ``facts_atomic.md``,
+read by the regex rules (``mnemo.text.fact_rules``, what ran with no LLM before issue 35), by
+the clause reader (``mnemo.text.parsed_facts``, what runs with no LLM today) and by the fact
+tier's LLM extraction (the atomic prompt, ``facts_atomic.md``,
 sent with its JSON Schema and token budget through :class:`mnemo.llm.LLMClient`). Four fact
 lists are compared: ``rules``; ``raw``, the model's facts as it answered them; ``llm``, those
 grounded in their turn (``mnemo.tiers.facts.llm.kept_fact``, what the tier keeps); and
@@ -44,12 +45,17 @@ from typing import Any
 from mnemo.config.settings import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.llm import LLMClient, render_prompt
+from mnemo.eval.locomo import parse_locomo_date
+from mnemo.text import parsed_facts
 from mnemo.tiers.facts import llm as fact_llm
+from mnemo.tiers.facts.rule_facts import limits as rule_limits
 from rules_extraction import DEFAULT_DATA, fact_candidates, observations, overlap, turns
 
-#: The fact lists compared: the rules', the model's as it answered, the grounded ones, and
-#: what the tier stores (the rules' where the model failed).
-KINDS = ("rules", "raw", "llm", "llm+fallback")
+#: The fact lists compared: the regex rules' (main before the clause reader), the model's as it
+#: answered, the grounded ones, what the tier stored then (the regex rules' where the model
+#: failed), the clause reader's (the rules today, read again from each row's text and date),
+#: and what the tier stores today (the reader's where the model failed).
+KINDS = ("rules", "raw", "llm", "llm+fallback", "reader", "llm+reader")
 _SUBJECT = re.compile(r"\b(?:user|they|their|them|themselves)\b", re.IGNORECASE)
 
 
@@ -209,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
         prompt = render_prompt("facts_atomic", max_facts="3", message_time=r["when"])
         r["llm"] = [f for f in r["raw"] if fact_llm.kept_fact(f, r["text"], prompt)]
         r["llm+fallback"] = r["llm"] or r["rules"]  # rules: a failure, or no fact
+    said = [parsed_facts.Said(r["text"], parse_locomo_date(r["when"])) for r in rows]
+    limits = rule_limits(Settings(embedder="hashing"))
+    for r, found in zip(rows, parsed_facts.extract_many(said, limits), strict=True):
+        r["reader"] = found
+        r["llm+reader"] = r["llm"] or found
     failed = [r for r in rows if r["failure"]]
     empty = [r for r in rows if not r["failure"] and not r["llm"]]
     out: dict[str, Any] = {
