@@ -44,8 +44,8 @@ from typing import Any
 
 from mnemo.config.settings import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
-from mnemo.llm import LLMClient, render_prompt
 from mnemo.eval.locomo import parse_locomo_date
+from mnemo.llm import LLMClient, render_prompt
 from mnemo.text import parsed_facts
 from mnemo.tiers.facts import llm as fact_llm
 from mnemo.tiers.facts.rule_facts import limits as rule_limits
