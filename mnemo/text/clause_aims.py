@@ -29,6 +29,24 @@ def definite_unnamed(t: Token) -> bool:
     return all(c.dep_ in ("det", "amod", "compound", "punct", "cc", "conj") for c in t.children)
 
 
+def pointing(t: Token) -> bool:
+    """An unnamed "the X" whose noun points at something the conversation named (a work, an
+    event, a plan: ``DISCOURSE_NOUNS``), anywhere in the clause ("the themes in the film")."""
+    compound = any(c.dep_ == "compound" for c in t.children)  # "the meditation experience"
+    return t.lower_ in W.DISCOURSE_NOUNS and not compound and definite_unnamed(t)
+
+
+def under_reassurance(head: Token) -> bool:
+    """A clause inside what a "make sure" is about ("I want to make sure my bike is secure
+    and I'm visible to motorists": "visible")."""
+    x = head
+    while x.head.i != x.i:
+        if x.lower_ in ("sure", "certain") and x.head.lower_ in ("make", "makes", "making"):
+            return True
+        x = x.head
+    return False
+
+
 def aim_unnamed(head: Token) -> bool:
     """A mood, an interest or an open choice whose first aim is :func:`definite_unnamed`
     ("User is excited to try out the almond butter energy balls", "User is still deciding on
@@ -131,6 +149,8 @@ __all__ = [
     "felt",
     "first_aim",
     "not_only",
+    "pointing",
     "purpose",
     "reassurance",
+    "under_reassurance",
 ]

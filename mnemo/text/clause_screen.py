@@ -113,6 +113,8 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True  # "User loves the color and texture": a reaction to what was shown
     if A.aim_unnamed(head) or A.reassurance(head) or A.amount_alone(tokens):
         return True  # "excited to try the energy balls"; "wants to make sure ..."; "spend $40"
+    if any(A.pointing(t) and not _in_relative(t, head) for t in said) or A.under_reassurance(head):
+        return True  # "the themes in the film"; "(make sure) ... I'm visible to motorists"
     if A.purpose(clause, aux_words) or A.not_only(tokens):
         return True  # "(so) my audience can engage": what a plan is for; "not only ..."
     core = list(said)

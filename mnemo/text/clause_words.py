@@ -167,6 +167,19 @@ ONE_OF_A_KIND = frozenset({
     "world", "internet", "news", "weather", "ocean", "sea", "sky", "outdoors", "environment",
     "planet", "universe", "sun", "moon", "stars", "wild", "countryside", "future", "past",
 })  # fmt: skip
+#: Nouns that, as an unnamed "the X", point at something the conversation named: a work, an
+#: event, a plan or a thing shown ("the themes in the film", "the historical accuracy of the
+#: show", "the budget for the entire trip").
+DISCOURSE_NOUNS = frozenset({
+    "show", "shows", "film", "films", "movie", "movies", "book", "books", "series", "episode",
+    "episodes", "trip", "event", "events", "project", "projects", "topic", "topics", "story",
+    "stories", "genre", "article", "articles", "post", "posts", "recipe", "recipes", "dish",
+    "idea", "ideas", "plan", "plans", "game", "games", "experience", "course", "program",
+    "product", "products", "item", "items", "model", "models", "option", "options", "list",
+    "app", "software", "tool", "tools", "platform", "website", "site", "song", "album",
+    "novel", "suggestion",
+    "suggestions", "tips", "tip", "advice", "question", "answer", "method", "approach",
+})  # fmt: skip
 #: Verbs of a choice still open: what is chosen between must be named ("deciding on the
 #: coffee beans" is a choice among what the turn listed).
 CHOOSING = frozenset(["deciding", "decide", "leaning", "choosing", "torn", "debating"])

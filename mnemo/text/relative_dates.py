@@ -62,6 +62,14 @@ _PHRASE = re.compile(
 )
 
 
+#: A date said right after a weekday ("Saturday, March 12th", "Friday the 3rd").
+_DATED_AFTER = re.compile(
+    r",?\s*(?:the\s+)?(?:(?:" + "|".join(MONTHS) + r")\b|\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\d{1,2}\s+(?:" + "|".join(MONTHS) + r")\b)",
+    re.IGNORECASE,
+)
+
+
 def _day(d: date) -> str:
     return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
 
@@ -169,6 +177,9 @@ def resolve(text: str, when: datetime | None, past: bool) -> str:
     on = when.date()
 
     def annotate(m: re.Match[str]) -> str:
+        weekday = m["on"] or (m["what"] or "").lower() in WEEKDAYS
+        if weekday and _DATED_AFTER.match(text, m.end()):
+            return m[0]  # "on Saturday, March 12th": the date is said; the weekday adds nothing
         meaning = _meaning(m, on, past)
         return f"{m[0]} ({meaning})" if meaning else m[0]
 

@@ -113,6 +113,21 @@ def test_relative_dates_resolve_against_the_turn_and_keep_the_phrase() -> None:
     assert facts("I twisted my knee on Sunday.") == ["User twisted their knee on Sunday"]
 
 
+def test_a_weekday_said_with_its_date_is_not_resolved() -> None:
+    assert resolve("User ran on Saturday, March 9th", WEDNESDAY, True) == (
+        "User ran on Saturday, March 9th"
+    )
+    assert (
+        resolve("User ran on Saturday the 9th", WEDNESDAY, True) == "User ran on Saturday the 9th"
+    )
+    assert (
+        resolve("User ran on Saturday, 9 March", WEDNESDAY, True) == "User ran on Saturday, 9 March"
+    )
+    assert resolve("User ran on Saturday, 10 miles", WEDNESDAY, True) == (
+        "User ran on Saturday (9 March 2024), 10 miles"
+    )
+
+
 def test_weekends_said_on_a_sunday() -> None:
     """On a Sunday "this weekend" is the one that began the day before, and "last weekend"
     the one before it."""
@@ -265,6 +280,11 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
         ),
         ("I spent $40 on a new kettle.", ["User spent $40 on a new kettle"]),
         ("I not only paint but also sculpt.", []),
+        # round 5: a named kind of "the X" stays; so does a weekday with its date said
+        (
+            "I found the pottery class really relaxing.",
+            ["User found the pottery class really relaxing"],
+        ),
         # a purpose inside a clause stays with it
         (
             "I cook on Sundays so my kids can take lunches to school.",
@@ -300,6 +320,10 @@ def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -
         "I want to make sure I'm choosing a reliable contractor.",
         "I'm willing to spend around $300.",
         "That way I can see where my money goes.",
+        # round 5: "the X" pointing at what the chat named; what a "make sure" is about
+        "I'm curious about the budget for the whole trip.",
+        "I'd like to explore the main themes of the film.",
+        "I want to make sure that my tent is dry and that I am warm at night.",
         "This way, the plants get light and I can water them less.",
     ],
 )
