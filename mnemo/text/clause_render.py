@@ -230,6 +230,10 @@ def _closed_later(words: list[_Word]) -> bool:
     return any(t.text in ('"', "”") for t in last.doc[last.i + 1 : last.sent.end])
 
 
+#: Finite forms of "be": an adverb that opened the clause goes after them ("User is also ...").
+_BE_FINITE = frozenset(["'m", "am", "is", "are", "was", "were", "'re"])
+
+
 def _present(verb: str) -> str:
     """The third-person present of a verb the tagger read as a present: "-ed" here is part
     of the word ("need", "feed", "breed" -> "needs"), not a past."""
@@ -288,7 +292,10 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     words = [_Word(subject.text)]
     if subject.implicit and rest and rest[0].lower_ == "been":
         words.append(_Word("has"))
-    words += [_Word(t.lower_, t, True) for t in with_verb]
+    after_be = [_Word(t.lower_, t, True) for t in with_verb]  # "Also, I'm vegan": "is also"
+    if not (rest and not clause.borrowed and rest[0].lower_ in _BE_FINITE):
+        words += after_be
+        after_be = []
     borrowed = {x.i for x in clause.borrowed}
     verbs = {x.i for x in [*clause.borrowed, *rest]}
     conjugate = subject.kind == USER
@@ -340,6 +347,9 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             text = text[:1].lower() + text[1:]
         forced = (t.text.startswith("'") or low in _SPOKEN) and text != t.text
         words.append(_Word(text, t, forced or t.i in borrowed))
+        if after_be and t.i == rest[0].i:
+            words += after_be
+            after_be = []
     text = _AFTERTHOUGHT.split(_join(words), maxsplit=1)[0]
     text = _SHOWING.sub("", text)
     text = _TRAIL.sub("", text).strip()

@@ -117,6 +117,19 @@ def _hypothetical(t: Token) -> bool:
     )
 
 
+def _verbless_tail(h: Token) -> list[Token]:
+    """A join after a comma with no verb after it ("I'm allergic to peanuts, so no satay
+    sauce"): the comma, the joining word and what follows, cut from the clause."""
+    kids = list(h.children)
+    for k, c in enumerate(kids):
+        if c.dep_ != "cc" or c.i < h.i or c.i == 0 or c.doc[c.i - 1].text != ",":
+            continue
+        after = [x for x in kids[k + 1 :] if not x.is_punct]
+        if after and not any(x.dep_ == "conj" or verbal(x) for x in after):
+            return [c.doc[c.i - 1], c, *(t for x in after for t in x.subtree)]
+    return []
+
+
 def split(sent: Any) -> list[Clause]:
     """The clauses of one parsed sentence (a spaCy ``Span``), in order of their heads."""
     heads: list[Token] = []
@@ -143,6 +156,7 @@ def split(sent: Any) -> list[Clause]:
             # a time told by the conversation: "since we last spoke" (it says nothing later)
             if c.i != h.i and (_comment(c) or _about_the_talk(c)):
                 skip.update(t.i for t in c.subtree)
+        skip.update(t.i for t in _verbless_tail(h))  # "..., so no satay sauce"
         joins = {c.i for c in h.children if c.dep_ in ("cc", "preconj")}
         if any(c.i in head_set for c in h.children if c.dep_ == "conj"):
             skip |= joins

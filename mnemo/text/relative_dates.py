@@ -70,6 +70,10 @@ _DATED_AFTER = re.compile(
 )
 
 
+#: A part of the day in the plural after a weekday: a habit, not one day ("on Tuesday evenings").
+_HABIT_AFTER = re.compile(r"\s+(?:mornings|afternoons|evenings|nights)\b", re.IGNORECASE)
+
+
 def _day(d: date) -> str:
     return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
 
@@ -178,8 +182,10 @@ def resolve(text: str, when: datetime | None, past: bool) -> str:
 
     def annotate(m: re.Match[str]) -> str:
         weekday = m["on"] or (m["what"] or "").lower() in WEEKDAYS
-        if weekday and _DATED_AFTER.match(text, m.end()):
-            return m[0]  # "on Saturday, March 12th": the date is said; the weekday adds nothing
+        if weekday and (_DATED_AFTER.match(text, m.end()) or _HABIT_AFTER.match(text, m.end())):
+            return m[
+                0
+            ]  # "on Saturday, March 12th": the date is said; "on Tuesday evenings": a habit
         meaning = _meaning(m, on, past)
         return f"{m[0]} ({meaning})" if meaning else m[0]
 

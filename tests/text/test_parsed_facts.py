@@ -123,6 +123,9 @@ def test_a_weekday_said_with_its_date_is_not_resolved() -> None:
     assert (
         resolve("User ran on Saturday, 9 March", WEDNESDAY, True) == "User ran on Saturday, 9 March"
     )
+    assert resolve("User swims on Tuesday evenings", WEDNESDAY, False) == (
+        "User swims on Tuesday evenings"
+    )  # a habit, not next Tuesday
     assert resolve("User ran on Saturday, 10 miles", WEDNESDAY, True) == (
         "User ran on Saturday (9 March 2024), 10 miles"
     )
@@ -285,6 +288,9 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
             "I found the pottery class really relaxing.",
             ["User found the pottery class really relaxing"],
         ),
+        # after freeze 5: an opening adverb goes after "is"; a verbless join after a comma is cut
+        ("Also, I'm vegetarian.", ["User is also vegetarian"]),
+        ("I'm allergic to shellfish, so no prawns.", ["User is allergic to shellfish"]),
         # a purpose inside a clause stays with it
         (
             "I cook on Sundays so my kids can take lunches to school.",
