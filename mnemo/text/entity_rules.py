@@ -33,7 +33,10 @@ _PETS = frozenset(
     """
     dog dogs cat cats puppy puppies kitten kittens parrot parrots bird birds hamster hamsters
     rabbit rabbits bunny bunnies fish goldfish horse horses pony turtle tortoise snake lizard
-    gecko pig ferret budgie canary chicken chickens goat
+    gecko pig ferret budgie canary chicken chickens goat goats cockatiel guinea
+    beagle labrador retriever poodle terrier spaniel bulldog husky corgi dachshund
+    chihuahua pug collie shepherd rottweiler schnauzer greyhound whippet doodle labradoodle
+    tabby
     """.split()  # noqa: SIM905
 )
 _PEOPLE = frozenset(
@@ -45,7 +48,9 @@ _PEOPLE = frozenset(
     manager colleague colleagues coworker co-worker roommate flatmate neighbor neighbour
     neighbors neighbours teacher coach mentor therapist doctor stepson stepdaughter stepmom
     stepdad ex guy girl boy man woman lady someone somebody person veteran student artist
-    singer player author writer musician actor actress
+    singer player author writer musician actor actress tutor trainer instructor nurse nanny
+    babysitter dentist vet lawyer accountant barber hairdresser landlord landlady classmate
+    teammate pastor priest rabbi imam counselor counsellor physio chef mechanic plumber
     """.split()  # noqa: SIM905
 )
 _PLACES = frozenset(("city", "town", "village", "country", "island", "street", "neighborhood"))

@@ -26,6 +26,8 @@ def found(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
             },
         ),
         ("We have a parrot called Kiwi and two goldfish.", {"Kiwi": ("pet", ("parrot",))}),
+        ("I have a beagle called Biscuit.", {"Biscuit": ("pet", ("beagle",))}),
+        ("I take lessons with a tutor named Ines.", {"Ines": ("person", ())}),
         (
             "Our twins, Noor and Sami, started kindergarten this week!",
             {
