@@ -7,6 +7,9 @@ turn, history events by kind, ms per turn for ingest and for facts, and a sample
 
     .venv/bin/python bench/facts.py --data ../shared/data/locomo-dev.json --embedder hashing
 
+``--recall REPORT.json`` then runs the LoCoMo eval on that store, with the facts, profile and
+episodes in it (``mnemo eval`` runs no write-path job), and writes its report.
+
 Compare: ``--compare BEFORE.json AFTER.json`` reads two reports of ``mnemo eval ... --json``
 over the same questions and prints, per metric, the mean difference (after - before) with a
 95% paired bootstrap interval and the share of resamples where it is <= 0 and >= 0
@@ -29,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from mnemo import Memory
-from mnemo.eval.locomo import ingest_locomo, load_locomo
+from mnemo.eval.locomo import evaluate_locomo, ingest_locomo, load_locomo
 from mnemo.eval.report import IngestStats
 
 METRICS = ("R@1", "R@5", "R@10", "All@5", "All@10", "NDCG@10", "AllSess@5")
@@ -101,6 +104,9 @@ def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
             start = time.perf_counter()
             jobs = mem.drain()
             facts_s = time.perf_counter() - start
+            if args.recall:  # recall with the write path's output (facts, profile...) stored
+                report = evaluate_locomo(mem, dataset)
+                Path(args.recall).write_text(report.model_dump_json(), encoding="utf-8")
             items = mem.list(limit=10_000, kind="fact")
             con = sqlite3.connect(db)
             events = dict(con.execute("SELECT event, count(*) FROM history GROUP BY event"))
@@ -131,6 +137,12 @@ def main() -> None:
     ap.add_argument("--embedder", default="hashing")
     ap.add_argument("--conversations", type=int, default=0, help="0 means all")
     ap.add_argument("--sample", type=int, default=12)
+    ap.add_argument(
+        "--recall",
+        metavar="REPORT",
+        help="after the drain, run the LoCoMo eval on the store and write its report here "
+        "(compare two with --compare: recall with the facts and profile stored)",
+    )
     ap.add_argument(
         "--per-call",
         type=int,
