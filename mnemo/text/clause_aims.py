@@ -41,10 +41,15 @@ def under_reassurance(head: Token) -> bool:
     and I'm visible to motorists": "visible")."""
     x = head
     while x.head.i != x.i:
-        if x.lower_ in ("sure", "certain") and x.head.lower_ in ("make", "makes", "making"):
+        if _made_sure(x):
             return True
         x = x.head
     return False
+
+
+def _made_sure(t: Token) -> bool:
+    """The "sure" (or "certain") of a "make sure"."""
+    return t.lower_ in ("sure", "certain") and t.head.lower_ in ("make", "makes", "making")
 
 
 def aim_unnamed(head: Token) -> bool:
@@ -90,8 +95,8 @@ def reassurance(head: Token) -> bool:
     about making sure veterans are supported")."""
     if head.lower_ not in W.WISHES | W.ATTEMPTS:
         return False
-    makes = [c for c in head.children if c.dep_ == "xcomp" and c.lower_ in ("make", "making")]
-    return any(x.lower_ in ("sure", "certain") for m in makes for x in m.children)
+    aims = [c for c in head.children if c.dep_ == "xcomp"]
+    return any(_made_sure(x) for c in aims for x in c.children)
 
 
 def amount_alone(tokens: list[Token]) -> bool:
