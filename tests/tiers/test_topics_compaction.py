@@ -146,6 +146,24 @@ def test_returning_to_a_compacted_topic_restores_its_history(tmp_path: Path) -> 
     mem.close()
 
 
+def test_a_restored_topic_left_without_a_reply_is_compacted_again(tmp_path: Path) -> None:
+    """Two writers in one conversation can move on before the restored topic gets its reply:
+    the topic that is left goes cold again instead of keeping its whole history active."""
+    clock = Clock()
+    mem = _mem(tmp_path, clock)
+    first = {_exchange(mem, clock, 0, k) for k in range(7)}.pop()  # 14 messages, compacted
+    _exchange(mem, clock, 1, 0)
+    assert mem.add_user_message("u1", about(0, 99), "s1").id == first  # restores 15 messages
+    clock.advance(1)
+    assert mem.add_user_message("u1", about(1, 1), "s1").id != first  # leaves it at once
+    [left] = [t for t in mem.topics("u1", "s1") if t.id == first]
+    assert (left.active_messages, left.compressed_messages, left.message_count) == (4, 11, 15)
+    history = mem.topic_history("u1", "s1", topic_id=first)
+    assert [m["content"] for m in history][-1] == about(0, 99)  # nothing lost
+    assert len(history) == 15
+    mem.close()
+
+
 def test_regenerated_and_incremental_summaries(tmp_path: Path) -> None:
     for incremental in (True, False):
         clock = Clock()

@@ -77,7 +77,10 @@ def apply_pending(
 def on_user_turn(
     conv: Conversation, turn: PendingTurn, policy: ops.TopicPolicy, summarize: ops.Summarizer
 ) -> TopicRow:
-    """Match (or open) the turn's topic and add the turn to it."""
+    """Match (or open) the turn's topic and add the turn to it. The topic the conversation
+    leaves is compacted if it is over ``max_messages`` (a restored history that the next turn
+    did not return to goes cold again, so no topic keeps its whole history active)."""
+    left = conv.topics.get(conv.active_topic_id or "")
     importance = turn.metadata.get(IMPORTANCE_KEY)
     topic, score = ops.best_topic(conv, turn)
     restored = False
@@ -97,6 +100,8 @@ def on_user_turn(
     topic = ops.merge_similar(conv, topic, policy)
     if not restored:  # the restored history serves this turn; the next append compacts it
         ops.compact(conv, topic, policy, summarize)
+    if left is not None and left.id != topic.id and left.merged_into is None:
+        ops.compact(conv, left, policy, summarize)
     return topic
 
 
