@@ -10,6 +10,7 @@ those of ``bench/rules_extraction.py`` (correct, vague, wrong, garbled).
     python bench/parsed_labels_lme.py --sample 150 --seed 39     # facts to label, with turns
     python bench/parsed_labels_lme.py --sample 150 --seed 43 \
         --skip bench/data/fact_labels_parsed_lme39.jsonl        # other turns than that set
+                                                                # (--by-text: and other texts)
     python bench/parsed_labels_lme.py --labels bench/data/fact_labels_parsed_lme39.jsonl
 """
 
@@ -60,10 +61,18 @@ def facts_of(turns: list[Turn]) -> list[list[str]]:
     return parsed_facts.extract_many(said, limits(Settings()))
 
 
-def sample(turns: list[Turn], n: int, seed: int, skip: set[tuple[str, str]]) -> None:
-    """Print ``n`` facts of seeded random turns that give one (not in ``skip``), each turn
-    with its facts."""
+def sample(
+    turns: list[Turn], n: int, seed: int, skip: set[tuple[str, str]], by_text: bool = False
+) -> None:
+    """Print ``n`` facts of seeded random turns that give one, each turn with its facts; a
+    turn in ``skip`` is left out. ``by_text`` (the draws from seed 48 on) also leaves out any
+    turn with the same text as a skipped one (the same turn can sit in several sessions) and
+    every repeat of a text after its first; without it, the earlier draws stay reproducible."""
     order = [t for t in turns if (t[0], t[1]) not in skip]
+    if by_text:
+        skipped = {t[2] for t in turns if (t[0], t[1]) in skip}
+        order = [t for t in order if t[2] not in skipped]
+        order = list({t[2]: t for t in reversed(order)}.values())[::-1]  # first of each text
     random.Random(seed).shuffle(order)
     shown = 0
     for start in range(0, len(order), 200):
@@ -110,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--labels", help="hand labels (JSONL) to measure")
     ap.add_argument("--skip", nargs="*", default=[], help="label files whose turns to leave out")
+    ap.add_argument(
+        "--by-text", action="store_true", help="also leave out turns with a skipped turn's text"
+    )
     args = ap.parse_args(argv)
     turns = user_turns(json.loads(Path(args.data).read_text(encoding="utf-8")))
     if args.sample:
@@ -118,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in args.skip
             for r in map(json.loads, Path(path).read_text(encoding="utf-8").splitlines())
         }
-        sample(turns, args.sample, args.seed, skip)
+        sample(turns, args.sample, args.seed, skip, args.by_text)
     if args.labels:
         out = measure(turns, args.labels)
         print(json.dumps({k: v for k, v in out.items() if k != "unlabelled"}))
