@@ -327,6 +327,8 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             text = (
                 ("was" if low == "was" else "is") if after_user else {"was": "were"}.get(low, "are")
             )
+        elif pending_they and low in ("'ll", "'d", "'ve") and words[-1].text == "User":
+            text = _inner_contraction(low, t)  # "they'll" stays; "User'll" does not
         elif low in _EXPANDED and rest and t.i == rest[0].i:
             text = _EXPANDED[low]
         elif low == "'s" and rest and t.i == rest[0].i and (t.pos_ == "AUX" or t.tag_ != "POS"):
@@ -361,6 +363,17 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     if any(hyphened(t) and not _whole(t, at) for t in written):
         return Rendered("", False, [])  # "networking non" of "non-stop": a word cut in two
     return Rendered((text[:1].upper() + text[1:]) if text else "", past, written)
+
+
+def _inner_contraction(low: str, t: Token) -> str:
+    """A contraction after an "I" inside the clause written "User", spelt out ("so I'll try"
+    -> "so User will try", "I'd been" -> "User had been", "I've" -> "User has")."""
+    if low == "'ll":
+        return "will"
+    nxt = next((x for x in t.doc[t.i + 1 : t.i + 4] if x.pos_ != "ADV"), None)
+    if low == "'d":
+        return "had" if nxt is not None and nxt.tag_ == "VBN" else "would"
+    return "has"
 
 
 def _past_form(low: str) -> bool:

@@ -5,8 +5,9 @@ hypothetical or names the listener; has a modal of duty or advice, or is a plan 
 time; is a hedge, a courtesy, reported speech, empathy or an apology; is a passing feeling
 with nothing after it; has a pronoun, a demonstrative or "there" for its point, or a
 possessive of someone it does not name; is a maxim ("Books help us dream") or a "we" clause
-that names no place and no one; or names nothing beyond stock words ("User is doing their
-best"). The words are in :mod:`mnemo.text.clause_words`.
+that names no place and no one; is about the chat itself (:mod:`mnemo.text.clause_talk`);
+or names nothing beyond stock words ("User is doing their best"). The words are in
+:mod:`mnemo.text.clause_words`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 
 from mnemo.text import clause_aims as A
+from mnemo.text import clause_talk as T
 from mnemo.text import clause_words as W
 from mnemo.text.clause_render import (
     DEMONSTRATIVES,
@@ -65,6 +67,10 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True
     if aux_words & {"can", "ca"} and head.lower_ in W.CAN_HEDGES:
         return True  # "I can picture it", "I can't wait"
+    if T.cannot_help_but(head, aux_words) or T.about_the_chat(tokens, head):
+        return True  # "I can't help but worry"; "my next prompt will contain ..."
+    if T.reaction_to_suggestions(head):
+        return True  # "User loves the BBQ chicken and the tofu ideas": the assistant's
     if head.lower_ in ("get", "gets", "see") and any(c.dep_ == "ccomp" for c in head.children):
         return True  # "I get how busy life is"
     if _owner_unknown(tokens, subject, head) or any(c.lower_ == "off" for c in head.children):

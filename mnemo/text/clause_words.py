@@ -162,6 +162,19 @@ TASTES = frozenset(
         "dig",
     ]
 )
+#: A user's messages in a chat ("my next prompt", "my last question"): remarks about the chat.
+CHAT_NOUNS = frozenset({
+    "prompt", "prompts", "question", "questions", "message", "messages", "request", "requests",
+    "query", "queries", "reply", "replies", "input", "instructions",
+})  # fmt: skip
+#: Verbs that say what the user meant in the chat ("I'm referring to the buses").
+MEANING_VERBS = frozenset(["refer", "refers", "referring", "referred", "meant"])
+#: What an assistant offers ("I love the tofu ideas"): a taste for these is a remark on it.
+SUGGESTIONS = frozenset({
+    "idea", "ideas", "tip", "tips", "suggestion", "suggestions", "recommendation",
+    "recommendations", "option", "options", "example", "examples", "answer", "answers",
+    "response", "responses", "list", "outline",
+})  # fmt: skip
 #: Nouns that "the" names without the turn: one of a kind ("explore the world").
 ONE_OF_A_KIND = frozenset({
     "world", "internet", "news", "weather", "ocean", "sea", "sky", "outdoors", "environment",
@@ -265,6 +278,7 @@ __all__ = [
     "BARE_IDIOMS",
     "CAN_HEDGES",
     "CHATTER",
+    "CHAT_NOUNS",
     "COUNTING",
     "DISCOURSE",
     "DISCOURSE_PHRASES",
@@ -278,6 +292,7 @@ __all__ = [
     "HEDGE_STATES",
     "LIGHT",
     "MALE",
+    "MEANING_VERBS",
     "MODALS",
     "MOOD_IDIOMS",
     "NO_IDIOMS",
@@ -291,6 +306,7 @@ __all__ = [
     "SECOND_PERSON",
     "STATUSES",
     "STOCK",
+    "SUGGESTIONS",
     "TAKING",
     "TASTES",
     "TIME_NOUNS",

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from mnemo.text.apostrophes import straight
+
 #: Bracketed annotations ("[image: a photo of ...]") are not part of what was said.
 _BRACKETS = re.compile(r"\s*\[[^\]]*\]")
 #: A tag question at the end turns a statement into a question only in form.
@@ -71,9 +73,10 @@ _MAIN_END = frozenset({
 
 
 def tidy(sentence: str) -> str:
-    """``sentence`` without bracketed notes, a closing tag question or a vocative; it keeps
-    its final ``?`` otherwise (the clause reader, :mod:`mnemo.text.parsed_facts`, starts here)."""
-    s = _BRACKETS.sub("", sentence).strip()
+    """``sentence`` without bracketed notes, a closing tag question or a vocative, with its
+    curly apostrophes made straight (:mod:`mnemo.text.apostrophes`); it keeps its final
+    ``?`` otherwise (the clause reader, :mod:`mnemo.text.parsed_facts`, starts here)."""
+    s = _BRACKETS.sub("", straight(sentence)).strip()
     s = _TAG.sub(".", s)
     return _VOCATIVE.sub(lambda m: m["word"], s).strip()
 

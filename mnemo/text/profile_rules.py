@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mnemo.text.apostrophes import straight
 from mnemo.text.sentences import sentences
 from mnemo.text.state_endings import FIRST, clauses, endings, withdrawn
 
@@ -253,7 +254,7 @@ def extract_profile(text: str) -> list[Candidate]:
     """Profile candidates in ``text``: every pattern on every sentence, one candidate per
     (category, key) (the most confident; the first on ties), in order of appearance."""
     found: dict[tuple[str, str], Candidate] = {}
-    for sentence in sentences(text):
+    for sentence in sentences(straight(text)):
         _read(sentence, found)
     return list(found.values())
 

@@ -189,7 +189,10 @@ def resolve(text: str, when: datetime | None, past: bool) -> str:
         meaning = _meaning(m, on, past)
         return f"{m[0]} ({meaning})" if meaning else m[0]
 
-    return _PHRASE.sub(annotate, text)
+    return _OWNED_DATE.sub(r"\g<phrase>'s \g<noun> (\g<date>)", _PHRASE.sub(annotate, text))
 
+
+#: A date written inside a possessive ("today (20 May 2023)'s show"): it goes after the noun.
+_OWNED_DATE = re.compile(r"(?P<phrase>\w+) \((?P<date>[^()]*)\)['’]s (?P<noun>[\w-]+)")
 
 __all__ = ["MONTHS", "WEEKDAYS", "resolve"]

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mnemo.text.apostrophes import straight
 from mnemo.text.fact_rules import third_person
 
 #: Time words after a value ("Paris last year", "Acme now").
@@ -174,7 +175,7 @@ def clauses(text: str, person: Person) -> list[str]:
     ("User used to live in Austin but now they live in Seattle" -> "User used to live in
     Austin", "User lives in Seattle")."""
     out = []
-    for i, part in enumerate(_CLAUSE[id(person)].split(text.strip().rstrip(".!"))):
+    for i, part in enumerate(_CLAUSE[id(person)].split(straight(text).strip().rstrip(".!"))):
         part = _LEAD.sub("", part.strip())
         if i and person is THIRD and part.lower().startswith("they"):
             if _THEY.match(part):

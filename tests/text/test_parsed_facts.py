@@ -113,6 +113,13 @@ def test_relative_dates_resolve_against_the_turn_and_keep_the_phrase() -> None:
     assert facts("I twisted my knee on Sunday.") == ["User twisted their knee on Sunday"]
 
 
+def test_a_date_inside_a_possessive_goes_after_its_noun() -> None:
+    turn = "I kept the ticket from yesterday's concert in Leeds."
+    assert facts(turn, WEDNESDAY) == [
+        "User kept the ticket from yesterday's concert (12 March 2024) in Leeds"
+    ]  # once "yesterday (12 March 2024)'s concert"
+
+
 def test_a_weekday_said_with_its_date_is_not_resolved() -> None:
     assert resolve("User ran on Saturday, March 9th", WEDNESDAY, True) == (
         "User ran on Saturday, March 9th"
@@ -296,6 +303,23 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
             "I cook on Sundays so my kids can take lunches to school.",
             ["User cooks on Sundays so their kids can take lunches to school"],
         ),
+        # round 6: curly apostrophes (phones type them); a contraction after an inner "I";
+        # "since our last chat" is a time, not a remark about the chat
+        (
+            "I’m a nurse, and I’ve been running for ten years.",
+            ["User is a nurse", "User has been running for ten years"],
+        ),
+        (
+            "My goal is to make yoga a habit, so I'll practise every morning before work.",
+            [
+                "User's goal is to make yoga a habit,"
+                " so User will practise every morning before work"
+            ],
+        ),
+        (
+            "I've been running longer since our last chat.",
+            ["User has been running longer since their last chat"],
+        ),
     ],
 )
 def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -> None:
@@ -331,6 +355,11 @@ def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -
         "I'd like to explore the main themes of the film.",
         "I want to make sure that my tent is dry and that I am warm at night.",
         "This way, the plants get light and I can water them less.",
+        # round 6: remarks about the chat or the assistant's suggestions; "can't help but"
+        "My next question will be about the second apartment.",
+        "I'm actually referring to the price of the monthly pass.",
+        "I love the lentil soup and the halloumi wrap ideas!",
+        "I can't help but worry about the interview on Friday.",
     ],
 )
 def test_vague_clauses_refused(turn: str) -> None:

@@ -137,6 +137,24 @@ def test_quitting_a_named_job_then_a_new_job(mem: Memory) -> None:
     no_contradiction(mem)
 
 
+def test_curly_apostrophes_read_like_straight_ones(mem: Memory) -> None:
+    """Phones type "I’ve" (U+2019): the state rules, the profile and the facts read it."""
+    conversation(
+        mem,
+        [
+            ("2021-01-10T09:00:00", "I’m an engineer and I work at Initech."),
+            ("2022-05-02T09:00:00", "I’ve quit my job at Initech."),
+            ("2022-06-01T09:00:00", "I’ve moved to Lyon, and I’m learning French."),
+        ],
+    )
+    assert live(mem, "employer") == set()
+    assert values(mem, "employer") == [("Initech", False)]
+    assert live(mem, "home") == {"lyon"}
+    facts = {f.content for f in mem.list("u1", kind="fact")}
+    assert "User is learning French" in facts
+    assert not any("’" in f or "User '" in f for f in facts)
+
+
 def test_ending_a_job_that_is_not_the_current_one_changes_nothing(mem: Memory) -> None:
     conversation(
         mem,
