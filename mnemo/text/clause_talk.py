@@ -17,14 +17,14 @@ from mnemo.text.clauses import Token
 
 def about_the_chat(tokens: list[Token], head: Token) -> bool:
     """A clause whose subject or object is a message of the user's in the chat ("my next
-    prompt", "my last question"; a time "since our last chat" is not), or whose verb says
+    prompt", "the last question"; a time "since our last chat" is not), or whose verb says
     what the user meant ("referring to")."""
     if head.lower_ in W.MEANING_VERBS:
         return True
     return any(
         t.lower_ in W.CHAT_NOUNS
         and t.dep_ in ("nsubj", "nsubjpass", "dobj")  # not "since our last chat"
-        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in t.children)
+        and any(c.lower_ in ("my", "our", "next", "last", "previous") for c in t.children)
         for t in [*tokens, *head.children]
     )
 

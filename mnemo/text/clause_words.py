@@ -173,7 +173,7 @@ MEANING_VERBS = frozenset(["refer", "refers", "referring", "referred", "meant"])
 SUGGESTIONS = frozenset({
     "idea", "ideas", "tip", "tips", "suggestion", "suggestions", "recommendation",
     "recommendations", "option", "options", "example", "examples", "answer", "answers",
-    "response", "responses", "list", "outline",
+    "response", "responses", "list", "outline", "text", "version", "wording", "rewrite",
 })  # fmt: skip
 #: Nouns that "the" names without the turn: one of a kind ("explore the world").
 ONE_OF_A_KIND = frozenset({

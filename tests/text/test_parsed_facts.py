@@ -360,6 +360,8 @@ def test_clauses_written_cleanly_or_not_at_all(turn: str, expected: list[str]) -
         "I'm actually referring to the price of the monthly pass.",
         "I love the lentil soup and the halloumi wrap ideas!",
         "I can't help but worry about the interview on Friday.",
+        "I like the text, it reads well.",
+        "Next prompt is give me the link to the photo of the lake.",
     ],
 )
 def test_vague_clauses_refused(turn: str) -> None:
