@@ -210,6 +210,10 @@ def _kept_lead(tail: list[Token], about_user: bool) -> list[Token] | None:
     return []
 
 
+#: A bracket opened inside a word at the end of a fact and not closed ("401(k").
+_WORD_BRACKET = re.compile(r"(?<=\w)\([^()\s]+$")
+
+
 def _balanced(text: str, closes: bool) -> str | None:
     """A fact whose quotes pair up: a title cut at its closing quote gets it back
     (`User watched "Little Women`) when the sentence closes it (``closes``); any other odd
@@ -357,6 +361,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     text = _TRAIL.sub("", text).strip()
     closes = bool(words) and _closed_later(words)
     text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text)), closes) or ""
+    text = _WORD_BRACKET.sub(r"\g<0>)", text)  # "their 401(k": its ")" was cut as punctuation
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
     written = [w.token for w in words if w.token is not None]
     at = {t.i for t in written}

@@ -64,6 +64,8 @@ def _splits(t: Token) -> bool:
     a clause head: a verb joined to an infinitive, "to meet and greet", stays in it)."""
     if not verbal(t):
         return False
+    if t.dep_ == "parataxis" and _reduced_relative(t):
+        return False  # "a workshop I attended last week": it stays with the workshop
     if t.dep_ in ("conj", "parataxis"):
         return True
     own = subject_of(t) is not None
@@ -72,6 +74,21 @@ def _splits(t: Token) -> bool:
     if t.dep_ == "advcl":
         return own and bool(_marks(t) & _OWN_MARKS)
     return False
+
+
+def _reduced_relative(t: Token) -> bool:
+    """A relative clause without "that" the parser read as a clause of its own ("a charity 5K
+    I attended on February 5th"): nothing between it and the noun before it, and its verb
+    lacks the object the noun is."""
+    start = t.left_edge.i
+    before = t.doc[start - 1] if start > 0 else None
+    objects = ("dobj", "ccomp", "xcomp", "attr", "acomp", "oprd")
+    return bool(
+        before is not None
+        and before.pos_ in ("NOUN", "PROPN", "NUM")
+        and subject_of(t) is not None
+        and not any(c.dep_ in objects for c in t.children)
+    )
 
 
 def _tacked_command(t: Token) -> bool:

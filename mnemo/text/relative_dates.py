@@ -11,7 +11,8 @@ once the turn is old::
 Phrases: ``yesterday``, ``today``, ``tonight``, ``tomorrow``, ``this morning/afternoon/
 evening``; ``last/this/next`` + ``week``, ``weekend``, ``month``, ``year``, a season or a
 weekday; ``on <weekday>`` (the last one before the turn in a past-tense clause, else the next
-one); ``N days/weeks/months/years ago``; ``in N days/weeks/months/years`` (future clauses).
+one); ``(on) <weekday> last/next week`` (that weekday in that week); ``N days/weeks/months/
+years ago``; ``in N days/weeks/months/years`` (future clauses).
 Seasons are the northern hemisphere's meteorological ones (winter is December to February).
 A phrase already followed by a bracket is left alone; so is every phrase of a fact whose turn
 has no date.
@@ -49,6 +50,8 @@ _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PHRASE = re.compile(
     r"\b(?:"
     r"(?P<day>yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening))"
+    r"|(?:on )?(?P<in_week>" + "|".join(WEEKDAYS) + r")(?: morning| afternoon| evening| night)?"
+    r" (?P<week>last|next) week"
     r"|(?P<which>last|this|next|this past|this coming) "
     r"(?P<what>week|weekend|month|year|spring|summer|fall|autumn|winter|"
     + "|".join(WEEKDAYS)
@@ -161,6 +164,11 @@ def _meaning(m: re.Match[str], on: date, past: bool) -> str | None:
         word = m["day"].lower()
         shift = {"yesterday": -1, "tomorrow": 1}.get(word, 0)
         return _day(on + timedelta(days=shift))
+    if m["in_week"]:  # "on Tuesday last week": the Tuesday of that week
+        monday = (
+            on - timedelta(days=on.weekday()) + timedelta(weeks=-1 if m["week"] == "last" else 1)
+        )
+        return _day(monday + timedelta(days=WEEKDAYS.index(m["in_week"].lower())))
     if m["which"]:
         return _which(m["which"], m["what"], on, past)
     if m["on"]:

@@ -120,6 +120,15 @@ def test_a_date_inside_a_possessive_goes_after_its_noun() -> None:
     ]  # once "yesterday (12 March 2024)'s concert"
 
 
+def test_a_weekday_of_last_or_next_week_is_one_phrase() -> None:
+    assert facts("I bought my bike on Tuesday last week.", WEDNESDAY) == [
+        "User bought their bike on Tuesday last week (5 March 2024)"
+    ]  # once "on Tuesday (12 March 2024) last week (week of 4 March 2024)"
+    assert resolve("User flies out on Friday next week", WEDNESDAY, False) == (
+        "User flies out on Friday next week (22 March 2024)"
+    )
+
+
 def test_a_weekday_said_with_its_date_is_not_resolved() -> None:
     assert resolve("User ran on Saturday, March 9th", WEDNESDAY, True) == (
         "User ran on Saturday, March 9th"
@@ -319,6 +328,19 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
         (
             "I've been running longer since our last chat.",
             ["User has been running longer since their last chat"],
+        ),
+        # round 7: a relative clause without "that" stays with its noun; a bracket inside a
+        # word is closed
+        (
+            "I was inspired by Rachel's insights at a marketing workshop I attended in May.",
+            ["User was inspired by Rachel's insights at a marketing workshop they attended in May"],
+        ),
+        (
+            "I've been contributing more to my 403(b) and aiming to buy a house by 40.",
+            [
+                "User has been contributing more to their 403(b)",
+                "User has been aiming to buy a house by 40",
+            ],
         ),
     ],
 )
