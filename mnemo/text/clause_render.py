@@ -214,6 +214,22 @@ def _kept_lead(tail: list[Token], about_user: bool) -> list[Token] | None:
 _WORD_BRACKET = re.compile(r"(?<=\w)\([^()\s]+$")
 
 
+def name_dash(before: str, after: str) -> bool:
+    """A dash between two capitalised words is part of a name ("Coursera - Data Science",
+    "Smith - Jones"), not the start of an afterthought."""
+    return before[:1].isupper() and after[:1].isupper()
+
+
+def _before_afterthought(text: str) -> str:
+    """``text`` up to a dash that starts an afterthought ("I loved it - best trip ever"),
+    not one inside a name (:func:`name_dash`)."""
+    for m in _AFTERTHOUGHT.finditer(text):
+        before, after = text[: m.start()].split()[-1:], text[m.end() :].split()[:1]
+        if not (before and after and name_dash(before[0], after[0])):
+            return text[: m.start()]
+    return text
+
+
 def _balanced(text: str, closes: bool) -> str | None:
     """A fact whose quotes pair up: a title cut at its closing quote gets it back
     (`User watched "Little Women`) when the sentence closes it (``closes``); any other odd
@@ -246,14 +262,30 @@ def _present(verb: str) -> str:
 
 def _finite_conjunct(t: Token) -> bool:
     """A present verb joined to a verb inside the clause ("I want to get back into biking and
-    need to get my bike tuned": "need"), whose subject is the clause's."""
+    need to get my bike tuned": "need"), whose subject is the clause's. Joined to an
+    infinitive, it is one only with a sign of it (:func:`_finite_sign`); otherwise it is the
+    infinitive's bare twin ("trying to reduce my waste and live more simply")."""
+    infinitive = t.head.tag_ == "VB" and any(
+        c.dep_ == "aux" and c.lower_ == "to" for c in t.head.children
+    )
     return bool(
         t.dep_ == "conj"
         and t.tag_ == "VBP"
         and t.pos_ == "VERB"
         and t.head.tag_ in ("VB", "VBG", "VBN")
         and not any(c.dep_ in ("nsubj", "nsubjpass") for c in t.children)
+        and (not infinitive or any(_finite_sign(c) for c in t.children))
     )
+
+
+def _finite_sign(c: Token) -> bool:
+    """A child that marks a verb joined to an infinitive as the clause's own present: an
+    infinitive of its own ("and need to get") or an adverb of how often ("and often
+    overlook")."""
+    return c.dep_ == "xcomp" or (c.dep_ == "advmod" and c.lower_ in _HOW_OFTEN)
+
+
+_HOW_OFTEN = frozenset(["often", "usually", "sometimes", "always", "never", "rarely", "also"])
 
 
 def first_person(t: Token) -> bool:
@@ -356,7 +388,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         if after_be and t.i == rest[0].i:
             words += after_be
             after_be = []
-    text = _AFTERTHOUGHT.split(_join(words), maxsplit=1)[0]
+    text = _before_afterthought(_join(words))
     text = _SHOWING.sub("", text)
     text = _TRAIL.sub("", text).strip()
     closes = bool(words) and _closed_later(words)
@@ -437,6 +469,7 @@ __all__ = [
     "first_person",
     "hyphened",
     "inverted",
+    "name_dash",
     "pointed",
     "render",
 ]

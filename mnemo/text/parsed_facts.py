@@ -46,6 +46,7 @@ from mnemo.text.clause_render import (
     Subject,
     first_person,
     inverted,
+    name_dash,
     render,
 )
 from mnemo.text.clause_screen import refused
@@ -366,7 +367,8 @@ def _before_afterthought(tokens: list[Token], head: Token) -> list[Token]:
         if spliced and t.i > head.i + 1 and t.doc[t.i - 1].text == "," and t.head.i != head.i:
             return [x for x in tokens[:n] if x.i < t.i - 1]
         spaced = t.i > 0 and bool(t.doc[t.i - 1].whitespace_) and bool(t.whitespace_)
-        if t.i > head.i and t.text in ("-", "–", "—", "--") and spaced:
+        named = 0 < t.i < len(t.doc) - 1 and name_dash(t.doc[t.i - 1].text, t.doc[t.i + 1].text)
+        if t.i > head.i and t.text in ("-", "–", "—", "--") and spaced and not named:
             return tokens[:n]
     return tokens
 

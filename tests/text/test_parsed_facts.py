@@ -329,6 +329,15 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
             "I've been running longer since our last chat.",
             ["User has been running longer since their last chat"],
         ),
+        # round 8: a verb joined to an infinitive stays bare; a dash inside a name stays
+        (
+            "I've been trying to eat less meat and live a greener life.",
+            ["User has been trying to eat less meat and live a greener life"],
+        ),
+        (
+            "I'm enrolled in the Coursera - Machine Learning Specialization.",
+            ["User is enrolled in the Coursera - Machine Learning Specialization"],
+        ),
         # round 7: a relative clause without "that" stays with its noun; a bracket inside a
         # word is closed
         (
