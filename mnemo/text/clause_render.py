@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from mnemo.text import clause_words as W
 from mnemo.text.clauses import SUBJECTS, Clause, Token
+from mnemo.text.fact_finish import finish, without_trail
 from mnemo.text.fact_rules import third_person
 from mnemo.text.months import MONTH_WORDS
 
@@ -37,15 +38,6 @@ _EXPANDED = {"'ve": "have", "'re": "are", "'ll": "will", "'m": "am"}
 _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
 _DROP_DEPS = frozenset(["intj", "cc", "punct", "mark", "preconj", "meta"])
-#: A dash between words: what follows is an afterthought ("... last week - so exciting").
-_AFTERTHOUGHT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|(?<=\w)[-–—]+\s+")
-#: A command to look, tacked on after a comma ("I've done one too, take a look!").
-_SHOWING = re.compile(r",\s+(?:take a look|have a look|check (?:it|this|them|that) out|see)\b.*$")
-_TRAIL = re.compile(
-    r"(?:[\s.,!;:…~\-–—*)(\"']|\s(?:and|but|or|so|because|then|as|with|though|anyway|haha|lol))+$"
-)
-
-
 _THING = frozenset(["thing", "things", "stuff"])
 DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
 _BE = frozenset(["is", "are", "was", "were", "'s", "'re"])
@@ -96,7 +88,7 @@ def inverted(clause: Clause) -> str | None:
     )
     be = {"'s": "is", "'re": "are"}.get(head.lower_, head.lower_)
     value = value.strip() if s.pos_ == "PROPN" else value[:1].lower() + value[1:].strip()
-    text = _TRAIL.sub("", f"{owner.strip()} {be} {value}")
+    text = without_trail(f"{owner.strip()} {be} {value}")
     return re.sub(r"\s+([,.!?;:'])", r"\1", re.sub(r"\s+(n't|'s)\b", r"\1", text))
 
 
@@ -208,38 +200,6 @@ def _kept_lead(tail: list[Token], about_user: bool) -> list[Token] | None:
     if _DATE_PHRASE.search(text) or text in _TIME_WORDS:
         return tail
     return []
-
-
-#: A bracket opened inside a word at the end of a fact and not closed ("401(k").
-_WORD_BRACKET = re.compile(r"(?<=\w)\([^()\s]+$")
-
-
-def name_dash(before: str, after: str) -> bool:
-    """A dash between two capitalised words is part of a name ("Coursera - Data Science",
-    "Smith - Jones"), not the start of an afterthought."""
-    return before[:1].isupper() and after[:1].isupper()
-
-
-def _before_afterthought(text: str) -> str:
-    """``text`` up to a dash that starts an afterthought ("I loved it - best trip ever"),
-    not one inside a name (:func:`name_dash`)."""
-    for m in _AFTERTHOUGHT.finditer(text):
-        before, after = text[: m.start()].split()[-1:], text[m.end() :].split()[:1]
-        if not (before and after and name_dash(before[0], after[0])):
-            return text[: m.start()]
-    return text
-
-
-def _balanced(text: str, closes: bool) -> str | None:
-    """A fact whose quotes pair up: a title cut at its closing quote gets it back
-    (`User watched "Little Women`) when the sentence closes it (``closes``); any other odd
-    quote (a title the sentence splitter cut: `"Believe! Sea of Dreams"`) refuses the fact."""
-    if text.count('"') % 2 == 0:
-        return text
-    at = text.rfind('"')
-    if closes and at > 0 and text[at - 1] == " " and '"' not in text[:at]:
-        return text + '"'
-    return None
 
 
 def _closed_later(words: list[_Word]) -> bool:
@@ -388,12 +348,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
         if after_be and t.i == rest[0].i:
             words += after_be
             after_be = []
-    text = _before_afterthought(_join(words))
-    text = _SHOWING.sub("", text)
-    text = _TRAIL.sub("", text).strip()
-    closes = bool(words) and _closed_later(words)
-    text = _balanced(re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text)), closes) or ""
-    text = _WORD_BRACKET.sub(r"\g<0>)", text)  # "their 401(k": its ")" was cut as punctuation
+    text = finish(_join(words), closes=bool(words) and _closed_later(words))
     past = any(t.tag_ in ("VBD", "VBN") or t.lower_ == "used" for t in [*clause.borrowed, *rest])
     written = [w.token for w in words if w.token is not None]
     at = {t.i for t in written}
@@ -469,7 +424,6 @@ __all__ = [
     "first_person",
     "hyphened",
     "inverted",
-    "name_dash",
     "pointed",
     "render",
 ]

@@ -46,11 +46,11 @@ from mnemo.text.clause_render import (
     Subject,
     first_person,
     inverted,
-    name_dash,
     render,
 )
 from mnemo.text.clause_screen import refused
 from mnemo.text.clauses import Clause, Token, split, verbal
+from mnemo.text.fact_finish import name_dash
 from mnemo.text.sentences import sentences
 
 _FIRST_PERSON = re.compile(
