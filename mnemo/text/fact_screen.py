@@ -23,6 +23,8 @@ from mnemo.text.apostrophes import straight
 
 #: Bracketed annotations ("[image: a photo of ...]") are not part of what was said.
 _BRACKETS = re.compile(r"\s*\[[^\]]*\]")
+#: Markdown emphasis around words ("**Boho Chic**", "*The Hobbit*", "__Tolkien__", "`vim`").
+_EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*|(?<![\w_])_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 #: A tag question at the end turns a statement into a question only in form.
 _TAG = re.compile(
     r",?\s+(?:huh|right|eh|yeah|no|isn't it|don't you think|you know|btw|lol|haha|tbh)"
@@ -73,10 +75,11 @@ _MAIN_END = frozenset({
 
 
 def tidy(sentence: str) -> str:
-    """``sentence`` without bracketed notes, a closing tag question or a vocative, with its
-    curly apostrophes made straight (:mod:`mnemo.text.apostrophes`); it keeps its final
-    ``?`` otherwise (the clause reader, :mod:`mnemo.text.parsed_facts`, starts here)."""
-    s = _BRACKETS.sub("", straight(sentence)).strip()
+    """``sentence`` without bracketed notes, markdown emphasis (``**Boho Chic**``), a closing
+    tag question or a vocative, with its curly apostrophes made straight
+    (:mod:`mnemo.text.apostrophes`); it keeps its final ``?`` otherwise (the clause reader,
+    :mod:`mnemo.text.parsed_facts`, starts here)."""
+    s = _BRACKETS.sub("", _EMPHASIS.sub(r"\2", straight(sentence))).strip()
     s = _TAG.sub(".", s)
     return _VOCATIVE.sub(lambda m: m["word"], s).strip()
 

@@ -329,6 +329,11 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
             "I've been running longer since our last chat.",
             ["User has been running longer since their last chat"],
         ),
+        # markdown emphasis is dropped, not cut at
+        (
+            "I just finished *The Hobbit* and I adore **Tolkien**.",
+            ["User just finished The Hobbit", "User adores Tolkien"],
+        ),
         # round 8: a verb joined to an infinitive stays bare; a dash inside a name stays
         (
             "I've been trying to eat less meat and live a greener life.",
