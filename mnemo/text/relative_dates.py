@@ -132,12 +132,16 @@ def _span(unit: str, n: int, on: date) -> str:
     return str(on.year + n)
 
 
+def _monday(on: date, step: int) -> date:
+    """The Monday of the week ``step`` weeks from the one ``on`` is in."""
+    return on - timedelta(days=on.weekday()) + timedelta(weeks=step)
+
+
 def _which(which: str, what: str, on: date, past: bool) -> str:
     step = {"last": -1, "this past": -1, "next": 1, "this coming": 1}.get(which.lower(), 0)
     what = what.lower()
     if what == "week":
-        monday = on - timedelta(days=on.weekday()) + timedelta(weeks=step)
-        return f"week of {_day(monday)}"
+        return f"week of {_day(_monday(on, step))}"
     if what == "weekend":
         # the weekend a Sunday is in is the one that began the day before, not the next one
         saturday = (
@@ -165,9 +169,7 @@ def _meaning(m: re.Match[str], on: date, past: bool) -> str | None:
         shift = {"yesterday": -1, "tomorrow": 1}.get(word, 0)
         return _day(on + timedelta(days=shift))
     if m["in_week"]:  # "on Tuesday last week": the Tuesday of that week
-        monday = (
-            on - timedelta(days=on.weekday()) + timedelta(weeks=-1 if m["week"] == "last" else 1)
-        )
+        monday = _monday(on, -1 if m["week"] == "last" else 1)
         return _day(monday + timedelta(days=WEEKDAYS.index(m["in_week"].lower())))
     if m["which"]:
         return _which(m["which"], m["what"], on, past)
@@ -179,6 +181,10 @@ def _meaning(m: re.Match[str], on: date, past: bool) -> str | None:
         n = _NUMBERS.get(m["in_n"].lower()) or int(m["in_n"])
         return _span(m["in_unit"], n, on)
     return None
+
+
+#: A date written inside a possessive ("today (20 May 2023)'s show"): it goes after the noun.
+_OWNED_DATE = re.compile(r"(?P<phrase>\w+) \((?P<date>[^()]*)\)['’]s (?P<noun>[\w-]+)")
 
 
 def resolve(text: str, when: datetime | None, past: bool) -> str:
@@ -199,8 +205,5 @@ def resolve(text: str, when: datetime | None, past: bool) -> str:
 
     return _OWNED_DATE.sub(r"\g<phrase>'s \g<noun> (\g<date>)", _PHRASE.sub(annotate, text))
 
-
-#: A date written inside a possessive ("today (20 May 2023)'s show"): it goes after the noun.
-_OWNED_DATE = re.compile(r"(?P<phrase>\w+) \((?P<date>[^()]*)\)['’]s (?P<noun>[\w-]+)")
 
 __all__ = ["MONTHS", "WEEKDAYS", "resolve"]
