@@ -126,6 +126,9 @@ class MnemoStore(BaseStore, Closing):
         """Run ``ops`` in order (reads see the store as it was before the batch's puts),
         then apply the puts, the last of each (namespace, key) winning."""
         ops = list(ops)
+        for op in ops:  # every window checked before any op runs
+            if isinstance(op, SearchOp | ListNamespacesOp):
+                _check_window(op)
         results: list[Result] = [None] * len(ops)
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for i, op in enumerate(ops):
@@ -185,9 +188,8 @@ class MnemoStore(BaseStore, Closing):
     ) -> list[tuple[float | None, Block, str]]:
         """The indexed items by mnemo's hybrid search, then the indexed items it did not reach
         (score 0.0), positions ``offset`` to ``offset + limit`` of those kept, then unindexed
-        ones (score None) up to ``limit``. A negative ``offset`` or ``limit`` windows the
-        ranking as InMemoryStore does (:func:`_window`), not as a Python slice."""
-        start, want = _window(offset, limit)
+        ones (score None) up to ``limit`` (both 0 or more: :func:`_check_window`)."""
+        start, want = offset, offset + limit
         narrowed = {
             **items.prefix_filter(prefix),
             **items.value_filter(string_equalities(flt)),
@@ -345,11 +347,22 @@ class MnemoStore(BaseStore, Closing):
         self.stop_ttl_sweeper()
 
 
-def _window(offset: int, limit: int) -> tuple[int, int]:
-    """The positions ``[start, stop)`` of a ranking that a search with a query keeps: those
-    from ``offset`` up to ``offset + limit``, clamped at 0, as InMemoryStore's loop keeps them
-    (``limit=-1`` keeps none, ``offset=-1`` the first ``limit - 1``)."""
-    return max(0, offset), max(0, offset + limit)
+def _check_window(op: SearchOp | ListNamespacesOp) -> None:
+    """ValidationError unless ``op``'s ``limit`` and ``offset`` are integers, 0 or more.
+
+    LangGraph's own stores disagree on negative values: ``InMemoryStore`` slices a listing as a
+    Python list (``limit=-1``: all but the last) but keeps nothing of a ranking, SqliteStore
+    hands them to SQLite (``limit=-1``: no limit; ``offset=-1``: none), and PostgresStore's
+    database refuses them. A negative window is almost always a bug, so MnemoStore refuses it
+    as PostgresStore does, with and without a query, in words of its own."""
+    call, things = (
+        ("search", "items") if isinstance(op, SearchOp) else ("list_namespaces", "namespaces")
+    )
+    for name, value in (("limit", op.limit), ("offset", op.offset)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValidationError(
+                f"{call}: {name} is a number of {things}, an integer of 0 or more, got {value!r}"
+            )
 
 
 def _minutes(ttl: Any) -> float | None:
