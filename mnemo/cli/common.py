@@ -8,6 +8,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mnemo.cli.failures import EXPECTED, report
 from mnemo.config.location import parse_location
@@ -102,13 +103,35 @@ def cli_overrides(db: str | None, embedder: str | None = None, **extra: Any) -> 
 
 
 def open_memory(db: str | None, embedder: str | None, **extra: Any) -> Memory:
-    """A Memory from CLI options (unset options fall back to env, TOML and defaults)."""
-    return Memory(**cli_overrides(db, embedder, **extra))
+    """A Memory from CLI options (unset options fall back to env, TOML and defaults), for a
+    command that writes: a SQLite file it creates is said on stderr (:func:`creating`)."""
+    settings = cli_settings(db, embedder, **extra)
+    return creating(settings, lambda: Memory(settings=settings))
 
 
 def cli_settings(db: str | None, embedder: str | None = None, **extra: Any) -> Settings:
     """Settings from CLI options (unset options fall back to env, TOML and defaults)."""
     return Settings(**cli_overrides(db, embedder, **extra))
+
+
+def new_store_file(settings: Settings) -> Path | None:
+    """The SQLite file ``settings`` name when it does not exist yet (opening the store
+    creates it); None for an existing file, PostgreSQL and ``:memory:``."""
+    if settings.database_url or settings.path == ":memory:":
+        return None
+    path = Path(settings.path).expanduser()
+    return None if path.exists() else path
+
+
+def creating(settings: Settings, open_: Callable[[], T]) -> T:
+    """``open_()`` (what opens the store of ``settings``), then, when that created the
+    store's SQLite file, one line on stderr: ``created new store PATH`` (a write to a
+    mistyped ``--db`` is seen at once; an existing store or PostgreSQL says nothing)."""
+    fresh = new_store_file(settings)
+    out = open_()
+    if fresh is not None and fresh.exists():
+        err.print(f"created new store {escape(str(fresh))}", soft_wrap=True, highlight=False)
+    return out
 
 
 def require_store(settings: Settings) -> None:

@@ -4,8 +4,10 @@
 sub-app: ``keys``, ``eval``) goes through it: a :class:`~mnemo.errors.MnemoError` (bad input, a
 store that cannot be opened), an ``OSError`` (a missing folder, a full disk, a path that is not
 a folder), a ``UnicodeDecodeError`` (a binary file given as text) or a ``RecursionError`` (JSON
-nested too deeply to parse) becomes :func:`describe`'s one line. Anything else is a bug and
-keeps its traceback.
+nested too deeply to parse) becomes :func:`describe`'s one line. So does a value click
+refuses (``--limit abc``, a number out of its range, a missing option: a
+``typer.BadParameter``), which typer would print as a usage box (:func:`refused`). Anything
+else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -54,6 +56,16 @@ def report(exc: BaseException) -> typer.Exit:
     return typer.Exit(2)
 
 
+def refused(exc: typer.BadParameter) -> typer.Exit:
+    """Print a value click refused as one red ``error:`` line naming the option and where
+    its help is (click's own message: "Invalid value for '--limit': ..."); the exit to raise
+    (status 2, as click's usage errors)."""
+    where = f" (see `{exc.ctx.command_path} -h`)" if exc.ctx is not None else ""
+    line = exc.format_message().rstrip(".") + where
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(line)}", soft_wrap=True)
+    return typer.Exit(2)
+
+
 class OneLineErrors(TyperGroup):
     """The ``mnemo`` group: a command's expected failure is one line and exit status 2."""
 
@@ -65,6 +77,8 @@ class OneLineErrors(TyperGroup):
             if isinstance(exc, BrokenPipeError) or getattr(exc, "errno", None) == errno.EPIPE:
                 raise  # click ends quietly on a closed pipe (`mnemo export - | head`)
             raise report(exc) from None
+        except typer.BadParameter as exc:
+            raise refused(exc) from None
 
 
-__all__ = ["EXPECTED", "OneLineErrors", "describe", "report"]
+__all__ = ["EXPECTED", "OneLineErrors", "describe", "refused", "report"]

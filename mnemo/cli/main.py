@@ -25,6 +25,7 @@ from mnemo.cli.common import (
     err,
     guarded,
     need_owner,
+    open_existing,
     open_memory,
 )
 from mnemo.cli.failures import OneLineErrors
@@ -272,13 +273,14 @@ def worker(
         ),
     ] = None,
 ) -> None:
-    """Run background jobs until SIGINT/SIGTERM (the current job finishes first)."""
+    """Run background jobs until SIGINT/SIGTERM (the current job finishes first); the store
+    must exist (a mistyped --db drains nothing and creates nothing)."""
     import logging
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
     def run() -> None:
-        with open_memory(db, embedder, worker_poll_s=worker_poll_s) as mem:
+        with open_existing(db, embedder, worker_poll_s=worker_poll_s) as mem:
             runner = mem.worker()
             if once:
                 runner.run_once()

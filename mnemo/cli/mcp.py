@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, err, guarded
+from mnemo.cli.common import DbOpt, EmbedderOpt, cli_settings, creating, err, guarded
 from mnemo.cli.listen import serve_on
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError
@@ -87,7 +87,7 @@ def serve_app(settings: Settings, host: str) -> FastAPI:
     from mnemo.api.server import build
     from mnemo.cli.web import mount_ui
 
-    app = build(settings, host)
+    app = creating(settings, lambda: build(settings, host))
     mount_ui(app)
     if mcp_available():
         mount_mcp(app, host)
@@ -103,7 +103,7 @@ def http_app(settings: Settings, host: str) -> Starlette:
     from mnemo.mcp.http import standalone_app
     from mnemo.storage import open_store
 
-    store = open_store(settings)
+    store = creating(settings, lambda: open_store(settings))
     try:
         keys = key_store(store)
         check_bind(host, keys)

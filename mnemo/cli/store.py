@@ -17,6 +17,7 @@ from mnemo.cli.common import (
     EmbedderOpt,
     cli_settings,
     console,
+    creating,
     err,
     guarded,
     open_existing,
@@ -100,7 +101,7 @@ def import_export_file(path: Path, db: str | None) -> None:
     location = store_location(db)
     settings = cli_settings(db)
     with path.open("rb") as src, progress_bar(err, "importing", None) as advance:
-        report = import_store(location, src, advance, settings)
+        report = creating(settings, lambda: import_store(location, src, advance, settings))
     where = mask_credentials(location)
     console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {where}")
     kept = sum(report.kept.values())

@@ -24,7 +24,7 @@ def test_add_search_stats(env: dict[str, str]) -> None:
         app, ["add", "Ann is allergic to shellfish", "--user", "ann", "--tag", "health"], env=env
     )
     assert out.exit_code == 0, out.output
-    assert out.output.strip().startswith("mem_")
+    assert out.stdout.strip().startswith("mem_")  # stderr says the store was created
     out = runner.invoke(
         app,
         ["add", "I booked the ferry", "--user", "ann", "--role", "user", "--session", "trip"],

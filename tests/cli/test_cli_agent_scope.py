@@ -19,7 +19,7 @@ def test_agent_option_scopes_writes_reads_and_erasure(target: dict[str, str]) ->
     def mnemo(*args: str, code: int = 0, stdin: str | None = None) -> str:
         out = runner.invoke(app, [*args, *db], input=stdin)
         assert out.exit_code == code, out.output
-        return out.output
+        return out.stdout if code == 0 else out.output  # stderr: "created new store ..."
 
     shared = mnemo("add", "Heron ships in spring", "--user", "ann").strip()
     alpha = mnemo("add", "alpha code word Falcon", "--user", "ann", "--agent", "alpha").strip()
