@@ -11,7 +11,9 @@ from mnemo.api.deps import MemoryDep
 from mnemo.api.models import ErrorBody
 from mnemo.ops.audit.findings import AuditReport
 
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 422, 503)}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 404, 422, 503)
+}
 router = APIRouter(prefix="/v1/users", tags=["audit"], responses=ERRORS)
 
 
@@ -28,7 +30,8 @@ class AuditFix(BaseModel):
 @router.get("/{user_id}/audit", response_model=AuditReport)
 def audit(user_id: str, mem: MemoryDep) -> AuditReport:
     """The user's audit: near-duplicate facts, contradictions, stale values and junk, each
-    finding with the memories it names and a fix; nothing is changed."""
+    finding with the memories it names and a fix; nothing is changed. 404 for a user the
+    tenant holds nothing of."""
     return mem.audit(user_id=user_id)
 
 
@@ -37,7 +40,8 @@ def audit_fix(
     user_id: str, mem: MemoryDep, body: Annotated[AuditFix | None, Body()] = None
 ) -> AuditReport:
     """Audit the user and apply fixes through history: the safe ones (unless ``safe`` is
-    false) and those of the findings in ``apply``; each finding's ``applied`` says which ran."""
+    false) and those of the findings in ``apply``; each finding's ``applied`` says which ran
+    (404 for an unknown user)."""
     given = body or AuditFix()
     return mem.audit(user_id=user_id, fix=given.safe, apply=given.apply)
 

@@ -21,7 +21,9 @@ def test_audit_routes(target: dict[str, str], tmp_path: Path) -> None:
         report = got.json()
         assert {(f["kind"], f["detail"], f["fix"]["safe"]) for f in report["findings"]} == EXPECTED
         assert report["counts"] == {"duplicate": 1, "contradiction": 1, "stale": 1, "junk": 2}
-        assert c.get("/v1/users/nobody/audit").json()["findings"] == []
+        for unknown in (c.get("/v1/users/nobody/audit"), c.post("/v1/users/nobody/audit/fix")):
+            assert unknown.status_code == 404, unknown.text
+            assert unknown.json()["error"]["message"] == "no user 'nobody' in tenant 'default'"
 
         fixed = c.post("/v1/users/u1/audit/fix").json()
         assert fixed["applied"] == 3

@@ -39,3 +39,14 @@ def test_audit_report_fix_and_apply(target: dict[str, str]) -> None:
     assert json.loads(out.stdout)["applied"] == 1
     out = runner.invoke(app, ["audit", "--user", "u1", "--apply", "mem_x"], env=env)
     assert out.exit_code == 2 and "finding ids" in out.output
+
+
+def test_an_unknown_user_is_one_error_line(target: dict[str, str]) -> None:
+    where = target.get("path") or target["url"]
+    with Memory(**target, embedder="hashing") as mem:
+        seed(mem)
+    args = ["audit", "--user", "nobody", "--db", where, "--embedder", "hashing"]
+    for extra in ([], ["--json"], ["--fix"]):
+        out = runner.invoke(app, [*args, *extra])
+        assert out.exit_code == 2, out.output
+        assert out.output.strip().splitlines() == ["error: no user 'nobody' in tenant 'default'"]

@@ -25,5 +25,7 @@ def test_audit_memories_tool(target: dict[str, str]) -> None:
             assert {m["content"] for m in listed["memories"]} == AFTER_FIX
             bad = await client.call_tool("audit_memories", {"user_id": "u1", "apply": ["x"]})
             assert "finding ids" in error_text(bad)
+            unknown = await client.call_tool("audit_memories", {"user_id": "nobody"})
+            assert "no user 'nobody' in tenant 'default'" in error_text(unknown)
 
     run(body)

@@ -79,7 +79,7 @@ def _differ(a: Item, b: Item) -> bool:
     values of one subject, one denies what the other says, or they are crossed."""
     if negated(a.text) != negated(b.text) or crossed(a.text, b.text):
         return True
-    if a.subject and b.subject and a.subject[0] == b.subject[0]:
+    if a.subject and b.subject and a.slot == b.slot:
         return not same_value(a.subject[1], b.subject[1])
     return False
 
@@ -106,7 +106,7 @@ def _links(
     review: list[tuple[int, int]] = []
     by_text: dict[tuple[str, ...], int] = {}
     by_normal: dict[str, int] = {}
-    by_subject: dict[tuple[str, str], int] = {}
+    by_subject: dict[tuple[str | None, str, str], int] = {}
     for i, it in enumerate(items):
         if it.normal in by_normal:
             safe.append((by_normal[it.normal], i))
@@ -115,12 +115,12 @@ def _links(
             safe.append((by_text[it.content], i))
         by_text.setdefault(it.content, i)
         if it.subject is not None:
-            for seen, j in by_subject.items():
-                if seen[0] == it.subject[0] and same_value(seen[1], it.subject[1]):
+            for (owner, subject, value), j in by_subject.items():
+                if (owner, subject) == it.slot and same_value(value, it.subject[1]):
                     review.append((j, i))
                     break
             else:
-                by_subject[it.subject] = i
+                by_subject[(it.owner, *it.subject)] = i
     if len(vectors):
         for i, j, _ in similar_pairs(vectors, threshold):
             if not _differ(items[i], items[j]):

@@ -1,14 +1,15 @@
 """An audited item: a live fact or an active profile value, read once into what every
-finding compares (its normal form, content words, subject and time)."""
+finding compares (its normal form, content words, subject, whose subject it is, and time)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
+from mnemo.ops.audit.names import about
 from mnemo.ops.audit.words import content_words, normal
 from mnemo.schemas import MemoryItem, ProfileFact
-from mnemo.text.fact_subjects import subject_key
 
 #: The fact subject (:func:`mnemo.text.fact_subjects.subject_key`) of a profile key: the
 #: profile's location and a fact "User lives in ..." give a value to one state.
@@ -34,11 +35,22 @@ class Item:
     subject: tuple[str, str] | None
     normal: str
     content: tuple[str, ...]
+    #: whose subject it is: None the user's, else the person the fact names
+    #: (:func:`mnemo.ops.audit.names.about`)
+    owner: str | None = None
+
+    @property
+    def slot(self) -> tuple[str | None, str] | None:
+        """Whose subject and which (two items with one slot give values to one state)."""
+        return None if self.subject is None else (self.owner, self.subject[0])
 
 
-def fact_item(m: MemoryItem) -> Item:
-    """The audited form of a fact (its time is when it was said: ``created_at``)."""
-    key = subject_key(m.content)
+def fact_item(m: MemoryItem, names: Collection[str] = ()) -> Item:
+    """The audited form of a fact (its time is when it was said: ``created_at``); a fact
+    that names the user by one of ``names`` (lower case) is about the user, as "User ..."
+    is (:func:`mnemo.ops.audit.names.about`)."""
+    read = about(m.content, names)
+    owner, key = (None, None) if read is None else read
     return Item(
         id=m.id,
         text=m.content,
@@ -48,6 +60,7 @@ def fact_item(m: MemoryItem) -> Item:
         subject=key,
         normal=normal(m.content),
         content=tuple(content_words(m.content)),
+        owner=owner,
     )
 
 

@@ -3,6 +3,11 @@ find what is wrong (:mod:`~mnemo.ops.audit.junk`, :mod:`~mnemo.ops.audit.duplica
 :mod:`~mnemo.ops.audit.conflicts`, each a pure function over the rows read here), and apply
 the fixes asked for, through history.
 
+A fact that names the user by a name the store knows for them ("Jo lives in Leeds", with Jo
+the profile's name, the name on the user's turns or the user id) is about the user, as "User
+lives in Leeds" is; one that names someone else is about that person
+(:mod:`mnemo.ops.audit.names`). A user the tenant holds nothing of is a NotFoundError.
+
 Findings are computed per agent view: the facts shared by every agent of a user, and those
 private to each agent, are audited apart (a merge never moves a fact between views). A junk
 fact is left out of the duplicate and subject checks (its one finding is enough). Fixes apply
@@ -12,7 +17,7 @@ earlier fix of the run already changed is skipped (the next run sees what is lef
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +38,7 @@ from mnemo.ops.audit.findings import (
     Finding,
 )
 from mnemo.ops.audit.junk import junk
+from mnemo.ops.audit.names import user_names
 from mnemo.ops.steps import ProgressFactory, step_bar
 from mnemo.schemas import MemoryItem, ProfileFact, format_time
 from mnemo.storage.base import ListFilter, NewProfileFact
@@ -42,6 +48,9 @@ from mnemo.storage.scope import ReadScope
 
 #: Facts read from the store per query.
 PAGE = 1000
+#: The user's latest turns read for the name they go by (:func:`~mnemo.ops.audit.names.
+#: user_names`).
+NAME_TURNS = 100
 
 
 @dataclass(frozen=True)
@@ -84,14 +93,17 @@ class Auditor:
         self.embed = embed
 
     def run(self, q: AuditRequest, progress: ProgressFactory | None = None) -> AuditReport:
-        """Audit the users ``q`` names, applying the fixes it asks for."""
+        """Audit the users ``q`` names, applying the fixes it asks for; NotFoundError for a
+        user the tenant holds nothing of (no turn, no memory, deleted ones included)."""
+        if q.user_id is not None and not self._holds(q.user_id):
+            raise NotFoundError(f"no user {q.user_id!r} in tenant {self.tenant!r}")
         users = [q.user_id] if q.user_id is not None else self._users()
         report = AuditReport()
         with step_bar(progress, "audit", len(users)) as advance:
             for user_id in users:
                 facts = self._facts(user_id)
                 profile = self.store.conversation.profile_facts(ProfileQuery(self.tenant, user_id))
-                found = self.findings(user_id, facts, profile)
+                found = self.findings(user_id, facts, profile, self._names(user_id, profile))
                 self._apply(q, found, {f.id: f for f in facts}, {p.id: p for p in profile})
                 report.users += 1
                 report.facts += len(facts)
@@ -103,10 +115,15 @@ class Auditor:
         return report
 
     def findings(
-        self, user_id: str, facts: Sequence[MemoryItem], profile: Sequence[ProfileFact]
+        self,
+        user_id: str,
+        facts: Sequence[MemoryItem],
+        profile: Sequence[ProfileFact],
+        names: Collection[str] = (),
     ) -> list[Finding]:
         """Every finding about one user's live ``facts`` and active ``profile`` values, in
-        the order junk, duplicate, stale, contradiction."""
+        the order junk, duplicate, stale, contradiction; ``names`` (lower case) are those
+        the user goes by, so a fact naming them is about them."""
         vectors = self.embed([f.content for f in facts])[1] if facts else np.zeros((0, 0))
         found = junk(user_id, facts)
         dropped = {i for f in found for i in f.memory_ids}
@@ -114,7 +131,7 @@ class Auditor:
         for i, fact in enumerate(facts):
             if fact.id not in dropped:
                 items, rows = views.setdefault(fact.agent_id, ([], []))
-                items.append(fact_item(fact))
+                items.append(fact_item(fact, names))
                 rows.append(i)
         for p in profile:
             views.setdefault(p.agent_id, ([], []))[0].append(profile_item(p))
@@ -126,6 +143,19 @@ class Auditor:
         order = {k: n for n, k in enumerate(FINDING_KINDS)}
         order["junk"] = -1
         return sorted(found, key=lambda f: order[f.kind])
+
+    def _holds(self, user_id: str) -> bool:
+        """Whether the tenant holds a turn or a memory (deleted ones too) of ``user_id``."""
+        rows = self.store.rows
+        memories = ListFilter(ReadScope(self.tenant, user_id, deleted=True), limit=1)
+        turns = ListFilter(ReadScope(self.tenant, user_id, kinds=("message",), evicted=True))
+        return bool(rows.count_memories(memories) or rows.count_messages(turns))
+
+    def _names(self, user_id: str, profile: Sequence[ProfileFact]) -> frozenset[str]:
+        """The names ``user_id`` goes by: the profile's, those on their latest turns."""
+        scope = ReadScope(self.tenant, user_id, kinds=("message",))
+        turns = self.store.rows.recent_messages(ListFilter(scope, limit=NAME_TURNS))
+        return user_names(user_id, profile, turns)
 
     def _users(self) -> list[str]:
         out: list[str] = []
