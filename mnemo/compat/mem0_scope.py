@@ -26,6 +26,16 @@ from mnemo.errors import ValidationError
 SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 #: mem0's logical keys, which hold filters rather than name a key.
 LOGICAL = ("AND", "OR", "NOT")
+#: What a call given none of the scope keys is told (mem0 refuses it the same way).
+NO_IDS = (
+    "at least one of user_id, agent_id or run_id must be given (top-level or in filters); "
+    "mnemo needs user_id or agent_id among them"
+)
+#: What a call given a run_id alone is told.
+NO_RUN_OWNER = (
+    "give user_id or agent_id with run_id (top-level or in filters); mnemo keeps a run_id "
+    "inside a user or an agent, so run_id alone does not say whose memories these are"
+)
 #: Keys of a mem0 filter that name a field of the memory rather than a metadata key.
 FIELDS = {"agent_id": "agent_id", "run_id": "session_id", "created_at": "created_at",
           "updated_at": "updated_at"}  # fmt: skip
@@ -71,7 +81,9 @@ class Mem0Scope:
     ) -> Mem0Scope:
         """The scope of mem0's arguments: the scope keys may come top-level (mem0 1.x) or in
         ``filters`` (mem0 2.x); at least a user or an agent is needed (mnemo keeps a run
-        inside one). A ``filters`` that is not a dict is a ValidationError."""
+        inside one): a ValidationError says :data:`NO_IDS` when none is given, as mem0 does,
+        :data:`NO_RUN_OWNER` for a run alone. A ``filters`` that is not a dict is a
+        ValidationError."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError(
                 f"filters must be an object such as {{'user_id': 'alice'}}, got {filters!r}"
@@ -87,10 +99,7 @@ class Mem0Scope:
             if ids[key] is not None:
                 ids[key] = str(ids[key]).strip() or None
         if not ids["user_id"] and not ids["agent_id"]:
-            raise ValidationError(
-                "give user_id or agent_id (top-level or in filters); mnemo keeps a run_id "
-                "inside a user or an agent, so run_id alone does not say whose memories these are"
-            )
+            raise ValidationError(NO_RUN_OWNER if ids["run_id"] else NO_IDS)
         return cls(ids["user_id"], ids["agent_id"], ids["run_id"], rest or None)
 
     def where(self, *extra: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -109,4 +118,12 @@ class Mem0Scope:
         return dict(parts[0]) if len(parts) == 1 else {"AND": parts}
 
 
-__all__ = ["FIELDS", "LOGICAL", "SCOPE_KEYS", "Mem0Scope", "mnemo_filter"]
+__all__ = [
+    "FIELDS",
+    "LOGICAL",
+    "NO_IDS",
+    "NO_RUN_OWNER",
+    "SCOPE_KEYS",
+    "Mem0Scope",
+    "mnemo_filter",
+]
