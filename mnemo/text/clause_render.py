@@ -11,7 +11,9 @@ is", "I don't" -> "User does not"); other first-person words become "they/their/
 clause about the user and "User/User's" in one about someone else ("My dad taught me chess"
 -> "User's dad taught User chess"). Openers that carry nothing ("Well,", "Oh", "Hey Sam")
 are dropped; a time or place that opened the clause moves to its end ("Next month we are
-moving to Oslo" -> "User and others are moving to Oslo next month").
+moving to Oslo" -> "User and one or more others are moving to Oslo next month"). A negative
+contraction is written out ("don't" -> "do not"; "can't" -> "cannot", "won't" -> "will not":
+:mod:`mnemo.text.negative_contractions`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from mnemo.text import clause_words as W
+from mnemo.text import negative_contractions as N
 from mnemo.text.clauses import SUBJECTS, Clause, Token
 from mnemo.text.fact_finish import finish, without_trail
 from mnemo.text.fact_rules import third_person
@@ -30,10 +33,10 @@ from mnemo.text.months import MONTH_WORDS
 #: others, or someone else (the verb stays as written).
 USER, WITH_USER, OTHER = "user", "with_user", "other"
 _FOR_USER = {
-    "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "ca": "can",
-    "wo": "will", "'ll": "will", "'re": "is", "are": "is", "were": "was", "wanna": "wants to",
+    "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "'ll": "will",
+    "'re": "is", "are": "is", "were": "was", "wanna": "wants to",
 }  # fmt: skip
-#: Contractions after a subject that is not "I", written out ("we've" -> "User and others have").
+#: Contractions after a subject that is not "I", written out ("we've" -> "... others have").
 _EXPANDED = {"'ve": "have", "'re": "are", "'ll": "will", "'m": "am"}
 _SPOKEN = {"gon": "going", "wan": "want", "na": "to", "ta": "to", "n't": "not", "nt": "not"}
 _PLAIN_WORDS = frozenset(["we", "us", "our", "ours", "ourselves"])
@@ -295,6 +298,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
     borrowed = {x.i for x in clause.borrowed}
     verbs = {x.i for x in [*clause.borrowed, *rest]}
     conjugate = subject.kind == USER
+    many = subject.kind == WITH_USER or (subject.kind == OTHER and N.plural(clause.subject))
     named = subject.kind == USER  # "User" is written once; later first person is "they"
     pending_they = False
     for n, t in enumerate([*clause.borrowed, *rest, *tail]):
@@ -304,7 +308,11 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
             text = text if t.pos_ == "PROPN" or n == 0 else text[:1].lower() + text[1:]
             words.append(_Word(text, t, True))
             continue
-        if conjugate and t.i in verbs and (t.pos_ in ("VERB", "AUX") or low in _FOR_USER):
+        spelt = N.written(t, many)
+        if spelt is not None:  # "ca" of "can't": "can"
+            text = spelt
+            conjugate = conjugate and t.i not in verbs
+        elif conjugate and t.i in verbs and (t.pos_ in ("VERB", "AUX") or low in _FOR_USER):
             if low in _FOR_USER:
                 text = _FOR_USER[low]
             elif t.tag_ in ("VBP", "VB") and not _past_form(low):
@@ -337,7 +345,7 @@ def render(clause: Clause, tokens: list[Token], subject: Subject, start: int) ->
                 text = "the"  # "all these tools" -> "all the tools"
         elif low in _SPOKEN:
             text = _SPOKEN[low]
-            if low == "n't" and words and words[-1].text == "can":
+            if low in N.NOT and words and words[-1].text == "can":
                 words[-1].text = "cannot"
                 continue
         pending_they = False

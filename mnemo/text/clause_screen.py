@@ -85,7 +85,7 @@ def refused(clause: Clause, tokens: list[Token], subject: Subject, out: Rendered
         return True
     dated = _TIME.search(text) is not None or _DATED.search(text) is not None
     if (
-        subject.text.startswith("User and others")
+        subject.text.startswith(W.WE)
         and not ((_happened(clause) or dated) and (_placed(tokens) or dated))
         and not _owned_thing(head)
     ):

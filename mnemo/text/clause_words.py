@@ -9,6 +9,9 @@ from __future__ import annotations
 
 #: The listener: a clause naming them is about them, or a courtesy.
 SECOND_PERSON = frozenset(["you", "your", "yours", "yourself", "yourselves", "ya", "y'all", "u"])
+#: "We" (and "us") said by the user, as a fact writes it: who the others are is not said, nor
+#: how many ("we" of a couple, of a family, of a team), so neither is written.
+WE = "User and one or more others"
 #: First-person words and their third-person forms when the clause is about the user ("my"
 #: -> "their") and when it is about someone else ("my" -> "User's").
 FIRST_PERSON = {
@@ -17,11 +20,11 @@ FIRST_PERSON = {
     "my": ("their", "User's"),
     "mine": ("theirs", "User's"),
     "myself": ("themselves", "User"),
-    "we": ("they", "User and others"),
-    "us": ("them", "User and others"),
+    "we": ("they", WE),
+    "us": ("them", WE),
     "our": ("their", "User's"),
     "ours": ("theirs", "User's"),
-    "ourselves": ("themselves", "User and others"),
+    "ourselves": ("themselves", WE),
 }
 #: Verbs of a hedge, a courtesy, reported speech or an acknowledgement: their clause (and
 #: what it reports) is not a fact of the speaker's life.
@@ -311,6 +314,7 @@ __all__ = [
     "TASTES",
     "TIME_NOUNS",
     "VAGUE",
+    "WE",
     "WISHES",
     "WITH_VERB",
 ]

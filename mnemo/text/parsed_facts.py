@@ -10,12 +10,14 @@ speaker, in grammatical third person::
                                                        User coaches rugby
     My brother Tom is a nurse, he works nights     ->  User's brother Tom is a nurse
                                                        User's brother Tom works nights
-    We adopted a cat called Miso last week         ->  User and others adopted a cat called
-                                                       Miso last week (week of 1 May 2023)
+    We adopted a cat called Miso last week         ->  User and one or more others adopted a
+                                                       cat called Miso last week (week of 1
+                                                       May 2023)
 
 Who a clause is about: "I" is the user; "my sister", "our kids" are the user's; "my sister
 and I" is the user with them; "we" is the last such pair of the turn ("Max and I ... we"),
-else "User and others"; "he", "she", "they" and a bare name are the last person
+else "User and one or more others" (:data:`~mnemo.text.clause_words.WE`: who and how many
+is not said); "he", "she", "they" and a bare name are the last person
 of the user's the turn named that fits (else the clause is dropped). Any other subject keeps
 its clause only when the user is in it ("Running helps me sleep" -> "Running helps User
 sleep"). Relative times are resolved against the turn's date (:mod:`mnemo.text.relative_dates`);
@@ -243,7 +245,7 @@ def _subject(clause: Clause, base: int, state: TurnState) -> tuple[Subject, tupl
     if low == "i":
         return Subject("User", USER, True), span
     if low == "we":
-        together = state.together or "User and others"
+        together = state.together or W.WE
         return Subject(together, WITH_USER, True), span
     if any(c.lower_ in ("i", "me") for c in s.conjuncts) and s.lower_ not in ("i", "me"):
         left, right = s.left_edge.i, s.right_edge.i

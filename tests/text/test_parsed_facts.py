@@ -104,10 +104,10 @@ def test_relative_dates_resolve_against_the_turn_and_keep_the_phrase() -> None:
         "User twisted their knee on Sunday (10 March 2024)"
     ]
     assert facts("Next month we are moving to Oslo.", WEDNESDAY) == [
-        "User and others are moving to Oslo next month (April 2024)"
+        "User and one or more others are moving to Oslo next month (April 2024)"
     ]
     assert facts("We visited my parents last winter.", WEDNESDAY) == [
-        "User and others visited their parents last winter (winter 2023-2024)"
+        "User and one or more others visited their parents last winter (winter 2023-2024)"
     ]
     # without a date the phrase stays as it is
     assert facts("I twisted my knee on Sunday.") == ["User twisted their knee on Sunday"]
@@ -291,7 +291,7 @@ with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as mem:
         ),
         (
             "We have two cats and a rabbit called Dot.",
-            ["User and others have two cats and a rabbit called Dot"],
+            ["User and one or more others have two cats and a rabbit called Dot"],
         ),
         (
             "I'm excited to explore the world with my camera.",

@@ -364,10 +364,10 @@ EVERYDAY = [
 EVERYDAY_FACTS = [
     "User teaches math in Leeds",
     "User is training for a triathlon",
-    "User and others have a parrot called Kiwi and two goldfish",
+    "User and one or more others have a parrot called Kiwi and two goldfish",
     "User's husband Raj is a pilot",
     "User's husband Raj flies for KLM out of Amsterdam",
-    "User and others are relocating to Valencia for their job next month (April 2024)",
+    "User and one or more others are relocating to Valencia for their job next month (April 2024)",
     "User's twins, Noor and Sami, started kindergarten this week (week of 11 March 2024)",
     "User sprained their ankle playing basketball on Friday (8 March 2024)",
 ]
