@@ -2,7 +2,8 @@
 
 ``create_app(settings)`` opens the store and embedder once; each tenant gets a Memory over
 them (see :mod:`mnemo.api.auth`). The sync core runs in FastAPI's thread pool. OpenAPI is at
-``/openapi.json`` and ``/docs`` (Swagger UI served from mnemo itself: :mod:`mnemo.api.docs`).
+``/openapi.json`` and ``/docs`` (Swagger UI served from mnemo itself: :mod:`mnemo.api.docs`;
+descriptions without docstring doctests: :mod:`mnemo.api.schema_text`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from mnemo.api import (
     memories,
     proxy,
     query,
+    schema_text,
     upstream,
 )
 from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
@@ -98,6 +100,7 @@ def create_app(
         app.include_router(router)
     _ops_routes(app)
     docs.install(app)
+    schema_text.install(app)  # no docstring doctest in /openapi.json
     return app
 
 
