@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,6 +27,16 @@ def served(db_path: str, **settings: Any) -> Iterator[tuple[BackgroundServer, ht
             yield srv, client
     finally:
         srv.stop()
+
+
+@contextmanager
+def served_on(
+    target: dict[str, str], tmp_path: Path, **settings: Any
+) -> Iterator[tuple[BackgroundServer, httpx.Client]]:
+    """:func:`served` on the store of the ``target`` fixture (a SQLite file or PostgreSQL)."""
+    path = target.get("path", str(tmp_path / "unused.db"))
+    with served(path, database_url=target.get("url"), **settings) as pair:
+        yield pair
 
 
 def turn(content: str, role: str = "user", **extra: Any) -> dict[str, Any]:

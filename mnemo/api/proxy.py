@@ -3,9 +3,12 @@
 Per request (one :class:`~mnemo.memory.exchange.Exchange`, the path ``mnemo eval``'s chat
 replay measures): validate what would be stored (ids, the last user message, the metadata) and
 that the body is plain JSON, all before the upstream is called (and paid for); recall the
-context of the last user message (the OpenAI ``user`` field is the user id, `agent-cli`'s
-``memory_id`` the session), leaving out the turns the request already carries; inject it as
-the preset says, forward to the upstream, and store the user turn with the reply in one call.
+context of the last user message (the OpenAI ``user`` field is the user id, required unless
+``proxy_default_user`` is set; `agent-cli`'s ``memory_id`` the session), leaving out the turns
+the request already carries; inject it as the preset says, forward to the upstream, and store
+the user turn with the reply in one call. A request with no user text (only a system message,
+or an empty last user message) is forwarded as it came and stores nothing: no reply is kept
+without the message it answers.
 Non-streaming replies get ``memory_hits``. Streaming replies are passed through event by event,
 and one last ``chat.completion.chunk`` with no choices carries ``memory_hits`` just before
 ``[DONE]``.
@@ -38,13 +41,13 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo import validation as check
-from mnemo.api import upstream
+from mnemo.api import echo_upstream, upstream
 from mnemo.api.deps import AppState, CallerDep, MemoryDep, StateDep
 from mnemo.api.errors import described
 from mnemo.api.models import ErrorBody
 from mnemo.context.render import inject as inject_context
 from mnemo.context.render import message_text
-from mnemo.errors import MnemoError
+from mnemo.errors import MnemoError, ValidationError
 from mnemo.memory.exchange import Exchange
 from mnemo.memory.facade import Memory
 from mnemo.schemas import ContextBundle
@@ -63,13 +66,38 @@ class ChatRequest(BaseModel):
     model: str = Field(min_length=1)
     messages: list[dict[str, Any]] = Field(min_length=1)
     stream: bool = False
-    user: str | None = Field(None, description="The user id memory is kept for.")
+    user: str | None = Field(
+        None,
+        description="The user id memory is kept for; required unless the server sets "
+        "`proxy_default_user`.",
+    )
     memory_id: str | None = Field(None, description="Conversation (session) id.")
     memory_top_k: int | None = Field(
         None, ge=0, le=100, description="0 skips retrieval: the request goes upstream unchanged."
     )
     memory_recency_weight: float | None = Field(None, ge=0, le=1)
     memory_score_threshold: float | None = Field(None, ge=0, le=1)
+
+
+#: The 422 of a request without ``user`` when no ``proxy_default_user`` is set.
+NO_USER = (
+    "user is required: the proxy keeps memory per user, so say whose this is in the OpenAI "
+    '`user` field, e.g. client.chat.completions.create(..., user="alice") (or '
+    'extra_body={"user": "alice"}, or "user": "alice" in the JSON body); a server '
+    "whose requests are all one person's can set a default instead: "
+    "MNEMO_PROXY_DEFAULT_USER=alice (setting proxy_default_user)"
+)
+
+
+def user_of(body: ChatRequest, default_user: str | None) -> str:
+    """The user id of a request: its ``user`` (an empty one is refused later, like a blank
+    one), else ``default_user``; with neither, ValidationError :data:`NO_USER` (a 422): users
+    who give no id must not share one memory."""
+    if body.user is not None:
+        return body.user
+    if default_user is None:
+        raise ValidationError(NO_USER)
+    return default_user
 
 
 class ProxiedTurn:
@@ -85,8 +113,8 @@ class ProxiedTurn:
         self.exchange = Exchange(
             mem,
             body.messages,
-            body.user or "default",
-            body.memory_id or "default",
+            user_of(body, state.settings.proxy_default_user),
+            "default" if body.memory_id is None else body.memory_id,
             top_k=body.memory_top_k,
             recency_weight=body.memory_recency_weight,
             score_threshold=body.memory_score_threshold,
@@ -113,7 +141,11 @@ class ProxiedTurn:
 
     def store(self, assistant: str | None, *, incomplete: bool = False) -> None:
         """Store the user turn and the assistant reply (if any) in one transaction; a reply
-        longer than ``max_content_chars`` is cut to it and marked ``truncated``."""
+        longer than ``max_content_chars`` is cut to it and marked ``truncated``. The demo
+        upstream's reply (``echo``) is not kept: it quotes the recalled memory, which would
+        then be recalled again inside it."""
+        if self.state.settings.upstream_base_url == echo_upstream.ECHO:
+            assistant = None
         stored = self.exchange.store(assistant, metadata=self.meta, incomplete=incomplete)
         if stored:
             self.state.metrics.turns.inc(len(stored))

@@ -1,17 +1,23 @@
 """The proxy's upstream: an OpenAI-compatible chat server reached with httpx.
 
 The base URL is ``upstream_base_url`` (default ``llm_base_url``), including ``/v1`` as with
-the OpenAI client. The key sent upstream is ``upstream_api_key``, else the client's bearer
-token when it is not a mnemo key, else ``llm_api_key``.
+the OpenAI client; ``echo`` is the built-in demo upstream (:mod:`mnemo.api.echo_upstream`),
+which answers without a model. The key sent upstream is ``upstream_api_key``, else the
+client's bearer token when it is not a mnemo key, else ``llm_api_key``.
 """
 
 from __future__ import annotations
 
+import logging
+
 import httpx
 
+from mnemo.api import echo_upstream
 from mnemo.api.auth import KEY_PREFIX
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, TransientError
+
+log = logging.getLogger("mnemo.proxy")
 
 
 class UpstreamError(TransientError):
@@ -28,11 +34,17 @@ def base_url(settings: Settings) -> str | None:
 
 
 def make_client(settings: Settings) -> httpx.AsyncClient | None:
-    """An async client for the upstream, or None without one."""
+    """An async client for the upstream (the built-in demo when ``upstream_base_url`` is
+    ``echo``), or None without one."""
     url = base_url(settings)
     if url is None:
         return None
     timeout = httpx.Timeout(settings.upstream_timeout_s, connect=10.0)
+    if settings.upstream_base_url == echo_upstream.ECHO:
+        log.warning(
+            "upstream: echo, a demo that answers without a model (replies quote the request)"
+        )
+        return echo_upstream.make_client(timeout)
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
     return httpx.AsyncClient(base_url=url + "/", timeout=timeout, limits=limits)
 

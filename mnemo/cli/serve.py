@@ -45,17 +45,32 @@ def guard(fn: Callable[P, None]) -> Callable[P, None]:
     return run
 
 
+#: What ``mnemo serve`` prints when the proxy's upstream is the built-in demo.
+ECHO_NOTICE = (
+    "upstream: echo, a DEMO: no model is asked; each reply quotes what mnemo sent upstream "
+    "(the memory it recalled); the user turns are stored, these replies are not"
+)
+
+
 @guard
 def serve_command(
     host: Annotated[str | None, typer.Option(help="Address to bind (env MNEMO_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (env MNEMO_PORT).")] = None,
     db: DbOpt = None,
     embedder: EmbedderOpt = None,
+    upstream: Annotated[
+        str | None,
+        typer.Option(
+            help="The proxy's upstream chat URL (with /v1), or `echo`: a built-in demo that "
+            "answers without a model, quoting what mnemo sent it (env MNEMO_UPSTREAM_BASE_URL)."
+        ),
+    ] = None,
     sets: SetOpt = None,
 ) -> None:
     """Run the REST server and OpenAI-compatible proxy (uvicorn), with the MCP server at /mcp
     (when the `mcp` extra is installed). ``--set KEY=VALUE`` sets any setting for this run,
-    over ``MNEMO_*`` variables and the config file."""
+    over ``MNEMO_*`` variables and the config file; ``--upstream echo`` tries the proxy with
+    no model."""
     try:
         import uvicorn  # noqa: F401
 
@@ -66,16 +81,21 @@ def serve_command(
         raise ConfigError(
             f'the server needs its extra: pip install "mnemo-ltm[server]" ({exc})'
         ) from None
+    from mnemo.api.echo_upstream import ECHO
     from mnemo.cli.mcp import mcp_available, serve_app
 
     extra: dict[str, Any] = dict(parse_sets(sets or []))
     if port is not None:
         extra["port"] = check_port(port)
+    if upstream is not None:
+        extra["upstream_base_url"] = upstream
     settings = cli_settings(db, embedder or extra.pop("embedder", None), **extra)
     bound = host or settings.host
     stderr = Console(stderr=True)
     if not mcp_available():
         stderr.print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
+    if settings.upstream_base_url == ECHO:
+        stderr.print(ECHO_NOTICE, soft_wrap=True)
 
     def announce(url: str) -> None:
         line = f"mnemo serve: {url} (REST API, /v1 proxy, /ui, /mcp); Ctrl-C stops"

@@ -75,7 +75,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # recency 0.2 over 30 days, MMR lambda 0.7; 0-3 atomic facts per user message, reconciled
     # (no additions -> the originals are added), a rolling summary, 500 entries per
     # conversation (max_entries: agent-cli's configurable cap, 500 chosen here), and the
-    # Markdown file store on (files_dir, else beside the database file).
+    # Markdown file store on (files_dir, else beside the database file). One person's proxy:
+    # its client sends `memory_id` and no `user`, so requests without one are user `default`.
     "agent-cli": {
         **_SEED_RANKING,
         "fusion": "cosine",
@@ -97,6 +98,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "episodes_enabled": False,
         "rolling_summary_enabled": True,
         "max_entries": 500,
+        "proxy_default_user": "default",
     },
     # `tiered`: 3 episodes by cosine distance < 0.4 (similarity > 0.6); structured profile facts
     # and the short-term window compressed into episodes.

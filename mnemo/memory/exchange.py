@@ -111,7 +111,9 @@ class Exchange:
         incomplete: bool = False,
         at: datetime | float | str | None = None,
     ) -> list[str]:
-        """Store the user turn and the reply (if any) in one call; returns their ids.
+        """Store the user turn and the reply (if any) in one call; returns their ids. A request
+        with no user text (only a system message, or an empty last user message) stores
+        nothing: a reply is never kept without the message it answers.
 
         ``incomplete`` marks a reply cut short (a stream the client left); ``at`` dates the
         user turn (default: now), and the reply follows it by a second. A reply longer than
@@ -119,10 +121,10 @@ class Exchange:
         ``original_chars``; a NUL or lone surrogate in the reply (which the model wrote, so it
         is not refused) is stored as U+FFFD, counted in ``replaced_chars``.
         """
+        if not self.query.strip():
+            return []
         meta = dict(metadata or {})
-        turns: list[dict[str, Any]] = []
-        if self.query.strip():
-            turns.append({"role": "user", "content": self.query, "metadata": meta})
+        turns: list[dict[str, Any]] = [{"role": "user", "content": self.query, "metadata": meta}]
         if reply and reply.strip():
             extra: dict[str, Any] = {"incomplete": True} if incomplete else {}
             reply, replaced = check.replace_unstorable(reply)
@@ -133,8 +135,6 @@ class Exchange:
                 extra |= {"truncated": True, "original_chars": len(reply)}
                 reply = reply[:limit]
             turns.append({"role": "assistant", "content": reply, "metadata": meta | extra})
-        if not turns:
-            return []
         if at is not None:
             turns[0]["created_at"] = at
         return self.mem.add_messages(turns, user_id=self.user_id, session_id=self.session_id)

@@ -146,13 +146,13 @@ def test_unreachable_upstream_is_a_502(db_path: str) -> None:
     with served(db_path, upstream_base_url="http://127.0.0.1:9/v1") as (_, http):
         r = http.post(
             "/v1/chat/completions",
-            json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            json={"model": "m", "messages": [{"role": "user", "content": "x"}], "user": "u"},
         )
         assert r.status_code == 502 and "upstream" in r.json()["error"]["message"]
     with served(db_path) as (_, http):
         r = http.post(
             "/v1/chat/completions",
-            json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            json={"model": "m", "messages": [{"role": "user", "content": "x"}], "user": "u"},
         )
         assert r.status_code == 400 and "no upstream" in r.json()["error"]["message"]
 
@@ -161,12 +161,16 @@ def test_mnemo_key_is_never_forwarded_upstream(db_path: str, upstream: ScriptedS
     with served(db_path, upstream_base_url=upstream.url, llm_api_key="sk-llm") as (srv, _):
         key, _ = create_key(srv.server.config.app.state.mnemo.keys, "acme")
         client = openai.OpenAI(base_url=srv.url + "/v1", api_key=key)
-        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], user="u"
+        )
         assert upstream.requests[-1].headers["authorization"] == "Bearer sk-llm"
         other = openai.OpenAI(
             base_url=srv.url + "/v1", api_key="sk-client", default_headers={"X-API-Key": key}
         )
-        other.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        other.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], user="u"
+        )
         assert upstream.requests[-1].headers["authorization"] == "Bearer sk-client"
         with pytest.raises(openai.AuthenticationError):
             openai.OpenAI(base_url=srv.url + "/v1", api_key="sk-nokey", max_retries=0).models.list()
