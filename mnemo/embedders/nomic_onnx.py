@@ -3,8 +3,8 @@
 The graph computes exactly the forward pass of :mod:`mnemo.embedders.nomic_numpy` (formulas
 there), with inputs ``input_ids`` and ``attention_mask`` (batch, tokens; int64) and output
 ``last_hidden_state`` (batch, tokens, hidden). Weights are stored as float32, transposed so that
-every projection is ``MatMul(x, W^T)`` with a constant right operand: the dynamic int8 quantiser
-(:func:`mnemo.embedders.onnx_derive.build_dynamic_int8`'s step 2) then rewrites exactly those.
+every projection is ``MatMul(x, W^T)`` with a constant right operand: the int8 rewrite
+(:func:`mnemo.embedders.onnx_derive.build_int8`'s step 2) then rewrites exactly those.
 The two attention products stay float32. ``q``, ``k`` and ``v`` come from one fused MatMul, and
 so do the MLP's gate and up projections. The rotary tables cover ``max_tokens`` positions and
 are sliced to the batch's length.

