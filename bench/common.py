@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:  # run as `python bench/x.py` from a checkout with
 
 from mnemo.config.settings import Settings  # noqa: E402
 from mnemo.embedders import Embedder, create_embedder  # noqa: E402
+from mnemo.embedders.cpu import describe_cpu  # noqa: E402
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 #: Wide enough for the tables when output goes to a file or pipe.
@@ -102,6 +103,7 @@ def machine(embedder: Embedder | None = None) -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "cpu_model": _cpu_model(),
+        "cpu": describe_cpu(),
         "platform": platform.platform(),
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -192,9 +194,12 @@ class Hog:
 
 
 def write_json(path: str | None, data: dict[str, Any]) -> None:
-    """Write ``data`` to ``path`` (pretty-printed) when a path is given."""
+    """Write ``data`` to ``path`` (pretty-printed) when a path is given, with this run's
+    :func:`machine` under ``"machine"`` when ``data`` has none (every report names its CPU)."""
     if not path:
         return
+    if "machine" not in data:
+        data = {**data, "machine": machine()}
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

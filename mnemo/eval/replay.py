@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mnemo.embedders.cpu import describe_cpu
 from mnemo.eval.metrics import aggregate, question_metrics
 from mnemo.eval.report import settings_summary
 from mnemo.memory.exchange import Exchange
@@ -93,6 +94,9 @@ class ReplayReport(BaseModel):
     ks: list[int]
     metrics: list[str]
     results: list[RoundResult] = Field(default_factory=list)
+    cpu: dict[str, Any] = Field(
+        default_factory=describe_cpu, description="The CPU the run measured (see Report.cpu)."
+    )
 
     def result(self, mode: str, round_: int) -> RoundResult | None:
         """The result of one mode after ``round_`` rounds (None when not measured)."""

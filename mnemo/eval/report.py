@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.config.settings import Settings
+from mnemo.embedders.cpu import cpu_line, describe_cpu
 from mnemo.eval import metrics
 from mnemo.schemas import Hit
 
@@ -72,6 +73,11 @@ class Report(BaseModel):
     search_limit: int
     eval_seconds: float
     wall_seconds: float | None = None
+    cpu: dict[str, Any] = Field(
+        default_factory=describe_cpu,
+        description="The CPU the run measured (model, SIMD features, the kernels onnxruntime "
+        "picks): timings and int8 vectors depend on it.",
+    )
     per_question: list[QuestionResult] = Field(default_factory=list)
 
     def to_json(self, per_question: bool = True, indent: int | None = 2) -> str:
@@ -119,6 +125,7 @@ class Report(BaseModel):
         for note in self.notes:
             info.add_row("note", note)
         info.add_row("embedder", self.embedder)
+        info.add_row("cpu", cpu_line(self.cpu))
         info.add_row("preset", str(self.settings.get("preset", "default")))
         info.add_row("dataset", self.dataset)
         console.print(info)

@@ -46,7 +46,7 @@ LOG2_3 = math.log2(3)
 REPORT_KEYS = {
     "benchmark", "dataset", "embedder", "settings", "ks", "metrics", "groups", "counts",
     "overall", "questions", "skipped", "notes", "ingest", "search_p50_ms", "search_p95_ms",
-    "search_limit", "eval_seconds", "wall_seconds", "per_question",
+    "search_limit", "eval_seconds", "wall_seconds", "cpu", "per_question",
 }  # fmt: skip
 
 
