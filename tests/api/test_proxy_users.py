@@ -116,7 +116,10 @@ def test_two_users_never_see_each_others_memory(serve: Any, upstream: ScriptedSe
 def test_the_agent_cli_preset_keeps_requests_without_user_as_default(
     serve: Any, upstream: ScriptedServer
 ) -> None:
-    """agent-cli is one person's proxy: its client sends ``memory_id`` and no ``user``."""
+    """agent-cli is one person's proxy: its client sends ``memory_id`` and no ``user``; the
+    preset says so with ``proxy_default_user``, which the default preset leaves unset."""
+    assert Settings(preset="agent-cli").proxy_default_user == "default"
+    assert Settings(preset="default").proxy_default_user is None
     with serve(preset="agent-cli") as (srv, http):
         upstream.enqueue_chat("Noted.")
         ask(srv, PHRASE, extra_body={"memory_id": "c1"})
