@@ -91,7 +91,11 @@ def run_make(fake_bin: Path, tmp_path: Path, **extra: str) -> subprocess.Complet
     # -o: take setup, lint and typecheck as done; only the test recipe runs.
     skip = ["-o", "setup", "-o", ".venv/.torch", "-o", "lint", "-o", "typecheck"]
     extra.setdefault("CHROMIUM", sys.executable)  # present: no install attempted
-    cmd = [make, "-s", *skip, f"BIN={fake_bin}", f"CHROMIUM={extra.pop('CHROMIUM')}", "test"]
+    extra.setdefault("QEMU", sys.executable)  # likewise
+    cmd = [
+        make, "-s", *skip, f"BIN={fake_bin}", f"CHROMIUM={extra.pop('CHROMIUM')}",
+        f"QEMU={extra.pop('QEMU')}", "test",
+    ]  # fmt: skip
     return subprocess.run(
         cmd, cwd=ROOT, env=environment(**extra), capture_output=True, text=True, timeout=60
     )
@@ -174,3 +178,39 @@ def test_make_test_only_warns_without_chromium_when_not_root(
     out = run_make(fake_bin, tmp_path, PATH=path, MNEMO_TEST_DATABASE_URL=url, CHROMIUM=missing)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "browser tests will be skipped" in out.stdout and not log.exists()
+
+
+def test_make_test_installs_qemu_when_missing_and_root(fake_bin: Path, tmp_path: Path) -> None:
+    """The AVX2 kernel tests need qemu-user (tests/embedders/test_avx2_kernels.py)."""
+    log = fake_tools(fake_bin, 0)
+    path = f"{fake_bin}{os.pathsep}{os.environ.get('PATH', '')}"
+    url = "postgresql://u@127.0.0.1:5/db"
+    out = run_make(
+        fake_bin, tmp_path, PATH=path, MNEMO_TEST_DATABASE_URL=url, QEMU="no-such-qemu-here"
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "installing qemu-user" in out.stdout
+    assert log.read_text().splitlines()[-1] == "install -y -qq qemu-user"
+    (ROOT / ".qemu.log").unlink(missing_ok=True)
+
+
+def test_make_demo_installs_the_package_without_extras(tmp_path: Path) -> None:
+    """``make demo`` sets up what the demo needs; the test tools and servers come with
+    ``make test`` (``.venv/.dev``, ``.venv/.torch``)."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"
+    dry = subprocess.run(
+        [make, "-n", f"VENV={venv}", "demo"], cwd=ROOT, capture_output=True, text=True,
+        timeout=60, env=environment(),
+    )  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    installs = [line for line in dry.stdout.splitlines() if "pip install" in line]
+    assert installs[-1].rstrip().endswith('-e "."'), installs
+    assert not any("dev" in line or "server" in line for line in installs)
+    test = subprocess.run(
+        [make, "-n", f"VENV={venv}", "test"], cwd=ROOT, capture_output=True, text=True,
+        timeout=60, env=environment(),
+    )  # fmt: skip
+    assert any("server,dev,postgres" in line for line in test.stdout.splitlines())
