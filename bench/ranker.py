@@ -27,7 +27,9 @@ One run:
    loss, ECE, reliability, and the best hit's probability with and without an answer;
 5. ``--write`` fits the function on all of dev and writes it with the layer and its
    provenance to ``mnemo/data/rankers/<embedder>.json``, and the probe features the drift
-   test compares (``tests/retrieval/data/ranker_probes.json``).
+   test compares (``tests/retrieval/data/ranker_probes.json``, computed with the hashing
+   embedder so that they hold on every CPU; the default embedder's own vectors are held by
+   ``tests/embedders/test_vector_drift.py``, written by ``scripts/reference_vectors.py``).
 
 The searches are kept in ``--work`` (``pools-*.pkl``); a later run computes the features
 again from the kept hits, so a new feature needs no new searches.
@@ -389,12 +391,18 @@ def probe_rows(embedder: str, depth: int, work: Path) -> list[dict[str, Any]]:
     return out
 
 
-def write_probes(embedder: str, depth: int, work: Path) -> None:
-    """Write the drift test's reference features (:data:`PROBE_FILE`)."""
+#: The drift test's embedder: the hashing one gives the same vectors on every CPU, so the rows
+#: match anywhere to 1e-4 (the int8 embedder's are held to their own stored vectors instead).
+PROBE_EMBEDDER = "hashing"
+
+
+def write_probes(depth: int, work: Path) -> None:
+    """Write the drift test's reference features (:data:`PROBE_FILE`), computed with
+    :data:`PROBE_EMBEDDER`."""
     PROBE_FILE.parent.mkdir(parents=True, exist_ok=True)
     probes = {
-        "embedder": embedder, "depth": depth, "now": PROBE_NOW.isoformat(),
-        "probes": probe_rows(embedder, depth, work),
+        "embedder": PROBE_EMBEDDER, "depth": depth, "now": PROBE_NOW.isoformat(),
+        "probes": probe_rows(PROBE_EMBEDDER, depth, work),
     }  # fmt: skip
     PROBE_FILE.write_text(json.dumps(probes, indent=1) + "\n", encoding="utf-8")
     console.print(f"wrote {PROBE_FILE}")
@@ -432,7 +440,7 @@ def main() -> None:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     if args.probes:
-        write_probes(args.embedder, args.depth, work)
+        write_probes(args.depth, work)
         return
     cache = work / f"pools-{args.embedder}-{args.depth}-v3.pkl"
     t0 = time.perf_counter()
@@ -530,7 +538,7 @@ def main() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(body, separators=(",", ":")) + "\n", encoding="utf-8")
         console.print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
-        write_probes(args.embedder, args.depth, work)
+        write_probes(args.depth, work)
     write_json(args.json, report)
 
 

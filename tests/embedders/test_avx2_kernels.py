@@ -11,6 +11,7 @@ except under ``CI=true``, where they fail.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL = "all-MiniLM-L6-v2-q8"
 
 CHILD = Path(__file__).with_name("avx2_child.py")
+DEFAULT_VECTORS = Path(__file__).parent / "data" / "default_vectors.json"
 
 
 def emulated(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -68,3 +70,10 @@ def test_the_avx2_kernels_give_the_vectors_of_this_cpu(tmp_path: Path) -> None:
     assert float((alone * batch).sum(axis=1).min()) > 0.999999  # batch-independent there too
     assert float(agreement(alone, reference).min()) >= 0.97
     assert float((alone * here).sum(axis=1).min()) > 0.995  # same integers; float ops differ
+    # and the vectors the learned stage was fitted on hold on this CPU too
+    stored = json.loads(DEFAULT_VECTORS.read_text(encoding="utf-8"))
+    flat = np.frombuffer(base64.b64decode(stored["float16"]), dtype="<f2").astype(np.float32)
+    want = flat.reshape(len(stored["texts"]), -1)
+    assert stored["texts"] == list(reference.texts)
+    cos = (alone * want).sum(axis=1) / np.linalg.norm(want, axis=1)
+    assert float(cos.min()) >= 0.996, np.round(cos, 5)  # test_vector_drift.py's bound
