@@ -354,6 +354,7 @@ def test_sigterm_finishes_the_current_job_then_exits(
 
 
 def test_mnemo_worker_command_stops_on_sigterm(tmp_path: Path, db_path: str) -> None:
+    Memory(db_path, embedder="hashing", **JOBS_ONLY).close()  # a worker refuses a missing store
     args = ["-c", "from mnemo.cli.main import app; app()", "worker", "--worker-poll-s", "0.05"]
     proc = Proc(args, tmp_path, MNEMO_PATH=db_path, MNEMO_EMBEDDER="hashing")
     wait_for(lambda: "polling every 0.05s" in proc.stderr())
