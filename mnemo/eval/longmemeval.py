@@ -12,7 +12,10 @@ evidence sessions are the sessions holding them. A question with no such turn (a
 skipped and counted. Query: ``mem.search(question, user_id=question_id, now=question_date)``
 with a limit of at least 50, so the first 5 distinct sessions are visible. Metrics per question
 type and overall: turn-level R@k, All@k, NDCG@10, and ``AllSess@5`` = 1 when every evidence
-session is among the first 5 distinct sessions of the results (sessions ranked by first hit).
+session is among the first 5 distinct sessions of the results (sessions ranked by first hit);
+for knowledge-update questions whose evidence spans sessions of two or more dates, also
+``Latest@1`` = 1 when the highest-ranked evidence turn is from the latest evidence session
+(the value that is true now, not the one it replaced).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 
 from mnemo.eval import DatasetError, need, read_json
 from mnemo.eval.histories import UserHistories, evaluate_questions, ingest_histories
-from mnemo.eval.metrics import all_in_first, metric_names, question_metrics
+from mnemo.eval.metrics import all_in_first, latest_first, metric_names, question_metrics
 from mnemo.eval.replay import Ask, Item
 from mnemo.eval.report import IngestStats, QuestionResult, Report
 from mnemo.memory.facade import Memory
@@ -48,6 +51,7 @@ NDCG_K = 10
 SESSION_N = 5
 SESSION_LIMIT = 50
 SESSION_METRIC = f"AllSess@{SESSION_N}"
+LATEST_METRIC = "Latest@1"
 
 _DATE = re.compile(r"(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\(\w+\))?\s*(\d{1,2}):(\d{2})")
 
@@ -216,6 +220,18 @@ def _turn_id(hit: Item) -> str | None:
     return turn_key(hit.session_id, index)
 
 
+def latest_evidence(q: LmeQuestion) -> list[str] | None:
+    """The evidence turns of the latest evidence session of a knowledge-update question whose
+    evidence sessions have two or more dates; None for any other question."""
+    if q.question_type != "knowledge-update":
+        return None
+    dates = {s.id: s.date for s in q.sessions if s.id in set(q.evidence_sessions)}
+    if len(set(dates.values())) < 2:
+        return None
+    newest = max(dates, key=dates.__getitem__)
+    return [e for e in q.evidence if e.rsplit("#", 1)[0] == newest]
+
+
 def evaluate_longmemeval(
     mem: Memory,
     dataset: LongMemEvalDataset,
@@ -234,6 +250,9 @@ def evaluate_longmemeval(
         sessions = [h.session_id if h.kind == "message" else None for h in hits]
         metrics = question_metrics(ranked, q.evidence, ks, NDCG_K)
         metrics[SESSION_METRIC] = all_in_first(sessions, q.evidence_sessions, SESSION_N)
+        newest = latest_evidence(q)
+        if newest is not None:
+            metrics[LATEST_METRIC] = latest_first(ranked, q.evidence, newest)
         return QuestionResult(
             id=q.question_id,
             group=q.question_type,
@@ -250,7 +269,7 @@ def evaluate_longmemeval(
         benchmark="longmemeval",
         dataset=dataset.path,
         ks=ks,
-        metric_names=[*metric_names(ks, NDCG_K), SESSION_METRIC],
+        metric_names=[*metric_names(ks, NDCG_K), SESSION_METRIC, LATEST_METRIC],
         group_order=list(QUESTION_TYPES),
         search_limit=limit,
         skipped=dataset.skipped,

@@ -84,6 +84,18 @@ def all_in_first(ranked: Sequence[T | None], relevant: Iterable[T], n: int) -> f
     return 1.0 if rel.issubset(firsts) else 0.0
 
 
+def latest_first(ranked: Sequence[T | None], relevant: Iterable[T], latest: Iterable[T]) -> float:
+    """1.0 when the highest-ranked relevant item is one of ``latest`` (for a knowledge update:
+    the evidence of the latest evidence session, what is true now), else 0.0, also when no
+    relevant item is ranked at all::
+
+        latest_first = [ first(ranked ∩ relevant) ∈ latest ]
+    """
+    rel, new = set(relevant), set(latest)
+    first = next((r for r in ranked if r is not None and r in rel), None)
+    return 1.0 if first is not None and first in new else 0.0
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The ``q``-th percentile (0-100) by linear interpolation; NaN for no values."""
     if not 0 <= q <= 100:
@@ -146,6 +158,7 @@ __all__ = [
     "all_at_k",
     "all_in_first",
     "distinct",
+    "latest_first",
     "mean",
     "metric_names",
     "ndcg_at_k",

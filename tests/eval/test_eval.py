@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from mnemo.eval.locomo import (
 from mnemo.eval.longmemeval import (
     evaluate_longmemeval,
     ingest_longmemeval,
+    latest_evidence,
     load_longmemeval,
     parse_lme_date,
 )
@@ -36,6 +38,7 @@ from mnemo.eval.metrics import (
     aggregate,
     all_at_k,
     all_in_first,
+    latest_first,
     ndcg_at_k,
     percentile,
     question_metrics,
@@ -395,3 +398,21 @@ def test_cli_ablation_table_json_and_plot(locomo_file: Path, tmp_path: Path) -> 
     bad = _invoke("locomo", "--data", str(locomo_file), "--embedder", "hashing",
                   "--compare", "fusion")  # fmt: skip
     assert bad.exit_code == 2 and "KEY=VALUE" in bad.output
+
+
+def test_latest_first_is_whether_the_top_evidence_is_what_is_true_now() -> None:
+    ranked = ["old#1", None, "new#0", "x"]
+    assert latest_first(ranked, {"old#1", "new#0"}, {"new#0"}) == 0.0  # the old value first
+    assert latest_first(ranked[1:], {"old#1", "new#0"}, {"new#0"}) == 1.0
+    assert latest_first(["x"], {"old#1", "new#0"}, {"new#0"}) == 0.0  # no evidence found
+
+
+def test_lme_knowledge_updates_report_latest_at_1(lme_file: Path) -> None:
+    """Only a knowledge-update question whose evidence sessions have two dates has Latest@1:
+    its latest evidence session's turns are the ones that are true now."""
+    ds = load_longmemeval(str(lme_file))
+    two = replace(ds.questions[1], question_type="knowledge-update")
+    assert latest_evidence(ds.questions[1]) is None  # multi-session: not a knowledge update
+    assert latest_evidence(two) == [e for e in two.evidence if e.startswith("car#")]
+    one = replace(ds.questions[0], question_type="knowledge-update")
+    assert latest_evidence(one) is None  # one evidence session: nothing was replaced
