@@ -9,6 +9,7 @@ from typing import Annotated, Any, ParamSpec
 import httpx
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mnemo.cli.common import (
@@ -92,13 +93,16 @@ def serve_command(
     settings = cli_settings(db, embedder or extra.pop("embedder", None), **extra)
     bound = host or settings.host
     stderr = Console(stderr=True)
-    if not mcp_available():
-        stderr.print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp')
+    mcp = mcp_available()
+    if not mcp:
+        # markup=False: rich would read "[mcp]" as a style tag and drop it
+        stderr.print('MCP is off: pip install "mnemo-ltm[mcp]" to serve it at /mcp', markup=False)
     if settings.upstream_base_url == ECHO:
         stderr.print(ECHO_NOTICE, soft_wrap=True)
 
     def announce(url: str) -> None:
-        line = f"mnemo serve: {url} (REST API, /v1 proxy, /ui, /mcp); Ctrl-C stops"
+        routes = "REST API, /v1 proxy, /ui" + (", /mcp" if mcp else "")
+        line = f"mnemo serve: {url} ({routes}); Ctrl-C stops"
         stderr.print(line, soft_wrap=True)
 
     serve_on(bound, settings.port, lambda: serve_app(settings, bound), announce)
@@ -207,10 +211,14 @@ def _ask(
         message = (data.get("error") or {}).get("message") or resp.text
         raise MnemoError(f"HTTP {resp.status_code}: {message}")
     hits = data.get("memory_hits", [])
+    # recalled memories and replies are shown as written: escaped, so that brackets in them
+    # ("[/]", "[mnemo echo upstream: ...]") are neither read as rich markup nor dropped
     for hit in hits[:SHOWN_HITS]:
-        console.print(f"[dim]  recalled ({hit.get('relevance') or 0:.2f}) {hit['content']}[/]")
+        rel = hit.get("relevance")
+        shown = "-" if rel is None else f"{rel:.2f}"
+        console.print(f"[dim]  recalled ({shown}) {escape(str(hit['content']))}[/]")
     if len(hits) > SHOWN_HITS:
         console.print(f"[dim]  (+{len(hits) - SHOWN_HITS} more in the context)[/]")
     text = str(data["choices"][0]["message"].get("content") or "")
-    console.print(f"[bold]assistant>[/] {text}")
+    console.print(f"[bold]assistant>[/] {escape(text)}")
     return text
