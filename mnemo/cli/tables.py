@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from mnemo.schemas import Hit
 
@@ -21,7 +22,9 @@ def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
     for i, h in enumerate(hits, 1):
         who = f"{h.name or h.role}: " if h.kind == "message" and (h.name or h.role) else ""
         rel = "-" if h.relevance is None else f"{'' if h.calibrated else '~'}{h.relevance:.3f}"
-        row = [str(i), rel, h.kind, h.created_at.strftime("%Y-%m-%d"), who + h.content]
+        # Text: the content as stored, never read as markup ("[/]" in it would raise)
+        row: list[str | Text] = [str(i), rel, h.kind, h.created_at.strftime("%Y-%m-%d")]
+        row.append(Text(who + h.content))
         if explain:
             row.append(" ".join(f"{k}={v:.3g}" for k, v in h.scores.items()))
         table.add_row(*row)
