@@ -127,7 +127,7 @@ def record_table(item: MemoryItem | Message) -> Table:
     table = Table(title=item.id, show_header=False)
     for key, value in item.model_dump(mode="json").items():
         shown = json.dumps(value) if isinstance(value, dict | list) else str(value)
-        table.add_row(key, "" if value is None else shown)
+        table.add_row(key, Text("" if value is None else shown))  # as stored, not markup
     return table
 
 
@@ -229,7 +229,7 @@ def history_table(id: str, entries: list[HistoryEntry]) -> Table:
             change = after or before or ""
         else:
             change = after if before is None else f"{before} -> {after}"
-        table.add_row(e.at.strftime("%Y-%m-%d %H:%M:%S"), e.event, e.actor, change)
+        table.add_row(e.at.strftime("%Y-%m-%d %H:%M:%S"), e.event, e.actor, Text(change))
     return table
 
 
