@@ -69,6 +69,7 @@ def main() -> None:
         values.sort()
         p50, p95 = statistics.median(values), values[int(0.95 * len(values))]
         print(f"{name}: p50 {1e3 * p50:.2f} ms, p95 {1e3 * p95:.2f} ms")
+    common.announce_machine(sides["on"].embedder)
     for mem in sides.values():
         mem.close()
 

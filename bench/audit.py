@@ -28,6 +28,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import common
 from mnemo import Memory
 from mnemo.eval.locomo import ingest_locomo, load_locomo
 from mnemo.ops.audit.findings import FINDING_KINDS, AuditReport
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace, db: str) -> dict[str, Any]:
                 out["observations"] = add_observations(mem, args.data)
             out["ingest_and_jobs_s"] = round(time.perf_counter() - start, 1)
     with Memory(db, embedder=args.embedder) as mem:
+        out["machine"] = common.announce_machine(mem.embedder, stderr=True)
         start = time.perf_counter()
         report = mem.audit()
         out["before_fix"] = summary(report, time.perf_counter() - start, args.sample)

@@ -15,17 +15,21 @@ time, the reply a second later); the second ask is ``Memory.search(limit=20)`` a
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
+import platform
 import re
 import sqlite3
 import tempfile
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import mnemo
 from mnemo import Memory
 from mnemo.eval.metrics import question_metrics
 
@@ -91,6 +95,31 @@ def measure(mem: Memory, asks: list[dict[str, Any]], evid: Callable[[Any], str |
     return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
 
 
+def machine() -> dict[str, Any]:
+    """This run's machine, as ``bench/common.py``'s ``machine()`` names it (CPU model, SIMD
+    features, kernel class, onnxruntime). The CPU comes from this checkout's
+    ``mnemo/embedders/cpu.py`` loaded by its path: the mnemo on ``PYTHONPATH`` may predate it,
+    and importing ``common`` would put this checkout's mnemo ahead of the one measured."""
+    path = Path(__file__).resolve().parent.parent / "mnemo" / "embedders" / "cpu.py"
+    spec = importlib.util.spec_from_file_location("_bench_cpu", path)
+    assert spec is not None and spec.loader is not None
+    cpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cpu)
+    described = cpu.describe_cpu()
+    print(f"cpu: {cpu.cpu_line(described)}", flush=True)
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "cpu_model": described["model"],
+        "cpu": described,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "sqlite": sqlite3.sqlite_version,
+        "mnemo": str(Path(mnemo.__file__).resolve().parent),
+    }
+
+
 def main() -> None:
     """Command line entry point."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -128,7 +157,7 @@ def main() -> None:
                 overall = measure(mem, asks, evid, replies)
                 results.append({"mode": mode, "round": r, "overall": overall})
                 print(mode, r, {k: round(v, 3) for k, v in overall.items()}, flush=True)
-    out = {"benchmark": args.bench, "dataset": args.data, "results": results}
+    out = {"benchmark": args.bench, "dataset": args.data, "results": results, "machine": machine()}
     Path(args.json).write_text(json.dumps(out, indent=2), encoding="utf-8")
 
 

@@ -109,11 +109,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{arm:5}  launch->result p50 {s['launch_to_result_s']:.2f} s  "
             f"(import {s['import_s']:.2f} s, load+search {s['load_and_search_s']:.2f} s)"
         )
+    info = common.announce_machine()
     common.write_json(
         args.json,
         {
             "benchmark": "cold_start",
-            "machine": common.machine(),
+            "machine": info,
             "config": {k: v for k, v in vars(args).items() if k != "json"},
             "runs": runs,
             "summary": summary,

@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:  # run as `python bench/x.py` from a checkout with
 
 from mnemo.config.settings import Settings  # noqa: E402
 from mnemo.embedders import Embedder, create_embedder  # noqa: E402
-from mnemo.embedders.cpu import describe_cpu  # noqa: E402
+from mnemo.embedders.cpu import cpu_line, describe_cpu  # noqa: E402
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 #: Wide enough for the tables when output goes to a file or pipe.
@@ -145,6 +145,19 @@ def machine(embedder: Embedder | None = None) -> dict[str, Any]:
     return info
 
 
+def announce_machine(embedder: Embedder | None = None, *, stderr: bool = False) -> dict[str, Any]:
+    """Print one line naming this run's CPU (``cpu: AMD EPYC (avx512-vnni kernels;
+    onnxruntime 1.32.0)``) and return :func:`machine` for the JSON report, so every report names
+    the CPU it was measured on. ``stderr=True`` for scripts whose stdout is the JSON itself."""
+    info = machine(embedder)
+    line = f"cpu: {cpu_line(info['cpu'])}"
+    if stderr:
+        print(line, file=sys.stderr, flush=True)
+    else:
+        console.print(line, markup=False, highlight=False)
+    return info
+
+
 def numpy_blas_threads(info: dict[str, Any]) -> int | None:
     """Threads of the BLAS numpy itself uses (``numpy.libs/openblas``), from ``machine()``."""
     for lib, n in info.get("threadpools", {}).items():
@@ -193,12 +206,13 @@ class Hog:
         self.proc.wait()
 
 
-def write_json(path: str | None, data: dict[str, Any]) -> None:
+def write_json(path: str | None, data: dict[str, Any] | list[Any]) -> None:
     """Write ``data`` to ``path`` (pretty-printed) when a path is given, with this run's
-    :func:`machine` under ``"machine"`` when ``data`` has none (every report names its CPU)."""
+    :func:`machine` under ``"machine"`` when ``data`` is a report (a dict) that has none (every
+    report names its CPU; a list, e.g. a dump of items, is written as it is)."""
     if not path:
         return
-    if "machine" not in data:
+    if isinstance(data, dict) and "machine" not in data:
         data = {**data, "machine": machine()}
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from common import console, machine, write_json
+from common import announce_machine, console, write_json
 from mnemo import Memory as Mnemo
 from mnemo.compat.mem0 import Memory as Mem0
 from mnemo.eval.locomo import LocomoDataset, Question, ingest_locomo, load_locomo
@@ -120,7 +120,7 @@ def main() -> None:
                 else:
                     out[name] = run_compat(mem, data, infer=name == "infer-true")
                 if "machine" not in out:
-                    out["machine"] = machine(mem.embedder)
+                    out["machine"] = announce_machine(mem.embedder)
             console.print(f"{name}: {out[name]}")
     write_json(a.json, out)
 

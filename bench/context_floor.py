@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from common import ROOT, console, machine, write_json
+from common import ROOT, announce_machine, console, write_json
 from mnemo import Memory
 from mnemo.eval.locomo import ingest_locomo, load_locomo
 from mnemo.schemas import ContextItem
@@ -160,7 +160,7 @@ def main() -> None:
     if not Path(db).exists():
         with Memory(db, embedder=args.embedder) as mem:
             ingest_locomo(mem, data)
-    report: dict[str, Any] = {"machine": machine(), "budget": BUDGET, "arms": {}}
+    report: dict[str, Any] = {"machine": announce_machine(), "budget": BUDGET, "arms": {}}
     for name, arm in arms.items():
         with Memory(db, embedder=args.embedder, **arm) as mem:
             items: list[Any] | None = [] if args.items and name == "none" else None

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from common import ROOT, console, machine, write_json
+from common import ROOT, announce_machine, console, write_json
 from mnemo import Memory
 from mnemo.eval.locomo import ingest_locomo, load_locomo
 
@@ -68,7 +68,8 @@ def main() -> None:
                     f"  tokens {res['tokens_mean']:7.1f}  build p50 {res['build_ms_p50']:6.2f} ms"
                     f"  p95 {res['build_ms_p95']:6.2f} ms"
                 )
-    write_json(args.json, {"results": rows, "embedder": args.embedder, "machine": machine()})
+    info = announce_machine(mem.embedder)
+    write_json(args.json, {"results": rows, "embedder": args.embedder, "machine": info})
 
 
 if __name__ == "__main__":

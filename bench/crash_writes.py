@@ -42,7 +42,7 @@ from typing import Any
 
 import httpx
 
-from common import console, machine, write_json
+from common import announce_machine, console, write_json
 from scratch_store import ScratchStore, check_url, child_env, end, exit_on_sigterm, scratch_store
 
 NOTE = "crash-bench note"  # prefix of the benchmark's own memories (the worker may add others)
@@ -252,7 +252,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "refused_4xx": len(tally.refused),
         "refused_samples": tally.refused[:5],
         "gave_up": tally.gave_up,
-        "machine": machine(),
+        "machine": announce_machine(),
     }
 
 

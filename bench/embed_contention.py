@@ -165,11 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     summary = summarise(cells, arms)
     print_summary(summary, arms)
+    info = common.announce_machine()
     common.write_json(
         args.json,
         {
             "benchmark": "embed_contention",
-            "machine": common.machine(),
+            "machine": info,
             "config": {k: v for k, v in vars(args).items() if k != "json"},
             "cells": {f"{a}/{c}": v for (a, c), v in cells.items()},
             "summary": summary,

@@ -102,11 +102,12 @@ def main(argv: list[str] | None = None) -> int:
             for a, v in med.items()
         )
     )
+    info = common.announce_machine()
     common.write_json(
         args.json,
         {
             "benchmark": "embed_throughput",
-            "machine": common.machine(),
+            "machine": info,
             "config": {k: v for k, v in vars(args).items() if k != "json"},
             "rates": rates,
             "median": med,

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+import common
 
 CHILD = """
 import json, sys, time
@@ -62,10 +65,11 @@ def main() -> int:
     for _ in range(args.runs):
         for model, db in arms.items():
             samples[model].append(run_once(db, model, args.user))
-    report = {
+    report: dict[str, Any] = {
         m: {"median_s": round(statistics.median(s), 3), "runs_s": [round(x, 3) for x in s]}
         for m, s in samples.items()
     }
+    report["machine"] = common.announce_machine(stderr=True)
     print(json.dumps(report, indent=2))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+import common
 from mnemo.embedders.base import Embedder
 
 #: SHA-256 of the files used, as google/embeddinggemma-300m publishes them (LFS object ids
@@ -264,6 +265,7 @@ def build(args: argparse.Namespace) -> None:
     report: dict[str, Any] = {"build_seconds": round(time.perf_counter() - start, 1)}
     if args.probe_data:
         report["cosine_to_torch"] = probe(model, [f32, int8], locomo_texts(args.probe_data, 160))
+    report["machine"] = common.announce_machine(stderr=True)
     print(json.dumps(report, indent=2))
 
 
@@ -299,7 +301,9 @@ def evaluate(args: argparse.Namespace) -> None:
             rows[spec] = json.loads(bench.evaluate(mem, dataset, list(DEFAULT_KS), _none).to_json())
     for label, row in rows.items():
         print(label, {k: round(v, 3) for k, v in row["overall"].items()})
-    Path(args.json).write_text(json.dumps(rows if args.compare else rows["settings of this run"]))
+    out = rows if args.compare else rows["settings of this run"]
+    out["machine"] = common.announce_machine(emb)
+    Path(args.json).write_text(json.dumps(out))
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -340,9 +344,11 @@ def throughput(args: argparse.Namespace) -> None:
         }
         for label in arms
     }
+    machine = common.announce_machine(stderr=True)
     print(json.dumps(out, indent=2))
     if args.json:
-        Path(args.json).write_text(json.dumps({"data": args.data, "texts": len(texts), **out}))
+        report = {"data": args.data, "texts": len(texts), **out, "machine": machine}
+        Path(args.json).write_text(json.dumps(report))
 
 
 def _none(k: int = 1) -> None:

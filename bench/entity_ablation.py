@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from common import console, machine, write_json
+from common import announce_machine, console, write_json
 from facts import paired_bootstrap
 from mnemo import Memory
 from mnemo.eval.replay import copy_sqlite
@@ -274,7 +274,7 @@ def main() -> None:
     chosen = args.columns.split(",")
     if unknown := set(chosen) - set(COLUMNS):
         raise SystemExit(f"unknown entity columns: {sorted(unknown)}")
-    report: dict[str, Any] = {"machine": machine(), "params": PARAMS, "columns": chosen}
+    report: dict[str, Any] = {"machine": announce_machine(), "params": PARAMS, "columns": chosen}
     report["stores"] = {
         split: drain_copy(source / db, work / db, args.embedder) for split, db in STORES.items()
     }

@@ -35,6 +35,7 @@ for p in (ROOT, ROOT / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+import common  # noqa: E402
 import rules_extraction as R  # noqa: E402
 from mnemo.text import parsed_facts  # noqa: E402
 from mnemo.text.sentences import sentences  # noqa: E402
@@ -95,11 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         "no screen": lambda: reader_facts(data, screen=False),
         "sentences": lambda: sentence_facts(data),
     }
-    out = {}
+    out: dict[str, Any] = {}
     print(f"{'arm':<12}{'facts':>7}{'coverage':>10}{'precision':>11}", flush=True)
     for name, make in arms.items():
         out[name] = row = coverage(data, make(), args.min_overlap)
         print(f"{name:<12}{row['facts']:>7}{row['coverage']:>10.3f}{row['precision']:>11.3f}")
+    out["machine"] = common.announce_machine()
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0

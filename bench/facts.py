@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+import common
 from mnemo import Memory
 from mnemo.eval.locomo import evaluate_locomo, ingest_locomo, load_locomo
 from mnemo.eval.report import IngestStats
@@ -108,6 +109,7 @@ def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
                 report = evaluate_locomo(mem, dataset)
                 Path(args.recall).write_text(report.model_dump_json(), encoding="utf-8")
             items = mem.list(limit=10_000, kind="fact")
+            machine = common.announce_machine(mem.embedder, stderr=True)
             con = sqlite3.connect(db)
             events = dict(con.execute("SELECT event, count(*) FROM history GROUP BY event"))
             con.close()
@@ -127,6 +129,7 @@ def facts_yield(args: argparse.Namespace) -> dict[str, Any]:
         "ingest_ms_per_turn": round(1000 * stats.seconds / max(stats.turns, 1), 2),
         "facts_ms_per_turn": round(1000 * facts_s / max(stats.turns, 1), 2),
         "sample": sample,
+        "machine": machine,
     }
 
 

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         "limit": LIMIT,
         "embedder": "hashing",
         "threads": 1,
-        "machine": common.machine(),
+        "machine": common.announce_machine(),
         "backends": {},
     }
     for kind in args.backends.split(","):

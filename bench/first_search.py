@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import common
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"
 CACHE = HERE / ".cache"
@@ -193,6 +195,7 @@ def main() -> None:
                 )
             )
     print(f"median over {args.rounds} rounds, ms ({args.turns} turns per user, {args.embedder})")
+    common.announce_machine()
     for label in labels:
         runs = results[label]
         users = list(runs[0]["first"])

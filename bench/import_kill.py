@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import console, machine, write_json
+from common import announce_machine, console, write_json
 from scratch_store import ScratchStore, check_url, child_env, end, exit_on_sigterm, scratch_store
 
 PLACES = ("lake", "market", "library", "harbour", "orchard", "station", "bakery", "museum")
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "kill_target_rows": target,
         "steps": steps,
         "integrity_check": integrity,
-        "machine": machine(),
+        "machine": announce_machine(),
     }
 
 

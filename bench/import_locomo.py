@@ -209,10 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in breakdown.items():
             bt.add_row(k, f"{v:.2f}", f"{v / breakdown['total (under cProfile)']:.0%}")
         common.console.print(bt)
+    info = common.announce_machine()
     common.write_json(
         args.json,
         {
-            "machine": common.machine(),
+            "machine": info,
             "data": args.data,
             "turns": n_turns,
             "hog": args.hog,

@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = common.make_embedder(args.embedder)
     console.print(f"loading {embedder.id} ...")
     load_s = common.warm_up(embedder)
-    info = common.machine(embedder)
+    info = common.announce_machine(embedder)
     base = Path(args.dir) if args.dir else common.CACHE_DIR
     base.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="ingest-", dir=base))

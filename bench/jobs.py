@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import common  # noqa: E402
 from mnemo import Memory  # noqa: E402
 from mnemo.jobs.runner import Handler  # noqa: E402
 from rules_extraction import DEFAULT_DATA  # noqa: E402
@@ -102,6 +103,7 @@ def run(embedder: str, sample: dict[str, Any], folder: str) -> dict[str, Any]:
         "per_kind_ms": {k: round(1000 * spent[k] / kinds[k], 2) for k in sorted(kinds)},
         "memories": mem.stats().memories,
         "profile_facts": len(mem.profile("u1")),
+        "machine": common.announce_machine(mem.embedder, stderr=True),
     }
     mem.close()
     return out

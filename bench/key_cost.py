@@ -108,11 +108,12 @@ def main() -> None:
             str(counted[name][1]),
         )
     console.print(table)
+    info = common.announce_machine(embedder)
     common.write_json(
         args.json,
         {
             "benchmark": "key_cost",
-            "machine": common.machine(embedder),
+            "machine": info,
             "turns": turns_total,
             "sessions": len(work),
             "keyed_turns": {name: c[0] for name, c in counted.items()},

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "questions": len(questions),
         "k": LIMIT,
         "baseline": BASELINE,
-        "machine": common.machine(embedder),
+        "machine": common.announce_machine(embedder),
         "arms": {},
     }
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-lc-") as tmp:

@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "questions": len(questions),
         "limit": LIMIT,
         "baseline": BASELINE,
-        "machine": common.machine(embedder),
+        "machine": common.announce_machine(embedder),
         "stores": {},
     }
     with open_stores(names, embedder, url) as stores:

@@ -42,6 +42,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import common
 from mnemo.config.settings import Settings
 from mnemo.errors import LLMOutputError, LLMTransientError
 from mnemo.eval.locomo import parse_locomo_date
@@ -231,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         "client_log": dict(tally.counts),
         **{k: coverage(data, rows, k, args.min_overlap) for k in KINDS},
     }
+    if not args.source:  # the rows' seconds were measured here (with --from, elsewhere)
+        out["machine"] = common.announce_machine(stderr=True)
     if args.labels:
         out["labelled"] = {k: labelled(rows, args.labels, k) for k in KINDS}
     print(json.dumps({k: v for k, v in out.items() if k != "labelled"}, indent=1))

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
     common.write_json(
         args.json,
-        {"benchmark": "multilingual", "machine": common.machine(), "rows": rows},
+        {"benchmark": "multilingual", "machine": common.announce_machine(), "rows": rows},
     )
     return 0
 

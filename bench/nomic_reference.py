@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+import common
+
 
 def locomo_turns(path: Path, n: int) -> list[str]:
     """The first ``n`` turns of a LoCoMo file as ``speaker: text``."""
@@ -147,6 +149,7 @@ def main() -> None:
         "int8_onnx_vs_numpy": stats(q8, ref),
         "float_onnx_texts_per_s": round(f32_rate, 1),
         "int8_onnx_texts_per_s": round(q8_rate, 1),
+        "machine": common.announce_machine(stderr=True),
     }
     print(json.dumps(report, indent=2))
     if args.json:

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import common  # noqa: E402
 from mnemo.config.settings import Settings  # noqa: E402
 from mnemo.text import parsed_facts  # noqa: E402
 from mnemo.tiers.facts.rule_facts import limits  # noqa: E402
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         sample(turns, args.sample, args.seed, skip, args.by_text)
     if args.labels:
         out = measure(turns, args.labels)
+        out["machine"] = common.announce_machine(stderr=True)
         print(json.dumps({k: v for k, v in out.items() if k != "unlabelled"}))
         for row in out["unlabelled"]:  # type: ignore[attr-defined]
             print("UNLABELLED", json.dumps(row))

@@ -335,7 +335,8 @@ def main() -> None:
         p.error("--url (or MNEMO_TEST_DATABASE_URL) is required: bash ../shared/ci/pgvector.sh")
     results = [run_size(args, common.parse_size(x)) for x in args.sizes.split(",")]
     console.print(report(results))
-    common.write_json(args.json, {"machine": common.machine(), "results": results})
+    info = common.announce_machine()
+    common.write_json(args.json, {"machine": info, "results": results})
 
 
 if __name__ == "__main__":

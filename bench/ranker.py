@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from common import ROOT, console, machine, write_json
+from common import ROOT, announce_machine, console, write_json
 from facts import paired_bootstrap
 from mnemo import Memory
 from mnemo.cli.demo import sample_path
@@ -472,7 +472,7 @@ def main() -> None:
                   f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
     features = pool_features.FEATURES
     every = list(range(len(features)))
-    report: dict[str, Any] = {"machine": machine(), "depth": args.depth, "models": {}}
+    report: dict[str, Any] = {"machine": announce_machine(), "depth": args.depth, "models": {}}
     kinds = ("logistic", "trees") if args.model == "both" else (args.model,)
     best: tuple[float, str, dict[str, Any], list[np.ndarray]] | None = None
     for kind in kinds:

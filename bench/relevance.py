@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from common import ROOT, console, machine, write_json
+from common import ROOT, announce_machine, console, write_json
 from mnemo import Memory
 from mnemo.eval.locomo import ingest_locomo, load_locomo
 from mnemo.eval.longmemeval import ingest_longmemeval, load_longmemeval, turn_key
@@ -469,7 +469,7 @@ def main() -> None:
                 f"{ps_['top_relevance_max']}, items today {ps_['today']['items_mean']} -> "
                 f"{ps_['default']['items_mean']} (empty {ps_['default']['empty_share']})"
             )
-    result["machine"] = machine()
+    result["machine"] = announce_machine()
     write_json(args.json, result)
 
 

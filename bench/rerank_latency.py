@@ -94,7 +94,7 @@ def main() -> None:
         for n in [int(x) for x in args.top_n.split(",")]:
             arm = dict(reranker="cross-encoder", reranker_model=model, rerank_top_n=n)
             results["arms"][f"top_n={n}"] = run_arm(db, queries, **arm)
-    results["machine"] = common.machine()
+    results["machine"] = common.announce_machine()
     results["loadavg"] = os.getloadavg()
     table = Table(title=f"Memory.search, {args.turns} {name} turns, limit 10 (ms)")
     for col in ("arm", "p50", "p95", "mean"):

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-import common  # noqa: F401  (puts the checkout on sys.path)
+import common  # puts the checkout on sys.path
 from mnemo import Memory
 from mnemo.config.settings import Settings
 from mnemo.eval.locomo import load_locomo
@@ -324,6 +324,7 @@ def main() -> None:
         else:
             fact_keys_lab(qs, users, args.data, mem)
     print(f"took {(datetime.now() - started).total_seconds():.0f} s")
+    common.announce_machine(mem.embedder)
 
 
 if __name__ == "__main__":

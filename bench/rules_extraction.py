@@ -352,6 +352,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{'MATCH' if outcome else 'MISS '} {h.dia_id} {h.speaker}: "
                 f"{c.category}/{c.key}={c.value!r} <- {c.sentence[:90]!r}"
             )
+    import common  # a sibling when run as a script (tests load this file without bench/)
+
+    out["machine"] = common.announce_machine()
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0

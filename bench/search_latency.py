@@ -423,11 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     embedder = common.make_embedder(args.embedder)
     console.print(f"loading {embedder.id} ...")
     load_s = common.warm_up(embedder)
-    info = common.machine(embedder)
-    console.print(
-        f"[dim]embedder ready in {load_s:.1f} s; {info['cpus_usable']} CPUs, "
-        f"{info.get('cpu_model')}"
-    )
+    info = common.announce_machine(embedder)
+    console.print(f"[dim]embedder ready in {load_s:.1f} s; {info['cpus_usable']} CPUs")
     queries = corpus.queries(args.corpus, args.queries + 1 + args.breakdown_queries + 1)
     if len(set(queries)) != len(queries):
         raise SystemExit("queries are not distinct")

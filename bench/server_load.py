@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from common import ROOT, console, machine, write_json
+from common import ROOT, announce_machine, console, write_json
 
 sys.path.insert(0, str(ROOT / "tests"))
 from scripted_server import ScriptedServer
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "error_samples": tally.errors[:5],
         "acknowledged_turns": len(tally.acked),
         "missing_turns": missing_turns(db, tally.acked),
-        "machine": machine(),
+        "machine": announce_machine(),
     }
 
 

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, console, machine, make_embedder, now, stats_ms, write_json
+from common import ROOT, announce_machine, console, make_embedder, now, stats_ms, write_json
 from mnemo import Memory
 from mnemo.eval.locomo import LocomoConversation, load_locomo
 from mnemo.eval.longmemeval import load_longmemeval
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         for sync, rows in cost.items():
             cells = ", ".join(f"{k} p50 {v['p50']:.2f} ms" for k, v in rows.items())
             console.print(f"synchronous={sync}: {cells}")
-        write_json(args.json, {"machine": machine(), "inline": cost})
+        write_json(args.json, {"machine": announce_machine(), "inline": cost})
         return 0
     convs = load_locomo(args.data).conversations
     sizes = [int(x) for x in args.sizes.split(",")]
@@ -257,7 +257,12 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"  {kind}: n={s['n']} p50={s['p50']:.2f} ms p95={s['p95']:.2f} ms")
     write_json(
         args.json,
-        {"machine": machine(), "data": args.data, "histories": histories, "replay": result},
+        {
+            "machine": announce_machine(),
+            "data": args.data,
+            "histories": histories,
+            "replay": result,
+        },
     )
     return 0
 
