@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from mnemo.cli.tables import hits_table
 from mnemo.config.location import parse_location
@@ -32,9 +33,10 @@ def show_write_path(mem: Memory, console: Console) -> None:
     took = time.perf_counter() - t0
     console.print(f"ran {ran} write-path jobs in {took:.2f} s (facts, profile, episodes)")
     profile = mem.profile(DEMO_USER)
-    console.print("[bold]profile[/]: " + "; ".join(f"{f.key} = {f.value}" for f in profile))
+    values = "; ".join(f"{f.key} = {f.value}" for f in profile)
+    console.print("[bold]profile[/]: " + escape(values))
     facts = mem.list(DEMO_USER, kind="fact", limit=5)
-    console.print("[bold]facts[/]: " + "; ".join(f.content for f in facts) + "\n")
+    console.print("[bold]facts[/]: " + escape("; ".join(f.content for f in facts)) + "\n")
 
 
 def run_demo(db: str, embedder: str | None, console: Console) -> None:
@@ -50,7 +52,7 @@ def run_demo(db: str, embedder: str | None, console: Console) -> None:
     overrides: dict[str, Any] = {"path": db, "database_url": None}
     overrides |= {"embedder": embedder} if embedder else {}
     with Memory(**overrides) as mem:
-        console.print(f"[bold]mnemo demo[/]: store {db}, embedder {mem.embedder.id}")
+        console.print(f"[bold]mnemo demo[/]: store {escape(db)}, embedder {mem.embedder.id}")
         start = time.perf_counter()
         turns = 0
         for batch in jsonl_batches(sample_path(), DEMO_USER, "default"):
@@ -68,8 +70,8 @@ def run_demo(db: str, embedder: str | None, console: Console) -> None:
         console.print(f"\n[bold]context for a prompt[/] ({bundle.token_count} tokens):")
         console.print(bundle.render(), markup=False, highlight=False)
         console.print(
-            f"\n{mem.stats().messages} turns stored in {db}. Try: "
-            f"mnemo search 'half marathon goal' --user {DEMO_USER} --db {db} --explain"
+            f"\n{mem.stats().messages} turns stored in {escape(db)}. Try: "
+            f"mnemo search 'half marathon goal' --user {DEMO_USER} --db {escape(db)} --explain"
         )
 
 

@@ -215,10 +215,10 @@ def _write_outputs(
     try:
         if opts.json_path is not None:
             write_json(opts.json_path)
-            console.print(f"report written to {opts.json_path}")
+            console.print(f"report written to {opts.json_path}", markup=False)
         if opts.plot_path is not None:
             plot(opts.plot_path)
-            console.print(f"plot written to {opts.plot_path}")
+            console.print(f"plot written to {opts.plot_path}", markup=False)
     except OSError as exc:
         raise UsageProblem(f"cannot write the output: {exc}") from None
     except ImportError:

@@ -200,7 +200,7 @@ def import_(
                 raise typer.BadParameter(
                     "--format must be jsonl, locomo, longmemeval, mnemo, markdown or mem0"
                 )
-            console.print(f"imported {total} turns into {mem.store.location}")
+            console.print(f"imported {total} turns into {mem.store.location}", markup=False)
 
     guarded(run)
 
@@ -289,7 +289,7 @@ def worker(
                     f"mnemo worker: {mem.store.location}, polling every {runner.poll_s:g}s; "
                     "Ctrl-C stops after the current job"
                 )
-                runner.run_until_signalled(lambda: err.print(banner, soft_wrap=True))
+                runner.run_until_signalled(lambda: err.print(banner, soft_wrap=True, markup=False))
         err.print(f"mnemo worker: ran {runner.jobs_run} job(s)")
 
     guarded(run)

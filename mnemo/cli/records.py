@@ -27,6 +27,7 @@ from mnemo.cli.common import (
 from mnemo.cli.field_options import edit_options
 from mnemo.cli.filter_option import FilterOpt, filter_arg
 from mnemo.cli.options import ModelOptions
+from mnemo.cli.tables import title_text
 from mnemo.list_query import MemoryQuery
 from mnemo.memory.paging import Page
 from mnemo.schemas import HistoryEntry, MemoryItem, Message
@@ -78,8 +79,8 @@ def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -
     """A table of memories that reads in 80 columns: the date, kind and (with ``users``) user
     stay narrow, and the content takes the rest of the width, with the memory's full id (what
     ``mnemo get/edit/delete`` take), the agent it is private to and its tags on a dim line
-    under it."""
-    table = Table(title=title)
+    under it. The title and every stored value are Text, never read as markup."""
+    table = Table(title=title_text(title))
     table.add_column("created", no_wrap=True)
     table.add_column("kind", no_wrap=True)
     if users:
@@ -94,7 +95,7 @@ def memories_table(items: list[MemoryItem], title: str, *, users: bool = True) -
         cell = Text(m.content)
         cell.append("\n")
         cell.append_text(under)
-        user = [m.user_id] if users else []
+        user = [Text(m.user_id)] if users else []
         table.add_row(m.created_at.strftime("%Y-%m-%d"), m.kind, *user, cell)
     return table
 
@@ -124,7 +125,7 @@ def page_json(page: Page[MemoryItem]) -> dict[str, Any]:
 
 def record_table(item: MemoryItem | Message) -> Table:
     """A two-column table of every field of a memory or message."""
-    table = Table(title=item.id, show_header=False)
+    table = Table(title=title_text(item.id), show_header=False)
     for key, value in item.model_dump(mode="json").items():
         shown = json.dumps(value) if isinstance(value, dict | list) else str(value)
         table.add_row(key, Text("" if value is None else shown))  # as stored, not markup
@@ -218,7 +219,7 @@ def history(
 
 def history_table(id: str, entries: list[HistoryEntry]) -> Table:
     """A memory's history as a table: when, what, who, and the content before -> after."""
-    table = Table(title=f"history of {id}")
+    table = Table(title=title_text(f"history of {id}"))
     for col in ("at", "event", "actor"):
         table.add_column(col, no_wrap=True)
     table.add_column("content before -> after", overflow="fold")
@@ -309,7 +310,7 @@ def erase(
             print_json({f"{what}_id": name, "deleted": counts})
         else:
             parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing"
-            console.print(f"erased {what} {name!r}: {parts}")
+            console.print(f"erased {what} {name!r}: {parts}", markup=False)
 
     guarded(run)
 
@@ -320,7 +321,7 @@ def sweep(as_json: JsonOpt = False, db: DbOpt = None, embedder: EmbedderOpt = No
 
     def run() -> None:
         with open_existing(db, embedder) as mem:
-            err.print(f"sweeping expired rows of tenant {mem.tenant!r}...")
+            err.print(f"sweeping expired rows of tenant {mem.tenant!r}...", markup=False)
             counts = mem.sweep()
         if as_json:
             print_json({"swept": counts})

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from mnemo.cli.common import (
     DbOpt,
@@ -131,7 +132,8 @@ def keys_create(
     from mnemo.api.auth import create_key
 
     key, record = create_key(_keys_store(db), tenant, name)
-    console.print(f"key id {record['id']} for tenant {record['tenant']!r} (shown once):")
+    line = f"key id {record['id']} for tenant {record['tenant']!r} (shown once):"
+    console.print(line, markup=False)
     print(key)
 
 
@@ -149,7 +151,7 @@ def keys_list(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     for col in COLUMNS:
         table.add_column(col)
     for r in rows:
-        table.add_row(*(str(r[c] or "") for c in COLUMNS))
+        table.add_row(*(Text(str(r[c] or "")) for c in COLUMNS))  # as stored, not markup
     console.print(table)
 
 
@@ -159,7 +161,7 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="Key id.")], db: DbOp
     """Revoke a key by id."""
     if not _keys_store(db, existing=True).revoke(key_id):
         raise ValidationError(f"no live key with id {key_id!r}")
-    console.print(f"revoked {key_id}")
+    console.print(f"revoked {key_id}", markup=False)
 
 
 @guard

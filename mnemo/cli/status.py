@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from mnemo.cli.common import (
     DbOpt,
@@ -19,6 +20,7 @@ from mnemo.cli.common import (
     require_store,
 )
 from mnemo.cli.records import print_json, show_result
+from mnemo.cli.tables import title_text
 from mnemo.schemas import Job, Stats
 
 JobStatus = Literal["pending", "running", "done", "dead"]
@@ -30,7 +32,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 def stats_table(s: Stats) -> Table:
     """The store overview as a two-column table."""
-    table = Table(title=f"mnemo store {s.path}", show_header=False)
+    table = Table(title=title_text(f"mnemo store {s.path}"), show_header=False)
     for key, value in (
         ("users", str(s.users)),
         ("sessions", str(s.sessions)),
@@ -40,7 +42,7 @@ def stats_table(s: Stats) -> Table:
         ("LLM fallbacks", str(s.llm_fallbacks)),
         ("embedder", s.embedder or "none"),
     ):
-        table.add_row(key, value)
+        table.add_row(key, Text(value))
     for error in s.job_errors:
         table.add_row("job error", escape(error))
     for hint in s.hints:

@@ -24,6 +24,7 @@ from mnemo.cli.common import (
     open_memory,
     require_store,
 )
+from mnemo.cli.tables import title_text
 from mnemo.config.location import parse_location
 from mnemo.progress import progress_bar
 from mnemo.redact import mask_credentials
@@ -103,7 +104,9 @@ def import_export_file(path: Path, db: str | None) -> None:
     with path.open("rb") as src, progress_bar(err, "importing", None) as advance:
         report = creating(settings, lambda: import_store(location, src, advance, settings))
     where = mask_credentials(location)
-    console.print(f"imported {report.total} rows ({len(report.rows)} tables) into {where}")
+    console.print(
+        f"imported {report.total} rows ({len(report.rows)} tables) into {where}", markup=False
+    )
     kept = sum(report.kept.values())
     if kept:
         console.print(f"kept {kept} rows the store already had (the file's copies skipped)")
@@ -137,7 +140,8 @@ def import_mem0_file(path: Path, db: str | None, embedder: str | None) -> None:
     items = mem0_items(source)
     with open_memory(db, embedder) as mem, stderr_bar("importing mem0", len(items)) as advance:
         done = import_mem0(mem, items, progress=advance)
-    console.print(f"imported {done.imported} memories into {mask_credentials(mem.store.location)}")
+    where = mask_credentials(mem.store.location)
+    console.print(f"imported {done.imported} memories into {where}", markup=False)
     if done.skipped:
         console.print(f"{done.skipped} were already there (an earlier import): skipped")
 
@@ -161,7 +165,8 @@ def markdown_transfer(
         else:
             counts = import_markdown(mem.store, mem.embedding, mem.settings, path)
         verb = "exported to" if export else "imported from"
-        console.print(f"{verb} {path}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+        parts = ", ".join(f"{n} {k}" for k, n in counts.items())
+        console.print(f"{verb} {path}: {parts}", markup=False)
 
 
 def export(
@@ -207,7 +212,8 @@ def export(
         except OSError as exc:  # a full disk names no file: name the output
             raise OSError(exc.errno, exc.strerror, exc.filename or str(out)) from None
         where = mask_credentials(location)
-        err.print(f"exported {report.total} rows ({len(report.rows)} tables) from {where}")
+        line = f"exported {report.total} rows ({len(report.rows)} tables) from {where}"
+        err.print(line, markup=False)
 
     guarded(run)
 
@@ -231,7 +237,8 @@ def migrate(
         return mig.migrate(src, dst, stderr_bar, searches, embedder)
 
     report = guarded(run)
-    table = Table(title=f"{mask_credentials(source)} -> {mask_credentials(target)}")
+    title = f"{mask_credentials(source)} -> {mask_credentials(target)}"
+    table = Table(title=title_text(title))
     for col in ("table", "source rows", "target rows", "rows identical"):
         table.add_column(col)
     for c in report.checks:
@@ -264,7 +271,7 @@ def reembed(
             report = run_reembed(store, emb, batch_size, dry_run, stderr_bar, keys)
         verb = "would re-embed" if dry_run else "re-embedded"
         parts = ", ".join(f"{t} {n}" for t, n in report.rows.items())
-        console.print(f"{verb} {report.total} rows with {emb.id} ({parts})")
+        console.print(f"{verb} {report.total} rows with {emb.id} ({parts})", markup=False)
 
     guarded(run)
 
@@ -284,6 +291,6 @@ def repair(
             if n:
                 console.print(f"{what}: {n}")
         verb = "found" if dry_run else "fixed"
-        console.print(f"{verb} {report.total} drifted entries in {store.location}")
+        console.print(f"{verb} {report.total} drifted entries in {store.location}", markup=False)
 
     guarded(run)

@@ -1,4 +1,5 @@
-"""Rich tables shared by the commands: search hits with their stage scores."""
+"""Rich tables shared by the commands: search hits with their stage scores, and the titles of
+tables that quote what a user typed or stored."""
 
 from __future__ import annotations
 
@@ -8,10 +9,21 @@ from rich.text import Text
 from mnemo.schemas import Hit
 
 
+def title_text(title: str) -> Text:
+    """A table title shown as it is, in the style Rich gives titles: a title may quote a query,
+    a user or a path, and Rich would read brackets in a plain ``str`` title as markup.
+
+    >>> title_text("1 hits for '[/]'").plain
+    "1 hits for '[/]'"
+    """
+    return Text(title, style="table.title")
+
+
 def hits_table(hits: list[Hit], title: str, explain: bool = False) -> Table:
     """A table of hits: each one's ``relevance`` (the number to read; marked ``~`` when it is
-    not calibrated, see docs/scores.md) and, with ``explain``, every stage's score."""
-    table = Table(title=title, show_lines=False)
+    not calibrated, see docs/scores.md) and, with ``explain``, every stage's score. The title
+    (it may quote a query) and the contents are Text, never read as markup."""
+    table = Table(title=title_text(title), show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("relevance", justify="right")
     table.add_column("kind")
