@@ -28,7 +28,7 @@ from mnemo.api import (
     schema_text,
     upstream,
 )
-from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
+from mnemo.api.auth import Tenants, check_bind, check_bind_before_open, is_loopback, key_store
 from mnemo.api.deps import AppState, CallerDep, StateDep
 from mnemo.api.limits import BodyLimitMiddleware
 from mnemo.api.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
@@ -136,7 +136,8 @@ def _ops_routes(app: FastAPI) -> None:
 
 def build(settings: Settings, host: str) -> FastAPI:
     """The app for ``host``: refuses a non-loopback host without API keys, and then requires a
-    key on every request."""
+    key on every request. A refused host opens nothing: a missing SQLite file is not created."""
+    check_bind_before_open(host, settings)
     store = open_store(settings)
     try:
         check_bind(host, key_store(store))

@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from mnemo.config.location import new_sqlite_file
 from mnemo.config.settings import Settings
 from mnemo.embedders import Embedder
 from mnemo.errors import ConfigError, MnemoError, ValidationError
@@ -68,10 +69,23 @@ def is_loopback(host: str) -> bool:
 def check_bind(host: str, keys: KeyStore) -> None:
     """ConfigError unless ``host`` is loopback or at least one API key exists."""
     if not is_loopback(host) and not keys.any_live():
-        raise ConfigError(
-            f"refusing to listen on {host} without API keys: anyone could read every memory. "
-            "Create one with `mnemo keys create --tenant NAME`, or bind 127.0.0.1"
-        )
+        raise _no_keys(host)
+
+
+def check_bind_before_open(host: str, settings: Settings) -> None:
+    """:func:`check_bind`'s refusal before the store of ``settings`` is opened: a SQLite file
+    that does not exist yet holds no key, so a non-loopback ``host`` is refused before opening
+    the store creates the file (a refused server leaves nothing behind). An existing store
+    is checked by :func:`check_bind` once opened."""
+    if not is_loopback(host) and new_sqlite_file(settings.path, settings.database_url):
+        raise _no_keys(host)
+
+
+def _no_keys(host: str) -> ConfigError:
+    return ConfigError(
+        f"refusing to listen on {host} without API keys: anyone could read every memory. "
+        "Create one with `mnemo keys create --tenant NAME`, or bind 127.0.0.1"
+    )
 
 
 @dataclass
@@ -140,6 +154,7 @@ __all__ = [
     "Tenants",
     "authenticate",
     "check_bind",
+    "check_bind_before_open",
     "create_key",
     "hash_key",
     "is_loopback",

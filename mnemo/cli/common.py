@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from mnemo.cli.failures import EXPECTED, report
-from mnemo.config.location import parse_location
+from mnemo.config.location import new_sqlite_file, parse_location
 from mnemo.config.settings import Settings
 from mnemo.errors import ConfigError, ValidationError
 from mnemo.memory.facade import Memory
@@ -117,10 +117,7 @@ def cli_settings(db: str | None, embedder: str | None = None, **extra: Any) -> S
 def new_store_file(settings: Settings) -> Path | None:
     """The SQLite file ``settings`` name when it does not exist yet (opening the store
     creates it); None for an existing file, PostgreSQL and ``:memory:``."""
-    if settings.database_url or settings.path == ":memory:":
-        return None
-    path = Path(settings.path).expanduser()
-    return None if path.exists() else path
+    return new_sqlite_file(settings.path, settings.database_url)
 
 
 def creating(settings: Settings, open_: Callable[[], T]) -> T:

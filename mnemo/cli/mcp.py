@@ -98,11 +98,12 @@ def http_app(settings: Settings, host: str) -> Starlette:
     """``mnemo mcp --http``'s app: only MCP at ``/mcp``, over one store shared by the tenants
     (refuses a non-loopback host without API keys, and then requires a key)."""
     _need_mcp()
-    from mnemo.api.auth import Tenants, check_bind, is_loopback, key_store
+    from mnemo.api.auth import Tenants, check_bind, check_bind_before_open, is_loopback, key_store
     from mnemo.embedders import create_embedder
     from mnemo.mcp.http import standalone_app
     from mnemo.storage import open_store
 
+    check_bind_before_open(host, settings)  # a refused host creates no store
     store = creating(settings, lambda: open_store(settings))
     try:
         keys = key_store(store)

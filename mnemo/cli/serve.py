@@ -19,6 +19,7 @@ from mnemo.cli.common import (
     JsonOpt,
     SetOpt,
     cli_settings,
+    creating,
     parse_sets,
     require_store,
 )
@@ -111,14 +112,16 @@ def serve_command(
 
 def _keys_store(db: str | None, *, existing: bool = False) -> Any:
     """The key table of ``--db``'s store; with ``existing``, a missing SQLite file is an
-    error instead of a new empty store (listing or revoking keys creates nothing)."""
+    error instead of a new empty store (listing or revoking keys creates nothing). Without
+    it, a SQLite file this creates is said on stderr, as ``mnemo add`` says it
+    (:func:`~mnemo.cli.common.creating`)."""
     from mnemo.api.auth import key_store
     from mnemo.storage import open_store
 
     settings = cli_settings(db)
     if existing:
         require_store(settings)
-    return key_store(open_store(settings))
+    return key_store(creating(settings, lambda: open_store(settings)))
 
 
 @keys_app.command("create")

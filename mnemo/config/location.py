@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
@@ -97,6 +98,20 @@ def _sqlite_path(text: str, shown: str) -> str:
     return path
 
 
+def new_sqlite_file(path: str, database_url: str | None) -> Path | None:
+    """The SQLite file of the settings ``path`` and ``database_url`` when it does not exist
+    yet (opening the store would create it); None for an existing file, PostgreSQL (a
+    ``database_url``) and ``:memory:``.
+
+    >>> new_sqlite_file(":memory:", None) is None
+    True
+    """
+    if database_url or path == ":memory:":
+        return None
+    file = Path(path).expanduser()
+    return None if file.exists() else file
+
+
 def location_settings(values: dict[str, Any]) -> dict[str, Any]:
     """One source's settings (the constructor's, the environment's or the config file's) with
     its ``database_url`` and ``path`` read by :func:`parse_location`: a SQLite URL in
@@ -125,5 +140,6 @@ __all__ = [
     "SQLITE_SCHEMES",
     "Location",
     "location_settings",
+    "new_sqlite_file",
     "parse_location",
 ]

@@ -1,7 +1,8 @@
 """Which commands may create a store: ``mnemo worker`` only drains one, so a missing SQLite file
 is one ``error:`` line and nothing on disk; the commands that write create it and say so once on
-stderr (``created new store PATH``); PostgreSQL (an empty schema included) says nothing and
-works as before."""
+stderr (``created new store PATH``; ``mnemo keys create`` too); a server refused for its
+address creates nothing; PostgreSQL (an empty schema included) says nothing and works as
+before."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from serve_support import free_port
 from serve_support import mnemo as run_mnemo
 from typer.testing import CliRunner
 
@@ -100,3 +102,27 @@ def test_mcp_over_stdio_says_it_created_the_store(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert created_lines(done.stderr) == [f"created new store {new}"]
     assert new.is_file()
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--http"]], ids=["serve", "mcp"])
+def test_a_refused_server_creates_no_store(tmp_path: Path, command: list[str]) -> None:
+    if command[0] == "mcp":
+        pytest.importorskip("mcp")
+    new = tmp_path / "x.db"
+    args = [*command, "--host", "0.0.0.0", "--port", str(free_port()), "--db", str(new)]
+    done = run_mnemo(*args)
+    assert done.returncode == 2, done.stderr
+    assert "error: refusing to listen on 0.0.0.0 without API keys" in done.stderr
+    assert created_lines(done.stderr) == []
+    assert list(tmp_path.iterdir()) == []  # no x.db, no -wal or -shm
+
+
+def test_keys_create_says_it_created_the_store_once(tmp_path: Path) -> None:
+    new = tmp_path / "new.db"
+    first = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--db", str(new)], env=ENV)
+    assert first.exit_code == 0, first.output
+    assert created_lines(first.stderr) == [f"created new store {new}"]
+    again = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--db", str(new)], env=ENV)
+    assert again.exit_code == 0 and created_lines(again.stderr) == [], again.output
+    listed = runner.invoke(app, ["keys", "list", "--json", "--db", str(new)], env=ENV)
+    assert [k["tenant"] for k in json.loads(listed.stdout)] == ["acme", "acme"]
