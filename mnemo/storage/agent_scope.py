@@ -73,9 +73,9 @@ def derived_agent(sources: Iterable[str | None]) -> str | None:
     return next(iter(private), None)
 
 
-#: The message of a call that names neither a user nor an agent (its start is what a missing
-#: user id always said).
-NO_SCOPE = "user_id must be a string, got NoneType (user_id or agent_id is required)"
+#: The message of a call that names neither a user nor an agent: the library's, REST's and the
+#: MCP tools' (not a type error about None: leaving both out is the mistake).
+NO_SCOPE = "a user_id or agent_id is required (whose memory this is); neither was given"
 
 
 def agent(agent_id: Any) -> str | None:

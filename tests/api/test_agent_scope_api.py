@@ -7,6 +7,8 @@ import httpx
 import pytest
 from api_support import served, turn
 
+NO_SCOPE = "a user_id or agent_id is required (whose memory this is); neither was given"
+
 
 @pytest.fixture
 def client(target: dict[str, str], tmp_path):  # type: ignore[no-untyped-def]
@@ -84,5 +86,7 @@ def test_bad_agent_ids_are_422_and_change_nothing(client: httpx.Client) -> None:
     for r in bad:
         assert r.status_code == 422, r.text
         assert r.json()["error"]["message"]
+    for r in (bad[1], bad[4], bad[6]):  # neither user nor agent: said plainly
+        assert r.json()["error"]["message"] == NO_SCOPE
     assert client.get("/v1/memories").json()["total"] == 0
     assert client.get("/v1/messages").json()["total"] == 0

@@ -236,7 +236,7 @@ def test_add_messages_rejects_bad_turns(seeded: Seeded, messages: Any, match: st
     ("kwargs", "match"),
     [
         pytest.param({"user_id": 42}, "user_id must be a string, got int", id="int-user"),
-        pytest.param({"user_id": None}, "user_id must be a string, got NoneType", id="none-user"),
+        pytest.param({"user_id": None}, "a user_id or agent_id is required", id="none-user"),
         pytest.param({"user_id": ["u1"]}, "user_id must be a string, got list", id="list-user"),
         pytest.param({"user_id": "  "}, "user_id must not be empty", id="blank-user"),
         pytest.param({"user_id": "x" * 257}, "user_id is longer than 256", id="long-user"),
