@@ -30,8 +30,11 @@ from mnemo.schemas import MemoryItem
 
 #: mem0 config keys that configure mem0's own providers; mnemo has its own settings.
 MEM0_KEYS = frozenset(
-    {"llm", "embedder", "vector_store", "graph_store", "history_db_path", "reranker", "version"}
+    {"llm", "embedder", "vector_store", "graph_store", "history_db_path", "reranker"}
 )
+#: mem0 config keys that configure nothing mnemo has, accepted and ignored: ``version``, the
+#: mem0 API version (``"v1.1"``) that mem0 configs commonly carry.
+IGNORED_KEYS = frozenset({"version"})
 #: The actor of the metadata an inferred add puts on the facts it made (mem0 writes the
 #: caller's metadata with the memory; here it follows the fact tier's ADD, and mem0's
 #: ``history`` leaves that step out).
@@ -73,7 +76,8 @@ class Memory:
         """A Memory from mnemo settings (``{"path": ..., "embedder": ...}``, the names of
         docs/configuration.md). mem0's provider sections (``llm``, ``embedder`` as a dict,
         ``vector_store``, ...) are refused with a ConfigError: mnemo stores in its own
-        SQLite or PostgreSQL database and takes its models from its own settings."""
+        SQLite or PostgreSQL database and takes its models from its own settings. mem0's
+        ``version`` (:data:`IGNORED_KEYS`) is accepted and ignored."""
         if not isinstance(config_dict, Mapping):
             raise ConfigError("from_config takes a dict of mnemo settings")
         foreign = sorted(
@@ -87,7 +91,7 @@ class Memory:
                 "(path or database_url, embedder, llm_provider, ...: see "
                 "docs/configuration.md and docs/coming-from-mem0.md)"
             )
-        return cls(**dict(config_dict))
+        return cls(**{k: v for k, v in config_dict.items() if k not in IGNORED_KEYS})
 
     def _id(self, memory_id: str) -> str:
         """mnemo's id of ``memory_id``: itself; for a turn's id (``msg_...``) the memory

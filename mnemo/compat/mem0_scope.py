@@ -82,8 +82,8 @@ class Mem0Scope:
         """The scope of mem0's arguments: the scope keys may come top-level (mem0 1.x) or in
         ``filters`` (mem0 2.x); at least a user or an agent is needed (mnemo keeps a run
         inside one): a ValidationError says :data:`NO_IDS` when none is given, as mem0 does,
-        :data:`NO_RUN_OWNER` for a run alone. A ``filters`` that is not a dict is a
-        ValidationError."""
+        :data:`NO_RUN_OWNER` for a run alone, and that an id is empty for one given as ``""``
+        or blank. A ``filters`` that is not a dict is a ValidationError."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError(
                 f"filters must be an object such as {{'user_id': 'alice'}}, got {filters!r}"
@@ -97,7 +97,9 @@ class Mem0Scope:
                     raise ValidationError(f"{key} given twice with different values")
                 ids[key] = given
             if ids[key] is not None:
-                ids[key] = str(ids[key]).strip() or None
+                ids[key] = str(ids[key]).strip()
+                if not ids[key]:
+                    raise ValidationError(f"{key} is empty: give an id, or leave {key} out")
         if not ids["user_id"] and not ids["agent_id"]:
             raise ValidationError(NO_RUN_OWNER if ids["run_id"] else NO_IDS)
         return cls(ids["user_id"], ids["agent_id"], ids["run_id"], rest or None)

@@ -251,6 +251,11 @@ def test_from_config_takes_mnemo_settings_and_refuses_mem0s(target: dict[str, st
         Memory.from_config({"vector_store": {"provider": "qdrant"}})
     with pytest.raises(ConfigError, match="embedder"):
         Memory.from_config({"embedder": {"provider": "openai"}})
+    # mem0's API version, which mem0 configs commonly carry: accepted and ignored
+    with Memory.from_config({**target, "embedder": "hashing", "version": "v1.1"}) as m:
+        assert m.search("likes", user_id="u")["results"][0]["memory"] == "x likes y"
+    with pytest.raises(ConfigError, match=r"\['llm'\] configure mem0's own providers"):
+        Memory.from_config({"version": "v1.1", "llm": {"provider": "openai"}})
     with pytest.raises(ValidationError, match="not both"):
         Memory(memory=Mnemo(":memory:", embedder="hashing"), path="x.db")
 
