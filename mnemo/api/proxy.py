@@ -38,7 +38,7 @@ import httpx
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from mnemo import validation as check
 from mnemo.api import echo_upstream, upstream
@@ -58,14 +58,40 @@ router = APIRouter(tags=["proxy"], responses={c: {"model": ErrorBody} for c in (
 MEMORY_FIELDS = {"memory_id", "memory_top_k", "memory_recency_weight", "memory_score_threshold"}
 
 
+#: How a message's content may look: what OpenAI's API accepts.
+CONTENT_SHAPES = 'a string, null or a list of content parts such as {"type": "text", "text": "..."}'
+
+
+def check_content(content: Any, where: str) -> None:
+    """ValidationError (a 422) unless ``content`` is what OpenAI takes as a message's content:
+    a string, null, or a list of content parts (objects with a string ``type``; a ``text``
+    part's ``text`` a string). Anything else (``5``, an object, a list of strings) would be
+    read as a message with no text and forwarded; OpenAI refuses it."""
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        got = json.dumps(content)
+        raise ValidationError(f"{where} must be {CONTENT_SHAPES}, got {got:.80}")
+    for j, part in enumerate(content):
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            raise ValidationError(f"{where}[{j}] must be a content part: {CONTENT_SHAPES}")
+        if part["type"] == "text" and not isinstance(part.get("text"), str):
+            raise ValidationError(f"{where}[{j}].text must be a string")
+
+
 class ChatRequest(BaseModel):
-    """An OpenAI chat request plus `agent-cli`'s memory options; other fields pass through."""
+    """An OpenAI chat request plus `agent-cli`'s memory options; other fields pass through.
+    Each message's content and the booleans are checked as OpenAI checks them (a 422 before
+    the upstream is called): ``"stream": "yes"`` is refused, not taken for true."""
 
     model_config = ConfigDict(extra="allow")
 
     model: str = Field(min_length=1)
     messages: list[dict[str, Any]] = Field(min_length=1)
-    stream: bool = False
+    stream: StrictBool = False
+    logprobs: StrictBool | None = None
+    parallel_tool_calls: StrictBool | None = None
+    store: StrictBool | None = None
     user: str | None = Field(
         None,
         description="The user id memory is kept for; required unless the server sets "
@@ -77,6 +103,13 @@ class ChatRequest(BaseModel):
     )
     memory_recency_weight: float | None = Field(None, ge=0, le=1)
     memory_score_threshold: float | None = Field(None, ge=0, le=1)
+
+    @field_validator("messages")
+    @classmethod
+    def _contents(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for i, message in enumerate(messages):
+            check_content(message.get("content"), f"messages[{i}].content")
+        return messages
 
 
 #: The 422 of a request without ``user`` when no ``proxy_default_user`` is set.
