@@ -167,15 +167,38 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="Key id.")], db: DbOp
     console.print(f"revoked {key_id}", markup=False)
 
 
+#: The user ``mnemo chat`` talks as without ``--user``: a single-person local tool keeps one.
+CHAT_USER = "default"
+
+
+def chat_banner(user: str | None) -> str:
+    """The line ``mnemo chat`` starts with: whose memory the chat reads and writes, and, for
+    the default user, how to choose another (the proxy itself requires a user; this local
+    tool keeps one for its single person).
+
+    >>> chat_banner("ann")
+    "chatting as user 'ann'; /quit ends"
+    """
+    if user is not None:
+        return f"chatting as user {user!r}; /quit ends"
+    return (
+        f"chatting as user {CHAT_USER!r} (no --user given; `--user NAME` chats as another "
+        "user, with that user's own memory); /quit ends"
+    )
+
+
 @guard
 def chat_command(
-    user: Annotated[str, typer.Option("--user", "-u", help="User id.")] = "default",
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help=f"User id (default: {CHAT_USER}).")
+    ] = None,
     session: Annotated[str, typer.Option(help="Conversation (session) id.")] = "default",
     url: Annotated[str | None, typer.Option(help="Server URL (default: local port).")] = None,
     model: Annotated[str | None, typer.Option(help="Model name sent upstream.")] = None,
     key: Annotated[str | None, typer.Option(help="mnemo API key (env MNEMO_API_KEY).")] = None,
 ) -> None:
-    """Chat in the terminal through the proxy, showing what was recalled for each message."""
+    """Chat in the terminal through the proxy, showing what was recalled for each message;
+    without --user, as user `default` (the first line says which user it is)."""
     import os
 
     settings = Settings()
@@ -183,6 +206,8 @@ def chat_command(
     key = key or os.environ.get("MNEMO_API_KEY")
     headers = {"X-API-Key": key} if key else {}
     history: list[dict[str, str]] = []
+    console.print(chat_banner(user), markup=False, highlight=False, soft_wrap=True)
+    user = CHAT_USER if user is None else user
     with httpx.Client(base_url=base, headers=headers, timeout=settings.upstream_timeout_s) as http:
         while True:
             try:

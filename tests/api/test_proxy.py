@@ -251,6 +251,29 @@ def test_mnemo_chat_shows_what_was_recalled(db_path: str, upstream: ScriptedServ
     assert bad.exit_code == 2 and "cannot reach" in bad.output
 
 
+def test_mnemo_chat_says_which_user_it_is(db_path: str) -> None:
+    """Without --user it chats as `default` (a one-person local tool) and says so, naming
+    --user; the proxy itself would refuse a request without a user."""
+    from typer.testing import CliRunner
+
+    from mnemo.cli.main import app as cli_app
+
+    with served(db_path, upstream_base_url="echo") as (srv, http):
+        env = {"COLUMNS": "300"}
+        out = CliRunner().invoke(cli_app, ["chat", "--url", srv.url], input="hi\n", env=env)
+        assert out.exit_code == 0, out.output
+        assert out.output.splitlines()[0] == (
+            "chatting as user 'default' (no --user given; `--user NAME` chats as another user, "
+            "with that user's own memory); /quit ends"
+        )
+        assert [t["content"] for t in stored(http, "default")] == ["hi"]
+        args = ["chat", "--url", srv.url, "--user", "[b]ann"]
+        out = CliRunner().invoke(cli_app, args, input="hello\n", env=env)
+        assert out.exit_code == 0, out.output
+        assert out.output.splitlines()[0] == "chatting as user '[b]ann'; /quit ends"
+        assert [t["content"] for t in stored(http, "[b]ann")] == ["hello"]
+
+
 def test_stream_without_done_and_garbage_replies(db_path: str, upstream: ScriptedServer) -> None:
     with served(db_path, upstream_base_url=upstream.url) as (srv, http):
         chunk = {"choices": [{"index": 0, "delta": {"content": "half an answer"}}]}
