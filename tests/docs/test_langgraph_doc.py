@@ -1,5 +1,6 @@
 """docs/langgraph.md: its Python examples run, in order, in one namespace, on a fresh SQLite
-file with the real langgraph (the hashing embedder keeps them fast)."""
+file with the real langgraph (the hashing embedder keeps them fast), and run again on the
+store they left."""
 
 from __future__ import annotations
 
@@ -17,6 +18,17 @@ def test_the_page_has_examples() -> None:
 
 def test_every_example_on_the_page_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("langgraph")
+    run_examples(PAGE, tmp_path, monkeypatch)
+
+
+def test_the_examples_run_again_on_the_same_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader who runs the page twice in one folder reuses its agent.db: the examples hold
+    on a store they wrote before (the batch's get of a key put by an earlier run failed)."""
+    pytest.importorskip("langgraph")
+    run_examples(PAGE, tmp_path, monkeypatch)
+    assert (tmp_path / "agent.db").is_file()
     run_examples(PAGE, tmp_path, monkeypatch)
 
 
