@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -151,6 +152,28 @@ def test_tenant_b_never_sees_or_changes_tenant_a(two_tenants: Any) -> None:
     assert SECRET in {h["content"] for h in hits}
     assert "b's own fact" not in a.get("/v1/memories").text
     assert a.get(f"/v1/memories/{private['id']}").json()["agent_id"] == "a1"  # B's delete_agent
+
+
+def test_a_list_without_user_id_is_the_whole_tenant_and_the_page_says_so(
+    two_tenants: Any,
+) -> None:
+    """``GET /v1/memories`` (and ``/v1/messages``) without ``user_id`` lists every user of the
+    key's tenant, never another tenant's: tenant-scoped by design, and docs/server.md says so
+    where the routes are listed."""
+    a, b, _, _ = two_tenants
+    for who, client in (("ann", a), ("bob", a), ("eve", b)):
+        client.post("/v1/memories", json={"user_id": who, "content": f"{who} likes tea"})
+        turn = {"user_id": who, "messages": [{"role": "user", "content": f"{who} says hi"}]}
+        client.post("/v1/messages", json=turn)
+    for path in ("/v1/memories", "/v1/messages"):
+        assert sorted(m["user_id"] for m in a.get(path).json()["data"]) == ["ann", "bob"]
+        assert [m["user_id"] for m in b.get(path).json()["data"]] == ["eve"]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "server.md").read_text("utf-8")
+    memories = next(line for line in page.splitlines() if line.startswith("| `GET /v1/memories`"))
+    said = "`user_id` (optional: without it the list holds every user's memories in the tenant"
+    assert said in memories and "which the API key selects" in memories
+    messages = next(line for line in page.splitlines() if "`GET /v1/messages` |" in line)
+    assert "without `user_id`, every user's turns in the tenant" in messages
 
 
 def test_keys_are_required_once_they_exist(two_tenants: Any) -> None:
